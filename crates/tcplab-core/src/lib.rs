@@ -1,0 +1,23 @@
+//! tcplab-core: a deterministic packet-level network simulator for TCP studies.
+//!
+//! The crate knows nothing about studies or Python. A [`scenario::Scenario`] (parsed from TOML)
+//! is validated into a [`sim::Simulation`], which runs to completion and yields a
+//! [`metrics::RunReport`]. Time is an integer count of nanoseconds; equal-time events fire in
+//! insertion order, so one scenario and seed always give the same bytes out.
+
+pub mod engine;
+pub mod error;
+pub mod metrics;
+pub mod net;
+pub mod packet;
+pub mod pcap;
+pub mod rng;
+pub mod scenario;
+pub mod sim;
+pub mod tcp;
+pub mod time;
+pub mod units;
+
+pub use error::{Error, ScenarioError};
+pub use scenario::Scenario;
+pub use sim::{run_scenario, RunOptions};

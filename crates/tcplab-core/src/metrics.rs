@@ -1,0 +1,97 @@
+//! What a run reports: per-flow and per-link counters, the conservation ledger, traces.
+
+use serde::Serialize;
+
+use crate::net::ChannelStats;
+use crate::tcp::sender::TraceRow;
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct FlowReport {
+    pub id: u32,
+    pub name: String,
+    pub src: String,
+    pub dst: String,
+    /// Bytes delivered in order to the receiving application.
+    pub bytes_delivered: u64,
+    /// bytes_delivered * 8 over the time from the flow's start to its completion (or the end).
+    pub goodput_bps: f64,
+    pub retransmits: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    /// Seconds from the flow's start until the receiver held every byte; null if unfinished.
+    pub completion_time_s: Option<f64>,
+    pub start_s: f64,
+    pub data_segments: u64,
+    pub acks_sent: u64,
+    pub syn_retransmits: u64,
+    pub out_of_order_segments: u64,
+    pub duplicate_segments: u64,
+    pub final_cwnd: u64,
+    pub final_ssthresh: u64,
+    pub final_rto_s: f64,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct LinkReport {
+    /// Channel index: link i's a->b direction is 2i, its b->a direction 2i+1.
+    pub id: u32,
+    pub from: String,
+    pub to: String,
+    pub rate_bps: u64,
+    pub delay_s: f64,
+    #[serde(flatten)]
+    pub stats: ChannelStats,
+    /// Fraction of the run the transmitter was busy.
+    pub utilization: f64,
+}
+
+/// The packet ledger: injected = delivered + dropped + in_flight, checked at the end of a run.
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+pub struct Conservation {
+    pub injected: u64,
+    pub delivered: u64,
+    pub dropped: u64,
+    pub in_flight: u64,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct RunReport {
+    pub scenario: String,
+    pub seed: u64,
+    /// Simulated seconds covered by the run.
+    pub sim_time_s: f64,
+    /// Events handled.
+    pub events: u64,
+    /// Packet transmissions over all links.
+    pub packets_forwarded: u64,
+    /// Wall-clock seconds of the event loop (the only field that differs between equal runs).
+    pub wall_s: f64,
+    pub flows: Vec<FlowReport>,
+    pub links: Vec<LinkReport>,
+    pub conservation: Conservation,
+}
+
+/// A flow's time trace, kept apart from the report (it can be large).
+#[derive(Debug, Clone)]
+pub struct FlowTrace {
+    pub flow: u32,
+    pub rows: Vec<TraceRow>,
+}
+
+impl FlowTrace {
+    /// CSV with a header: time_s, cwnd, ssthresh, snd_una, snd_nxt (bytes).
+    pub fn to_csv(&self) -> String {
+        let mut s = String::from("time_s,cwnd,ssthresh,snd_una,snd_nxt\n");
+        for r in &self.rows {
+            s.push_str(&format!(
+                "{:.9},{},{},{},{}\n",
+                r.time as f64 / 1e9,
+                r.cwnd,
+                r.ssthresh,
+                r.snd_una,
+                r.snd_nxt
+            ));
+        }
+        s
+    }
+}

@@ -1,0 +1,164 @@
+//! One direction of a link: a queue, a transmitter and a propagation pipe.
+//!
+//! A channel has at most one pending event per stage (the packet being serialised finishes;
+//! the packet at the head of the pipe arrives), the trick htsim uses to keep the event heap
+//! small. Packets in flight sit in the channel's own FIFO, in arrival order because the
+//! propagation delay is constant.
+
+use std::collections::VecDeque;
+
+use serde::Serialize;
+
+use crate::packet::Packet;
+use crate::rng::Rng;
+use crate::time::{serialization_ns, Dur, Time};
+
+use super::loss::{FlowWire, LossModel};
+use super::queue::Queue;
+
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct ChannelStats {
+    /// Packets offered to the channel (queued or sent at once).
+    pub arrivals: u64,
+    /// Packets serialised onto the link.
+    pub tx_packets: u64,
+    /// IP bytes serialised onto the link.
+    pub tx_bytes: u64,
+    /// Packets that reached the far end.
+    pub delivered: u64,
+    /// Drops because the queue was full.
+    pub drops_queue: u64,
+    /// Drops by the loss model.
+    pub drops_loss: u64,
+    /// Largest number of packets waiting in the queue.
+    pub peak_queue_packets: u64,
+}
+
+#[derive(Debug, Clone)]
+pub struct Channel {
+    pub from: u32,
+    pub to: u32,
+    pub rate_bps: u64,
+    pub delay: Dur,
+    pub queue: Queue,
+    pub loss: LossModel,
+    pub rng: Rng,
+    /// The packet being serialised, if any.
+    on_wire: Option<Packet>,
+    /// Sub-nanosecond remainder of serialisation times.
+    rem: u64,
+    /// Packets propagating, with their arrival times.
+    pipe: VecDeque<(Time, Packet)>,
+    pub stats: ChannelStats,
+    /// Index of the pcap capture this channel writes to.
+    pub pcap: Option<usize>,
+}
+
+/// What the simulation must schedule after a channel operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Next {
+    Nothing,
+    TxDoneAt(Time),
+}
+
+impl Channel {
+    pub fn new(
+        from: u32,
+        to: u32,
+        rate_bps: u64,
+        delay: Dur,
+        queue: Queue,
+        loss: LossModel,
+        rng: Rng,
+    ) -> Self {
+        Self {
+            from,
+            to,
+            rate_bps,
+            delay,
+            queue,
+            loss,
+            rng,
+            on_wire: None,
+            rem: 0,
+            pipe: VecDeque::new(),
+            stats: ChannelStats::default(),
+            pcap: None,
+        }
+    }
+
+    /// A packet is offered at `now`. Returns the TxDone to schedule if the link was idle,
+    /// or Err(packet) if the queue dropped it.
+    pub fn offer(&mut self, now: Time, pkt: Packet) -> Result<Next, Packet> {
+        self.stats.arrivals += 1;
+        if self.on_wire.is_none() {
+            return Ok(Next::TxDoneAt(self.start_tx(now, pkt)));
+        }
+        match self.queue.admit(pkt) {
+            Ok(()) => Ok(Next::Nothing),
+            Err(p) => {
+                self.stats.drops_queue += 1;
+                Err(p)
+            }
+        }
+    }
+
+    fn start_tx(&mut self, now: Time, pkt: Packet) -> Time {
+        let bits = pkt.wire_bytes as u64 * 8;
+        self.on_wire = Some(pkt);
+        now + serialization_ns(bits, self.rate_bps, &mut self.rem)
+    }
+
+    /// The packet on the wire is fully serialised at `now`.
+    /// Returns (the packet, whether the loss model killed it, the next TxDone if any, and
+    /// whether the pipe went from empty to non-empty so an Arrive must be scheduled).
+    pub fn tx_done(&mut self, now: Time, flows: &[FlowWire]) -> TxOutcome {
+        let pkt = self
+            .on_wire
+            .take()
+            .expect("TxDone without a packet on the wire");
+        self.stats.tx_packets += 1;
+        self.stats.tx_bytes += pkt.wire_bytes as u64;
+        let lost = self.loss.drops(&pkt, &mut self.rng, flows);
+        let mut arrive_at = None;
+        if lost {
+            self.stats.drops_loss += 1;
+        } else {
+            let at = now + self.delay;
+            if self.pipe.is_empty() {
+                arrive_at = Some(at);
+            }
+            self.pipe.push_back((at, pkt));
+        }
+        let next_tx = self.queue.pop().map(|p| self.start_tx(now, p));
+        TxOutcome {
+            pkt,
+            lost,
+            next_tx,
+            arrive_at,
+        }
+    }
+
+    /// The packet at the head of the pipe arrives; returns it and the next arrival time.
+    pub fn arrive(&mut self) -> (Packet, Option<Time>) {
+        let (_, pkt) = self.pipe.pop_front().expect("Arrive with an empty pipe");
+        self.stats.delivered += 1;
+        (pkt, self.pipe.front().map(|&(t, _)| t))
+    }
+
+    /// Packets inside the channel: waiting, on the wire, propagating.
+    pub fn in_flight(&self) -> u64 {
+        (self.queue.len() + self.pipe.len() + self.on_wire.is_some() as usize) as u64
+    }
+
+    pub fn finish_stats(&mut self) {
+        self.stats.peak_queue_packets = self.queue.peak_packets as u64;
+    }
+}
+
+pub struct TxOutcome {
+    pub pkt: Packet,
+    pub lost: bool,
+    pub next_tx: Option<Time>,
+    pub arrive_at: Option<Time>,
+}

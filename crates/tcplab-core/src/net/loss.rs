@@ -1,0 +1,112 @@
+//! Loss models of a link direction: Bernoulli, Gilbert-Elliott bursts, deterministic drop lists.
+//!
+//! A packet is lost after it has used the link (it was serialised, then corrupted), which is
+//! how the HFC study's channel errors behave.
+
+use rand::Rng as _;
+
+use crate::packet::{Dir, Packet};
+use crate::rng::Rng;
+
+/// How a drop list names the packets it drops.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DropBy {
+    /// The n-th packet (1-based) of the flow to cross this link direction, any kind.
+    TxIndex,
+    /// The first data segment of the flow that starts at this stream offset (bytes from 0).
+    Offset,
+    /// The first transmission of data segment number n (1-based, offset = (n-1) * mss).
+    Segment,
+}
+
+#[derive(Debug, Clone)]
+pub enum LossModel {
+    None,
+    Bernoulli {
+        p: f64,
+    },
+    /// Two-state Markov chain, one step per packet.
+    GilbertElliott {
+        p_good_to_bad: f64,
+        p_bad_to_good: f64,
+        loss_good: f64,
+        loss_bad: f64,
+        bad: bool,
+    },
+    DropList {
+        flow: u32,
+        by: DropBy,
+        /// Values still to drop, sorted ascending; each drops once.
+        pending: Vec<u64>,
+        /// Packets of the flow seen so far (for TxIndex).
+        seen: u64,
+    },
+}
+
+/// What the loss model needs to know about a flow to read stream offsets off a packet.
+#[derive(Debug, Clone, Copy)]
+pub struct FlowWire {
+    /// Wire sequence number of stream offset 0 (the sender's ISN + 1).
+    pub data_base: u32,
+    pub mss: u32,
+}
+
+impl LossModel {
+    /// Decide the fate of one packet; `flows[i]` describes flow i.
+    pub fn drops(&mut self, pkt: &Packet, rng: &mut Rng, flows: &[FlowWire]) -> bool {
+        match self {
+            LossModel::None => false,
+            LossModel::Bernoulli { p } => *p > 0.0 && rng.random::<f64>() < *p,
+            LossModel::GilbertElliott {
+                p_good_to_bad,
+                p_bad_to_good,
+                loss_good,
+                loss_bad,
+                bad,
+            } => {
+                let flip = if *bad { *p_bad_to_good } else { *p_good_to_bad };
+                if rng.random::<f64>() < flip {
+                    *bad = !*bad;
+                }
+                let p = if *bad { *loss_bad } else { *loss_good };
+                p > 0.0 && rng.random::<f64>() < p
+            }
+            LossModel::DropList {
+                flow,
+                by,
+                pending,
+                seen,
+            } => {
+                if pkt.flow != *flow || pending.is_empty() {
+                    return false;
+                }
+                let key = match by {
+                    DropBy::TxIndex => {
+                        *seen += 1;
+                        *seen
+                    }
+                    DropBy::Offset | DropBy::Segment => {
+                        if pkt.dir != Dir::Forward || pkt.payload == 0 {
+                            return false;
+                        }
+                        let fw = flows[pkt.flow as usize];
+                        // Offsets in drop lists are small; the 32-bit difference is exact.
+                        let off = pkt.seq.wrapping_sub(fw.data_base) as u64;
+                        if *by == DropBy::Offset {
+                            off
+                        } else {
+                            off / fw.mss as u64 + 1
+                        }
+                    }
+                };
+                match pending.binary_search(&key) {
+                    Ok(i) => {
+                        pending.remove(i);
+                        true
+                    }
+                    Err(_) => false,
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,11 @@
+//! The network: one-way channels (a link direction: queue, transmitter, propagation pipe),
+//! loss models, and static routes.
+
+pub mod channel;
+pub mod loss;
+pub mod queue;
+pub mod route;
+
+pub use channel::{Channel, ChannelStats};
+pub use loss::LossModel;
+pub use queue::{Queue, QueueLimit};

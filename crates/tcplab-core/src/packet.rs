@@ -1,0 +1,82 @@
+//! The packet record that moves through the network: a TCP/IP header summary, no payload.
+//!
+//! Packets are small `Copy` values moved between queues, so the hot path never allocates.
+//! Payload bytes are not carried; instead each data segment carries `tag`, a digest of the
+//! stream range it claims to hold, which the receiver checks to prove byte-exact delivery.
+
+/// TCP flag bits, as in the TCP header.
+pub mod flags {
+    pub const FIN: u8 = 0x01;
+    pub const SYN: u8 = 0x02;
+    pub const RST: u8 = 0x04;
+    pub const PSH: u8 = 0x08;
+    pub const ACK: u8 = 0x10;
+}
+
+/// Up to this many SACK blocks fit in a segment (with timestamps off; RFC 2018).
+pub const MAX_SACK_BLOCKS: usize = 3;
+
+/// One SACK block: wire sequence numbers [left, right).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SackBlock {
+    pub left: u32,
+    pub right: u32,
+}
+
+/// Which end of a flow a packet is addressed to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dir {
+    /// From the data sender to the data receiver (data, SYN from the sender).
+    Forward,
+    /// From the data receiver back to the sender (ACKs, SYN from the receiver).
+    Reverse,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Packet {
+    pub flow: u32,
+    pub dir: Dir,
+    /// Position in the simulation's route arena of the next link to take.
+    pub route_pos: u32,
+    /// Wire sequence number of the first byte (or of the SYN).
+    pub seq: u32,
+    /// Wire acknowledgement number (meaningful with `flags::ACK`).
+    pub ack: u32,
+    /// Advertised receive window in bytes, before window scaling.
+    pub wnd: u32,
+    /// TCP payload bytes.
+    pub payload: u32,
+    /// Bytes on the wire at the IP layer: payload + IP/TCP headers (+ options).
+    pub wire_bytes: u32,
+    pub flags: u8,
+    pub n_sack: u8,
+    /// True when this data segment resends bytes sent before (for counters and traces).
+    pub retransmit: bool,
+    pub sack: [SackBlock; MAX_SACK_BLOCKS],
+    /// Digest of the stream range carried, checked at the receiver.
+    pub tag: u32,
+}
+
+impl Packet {
+    pub fn is_syn(&self) -> bool {
+        self.flags & flags::SYN != 0
+    }
+    pub fn has_ack(&self) -> bool {
+        self.flags & flags::ACK != 0
+    }
+    pub fn sack_blocks(&self) -> &[SackBlock] {
+        &self.sack[..self.n_sack as usize]
+    }
+}
+
+/// Digest of stream bytes [offset, offset+len) of flow `flow`.
+///
+/// The simulated payload of byte i of a flow is a function of (flow, i); a segment's digest
+/// depends only on its range, so a receiver that places a segment at the wrong offset, or
+/// delivers a range that was never sent, fails the check.
+pub fn payload_tag(flow: u32, offset: u64, len: u32) -> u32 {
+    let mut z =
+        (flow as u64) << 40 ^ offset.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (len as u64) << 20;
+    z = (z ^ (z >> 31)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    (z ^ (z >> 29)) as u32
+}

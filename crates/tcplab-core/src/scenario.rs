@@ -1,0 +1,631 @@
+//! The scenario file (TOML): what the user writes, and its validation into a typed model.
+//!
+//! Parsing rejects unknown fields; validation checks values and references and names the
+//! field at fault (`link[2].ab.rate`, `flow[0].dst`). Nothing past this module sees raw input.
+
+use std::collections::HashMap;
+
+use serde::Deserialize;
+
+use crate::error::ScenarioError;
+use crate::net::loss::DropBy;
+use crate::net::QueueLimit;
+use crate::tcp::config::{DelayedAck, Handshake, RecoveryKind, TcpConfig};
+use crate::tcp::rtt::TimerClock;
+use crate::time::{Dur, Time, MS};
+use crate::units::{bytes, duration_ns, rate_bps, Quantity};
+
+// ---------------------------------------------------------------- the file as written
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// A label for reports.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Simulated time to run.
+    pub duration: Quantity,
+    /// Seed of all random streams (overridden by `tcplab run --seed`).
+    #[serde(default)]
+    pub seed: Option<u64>,
+    pub nodes: Vec<String>,
+    #[serde(default, rename = "link")]
+    pub links: Vec<LinkSpec>,
+    #[serde(default, rename = "flow")]
+    pub flows: Vec<FlowSpec>,
+    /// TCP settings applied to every flow before the flow's own `tcp` table.
+    #[serde(default)]
+    pub tcp: TcpSpec,
+}
+
+/// A bidirectional link; `ab` and `ba` override settings for one direction.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    pub a: String,
+    pub b: String,
+    // Settings for both directions (serde cannot flatten a DirSpec here and still reject
+    // unknown fields, so they are spelled out).
+    pub rate: Option<Quantity>,
+    pub delay: Option<Quantity>,
+    pub queue: Option<i64>,
+    pub queue_bytes: Option<Quantity>,
+    pub loss: Option<LossSpec>,
+    #[serde(default)]
+    pub ab: Option<DirSpec>,
+    #[serde(default)]
+    pub ba: Option<DirSpec>,
+    /// Capture both directions of this link to `link-<a>-<b>.pcap` in the output folder.
+    #[serde(default)]
+    pub pcap: bool,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DirSpec {
+    pub rate: Option<Quantity>,
+    pub delay: Option<Quantity>,
+    /// Queue limit in packets.
+    pub queue: Option<i64>,
+    /// Queue limit in bytes (instead of `queue`).
+    pub queue_bytes: Option<Quantity>,
+    pub loss: Option<LossSpec>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, tag = "model", rename_all = "snake_case")]
+pub enum LossSpec {
+    None,
+    Bernoulli {
+        p: f64,
+    },
+    GilbertElliott {
+        p_good_to_bad: f64,
+        p_bad_to_good: f64,
+        #[serde(default)]
+        loss_good: f64,
+        #[serde(default = "one")]
+        loss_bad: f64,
+    },
+    DropList {
+        /// Index of the flow in the `flow` list.
+        flow: i64,
+        /// "tx_index", "offset" or "segment".
+        by: String,
+        values: Vec<i64>,
+    },
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    #[serde(default)]
+    pub name: Option<String>,
+    pub src: String,
+    pub dst: String,
+    #[serde(default)]
+    pub start: Option<Quantity>,
+    /// Bytes to transfer; omitted means an infinite (bulk) source.
+    #[serde(default)]
+    pub bytes: Option<Quantity>,
+    /// Record a cwnd/sequence time trace for this flow.
+    #[serde(default)]
+    pub trace: bool,
+    #[serde(default)]
+    pub tcp: TcpSpec,
+}
+
+/// TCP knobs; every field is optional and falls back to the scenario's `[tcp]`, then defaults.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TcpSpec {
+    pub variant: Option<String>,
+    pub mss: Option<i64>,
+    pub header_bytes: Option<i64>,
+    pub rcv_buf: Option<Quantity>,
+    pub snd_buf: Option<Quantity>,
+    pub initial_cwnd: Option<i64>,
+    pub initial_ssthresh: Option<Quantity>,
+    pub dupack_threshold: Option<i64>,
+    /// "fine", or a tick length such as "500ms" for BSD coarse timers.
+    pub timer: Option<String>,
+    pub min_rto: Option<Quantity>,
+    pub max_rto: Option<Quantity>,
+    pub initial_rto: Option<Quantity>,
+    pub delayed_ack: Option<bool>,
+    pub delayed_ack_timeout: Option<Quantity>,
+    pub delayed_ack_aligned: Option<bool>,
+    /// "immediate" (Reno-era) or "delayed" (Tahoe-era) ACKs for out-of-order data.
+    pub out_of_order_ack: Option<String>,
+    /// "none", "sender" (the data sender opens) or "receiver" (the data receiver opens).
+    pub handshake: Option<String>,
+    pub nagle: Option<bool>,
+}
+
+impl TcpSpec {
+    /// Fields set in `over` win over those set in `self`.
+    fn merged(&self, over: &TcpSpec) -> TcpSpec {
+        macro_rules! pick {
+            ($($f:ident),*) => { TcpSpec { $($f: over.$f.clone().or_else(|| self.$f.clone())),* } };
+        }
+        pick!(
+            variant,
+            mss,
+            header_bytes,
+            rcv_buf,
+            snd_buf,
+            initial_cwnd,
+            initial_ssthresh,
+            dupack_threshold,
+            timer,
+            min_rto,
+            max_rto,
+            initial_rto,
+            delayed_ack,
+            delayed_ack_timeout,
+            delayed_ack_aligned,
+            out_of_order_ack,
+            handshake,
+            nagle
+        )
+    }
+}
+
+// ---------------------------------------------------------------- the validated model
+
+#[derive(Debug, Clone)]
+pub struct ChannelModel {
+    pub from: u32,
+    pub to: u32,
+    pub rate_bps: u64,
+    pub delay: Dur,
+    pub limit: QueueLimit,
+    pub loss: LossModelSpec,
+    /// Index into `Model::pcaps`.
+    pub pcap: Option<usize>,
+}
+
+#[derive(Debug, Clone)]
+pub enum LossModelSpec {
+    None,
+    Bernoulli(f64),
+    GilbertElliott {
+        p_good_to_bad: f64,
+        p_bad_to_good: f64,
+        loss_good: f64,
+        loss_bad: f64,
+    },
+    DropList {
+        flow: u32,
+        by: DropBy,
+        values: Vec<u64>,
+    },
+}
+
+#[derive(Debug, Clone)]
+pub struct FlowModel {
+    pub name: String,
+    pub src: u32,
+    pub dst: u32,
+    pub start: Time,
+    pub bytes: Option<u64>,
+    pub trace: bool,
+    pub tcp: TcpConfig,
+}
+
+#[derive(Debug, Clone)]
+pub struct Model {
+    pub name: String,
+    pub duration: Time,
+    pub seed: u64,
+    pub nodes: Vec<String>,
+    pub channels: Vec<ChannelModel>,
+    pub flows: Vec<FlowModel>,
+    /// File names of the pcap captures.
+    pub pcaps: Vec<String>,
+}
+
+/// Parse a scenario from TOML text; errors name the field.
+pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
+    let de = toml::Deserializer::new(text);
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        let msg = inner.message().to_string();
+        let field = if path == "." || path.is_empty() {
+            "scenario".to_string()
+        } else {
+            path
+        };
+        let at = inner
+            .span()
+            .map(|s| {
+                let line = text[..s.start.min(text.len())].matches('\n').count() + 1;
+                format!(" (line {line})")
+            })
+            .unwrap_or_default();
+        ScenarioError::new(field, format!("{msg}{at}"))
+    })
+}
+
+fn err<T>(field: impl Into<String>, msg: impl Into<String>) -> Result<T, ScenarioError> {
+    Err(ScenarioError::new(field, msg))
+}
+
+fn q<T>(field: &str, r: Result<T, String>) -> Result<T, ScenarioError> {
+    r.map_err(|m| ScenarioError::new(field, m))
+}
+
+fn positive(field: &str, v: i64) -> Result<u32, ScenarioError> {
+    if v <= 0 || v > u32::MAX as i64 {
+        return err(field, format!("must be a positive integer (got {v})"));
+    }
+    Ok(v as u32)
+}
+
+fn probability(field: &str, p: f64) -> Result<f64, ScenarioError> {
+    if !(0.0..=1.0).contains(&p) {
+        return err(field, format!("must be a probability in [0, 1] (got {p})"));
+    }
+    Ok(p)
+}
+
+impl Scenario {
+    /// Check every value and reference; `seed_override` replaces the file's seed.
+    pub fn validate(&self, seed_override: Option<u64>) -> Result<Model, ScenarioError> {
+        let duration = q("duration", duration_ns(&self.duration))?;
+        if duration == 0 {
+            return err("duration", "must be positive");
+        }
+        let mut index: HashMap<&str, u32> = HashMap::new();
+        for (i, n) in self.nodes.iter().enumerate() {
+            if n.is_empty() {
+                return err(format!("nodes[{i}]"), "node names must not be empty");
+            }
+            if index.insert(n.as_str(), i as u32).is_some() {
+                return err(format!("nodes[{i}]"), format!("node '{n}' is listed twice"));
+            }
+        }
+        let node = |field: String, name: &str| -> Result<u32, ScenarioError> {
+            index.get(name).copied().ok_or_else(|| {
+                ScenarioError::new(
+                    field,
+                    format!("no node named '{name}' (nodes are listed in `nodes`)"),
+                )
+            })
+        };
+        let mut channels = Vec::new();
+        let mut pcaps = Vec::new();
+        for (i, l) in self.links.iter().enumerate() {
+            let f = format!("link[{i}]");
+            let a = node(format!("{f}.a"), &l.a)?;
+            let b = node(format!("{f}.b"), &l.b)?;
+            if a == b {
+                return err(format!("{f}.b"), "a link must join two different nodes");
+            }
+            let pcap = l.pcap.then(|| {
+                pcaps.push(format!("link-{}-{}.pcap", l.a, l.b));
+                pcaps.len() - 1
+            });
+            let both = DirSpec {
+                rate: l.rate.clone(),
+                delay: l.delay.clone(),
+                queue: l.queue,
+                queue_bytes: l.queue_bytes.clone(),
+                loss: l.loss.clone(),
+            };
+            for (from, to, dir, over) in [(a, b, "ab", &l.ab), (b, a, "ba", &l.ba)] {
+                let mut ch = self.channel(&f, dir, &both, over.as_ref(), from, to)?;
+                ch.pcap = pcap;
+                channels.push(ch);
+            }
+        }
+        let mut flows = Vec::new();
+        for (i, fl) in self.flows.iter().enumerate() {
+            let f = format!("flow[{i}]");
+            let src = node(format!("{f}.src"), &fl.src)?;
+            let dst = node(format!("{f}.dst"), &fl.dst)?;
+            if src == dst {
+                return err(
+                    format!("{f}.dst"),
+                    "a flow's source and destination must differ",
+                );
+            }
+            let start = match &fl.start {
+                Some(s) => q(&format!("{f}.start"), duration_ns(s))?,
+                None => 0,
+            };
+            let nbytes = match &fl.bytes {
+                Some(b) => {
+                    let n = q(&format!("{f}.bytes"), bytes(b))?;
+                    if n == 0 {
+                        return err(
+                            format!("{f}.bytes"),
+                            "must be positive (omit it for an infinite source)",
+                        );
+                    }
+                    Some(n)
+                }
+                None => None,
+            };
+            let tcp = tcp_config(&format!("{f}.tcp"), &self.tcp.merged(&fl.tcp))?;
+            flows.push(FlowModel {
+                name: fl.name.clone().unwrap_or_else(|| format!("flow{i}")),
+                src,
+                dst,
+                start,
+                bytes: nbytes,
+                trace: fl.trace,
+                tcp,
+            });
+        }
+        for (ci, ch) in channels.iter().enumerate() {
+            if let LossModelSpec::DropList { flow, .. } = &ch.loss {
+                if *flow as usize >= flows.len() {
+                    let l = ci / 2;
+                    return err(
+                        format!("link[{l}].loss.flow"),
+                        format!(
+                            "flow {flow} does not exist (there are {} flows)",
+                            flows.len()
+                        ),
+                    );
+                }
+            }
+        }
+        Ok(Model {
+            name: self.name.clone().unwrap_or_else(|| "scenario".into()),
+            duration,
+            seed: seed_override.or(self.seed).unwrap_or(1),
+            nodes: self.nodes.clone(),
+            channels,
+            flows,
+            pcaps,
+        })
+    }
+
+    fn channel(
+        &self,
+        f: &str,
+        dir: &str,
+        both: &DirSpec,
+        over: Option<&DirSpec>,
+        from: u32,
+        to: u32,
+    ) -> Result<ChannelModel, ScenarioError> {
+        let empty = DirSpec::default();
+        let over = over.unwrap_or(&empty);
+        // Name the field where the value came from: the direction's table, or the link's.
+        let pick = |name: &str, o: bool| {
+            if o {
+                format!("{f}.{dir}.{name}")
+            } else {
+                format!("{f}.{name}")
+            }
+        };
+        let rate_q = over.rate.as_ref().or(both.rate.as_ref());
+        let rate_bps = match rate_q {
+            Some(r) => q(&pick("rate", over.rate.is_some()), rate_bps(r))?,
+            None => return err(format!("{f}.rate"), "missing: every link needs a rate"),
+        };
+        let delay = match over.delay.as_ref().or(both.delay.as_ref()) {
+            Some(d) => q(&pick("delay", over.delay.is_some()), duration_ns(d))?,
+            None => 0,
+        };
+        let pkts = over.queue.or(both.queue);
+        let byts = over.queue_bytes.as_ref().or(both.queue_bytes.as_ref());
+        let limit = match (pkts, byts) {
+            (Some(_), Some(_)) => {
+                return err(
+                    format!("{f}.queue"),
+                    "give `queue` (packets) or `queue_bytes`, not both",
+                )
+            }
+            (Some(n), None) => {
+                QueueLimit::Packets(positive(&pick("queue", over.queue.is_some()), n)?)
+            }
+            (None, Some(b)) => QueueLimit::Bytes(q(
+                &pick("queue_bytes", over.queue_bytes.is_some()),
+                bytes(b),
+            )?),
+            (None, None) => QueueLimit::Packets(1000),
+        };
+        let loss = match over.loss.as_ref().or(both.loss.as_ref()) {
+            None => LossModelSpec::None,
+            Some(l) => loss_model(&pick("loss", over.loss.is_some()), l)?,
+        };
+        Ok(ChannelModel {
+            from,
+            to,
+            rate_bps,
+            delay,
+            limit,
+            loss,
+            pcap: None,
+        })
+    }
+}
+
+fn loss_model(f: &str, l: &LossSpec) -> Result<LossModelSpec, ScenarioError> {
+    Ok(match l {
+        LossSpec::None => LossModelSpec::None,
+        LossSpec::Bernoulli { p } => LossModelSpec::Bernoulli(probability(&format!("{f}.p"), *p)?),
+        LossSpec::GilbertElliott {
+            p_good_to_bad,
+            p_bad_to_good,
+            loss_good,
+            loss_bad,
+        } => LossModelSpec::GilbertElliott {
+            p_good_to_bad: probability(&format!("{f}.p_good_to_bad"), *p_good_to_bad)?,
+            p_bad_to_good: probability(&format!("{f}.p_bad_to_good"), *p_bad_to_good)?,
+            loss_good: probability(&format!("{f}.loss_good"), *loss_good)?,
+            loss_bad: probability(&format!("{f}.loss_bad"), *loss_bad)?,
+        },
+        LossSpec::DropList { flow, by, values } => {
+            let by = match by.as_str() {
+                "tx_index" => DropBy::TxIndex,
+                "offset" => DropBy::Offset,
+                "segment" => DropBy::Segment,
+                other => {
+                    return err(
+                        format!("{f}.by"),
+                        format!("unknown '{other}' (use tx_index, offset or segment)"),
+                    )
+                }
+            };
+            if *flow < 0 {
+                return err(format!("{f}.flow"), "must be a flow index (0 or more)");
+            }
+            let mut vals = Vec::new();
+            for (i, v) in values.iter().enumerate() {
+                if *v < 0 || (*v == 0 && by != DropBy::Offset) {
+                    return err(
+                        format!("{f}.values[{i}]"),
+                        format!("must be positive (got {v})"),
+                    );
+                }
+                vals.push(*v as u64);
+            }
+            vals.sort_unstable();
+            vals.dedup();
+            LossModelSpec::DropList {
+                flow: *flow as u32,
+                by,
+                values: vals,
+            }
+        }
+    })
+}
+
+fn tcp_config(f: &str, s: &TcpSpec) -> Result<TcpConfig, ScenarioError> {
+    let mut c = TcpConfig::default();
+    let fld = |name: &str| format!("{f}.{name}");
+    if let Some(v) = &s.variant {
+        c.recovery = RecoveryKind::parse(v).ok_or_else(|| {
+            ScenarioError::new(
+                fld("variant"),
+                format!(
+                    "unknown variant '{v}' (known: {})",
+                    RecoveryKind::NAMES.join(", ")
+                ),
+            )
+        })?;
+    }
+    if let Some(v) = s.mss {
+        c.mss = positive(&fld("mss"), v)?;
+    }
+    if let Some(v) = s.header_bytes {
+        if !(0..=1000).contains(&v) {
+            return err(
+                fld("header_bytes"),
+                format!("must be between 0 and 1000 (got {v})"),
+            );
+        }
+        c.header_bytes = v as u32;
+    }
+    let size = |name: &str, v: &Option<Quantity>| -> Result<Option<u64>, ScenarioError> {
+        v.as_ref().map(|x| q(&fld(name), bytes(x))).transpose()
+    };
+    if let Some(v) = size("rcv_buf", &s.rcv_buf)? {
+        if v == 0 || v > u32::MAX as u64 {
+            return err(fld("rcv_buf"), "must be between 1 byte and 4 GiB");
+        }
+        c.rcv_buf = v as u32;
+    }
+    if let Some(v) = size("snd_buf", &s.snd_buf)? {
+        if v == 0 || v > u32::MAX as u64 {
+            return err(fld("snd_buf"), "must be between 1 byte and 4 GiB");
+        }
+        c.snd_buf = v as u32;
+    }
+    if let Some(v) = s.initial_cwnd {
+        c.initial_cwnd = positive(&fld("initial_cwnd"), v)?;
+    }
+    if let Some(v) = size("initial_ssthresh", &s.initial_ssthresh)? {
+        c.initial_ssthresh = v.max(1);
+    }
+    if let Some(v) = s.dupack_threshold {
+        c.dupack_threshold = positive(&fld("dupack_threshold"), v)?;
+    }
+    if let Some(t) = &s.timer {
+        c.clock = if t == "fine" {
+            TimerClock::Fine
+        } else {
+            let tick = q(&fld("timer"), duration_ns(&Quantity::Text(t.clone()))).map_err(|e| {
+                ScenarioError::new(
+                    e.field,
+                    format!("{} (use \"fine\" or a tick such as \"500ms\")", e.message),
+                )
+            })?;
+            if tick == 0 {
+                return err(fld("timer"), "a coarse timer tick must be positive");
+            }
+            TimerClock::Coarse { tick }
+        };
+        if let TimerClock::Coarse { tick } = c.clock {
+            c.min_rto = 2 * tick; // BSD: TCPTV_MIN is two slow ticks
+        }
+    }
+    let dur = |name: &str, v: &Option<Quantity>| -> Result<Option<Dur>, ScenarioError> {
+        v.as_ref()
+            .map(|x| q(&fld(name), duration_ns(x)))
+            .transpose()
+    };
+    if let Some(v) = dur("min_rto", &s.min_rto)? {
+        c.min_rto = v;
+    }
+    if let Some(v) = dur("max_rto", &s.max_rto)? {
+        c.max_rto = v;
+    }
+    if let Some(v) = dur("initial_rto", &s.initial_rto)? {
+        if v == 0 {
+            return err(fld("initial_rto"), "must be positive");
+        }
+        c.initial_rto = v;
+    }
+    if c.max_rto < c.min_rto {
+        return err(fld("max_rto"), "must not be below min_rto");
+    }
+    if s.delayed_ack.unwrap_or(false) {
+        let timeout = dur("delayed_ack_timeout", &s.delayed_ack_timeout)?.unwrap_or(200 * MS);
+        if timeout == 0 {
+            return err(fld("delayed_ack_timeout"), "must be positive");
+        }
+        let immediate = match s.out_of_order_ack.as_deref() {
+            None | Some("immediate") => true,
+            Some("delayed") => false,
+            Some(o) => {
+                return err(
+                    fld("out_of_order_ack"),
+                    format!("unknown '{o}' (use immediate or delayed)"),
+                )
+            }
+        };
+        c.delayed_ack = Some(DelayedAck {
+            timeout,
+            aligned: s.delayed_ack_aligned.unwrap_or(true),
+            immediate_on_out_of_order: immediate,
+        });
+    }
+    if let Some(h) = &s.handshake {
+        c.handshake = match h.as_str() {
+            "none" => Handshake::None,
+            "sender" => Handshake::SenderOpens,
+            "receiver" => Handshake::ReceiverOpens,
+            o => {
+                return err(
+                    fld("handshake"),
+                    format!("unknown '{o}' (use none, sender or receiver)"),
+                )
+            }
+        };
+    }
+    if let Some(n) = s.nagle {
+        c.nagle = n;
+    }
+    Ok(c)
+}

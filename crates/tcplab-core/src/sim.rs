@@ -1,0 +1,503 @@
+//! The simulation: builds the runtime from a validated model, runs the event loop, reports.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use rand::Rng as _;
+
+use crate::engine::{Event, EventQueue};
+use crate::error::Error;
+use crate::metrics::{Conservation, FlowReport, FlowTrace, LinkReport, RunReport};
+use crate::net::channel::Next;
+use crate::net::loss::{FlowWire, LossModel};
+use crate::net::route::{Graph, RouteArena, END};
+use crate::net::{Channel, Queue};
+use crate::packet::{Dir, Packet};
+use crate::pcap::{node_ip, wscale_for, PcapFlow, PcapWriter};
+use crate::rng::stream;
+use crate::scenario::{self, LossModelSpec, Model};
+use crate::tcp::rtt::TimerClock;
+use crate::tcp::{TcpReceiver, TcpSender};
+use crate::time::{secs, Time, MS};
+
+/// Where and what to write besides the report.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    pub seed: Option<u64>,
+    /// Folder for summary.json, traces and pcaps; nothing is written without one.
+    pub out_dir: Option<PathBuf>,
+}
+
+/// One flow at run time: both endpoints and their routes.
+struct FlowRt {
+    sender: TcpSender,
+    receiver: TcpReceiver,
+    fwd_route: u32,
+    rev_route: u32,
+    start: Time,
+    /// Time of the earliest FlowTimer event in the queue for this flow.
+    timer_pending: Option<Time>,
+}
+
+pub struct Simulation {
+    model: Model,
+    q: EventQueue,
+    channels: Vec<Channel>,
+    routes: RouteArena,
+    flows: Vec<FlowRt>,
+    wire: Vec<FlowWire>,
+    pcap_flows: Vec<PcapFlow>,
+    pcaps: Vec<PcapWriter>,
+    ledger: Conservation,
+    now: Time,
+}
+
+impl Simulation {
+    pub fn new(model: Model) -> Result<Self, Error> {
+        let seed = model.seed;
+        let channels: Vec<Channel> = model
+            .channels
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let loss = match &c.loss {
+                    LossModelSpec::None => LossModel::None,
+                    LossModelSpec::Bernoulli(p) => LossModel::Bernoulli { p: *p },
+                    LossModelSpec::GilbertElliott {
+                        p_good_to_bad,
+                        p_bad_to_good,
+                        loss_good,
+                        loss_bad,
+                    } => LossModel::GilbertElliott {
+                        p_good_to_bad: *p_good_to_bad,
+                        p_bad_to_good: *p_bad_to_good,
+                        loss_good: *loss_good,
+                        loss_bad: *loss_bad,
+                        bad: false,
+                    },
+                    LossModelSpec::DropList { flow, by, values } => LossModel::DropList {
+                        flow: *flow,
+                        by: *by,
+                        pending: values.clone(),
+                        seen: 0,
+                    },
+                };
+                let mut ch = Channel::new(
+                    c.from,
+                    c.to,
+                    c.rate_bps,
+                    c.delay,
+                    Queue::new(c.limit),
+                    loss,
+                    stream(seed, "channel", i as u64),
+                );
+                ch.pcap = c.pcap;
+                ch
+            })
+            .collect();
+        let routes = Routes::new(&model, &channels);
+        let mut arena = RouteArena::default();
+        let mut flows = Vec::with_capacity(model.flows.len());
+        let mut wire = Vec::with_capacity(model.flows.len());
+        let mut pcap_flows = Vec::with_capacity(model.flows.len());
+        for (i, f) in model.flows.iter().enumerate() {
+            let field = format!("flow[{i}].dst");
+            let no_route = |a: u32, b: u32| {
+                scenario_err(
+                    &field,
+                    format!(
+                        "no route from '{}' to '{}'",
+                        model.nodes[a as usize], model.nodes[b as usize]
+                    ),
+                )
+            };
+            let fwd = routes
+                .path(f.src, f.dst)
+                .ok_or_else(|| no_route(f.src, f.dst))?;
+            let rev = routes
+                .path(f.dst, f.src)
+                .ok_or_else(|| no_route(f.dst, f.src))?;
+            let mut rng = stream(seed, "flow", i as u64);
+            let (isn_s, isn_r): (u32, u32) = (rng.random(), rng.random());
+            // Each host's coarse clock ticks at its own phase (hosts are not synchronised).
+            let tick = match f.tcp.clock {
+                TimerClock::Coarse { tick } => tick,
+                TimerClock::Fine => 500 * MS,
+            };
+            let phase_s = rng.random_range(0..tick);
+            let phase_r = rng.random_range(0..200 * MS);
+            let mut sender =
+                TcpSender::new(f.tcp.clone(), i as u32, isn_s, f.bytes, phase_s, f.trace);
+            let mut receiver = TcpReceiver::new(f.tcp.clone(), i as u32, isn_r, f.bytes, phase_r);
+            sender.open(isn_r);
+            receiver.open(isn_s);
+            flows.push(FlowRt {
+                sender,
+                receiver,
+                fwd_route: arena.add(&fwd),
+                rev_route: arena.add(&rev),
+                start: f.start,
+                timer_pending: None,
+            });
+            wire.push(FlowWire {
+                data_base: isn_s.wrapping_add(1),
+                mss: f.tcp.mss,
+            });
+            pcap_flows.push(PcapFlow {
+                sender_ip: node_ip(f.src),
+                receiver_ip: node_ip(f.dst),
+                sender_port: 10_000 + (i % 50_000) as u16,
+                receiver_port: 5001,
+                mss: f.tcp.mss.min(65535) as u16,
+                sender_wscale: wscale_for(f.tcp.rcv_buf),
+                receiver_wscale: wscale_for(f.tcp.rcv_buf),
+            });
+        }
+        let pcaps = model.pcaps.iter().map(|_| PcapWriter::new()).collect();
+        Ok(Self {
+            model,
+            q: EventQueue::new(),
+            channels,
+            routes: arena,
+            flows,
+            wire,
+            pcap_flows,
+            pcaps,
+            ledger: Conservation::default(),
+            now: 0,
+        })
+    }
+
+    /// Run to the end of the scenario's duration.
+    pub fn run(&mut self) -> Result<(RunReport, Vec<FlowTrace>), Error> {
+        let wall = Instant::now();
+        for (i, f) in self.flows.iter().enumerate() {
+            self.q.schedule(f.start, Event::FlowStart(i as u32));
+        }
+        let end = self.model.duration;
+        self.q.schedule(end, Event::Stop);
+        while let Some((t, ev)) = self.q.pop() {
+            self.now = t;
+            match ev {
+                Event::TxDone(c) => self.on_tx_done(c),
+                Event::Arrive(c) => self.on_arrive(c),
+                Event::FlowStart(f) => self.pump(f),
+                Event::FlowTimer(f) => self.on_flow_timer(f),
+                Event::Stop => break,
+            }
+        }
+        let wall_s = wall.elapsed().as_secs_f64();
+        self.check_invariants()?;
+        Ok(self.report(wall_s))
+    }
+
+    fn on_tx_done(&mut self, c: u32) {
+        let ch = &mut self.channels[c as usize];
+        let out = ch.tx_done(self.now, &self.wire);
+        if let Some(p) = ch.pcap {
+            self.pcaps[p].record(self.now, &out.pkt, &self.pcap_flows[out.pkt.flow as usize]);
+        }
+        if out.lost {
+            self.ledger.dropped += 1;
+        }
+        if let Some(t) = out.next_tx {
+            self.q.schedule(t, Event::TxDone(c));
+        }
+        if let Some(t) = out.arrive_at {
+            self.q.schedule(t, Event::Arrive(c));
+        }
+    }
+
+    fn on_arrive(&mut self, c: u32) {
+        let (mut pkt, next) = self.channels[c as usize].arrive();
+        if let Some(t) = next {
+            self.q.schedule(t, Event::Arrive(c));
+        }
+        pkt.route_pos += 1;
+        if self.routes.hops[pkt.route_pos as usize] == END {
+            self.deliver(pkt);
+        } else {
+            self.forward(pkt);
+        }
+    }
+
+    fn forward(&mut self, pkt: Packet) {
+        let c = self.routes.hops[pkt.route_pos as usize];
+        match self.channels[c as usize].offer(self.now, pkt) {
+            Ok(Next::TxDoneAt(t)) => self.q.schedule(t, Event::TxDone(c)),
+            Ok(Next::Nothing) => {}
+            Err(_) => self.ledger.dropped += 1,
+        }
+    }
+
+    fn deliver(&mut self, pkt: Packet) {
+        self.ledger.delivered += 1;
+        let f = &mut self.flows[pkt.flow as usize];
+        match pkt.dir {
+            Dir::Forward => f.receiver.on_packet(self.now, &pkt),
+            Dir::Reverse => f.sender.on_packet(self.now, &pkt),
+        }
+        self.pump(pkt.flow);
+    }
+
+    fn on_flow_timer(&mut self, i: u32) {
+        let f = &mut self.flows[i as usize];
+        if f.timer_pending == Some(self.now) {
+            f.timer_pending = None;
+        }
+        f.sender.on_timer(self.now);
+        f.receiver.on_timer(self.now);
+        self.pump(i);
+    }
+
+    /// Send whatever both endpoints of flow `i` have ready, then make sure a timer event
+    /// is queued for their earliest deadline.
+    fn pump(&mut self, i: u32) {
+        let now = self.now;
+        loop {
+            let f = &mut self.flows[i as usize];
+            let (pkt, route) = if let Some(p) = f.sender.poll_transmit(now) {
+                (p, f.fwd_route)
+            } else if let Some(p) = f.receiver.poll_transmit(now) {
+                (p, f.rev_route)
+            } else {
+                break;
+            };
+            self.inject(pkt, route);
+        }
+        let f = &mut self.flows[i as usize];
+        let deadline = match (f.sender.next_deadline(), f.receiver.next_deadline()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        if let Some(d) = deadline {
+            if f.timer_pending.is_none_or(|p| d < p) {
+                f.timer_pending = Some(d);
+                self.q.schedule(d.max(now), Event::FlowTimer(i));
+            }
+        }
+    }
+
+    fn inject(&mut self, mut pkt: Packet, route: u32) {
+        self.ledger.injected += 1;
+        pkt.route_pos = route;
+        self.forward(pkt);
+    }
+
+    fn check_invariants(&mut self) -> Result<(), Error> {
+        self.ledger.in_flight = self.channels.iter().map(|c| c.in_flight()).sum();
+        let l = &self.ledger;
+        if l.injected != l.delivered + l.dropped + l.in_flight {
+            return Err(Error::Invariant(format!(
+                "packet conservation: injected {} != delivered {} + dropped {} + in flight {}",
+                l.injected, l.delivered, l.dropped, l.in_flight
+            )));
+        }
+        let drops: u64 = self
+            .channels
+            .iter()
+            .map(|c| c.stats.drops_loss + c.stats.drops_queue)
+            .sum();
+        if drops != l.dropped {
+            return Err(Error::Invariant(format!(
+                "drop counters disagree: links {drops}, ledger {}",
+                l.dropped
+            )));
+        }
+        for (i, f) in self.flows.iter().enumerate() {
+            if f.receiver.stats.corrupt > 0 {
+                return Err(Error::Invariant(format!(
+                    "flow {i}: {} segments carried bytes that do not match their stream offsets",
+                    f.receiver.stats.corrupt
+                )));
+            }
+            if f.receiver.delivered() > f.sender.snd_nxt().max(f.sender.snd_una()) + 0
+                && f.receiver.delivered() > 0
+            {
+                let sent = self.flows[i].sender.stats.data_segments;
+                if sent == 0 {
+                    return Err(Error::Invariant(format!(
+                        "flow {i}: bytes delivered but none sent"
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn report(&mut self, wall_s: f64) -> (RunReport, Vec<FlowTrace>) {
+        let end = self.now.min(self.model.duration);
+        let name = |n: u32| self.model.nodes[n as usize].clone();
+        let mut flows = Vec::new();
+        let mut traces = Vec::new();
+        for (i, (f, m)) in self.flows.iter_mut().zip(&self.model.flows).enumerate() {
+            let done = f.receiver.completed_at();
+            let stop = done.unwrap_or(end).max(f.start);
+            let delivered = f.receiver.delivered();
+            let span = secs(stop - f.start);
+            let w = f.sender.window();
+            let s = &f.sender.stats;
+            flows.push(FlowReport {
+                id: i as u32,
+                name: m.name.clone(),
+                src: name(m.src),
+                dst: name(m.dst),
+                bytes_delivered: delivered,
+                goodput_bps: if span > 0.0 {
+                    delivered as f64 * 8.0 / span
+                } else {
+                    0.0
+                },
+                retransmits: s.retransmits,
+                timeouts: s.timeouts,
+                fast_retransmits: s.fast_retransmits,
+                completion_time_s: done.map(|t| secs(t - f.start)),
+                start_s: secs(f.start),
+                data_segments: s.data_segments,
+                acks_sent: f.receiver.stats.acks_sent,
+                syn_retransmits: s.syn_retransmits,
+                out_of_order_segments: f.receiver.stats.out_of_order,
+                duplicate_segments: f.receiver.stats.duplicates,
+                final_cwnd: w.cwnd,
+                final_ssthresh: w.ssthresh,
+                final_rto_s: secs(f.sender.rto()),
+            });
+            if m.trace {
+                traces.push(FlowTrace {
+                    flow: i as u32,
+                    rows: f.sender.take_trace(),
+                });
+            }
+        }
+        let links = self
+            .channels
+            .iter_mut()
+            .enumerate()
+            .map(|(i, c)| {
+                c.finish_stats();
+                let busy = c.stats.tx_bytes as f64 * 8.0 / c.rate_bps as f64;
+                LinkReport {
+                    id: i as u32,
+                    from: name(c.from),
+                    to: name(c.to),
+                    rate_bps: c.rate_bps,
+                    delay_s: secs(c.delay),
+                    stats: c.stats.clone(),
+                    utilization: if end > 0 {
+                        (busy / secs(end)).min(1.0)
+                    } else {
+                        0.0
+                    },
+                }
+            })
+            .collect();
+        let report = RunReport {
+            scenario: self.model.name.clone(),
+            seed: self.model.seed,
+            sim_time_s: secs(end),
+            events: self.q.events_processed(),
+            packets_forwarded: self.channels.iter().map(|c| c.stats.tx_packets).sum(),
+            wall_s,
+            flows,
+            links,
+            conservation: self.ledger.clone(),
+        };
+        (report, traces)
+    }
+
+    /// Write the pcap captures into `dir`.
+    pub fn write_pcaps(&self, dir: &Path) -> Result<(), Error> {
+        for (p, name) in self.pcaps.iter().zip(&self.model.pcaps) {
+            std::fs::write(dir.join(name), p.bytes())?;
+        }
+        Ok(())
+    }
+}
+
+fn scenario_err(field: &str, msg: String) -> Error {
+    Error::Scenario(crate::error::ScenarioError::new(field, msg))
+}
+
+/// Route finding with the leaf-host shortcut: a host with one link can only leave through
+/// it, so routes between hosts reduce to routes between their routers, which are cached.
+/// This keeps set-up linear in the number of flows on dumbbells of thousands of hosts.
+struct Routes {
+    graph: Graph,
+    /// The one (channel, neighbour) of a node with a single outgoing channel.
+    uplink: Vec<Option<(u32, u32)>>,
+    /// Channel from a to b, for the last hop into a leaf.
+    channel_between: HashMap<(u32, u32), u32>,
+    cache: std::cell::RefCell<HashMap<(u32, u32), Option<Vec<u32>>>>,
+}
+
+impl Routes {
+    fn new(model: &Model, channels: &[Channel]) -> Self {
+        let mut out = vec![Vec::new(); model.nodes.len()];
+        let mut channel_between = HashMap::new();
+        for (i, c) in channels.iter().enumerate() {
+            out[c.from as usize].push((i as u32, c.to));
+            channel_between.entry((c.from, c.to)).or_insert(i as u32);
+        }
+        let uplink = out
+            .iter()
+            .map(|o| if o.len() == 1 { Some(o[0]) } else { None })
+            .collect();
+        Self {
+            graph: Graph { out },
+            uplink,
+            channel_between,
+            cache: Default::default(),
+        }
+    }
+
+    fn path(&self, src: u32, dst: u32) -> Option<Vec<u32>> {
+        let mut head = Vec::new();
+        let mut tail = Vec::new();
+        let (mut a, mut b) = (src, dst);
+        if let Some((ch, next)) = self.uplink[a as usize] {
+            if next == b {
+                return Some(vec![ch]);
+            }
+            head.push(ch);
+            a = next;
+        }
+        if let Some((_, prev)) = self.uplink[b as usize] {
+            if prev != a {
+                tail.push(*self.channel_between.get(&(prev, b))?);
+                b = prev;
+            } else {
+                return Some([head, vec![*self.channel_between.get(&(a, b))?]].concat());
+            }
+        }
+        let mid = self
+            .cache
+            .borrow_mut()
+            .entry((a, b))
+            .or_insert_with(|| self.graph.path(a, b))
+            .clone()?;
+        Some([head, mid, tail].concat())
+    }
+}
+
+/// Parse, validate, run, and (with an output folder) write summary.json, traces and pcaps.
+pub fn run_scenario(text: &str, opts: &RunOptions) -> Result<(RunReport, Vec<FlowTrace>), Error> {
+    let scenario = scenario::parse(text)?;
+    let model = scenario.validate(opts.seed)?;
+    let mut sim = Simulation::new(model)?;
+    let (report, traces) = sim.run()?;
+    if let Some(dir) = &opts.out_dir {
+        std::fs::create_dir_all(dir)?;
+        let mut stable = report.clone();
+        stable.wall_s = 0.0; // keep the file byte-identical between equal runs
+        std::fs::write(
+            dir.join("summary.json"),
+            serde_json::to_string_pretty(&stable).expect("report serialises"),
+        )?;
+        for t in &traces {
+            std::fs::write(dir.join(format!("trace-flow{}.csv", t.flow)), t.to_csv())?;
+        }
+        sim.write_pcaps(dir)?;
+    }
+    Ok((report, traces))
+}

@@ -1,0 +1,14 @@
+//! TCP: a sans-IO sender and receiver, and the small policies that make a variant.
+
+pub mod config;
+pub mod receiver;
+pub mod recovery;
+pub mod rtt;
+pub mod sender;
+pub mod seq;
+pub mod window;
+
+pub use config::{DelayedAck, Handshake, RecoveryKind, TcpConfig};
+pub use receiver::TcpReceiver;
+pub use rtt::TimerClock;
+pub use sender::TcpSender;

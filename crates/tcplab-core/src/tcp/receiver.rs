@@ -1,0 +1,296 @@
+//! The data receiver: reassembly, cumulative ACKs and delayed-ACK timing, sans-IO.
+//!
+//! The application reads every in-order byte at once, so the advertised window stays at the
+//! buffer size (4.4BSD keeps out-of-order data in a separate reassembly queue).
+
+use crate::packet::{flags, payload_tag, Dir, Packet, SackBlock, MAX_SACK_BLOCKS};
+use crate::time::{next_tick_after, Dur, Time};
+
+use super::config::{Handshake, TcpConfig};
+use super::seq::{to_wire, unwrap};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReceiverState {
+    Closed,
+    /// Waiting for the sender's SYN.
+    Listen,
+    /// We sent a SYN (we open) and wait for the SYN-ACK.
+    SynSent,
+    Established,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReceiverStats {
+    pub acks_sent: u64,
+    /// Data segments that arrived above a hole.
+    pub out_of_order: u64,
+    /// Data segments that held no new byte.
+    pub duplicates: u64,
+    /// Segments whose payload digest did not match their stream range (must stay 0).
+    pub corrupt: u64,
+}
+
+#[derive(Debug, Clone)]
+pub struct TcpReceiver {
+    cfg: TcpConfig,
+    flow: u32,
+    isn: u32,
+    /// The sender's ISN: stream offset 0 is `peer_isn + 1`.
+    peer_isn: u32,
+    state: ReceiverState,
+    rcv_nxt: u64,
+    /// Out-of-order ranges [start, end), sorted and disjoint.
+    ooo: Vec<(u64, u64)>,
+    /// In-order bytes not yet acknowledged.
+    unacked: u64,
+    ack_now: bool,
+    delack_at: Option<Time>,
+    delack_phase: Dur,
+    syn_due: bool,
+    syn_at: Option<Time>,
+    syn_backoff: u32,
+    total: Option<u64>,
+    completed_at: Option<Time>,
+    pub stats: ReceiverStats,
+}
+
+impl TcpReceiver {
+    pub fn new(cfg: TcpConfig, flow: u32, isn: u32, total: Option<u64>, delack_phase: Dur) -> Self {
+        Self {
+            cfg,
+            flow,
+            isn,
+            peer_isn: 0,
+            state: ReceiverState::Closed,
+            rcv_nxt: 0,
+            ooo: Vec::new(),
+            unacked: 0,
+            ack_now: false,
+            delack_at: None,
+            delack_phase,
+            syn_due: false,
+            syn_at: None,
+            syn_backoff: 0,
+            total,
+            completed_at: None,
+            stats: ReceiverStats::default(),
+        }
+    }
+
+    pub fn open(&mut self, peer_isn: u32) {
+        self.peer_isn = peer_isn;
+        self.state = match self.cfg.handshake {
+            Handshake::None => ReceiverState::Established,
+            Handshake::SenderOpens => ReceiverState::Listen,
+            Handshake::ReceiverOpens => {
+                self.syn_due = true;
+                ReceiverState::SynSent
+            }
+        };
+    }
+
+    /// Bytes delivered in order to the application.
+    pub fn delivered(&self) -> u64 {
+        self.rcv_nxt
+    }
+    pub fn completed_at(&self) -> Option<Time> {
+        self.completed_at
+    }
+    pub fn state(&self) -> ReceiverState {
+        self.state
+    }
+
+    pub fn next_deadline(&self) -> Option<Time> {
+        match (self.delack_at, self.syn_at) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    pub fn on_timer(&mut self, now: Time) {
+        if self.delack_at.is_some_and(|t| now >= t) {
+            self.delack_at = None;
+            self.ack_now = true;
+        }
+        if self.syn_at.is_some_and(|t| now >= t) {
+            self.syn_at = None;
+            self.syn_backoff += 1;
+            self.syn_due = true;
+        }
+    }
+
+    pub fn on_packet(&mut self, now: Time, pkt: &Packet) {
+        if pkt.is_syn() {
+            self.on_syn(pkt);
+            return;
+        }
+        if pkt.payload == 0 {
+            return;
+        }
+        if self.state == ReceiverState::Listen {
+            // The sender's first data segment completes the handshake.
+            self.state = ReceiverState::Established;
+        }
+        if self.state == ReceiverState::Established {
+            self.on_data(now, pkt);
+        }
+    }
+
+    fn on_syn(&mut self, pkt: &Packet) {
+        match self.state {
+            ReceiverState::Listen if !pkt.has_ack() => {
+                self.peer_isn = pkt.seq;
+                self.syn_due = true; // answer with a SYN-ACK (again, if the SYN was resent)
+            }
+            ReceiverState::SynSent if pkt.has_ack() && pkt.ack == self.isn.wrapping_add(1) => {
+                self.peer_isn = pkt.seq;
+                self.state = ReceiverState::Established;
+                self.syn_at = None;
+                self.ack_now = true;
+            }
+            ReceiverState::Established if pkt.has_ack() => self.ack_now = true,
+            _ => {}
+        }
+    }
+
+    fn on_data(&mut self, now: Time, pkt: &Packet) {
+        let off = unwrap(self.peer_isn.wrapping_add(1), pkt.seq, self.rcv_nxt);
+        let end = off + pkt.payload as u64;
+        if pkt.tag != payload_tag(self.flow, off, pkt.payload) {
+            self.stats.corrupt += 1;
+            return;
+        }
+        if end <= self.rcv_nxt {
+            self.stats.duplicates += 1;
+            self.ack_now = true;
+            return;
+        }
+        let had_holes = !self.ooo.is_empty();
+        if off > self.rcv_nxt {
+            self.stats.out_of_order += 1;
+            insert_range(&mut self.ooo, off, end);
+            self.on_out_of_order(now);
+            return;
+        }
+        let before = self.rcv_nxt;
+        self.rcv_nxt = end;
+        while let Some(&(s, e)) = self.ooo.first() {
+            if s > self.rcv_nxt {
+                break;
+            }
+            self.rcv_nxt = self.rcv_nxt.max(e);
+            self.ooo.remove(0);
+        }
+        self.unacked += self.rcv_nxt - before;
+        if self.total.is_some_and(|t| self.rcv_nxt >= t) && self.completed_at.is_none() {
+            self.completed_at = Some(now);
+        }
+        match self.cfg.delayed_ack {
+            None => self.ack_now = true,
+            Some(_) if had_holes => self.ack_now = true, // filled (part of) a hole
+            Some(_) if self.unacked >= 2 * self.cfg.mss as u64 => self.ack_now = true,
+            Some(d) => self.arm_delack(now, d.timeout, d.aligned),
+        }
+    }
+
+    fn on_out_of_order(&mut self, now: Time) {
+        match self.cfg.delayed_ack {
+            Some(d) if !d.immediate_on_out_of_order => self.arm_delack(now, d.timeout, d.aligned),
+            _ => self.ack_now = true,
+        }
+    }
+
+    fn arm_delack(&mut self, now: Time, timeout: Dur, aligned: bool) {
+        if self.delack_at.is_none() {
+            self.delack_at = Some(if aligned {
+                next_tick_after(now, timeout, self.delack_phase % timeout)
+            } else {
+                now + timeout
+            });
+        }
+    }
+
+    pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+        if self.syn_due {
+            self.syn_due = false;
+            return Some(self.syn_packet(now));
+        }
+        if !self.ack_now {
+            return None;
+        }
+        self.ack_now = false;
+        self.unacked = 0;
+        self.delack_at = None;
+        self.stats.acks_sent += 1;
+        Some(self.packet(flags::ACK))
+    }
+
+    fn syn_packet(&mut self, now: Time) -> Packet {
+        let mut p = self.packet(flags::SYN);
+        p.seq = self.isn;
+        if self.state == ReceiverState::SynSent {
+            p.ack = 0;
+            let rto = self.cfg.initial_rto << self.syn_backoff.min(6);
+            self.syn_at = Some(now + rto.min(self.cfg.max_rto));
+        } else {
+            p.flags |= flags::ACK;
+        }
+        p
+    }
+
+    fn packet(&self, flags: u8) -> Packet {
+        Packet {
+            flow: self.flow,
+            dir: Dir::Reverse,
+            route_pos: 0,
+            seq: self.isn.wrapping_add(1),
+            ack: to_wire(self.peer_isn.wrapping_add(1), self.rcv_nxt),
+            wnd: self.cfg.rcv_buf,
+            payload: 0,
+            wire_bytes: self.cfg.header_bytes,
+            flags,
+            n_sack: 0,
+            retransmit: false,
+            sack: [SackBlock::default(); MAX_SACK_BLOCKS],
+            tag: 0,
+        }
+    }
+}
+
+/// Insert [s, e) into sorted disjoint ranges, merging overlaps and neighbours.
+pub fn insert_range(ranges: &mut Vec<(u64, u64)>, s: u64, e: u64) {
+    let i = ranges.partition_point(|&(_, re)| re < s);
+    let mut j = i;
+    let (mut ns, mut ne) = (s, e);
+    while j < ranges.len() && ranges[j].0 <= e {
+        ns = ns.min(ranges[j].0);
+        ne = ne.max(ranges[j].1);
+        j += 1;
+    }
+    ranges.splice(i..j, std::iter::once((ns, ne)));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn insert_range_keeps_sorted_disjoint_union(segs in proptest::collection::vec((0u64..200, 1u64..20), 0..40)) {
+            let mut ranges = Vec::new();
+            let mut covered = [false; 220];
+            for (s, l) in segs {
+                insert_range(&mut ranges, s, s + l);
+                for c in covered.iter_mut().take((s + l) as usize).skip(s as usize) { *c = true; }
+            }
+            for w in ranges.windows(2) {
+                prop_assert!(w[0].1 < w[1].0, "not disjoint/merged: {:?}", ranges);
+            }
+            for (i, c) in covered.iter().enumerate() {
+                let inside = ranges.iter().any(|&(s, e)| (i as u64) >= s && (i as u64) < e);
+                prop_assert_eq!(*c, inside);
+            }
+        }
+    }
+}

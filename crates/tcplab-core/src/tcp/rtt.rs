@@ -1,0 +1,198 @@
+//! Round-trip time estimation and the retransmission timeout (Jacobson/Karels).
+//!
+//! Two clocks: BSD's coarse one, where samples and the RTO are whole ticks and the timer only
+//! fires on tick boundaries (4.4BSD `tcp_xmit_timer`, with its exact integer scaling), and a
+//! fine-grained one in nanoseconds (RFC 6298). Karn's rule and backoff live in the sender;
+//! this module only turns samples into a timeout.
+
+use crate::time::{next_tick_after, Dur, Time};
+
+/// How the retransmission timer measures time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimerClock {
+    /// BSD-style: everything in ticks of `tick` ns; the host's ticks fall at `phase + k*tick`.
+    Coarse { tick: Dur },
+    /// Nanosecond samples, timer fires exactly when due.
+    Fine,
+}
+
+#[derive(Debug, Clone)]
+pub struct RttEstimator {
+    clock: TimerClock,
+    /// Phase of this host's tick clock (coarse mode).
+    phase: Dur,
+    /// Coarse: srtt in ticks << 3 (BSD `t_srtt`); fine: srtt in ns.
+    srtt: u64,
+    /// Coarse: rttvar in ticks << 2 (BSD `t_rttvar`); fine: rttvar in ns.
+    rttvar: u64,
+    has_sample: bool,
+    min_rto: Dur,
+    max_rto: Dur,
+    initial_rto: Dur,
+}
+
+/// BSD's backoff multipliers (`tcp_backoff[]`), capped by max_rto.
+const BACKOFF: [u64; 13] = [1, 2, 4, 8, 16, 32, 64, 64, 64, 64, 64, 64, 64];
+
+impl RttEstimator {
+    pub fn new(
+        clock: TimerClock,
+        phase: Dur,
+        min_rto: Dur,
+        max_rto: Dur,
+        initial_rto: Dur,
+    ) -> Self {
+        Self {
+            clock,
+            phase,
+            srtt: 0,
+            rttvar: 0,
+            has_sample: false,
+            min_rto,
+            max_rto,
+            initial_rto,
+        }
+    }
+
+    pub fn clock(&self) -> TimerClock {
+        self.clock
+    }
+
+    /// Record a round-trip sample for a segment sent at `sent` and acknowledged at `now`.
+    pub fn sample(&mut self, sent: Time, now: Time) {
+        match self.clock {
+            TimerClock::Coarse { tick } => {
+                // BSD starts t_rtt at 1 and bumps it at every slow tick while the segment is
+                // outstanding, so the sample is 1 + the tick boundaries crossed.
+                let ticks = self.boundaries_between(sent, now, tick) + 1;
+                self.sample_bsd_ticks(ticks as i64);
+            }
+            TimerClock::Fine => self.sample_rfc6298(now.saturating_sub(sent)),
+        }
+        self.has_sample = true;
+    }
+
+    fn boundaries_between(&self, from: Time, to: Time, tick: Dur) -> u64 {
+        let idx = |t: Time| (t + tick - self.phase) / tick;
+        idx(to) - idx(from)
+    }
+
+    fn sample_bsd_ticks(&mut self, rtt: i64) {
+        if self.has_sample {
+            let mut srtt = self.srtt as i64;
+            let mut rttvar = self.rttvar as i64;
+            let mut delta = rtt - 1 - (srtt >> 3);
+            srtt += delta;
+            if srtt <= 0 {
+                srtt = 1;
+            }
+            delta = delta.abs() - (rttvar >> 2);
+            rttvar += delta;
+            if rttvar <= 0 {
+                rttvar = 1;
+            }
+            self.srtt = srtt as u64;
+            self.rttvar = rttvar as u64;
+        } else {
+            self.srtt = (rtt as u64) << 3;
+            self.rttvar = (rtt as u64) << 1;
+        }
+    }
+
+    fn sample_rfc6298(&mut self, r: Dur) {
+        if self.has_sample {
+            let err = self.srtt.abs_diff(r);
+            self.rttvar = (3 * self.rttvar + err) / 4;
+            self.srtt = (7 * self.srtt + r) / 8;
+        } else {
+            self.srtt = r;
+            self.rttvar = r / 2;
+        }
+    }
+
+    /// Smoothed RTT in ns (for traces and reports).
+    pub fn srtt_ns(&self) -> Dur {
+        match self.clock {
+            TimerClock::Coarse { tick } => (self.srtt * tick) >> 3,
+            TimerClock::Fine => self.srtt,
+        }
+    }
+
+    /// The un-backed-off timeout in ns, clamped to [min_rto, max_rto].
+    pub fn rto(&self) -> Dur {
+        if !self.has_sample {
+            return self.initial_rto;
+        }
+        let raw = match self.clock {
+            // TCP_REXMTVAL: (t_srtt >> 3) + t_rttvar, i.e. srtt + 4 rttvar, in ticks.
+            TimerClock::Coarse { tick } => ((self.srtt >> 3) + self.rttvar) * tick,
+            TimerClock::Fine => self.srtt + (4 * self.rttvar).max(1),
+        };
+        raw.clamp(self.min_rto, self.max_rto)
+    }
+
+    /// When a timer armed at `now` after `backoff` consecutive timeouts expires.
+    pub fn deadline(&self, now: Time, backoff: u32) -> Time {
+        let mult = BACKOFF[(backoff as usize).min(BACKOFF.len() - 1)];
+        let rto = (self.rto() * mult).clamp(self.min_rto, self.max_rto);
+        match self.clock {
+            TimerClock::Coarse { tick } => {
+                // The timer counts down once per tick: it fires on the rto_ticks-th boundary.
+                let ticks = rto.div_ceil(tick).max(1);
+                next_tick_after(now, tick, self.phase) + (ticks - 1) * tick
+            }
+            TimerClock::Fine => now + rto,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::{MS, SEC};
+
+    fn bsd(tick: Dur) -> RttEstimator {
+        RttEstimator::new(TimerClock::Coarse { tick }, 0, 2 * tick, 64 * SEC, 3 * SEC)
+    }
+
+    #[test]
+    fn bsd_first_sample_of_one_tick_gives_three_ticks() {
+        let mut r = bsd(500 * MS);
+        r.sample(100 * MS, 120 * MS); // 20 ms RTT, no boundary crossed: t_rtt = 1
+                                      // srtt = 1<<3, rttvar = 1<<1: REXMTVAL = 1 + 2 = 3 ticks
+        assert_eq!(r.rto(), 1500 * MS);
+    }
+
+    #[test]
+    fn bsd_rto_settles_at_three_ticks_on_a_short_path() {
+        // srtt decays to 7/8 of a tick, but rttvar's integer floor keeps 3 (scaled) so
+        // REXMTVAL stays at 0 + 3 ticks: 4.4BSD's well-known 1-1.5 s LAN timeout.
+        let mut r = bsd(500 * MS);
+        for i in 0..50 {
+            let t = i * 40 * MS;
+            r.sample(t, t + 20 * MS);
+        }
+        assert_eq!(r.rto(), 1500 * MS);
+    }
+
+    #[test]
+    fn bsd_rto_rounds_up_to_tick_boundaries() {
+        let mut r = bsd(500 * MS);
+        r.sample(0, 20 * MS); // rto 3 ticks
+                              // Armed at 0.7 s: first boundary 1.0 s, then two more ticks: fires at 2.0 s.
+        assert_eq!(r.deadline(700 * MS, 0), 2000 * MS);
+        // Backoff doubles the tick count: 6 ticks -> 1.0 s + 5 * 0.5 s.
+        assert_eq!(r.deadline(700 * MS, 1), 3500 * MS);
+    }
+
+    #[test]
+    fn fine_rto_follows_rfc6298() {
+        let mut r = RttEstimator::new(TimerClock::Fine, 0, 200 * MS, 60 * SEC, SEC);
+        assert_eq!(r.rto(), SEC);
+        r.sample(0, 100 * MS);
+        assert_eq!(r.rto(), 300 * MS); // 100 + 4 * 50
+        r.sample(0, 100 * MS);
+        assert_eq!(r.rto(), 250 * MS); // rttvar 37.5 -> 100 + 150
+        assert_eq!(r.deadline(SEC, 2), SEC + SEC); // 250 * 4
+    }
+}

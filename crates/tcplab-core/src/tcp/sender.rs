@@ -1,0 +1,463 @@
+//! The data sender: a sans-IO state machine.
+//!
+//! It owns the sequence space, the send buffer's extent, RTT/RTO with Karn's rule and
+//! backoff, duplicate-ACK counting and the ACK clock. Loss recovery is delegated to a policy
+//! (`recovery/`). The driver feeds it packets (`on_packet`), calls `on_timer` at or after
+//! `next_deadline()`, and drains `poll_transmit` after each call.
+
+use crate::packet::{flags, payload_tag, Dir, Packet, SackBlock, MAX_SACK_BLOCKS};
+use crate::time::{Dur, Time};
+
+use super::config::{Handshake, TcpConfig};
+use super::recovery::{AckVerdict, Ctx, Recovery};
+use super::rtt::RttEstimator;
+use super::seq::{to_wire, unwrap};
+use super::window::Window;
+
+/// The policy's view of the sender, borrowing fields disjointly so the policy itself (also a
+/// field) can be called at the same time.
+macro_rules! ctx {
+    ($s:ident) => {
+        Ctx {
+            win: &mut $s.win,
+            mss: $s.cfg.mss as u64,
+            snd_una: $s.snd_una,
+            snd_nxt: &mut $s.snd_nxt,
+            snd_max: $s.snd_max,
+            peer_wnd: $s.peer_wnd,
+            retransmit: &mut $s.retransmit,
+        }
+    };
+}
+
+/// Where the connection is, seen from the data sender.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SenderState {
+    /// Not started yet.
+    Closed,
+    /// Waiting for the receiver's SYN (the receiver opens).
+    Listen,
+    /// Our SYN is out (we open).
+    SynSent,
+    /// We answered the receiver's SYN with a SYN-ACK and wait for its ACK.
+    SynReceived,
+    Established,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SenderStats {
+    /// Data segments transmitted, first copies and retransmissions.
+    pub data_segments: u64,
+    /// Data segments that resent bytes sent before.
+    pub retransmits: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    /// SYN or SYN-ACK retransmissions.
+    pub syn_retransmits: u64,
+}
+
+/// One row of the per-flow time trace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TraceRow {
+    pub time: Time,
+    pub cwnd: u64,
+    pub ssthresh: u64,
+    pub snd_una: u64,
+    pub snd_nxt: u64,
+}
+
+/// Largest window the sender will grow to (bytes): far above any realistic bandwidth-delay
+/// product, and keeps the arithmetic comfortably inside u64.
+const MAX_CWND: u64 = 1 << 40;
+
+#[derive(Debug, Clone)]
+pub struct TcpSender {
+    cfg: TcpConfig,
+    flow: u32,
+    /// Our initial sequence number; data offset 0 is `isn + 1`.
+    isn: u32,
+    /// The receiver's initial sequence number (learnt from its SYN or SYN-ACK).
+    peer_isn: u32,
+    state: SenderState,
+    snd_una: u64,
+    snd_nxt: u64,
+    snd_max: u64,
+    /// Bytes the application will write in all; None for an infinite source.
+    total: Option<u64>,
+    win: Window,
+    peer_wnd: u64,
+    dupacks: u32,
+    recovery: Recovery,
+    rtt: RttEstimator,
+    /// The segment being timed for an RTT sample: (offset just past it, time sent).
+    timing: Option<(u64, Time)>,
+    /// When the SYN (or SYN-ACK) went out, unless it has been resent (Karn).
+    syn_timing: Option<Time>,
+    rto_at: Option<Time>,
+    backoff: u32,
+    retransmit: Option<u64>,
+    /// A SYN or SYN-ACK is due.
+    ctl_due: bool,
+    /// A pure ACK is due (answering a SYN-ACK when no data can carry the ACK).
+    ack_due: bool,
+    pub stats: SenderStats,
+    trace: Option<Vec<TraceRow>>,
+}
+
+impl TcpSender {
+    /// `tick_phase` is where this host's coarse clock ticks fall (ignored for fine timers).
+    pub fn new(
+        cfg: TcpConfig,
+        flow: u32,
+        isn: u32,
+        total: Option<u64>,
+        tick_phase: Dur,
+        trace: bool,
+    ) -> Self {
+        let rtt = RttEstimator::new(
+            cfg.clock,
+            tick_phase,
+            cfg.min_rto,
+            cfg.max_rto,
+            cfg.initial_rto,
+        );
+        let mss = cfg.mss as u64;
+        Self {
+            win: Window {
+                cwnd: cfg.initial_cwnd as u64 * mss,
+                ssthresh: cfg.initial_ssthresh,
+            },
+            peer_wnd: cfg.rcv_buf as u64,
+            recovery: Recovery::new(cfg.recovery),
+            cfg,
+            flow,
+            isn,
+            peer_isn: 0,
+            state: SenderState::Closed,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            total,
+            dupacks: 0,
+            rtt,
+            timing: None,
+            syn_timing: None,
+            rto_at: None,
+            backoff: 0,
+            retransmit: None,
+            ctl_due: false,
+            ack_due: false,
+            stats: SenderStats::default(),
+            trace: trace.then(Vec::new),
+        }
+    }
+
+    /// The application opens the connection (or starts sending, without a handshake).
+    pub fn open(&mut self, peer_isn: u32) {
+        self.peer_isn = peer_isn;
+        self.state = match self.cfg.handshake {
+            Handshake::None => SenderState::Established,
+            Handshake::SenderOpens => {
+                self.ctl_due = true;
+                SenderState::SynSent
+            }
+            Handshake::ReceiverOpens => SenderState::Listen,
+        };
+    }
+
+    pub fn state(&self) -> SenderState {
+        self.state
+    }
+    pub fn window(&self) -> Window {
+        self.win
+    }
+    pub fn snd_una(&self) -> u64 {
+        self.snd_una
+    }
+    pub fn snd_nxt(&self) -> u64 {
+        self.snd_nxt
+    }
+    pub fn rto(&self) -> Dur {
+        self.rtt.rto()
+    }
+    pub fn take_trace(&mut self) -> Vec<TraceRow> {
+        self.trace.take().unwrap_or_default()
+    }
+
+    /// True once every byte the application wrote has been acknowledged.
+    pub fn all_acked(&self) -> bool {
+        self.total
+            .is_some_and(|t| self.state == SenderState::Established && self.snd_una >= t)
+    }
+
+    pub fn next_deadline(&self) -> Option<Time> {
+        self.rto_at
+    }
+
+    /// A packet from the receiver.
+    pub fn on_packet(&mut self, now: Time, pkt: &Packet) {
+        if pkt.is_syn() {
+            self.on_syn(now, pkt);
+            return;
+        }
+        if !pkt.has_ack() {
+            return;
+        }
+        if self.state == SenderState::SynReceived {
+            if pkt.ack != self.isn.wrapping_add(1) {
+                return;
+            }
+            self.become_established(now, true);
+            return;
+        }
+        if self.state == SenderState::Established {
+            self.on_ack(now, pkt);
+        }
+    }
+
+    fn on_syn(&mut self, now: Time, pkt: &Packet) {
+        match self.state {
+            SenderState::Listen | SenderState::SynReceived if !pkt.has_ack() => {
+                // The receiver's SYN (or a retransmission of it): answer with a SYN-ACK.
+                self.peer_isn = pkt.seq;
+                self.state = SenderState::SynReceived;
+                self.ctl_due = true;
+            }
+            SenderState::SynSent if pkt.has_ack() && pkt.ack == self.isn.wrapping_add(1) => {
+                self.peer_isn = pkt.seq;
+                self.become_established(now, false);
+                self.ack_due = true;
+            }
+            SenderState::Established if pkt.has_ack() => {
+                // Our handshake ACK was lost and the receiver resent its SYN-ACK.
+                self.ack_due = true;
+            }
+            _ => {}
+        }
+    }
+
+    fn become_established(&mut self, now: Time, acceptor: bool) {
+        self.state = SenderState::Established;
+        if let Some(sent) = self.syn_timing.take() {
+            self.rtt.sample(sent, now);
+        }
+        self.backoff = 0;
+        self.rto_at = None;
+        if acceptor {
+            // 4.4BSD runs the handshake's final ACK through the ACK-of-new-data path, so the
+            // acceptor's window grows by one segment before any data is sent.
+            self.win.on_ack_growth(self.cfg.mss as u64);
+        }
+        self.record(now);
+    }
+
+    fn on_ack(&mut self, now: Time, pkt: &Packet) {
+        let ack = unwrap(self.isn.wrapping_add(1), pkt.ack, self.snd_una);
+        if ack > self.snd_max {
+            return; // acknowledges data never sent: ignore, as RFC 793 says
+        }
+        self.peer_wnd = pkt.wnd as u64;
+        if ack > self.snd_una {
+            self.on_new_ack(now, ack);
+        } else if ack == self.snd_una && pkt.payload == 0 && self.snd_max > self.snd_una {
+            self.dupacks += 1;
+            let threshold = self.cfg.dupack_threshold;
+            let count = self.dupacks;
+            let mut cx = ctx!(self);
+            if self.recovery.on_dupack(&mut cx, count, threshold) {
+                self.stats.fast_retransmits += 1;
+                // 4.4BSD stops the timer and the RTT measurement; sending the retransmission
+                // restarts the timer.
+                self.timing = None;
+                self.rto_at = None;
+            }
+        }
+        self.record(now);
+    }
+
+    fn on_new_ack(&mut self, now: Time, ack: u64) {
+        if let Some((end, sent)) = self.timing {
+            if ack >= end {
+                self.rtt.sample(sent, now);
+                self.timing = None;
+                self.backoff = 0;
+            }
+        }
+        self.snd_una = ack;
+        if self.snd_nxt < ack {
+            self.snd_nxt = ack;
+        }
+        let mut cx = ctx!(self);
+        let verdict = self.recovery.on_new_ack(&mut cx);
+        if verdict == AckVerdict::Grow && self.win.cwnd < MAX_CWND {
+            self.win.on_ack_growth(self.cfg.mss as u64);
+        }
+        if self.retransmit.is_some_and(|r| r < self.snd_una) {
+            self.retransmit = None;
+        }
+        if !self.recovery.in_recovery() {
+            self.dupacks = 0;
+        }
+        self.rto_at = if self.snd_una >= self.snd_max {
+            None
+        } else {
+            Some(self.rtt.deadline(now, self.backoff))
+        };
+    }
+
+    /// The retransmission timer: call at or after `next_deadline()`.
+    pub fn on_timer(&mut self, now: Time) {
+        match self.rto_at {
+            Some(t) if now >= t => {}
+            _ => return,
+        }
+        self.backoff = (self.backoff + 1).min(12);
+        match self.state {
+            SenderState::SynSent | SenderState::SynReceived => {
+                self.stats.syn_retransmits += 1;
+                self.syn_timing = None;
+                self.ctl_due = true;
+                self.rto_at = None;
+            }
+            SenderState::Established if self.snd_max > self.snd_una => {
+                self.stats.timeouts += 1;
+                let mss = self.cfg.mss as u64;
+                self.win.ssthresh = self.win.halved(self.peer_wnd, mss);
+                self.win.cwnd = mss;
+                self.snd_nxt = self.snd_una; // go back N
+                self.retransmit = None;
+                self.dupacks = 0;
+                self.timing = None;
+                self.recovery.on_timeout();
+                self.rto_at = Some(self.rtt.deadline(now, self.backoff));
+                self.record(now);
+            }
+            _ => self.rto_at = None,
+        }
+    }
+
+    fn record(&mut self, now: Time) {
+        if let Some(trace) = &mut self.trace {
+            trace.push(TraceRow {
+                time: now,
+                cwnd: self.win.cwnd,
+                ssthresh: self.win.ssthresh,
+                snd_una: self.snd_una,
+                snd_nxt: self.snd_nxt,
+            });
+        }
+    }
+
+    /// The next packet to send now, if any.
+    pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+        if self.ctl_due {
+            self.ctl_due = false;
+            return Some(self.syn_packet(now));
+        }
+        if self.state != SenderState::Established {
+            return None;
+        }
+        if let Some(off) = self.retransmit.take() {
+            if off >= self.snd_una && off < self.snd_max {
+                let len = (self.snd_max - off).min(self.cfg.mss as u64);
+                return Some(self.data_packet(now, off, len));
+            }
+        }
+        if let Some(len) = self.sendable_len() {
+            let off = self.snd_nxt;
+            self.snd_nxt += len;
+            return Some(self.data_packet(now, off, len));
+        }
+        if self.ack_due {
+            self.ack_due = false;
+            return Some(self.packet(0, 0, flags::ACK, 0));
+        }
+        None
+    }
+
+    /// How many bytes may leave at snd_nxt now: limited by the window and the data, and
+    /// never a small segment that only the window cut short (silly-window avoidance).
+    fn sendable_len(&self) -> Option<u64> {
+        let end = self.total.unwrap_or(u64::MAX);
+        if self.snd_nxt >= end {
+            return None;
+        }
+        let wnd = self
+            .win
+            .cwnd
+            .min(self.peer_wnd)
+            .min(self.cfg.snd_buf as u64);
+        let limit = self.snd_una + wnd;
+        let mss = self.cfg.mss as u64;
+        let remaining = end - self.snd_nxt;
+        let len = mss.min(remaining).min(limit.saturating_sub(self.snd_nxt));
+        if len == 0 {
+            return None;
+        }
+        let resending = self.snd_nxt < self.snd_max;
+        let full = len == mss;
+        let last = len == remaining && !(self.cfg.nagle && self.snd_nxt > self.snd_una);
+        (full || last || resending).then_some(len)
+    }
+
+    fn data_packet(&mut self, now: Time, off: u64, len: u64) -> Packet {
+        let resend = off < self.snd_max;
+        self.stats.data_segments += 1;
+        if resend {
+            self.stats.retransmits += 1;
+        } else if self.timing.is_none() {
+            self.timing = Some((off + len, now));
+        }
+        self.snd_max = self.snd_max.max(off + len);
+        if self.rto_at.is_none() {
+            self.rto_at = Some(self.rtt.deadline(now, self.backoff));
+        }
+        self.ack_due = false;
+        let mut p = self.packet(
+            off,
+            len as u32,
+            flags::ACK,
+            payload_tag(self.flow, off, len as u32),
+        );
+        p.retransmit = resend;
+        if off + len == self.total.unwrap_or(u64::MAX) {
+            p.flags |= flags::PSH;
+        }
+        p
+    }
+
+    fn syn_packet(&mut self, now: Time) -> Packet {
+        if self.stats.syn_retransmits == 0 {
+            self.syn_timing = Some(now);
+        }
+        if self.rto_at.is_none() {
+            self.rto_at = Some(self.rtt.deadline(now, self.backoff));
+        }
+        let mut p = self.packet(0, 0, flags::SYN, 0);
+        p.seq = self.isn;
+        if self.state == SenderState::SynReceived {
+            p.flags |= flags::ACK;
+        } else {
+            p.ack = 0;
+        }
+        p
+    }
+
+    fn packet(&self, off: u64, len: u32, flags: u8, tag: u32) -> Packet {
+        Packet {
+            flow: self.flow,
+            dir: Dir::Forward,
+            route_pos: 0,
+            seq: to_wire(self.isn.wrapping_add(1), off),
+            ack: self.peer_isn.wrapping_add(1),
+            wnd: self.cfg.rcv_buf,
+            payload: len,
+            wire_bytes: len + self.cfg.header_bytes,
+            flags,
+            n_sack: 0,
+            retransmit: false,
+            sack: [SackBlock::default(); MAX_SACK_BLOCKS],
+            tag,
+        }
+    }
+}

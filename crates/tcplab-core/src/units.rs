@@ -1,0 +1,144 @@
+//! Quantities with units in scenario files: rates ("10Mbps"), durations ("20ms"), sizes ("8KiB").
+//!
+//! A bare number is taken in the base unit (bit/s, seconds, bytes). Decimal prefixes are powers
+//! of 1000 (k, M, G); binary ones (Ki, Mi) powers of 1024, so "8KiB" is BSD's 8192-byte buffer.
+
+use serde::Deserialize;
+
+use crate::time::{Dur, SEC};
+
+/// A number or a string with a unit, as written in the scenario file.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum Quantity {
+    Num(f64),
+    Text(String),
+}
+
+fn split_number(s: &str) -> Result<(f64, String), String> {
+    let s = s.trim();
+    let end = s
+        .find(|c: char| {
+            !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E')
+        })
+        .unwrap_or(s.len());
+    // "1e3s" is fine but a unit starting with 'e' is not one we use, so this split is safe.
+    let (num, unit) = s.split_at(end);
+    let value: f64 = num
+        .parse()
+        .map_err(|_| format!("'{s}' does not start with a number"))?;
+    Ok((value, unit.trim().to_string()))
+}
+
+fn scaled(q: &Quantity, units: &[(&str, f64)], what: &str) -> Result<f64, String> {
+    let v = match q {
+        Quantity::Num(v) => *v,
+        Quantity::Text(s) => {
+            let (v, unit) = split_number(s)?;
+            let factor = units
+                .iter()
+                .find(|(u, _)| *u == unit)
+                .map(|(_, f)| *f)
+                .ok_or_else(|| {
+                    let known: Vec<&str> = units
+                        .iter()
+                        .map(|(u, _)| *u)
+                        .filter(|u| !u.is_empty())
+                        .collect();
+                    format!(
+                        "unknown {what} unit '{unit}' in '{s}' (use one of {})",
+                        known.join(", ")
+                    )
+                })?;
+            v * factor
+        }
+    };
+    if !v.is_finite() {
+        return Err(format!("{what} must be a finite number"));
+    }
+    if v < 0.0 {
+        return Err(format!("{what} must not be negative (got {v})"));
+    }
+    Ok(v)
+}
+
+const RATE_UNITS: &[(&str, f64)] = &[
+    ("", 1.0),
+    ("bps", 1.0),
+    ("b/s", 1.0),
+    ("kbps", 1e3),
+    ("Kbps", 1e3),
+    ("kb/s", 1e3),
+    ("Mbps", 1e6),
+    ("Mb/s", 1e6),
+    ("Gbps", 1e9),
+    ("Gb/s", 1e9),
+];
+
+const TIME_UNITS: &[(&str, f64)] = &[
+    ("", 1.0),
+    ("s", 1.0),
+    ("ms", 1e-3),
+    ("us", 1e-6),
+    ("ns", 1e-9),
+];
+
+const SIZE_UNITS: &[(&str, f64)] = &[
+    ("", 1.0),
+    ("B", 1.0),
+    ("kB", 1e3),
+    ("KB", 1e3),
+    ("MB", 1e6),
+    ("GB", 1e9),
+    ("KiB", 1024.0),
+    ("MiB", 1048576.0),
+];
+
+/// A link rate in bit/s; must be positive.
+pub fn rate_bps(q: &Quantity) -> Result<u64, String> {
+    let v = scaled(q, RATE_UNITS, "rate")?.round();
+    if v < 1.0 {
+        return Err("rate must be positive".into());
+    }
+    Ok(v as u64)
+}
+
+/// A duration in nanoseconds (zero allowed).
+pub fn duration_ns(q: &Quantity) -> Result<Dur, String> {
+    Ok((scaled(q, TIME_UNITS, "duration")? * SEC as f64).round() as Dur)
+}
+
+/// A size in bytes (zero allowed).
+pub fn bytes(q: &Quantity) -> Result<u64, String> {
+    Ok(scaled(q, SIZE_UNITS, "size")?.round() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(s: &str) -> Quantity {
+        Quantity::Text(s.into())
+    }
+
+    #[test]
+    fn parses_units() {
+        assert_eq!(rate_bps(&t("10Mbps")).unwrap(), 10_000_000);
+        assert_eq!(rate_bps(&t("1.5 Mb/s")).unwrap(), 1_500_000);
+        assert_eq!(rate_bps(&Quantity::Num(3e6)).unwrap(), 3_000_000);
+        assert_eq!(duration_ns(&t("20ms")).unwrap(), 20_000_000);
+        assert_eq!(duration_ns(&Quantity::Num(0.5)).unwrap(), 500_000_000);
+        assert_eq!(bytes(&t("8KiB")).unwrap(), 8192);
+        assert_eq!(bytes(&t("3MB")).unwrap(), 3_000_000);
+    }
+
+    #[test]
+    fn rejects_bad_values_with_reasons() {
+        assert!(rate_bps(&t("-5Mbps")).unwrap_err().contains("negative"));
+        assert!(rate_bps(&t("0bps")).unwrap_err().contains("positive"));
+        assert!(rate_bps(&t("10 furlongs"))
+            .unwrap_err()
+            .contains("unknown rate unit"));
+        assert!(duration_ns(&t("fast")).unwrap_err().contains("number"));
+    }
+}

@@ -1,0 +1,64 @@
+//! Python bindings: thin wrappers over tcplab-core. No simulation logic lives here.
+
+use std::path::PathBuf;
+
+use pyo3::create_exception;
+use pyo3::prelude::*;
+use tcplab_core::{Error, RunOptions};
+
+create_exception!(
+    _core,
+    ScenarioError,
+    pyo3::exceptions::PyValueError,
+    "The scenario is invalid; args are (field, message)."
+);
+create_exception!(
+    _core,
+    InvariantError,
+    pyo3::exceptions::PyRuntimeError,
+    "A simulator invariant broke (a bug)."
+);
+
+fn to_py(e: Error) -> PyErr {
+    match e {
+        Error::Scenario(s) => ScenarioError::new_err((s.field, s.message)),
+        Error::Io(io) => pyo3::exceptions::PyOSError::new_err(io.to_string()),
+        Error::Invariant(m) => InvariantError::new_err(m),
+    }
+}
+
+/// Run one scenario given as TOML text; returns the run report as a JSON string.
+/// With `out_dir`, also writes summary.json, trace CSVs and pcaps there.
+#[pyfunction]
+#[pyo3(signature = (text, seed=None, out_dir=None))]
+fn run_scenario(
+    py: Python<'_>,
+    text: String,
+    seed: Option<u64>,
+    out_dir: Option<PathBuf>,
+) -> PyResult<String> {
+    let opts = RunOptions { seed, out_dir };
+    let (report, _) = py
+        .allow_threads(move || tcplab_core::run_scenario(&text, &opts))
+        .map_err(to_py)?;
+    Ok(serde_json::to_string(&report).expect("report serialises"))
+}
+
+/// Parse and validate a scenario without running it.
+#[pyfunction]
+#[pyo3(signature = (text, seed=None))]
+fn validate_scenario(text: &str, seed: Option<u64>) -> PyResult<()> {
+    let s = tcplab_core::scenario::parse(text).map_err(|e| to_py(e.into()))?;
+    s.validate(seed).map_err(|e| to_py(e.into()))?;
+    Ok(())
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(run_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(validate_scenario, m)?)?;
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add("InvariantError", m.py().get_type::<InvariantError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}
