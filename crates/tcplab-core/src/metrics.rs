@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use crate::net::ChannelStats;
-use crate::tcp::sender::TraceRow;
+use crate::tcp::sender::{SendRecord, TraceRow};
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct FlowReport {
@@ -75,7 +75,10 @@ pub struct RunReport {
 #[derive(Debug, Clone)]
 pub struct FlowTrace {
     pub flow: u32,
+    /// Window and sequence state after every ACK and timeout.
     pub rows: Vec<TraceRow>,
+    /// Every data segment sent.
+    pub sends: Vec<SendRecord>,
 }
 
 impl FlowTrace {
@@ -90,6 +93,21 @@ impl FlowTrace {
                 r.ssthresh,
                 r.snd_una,
                 r.snd_nxt
+            ));
+        }
+        s
+    }
+
+    /// CSV with a header: time_s, offset, len (bytes), retransmit (0/1).
+    pub fn sends_csv(&self) -> String {
+        let mut s = String::from("time_s,offset,len,retransmit\n");
+        for r in &self.sends {
+            s.push_str(&format!(
+                "{:.9},{},{},{}\n",
+                r.time as f64 / 1e9,
+                r.offset,
+                r.len,
+                r.retransmit as u8
             ));
         }
         s

@@ -43,7 +43,9 @@ pub struct PcapWriter {
 }
 
 const LINKTYPE_ETHERNET: u32 = 1;
-const SNAPLEN: u32 = 128;
+// The records are truncated after the TCP header, but a 65535 snaplen keeps strict readers
+// (which reject orig_len > snaplen) happy.
+const SNAPLEN: u32 = 65535;
 
 impl PcapWriter {
     pub fn new() -> Self {

@@ -66,6 +66,16 @@ pub struct TraceRow {
     pub snd_nxt: u64,
 }
 
+/// One data segment leaving the sender (kept when the flow is traced).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SendRecord {
+    pub time: Time,
+    /// Stream offset of the first byte.
+    pub offset: u64,
+    pub len: u64,
+    pub retransmit: bool,
+}
+
 /// Largest window the sender will grow to (bytes): far above any realistic bandwidth-delay
 /// product, and keeps the arithmetic comfortably inside u64.
 const MAX_CWND: u64 = 1 << 40;
@@ -102,6 +112,7 @@ pub struct TcpSender {
     ack_due: bool,
     pub stats: SenderStats,
     trace: Option<Vec<TraceRow>>,
+    sends: Option<Vec<SendRecord>>,
 }
 
 impl TcpSender {
@@ -149,6 +160,7 @@ impl TcpSender {
             ack_due: false,
             stats: SenderStats::default(),
             trace: trace.then(Vec::new),
+            sends: trace.then(Vec::new),
         }
     }
 
@@ -177,11 +189,18 @@ impl TcpSender {
     pub fn snd_nxt(&self) -> u64 {
         self.snd_nxt
     }
+    /// Highest stream offset ever sent, + 1.
+    pub fn snd_max(&self) -> u64 {
+        self.snd_max
+    }
     pub fn rto(&self) -> Dur {
         self.rtt.rto()
     }
-    pub fn take_trace(&mut self) -> Vec<TraceRow> {
-        self.trace.take().unwrap_or_default()
+    pub fn take_trace(&mut self) -> (Vec<TraceRow>, Vec<SendRecord>) {
+        (
+            self.trace.take().unwrap_or_default(),
+            self.sends.take().unwrap_or_default(),
+        )
     }
 
     /// True once every byte the application wrote has been acknowledged.
@@ -413,6 +432,14 @@ impl TcpSender {
             self.rto_at = Some(self.rtt.deadline(now, self.backoff));
         }
         self.ack_due = false;
+        if let Some(sends) = &mut self.sends {
+            sends.push(SendRecord {
+                time: now,
+                offset: off,
+                len,
+                retransmit: resend,
+            });
+        }
         let mut p = self.packet(
             off,
             len as u32,
@@ -461,3 +488,7 @@ impl TcpSender {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "sender_tests.rs"]
+mod tests;

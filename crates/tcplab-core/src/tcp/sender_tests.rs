@@ -1,0 +1,260 @@
+//! The sender driven segment by segment (in the style of smoltcp's socket tests).
+//! Offsets are stream bytes; the peer's ISN is 0 and ours is 0, so data starts at wire seq 1.
+
+use super::*;
+use crate::packet::{flags, Dir, Packet, SackBlock, MAX_SACK_BLOCKS};
+use crate::tcp::config::{Handshake, TcpConfig};
+use crate::time::{MS, SEC};
+
+fn cfg() -> TcpConfig {
+    TcpConfig {
+        mss: 1000,
+        rcv_buf: 1 << 20,
+        ..TcpConfig::default()
+    }
+}
+
+fn sender_with(cfg: TcpConfig, total: Option<u64>) -> TcpSender {
+    let mut s = TcpSender::new(cfg, 0, 0, total, 0, true);
+    s.open(0);
+    s
+}
+
+fn ack_pkt(off: u64, wnd: u32) -> Packet {
+    Packet {
+        flow: 0,
+        dir: Dir::Reverse,
+        route_pos: 0,
+        seq: 1,
+        ack: (off as u32).wrapping_add(1),
+        wnd,
+        payload: 0,
+        wire_bytes: 40,
+        flags: flags::ACK,
+        n_sack: 0,
+        retransmit: false,
+        sack: [SackBlock::default(); MAX_SACK_BLOCKS],
+        tag: 0,
+    }
+}
+
+/// Everything the sender emits at `t` ms, as (offset, len) of data segments.
+fn drain(s: &mut TcpSender, t: u64) -> Vec<(u64, u64)> {
+    std::iter::from_fn(|| s.poll_transmit(t * MS))
+        .map(|p| (p.seq.wrapping_sub(1) as u64, p.payload as u64))
+        .collect()
+}
+
+macro_rules! ack {
+    ($s:expr, t = $t:expr, $off:expr) => {
+        $s.on_packet($t * MS, &ack_pkt($off, 1 << 20))
+    };
+}
+
+macro_rules! expect {
+    ($s:expr, t = $t:expr, [$($off:expr),*]) => {
+        assert_eq!(drain(&mut $s, $t), vec![$(($off, 1000)),*], "segments sent at t={} ms", $t)
+    };
+}
+
+#[test]
+fn slow_start_doubles_the_window_each_round() {
+    let mut s = sender_with(cfg(), None);
+    expect!(s, t = 0, [0]);
+    ack!(s, t = 20, 1000);
+    expect!(s, t = 20, [1000, 2000]);
+    ack!(s, t = 40, 2000);
+    expect!(s, t = 40, [3000, 4000]);
+    ack!(s, t = 40, 3000);
+    expect!(s, t = 40, [5000, 6000]);
+    assert_eq!(s.window().cwnd, 4000);
+}
+
+#[test]
+fn congestion_avoidance_adds_about_one_segment_per_window() {
+    let mut s = sender_with(
+        TcpConfig {
+            initial_cwnd: 4,
+            initial_ssthresh: 4000,
+            ..cfg()
+        },
+        None,
+    );
+    expect!(s, t = 0, [0, 1000, 2000, 3000]);
+    for i in 1..=4 {
+        ack!(s, t = 20, i * 1000);
+    }
+    // 4000 + 250 + 1000*1000/4250 + ... : just over one segment in a window of four ACKs.
+    let w = s.window().cwnd;
+    assert!((4900..=5000).contains(&w), "cwnd {w}");
+}
+
+#[test]
+fn reno_third_dupack_retransmits_then_inflates_and_releases_new_data() {
+    let mut s = sender_with(
+        TcpConfig {
+            initial_cwnd: 8,
+            ..cfg()
+        },
+        None,
+    );
+    expect!(s, t = 0, [0, 1000, 2000, 3000, 4000, 5000, 6000, 7000]);
+    ack!(s, t = 20, 0);
+    ack!(s, t = 20, 0);
+    expect!(s, t = 20, []);
+    ack!(s, t = 21, 0);
+    expect!(s, t = 21, [0]);
+    assert_eq!((s.window().ssthresh, s.window().cwnd), (4000, 7000));
+    assert_eq!(s.stats.fast_retransmits, 1);
+    ack!(s, t = 22, 0); // cwnd 8000: still 8000 outstanding
+    expect!(s, t = 22, []);
+    ack!(s, t = 23, 0); // cwnd 9000: one new segment
+    expect!(s, t = 23, [8000]);
+    ack!(s, t = 41, 8000); // the retransmission filled the hole: recovery ends
+    assert_eq!(s.window().cwnd, 4000 + 250);
+    assert_eq!(s.stats.timeouts, 0);
+}
+
+#[test]
+fn fine_rto_without_samples_is_the_initial_three_seconds_then_doubles() {
+    let mut s = sender_with(cfg(), Some(5000));
+    expect!(s, t = 0, [0]);
+    assert_eq!(s.next_deadline(), Some(3 * SEC));
+    s.on_timer(2999 * MS);
+    expect!(s, t = 2999, []);
+    s.on_timer(3 * SEC);
+    expect!(s, t = 3000, [0]);
+    assert_eq!(s.stats.timeouts, 1);
+    assert_eq!(s.next_deadline(), Some(9 * SEC));
+}
+
+#[test]
+fn karn_takes_no_sample_from_a_retransmitted_segment() {
+    let mut s = sender_with(cfg(), Some(5000));
+    expect!(s, t = 0, [0]);
+    s.on_timer(3 * SEC);
+    expect!(s, t = 3000, [0]);
+    ack!(s, t = 3020, 1000); // ambiguous: could be an ACK of either copy
+    assert_eq!(s.rto(), 3 * SEC, "no sample may be taken");
+    expect!(s, t = 3020, [1000, 2000]);
+    ack!(s, t = 3040, 2000);
+    assert!(s.rto() < 3 * SEC, "a fresh segment gives a sample");
+}
+
+#[test]
+fn timeout_goes_back_n_with_a_one_segment_window() {
+    let mut s = sender_with(
+        TcpConfig {
+            initial_cwnd: 4,
+            ..cfg()
+        },
+        None,
+    );
+    expect!(s, t = 0, [0, 1000, 2000, 3000]);
+    ack!(s, t = 20, 1000);
+    expect!(s, t = 20, [4000, 5000]);
+    let d = s.next_deadline().unwrap();
+    s.on_timer(d);
+    assert_eq!(s.window().cwnd, 1000);
+    assert_eq!(s.window().ssthresh, 2000); // half of 5000, rounded down to whole segments
+    expect!(s, t = d / MS, [1000]);
+    ack!(s, t = d / MS + 20, 2000);
+    expect!(s, t = d / MS + 20, [2000, 3000]);
+}
+
+#[test]
+fn the_window_never_sends_a_silly_small_segment() {
+    let mut s = sender_with(
+        TcpConfig {
+            initial_cwnd: 10,
+            ..cfg()
+        },
+        None,
+    );
+    s.on_packet(0, &ack_pkt(0, 2500));
+    expect!(s, t = 0, [0, 1000]); // 500 bytes of window stay unused
+}
+
+#[test]
+fn the_last_partial_segment_goes_out_and_nagle_holds_it_while_data_is_unacked() {
+    let mut plain = sender_with(
+        TcpConfig {
+            initial_cwnd: 4,
+            ..cfg()
+        },
+        Some(2500),
+    );
+    assert_eq!(
+        drain(&mut plain, 0),
+        vec![(0, 1000), (1000, 1000), (2000, 500)]
+    );
+    let mut nagle = sender_with(
+        TcpConfig {
+            initial_cwnd: 4,
+            nagle: true,
+            ..cfg()
+        },
+        Some(2500),
+    );
+    assert_eq!(drain(&mut nagle, 0), vec![(0, 1000), (1000, 1000)]);
+    nagle.on_packet(20 * MS, &ack_pkt(2000, 1 << 20));
+    assert_eq!(drain(&mut nagle, 20), vec![(2000, 500)]);
+    nagle.on_packet(40 * MS, &ack_pkt(2500, 1 << 20));
+    assert!(nagle.all_acked());
+}
+
+fn syn_from_peer(ack: Option<u32>) -> Packet {
+    let mut p = ack_pkt(0, 1 << 20);
+    p.seq = 0;
+    p.flags = flags::SYN | if ack.is_some() { flags::ACK } else { 0 };
+    p.ack = ack.unwrap_or(0);
+    p
+}
+
+#[test]
+fn the_initiator_starts_with_one_segment() {
+    let mut s = sender_with(
+        TcpConfig {
+            handshake: Handshake::SenderOpens,
+            ..cfg()
+        },
+        None,
+    );
+    let syn = s.poll_transmit(0).unwrap();
+    assert!(syn.is_syn() && !syn.has_ack());
+    s.on_packet(20 * MS, &syn_from_peer(Some(1)));
+    expect!(s, t = 20, [0]);
+}
+
+#[test]
+fn the_acceptor_ends_the_handshake_with_two_segments() {
+    let mut s = sender_with(
+        TcpConfig {
+            handshake: Handshake::ReceiverOpens,
+            ..cfg()
+        },
+        None,
+    );
+    assert!(s.poll_transmit(0).is_none());
+    s.on_packet(10 * MS, &syn_from_peer(None));
+    let synack = s.poll_transmit(10 * MS).unwrap();
+    assert!(synack.is_syn() && synack.has_ack());
+    s.on_packet(30 * MS, &ack_pkt(0, 1 << 20)); // acknowledges our SYN (wire seq 1)
+    expect!(s, t = 30, [0, 1000]);
+}
+
+#[test]
+fn a_lost_syn_is_resent_after_the_initial_timeout() {
+    let mut s = sender_with(
+        TcpConfig {
+            handshake: Handshake::SenderOpens,
+            ..cfg()
+        },
+        None,
+    );
+    assert!(s.poll_transmit(0).unwrap().is_syn());
+    assert_eq!(s.next_deadline(), Some(3 * SEC));
+    s.on_timer(3 * SEC);
+    assert!(s.poll_transmit(3 * SEC).unwrap().is_syn());
+    assert_eq!(s.stats.syn_retransmits, 1);
+}

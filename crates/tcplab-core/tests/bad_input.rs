@@ -1,0 +1,109 @@
+//! Bad scenarios are rejected with the field at fault, never a panic.
+
+use tcplab_core::{run_scenario, Error, RunOptions};
+
+fn field_of(text: &str) -> (String, String) {
+    match run_scenario(text, &RunOptions::default()) {
+        Err(Error::Scenario(e)) => (e.field, e.message),
+        Err(e) => panic!("expected a scenario error, got {e}"),
+        Ok(_) => panic!("expected a scenario error, the run succeeded"),
+    }
+}
+
+const BASE: &str = r#"
+duration = "1s"
+nodes = ["a", "b"]
+[[link]]
+a = "a"
+b = "b"
+rate = "10Mbps"
+delay = "1ms"
+[[flow]]
+src = "a"
+dst = "b"
+"#;
+
+#[test]
+fn not_toml() {
+    let (f, m) = field_of("this is [not toml");
+    assert_eq!(f, "scenario");
+    assert!(m.contains("line 1"), "{m}");
+}
+
+#[test]
+fn unknown_field_is_named() {
+    let (f, m) = field_of(&BASE.replace("delay = \"1ms\"", "delay = \"1ms\"\nspeed = 3"));
+    assert_eq!(f, "link[0].speed");
+    assert!(m.contains("unknown field"), "{m}");
+}
+
+#[test]
+fn negative_rate() {
+    let (f, m) = field_of(&BASE.replace("\"10Mbps\"", "\"-5Mbps\""));
+    assert_eq!(f, "link[0].rate");
+    assert!(m.contains("negative"), "{m}");
+}
+
+#[test]
+fn flow_on_missing_node() {
+    let (f, m) = field_of(&BASE.replace("dst = \"b\"", "dst = \"c\""));
+    assert_eq!(f, "flow[0].dst");
+    assert!(m.contains("no node named 'c'"), "{m}");
+}
+
+#[test]
+fn no_route() {
+    let text = BASE
+        .replace("nodes = [\"a\", \"b\"]", "nodes = [\"a\", \"b\", \"c\"]")
+        .replace("dst = \"b\"", "dst = \"c\"");
+    let (f, m) = field_of(&text);
+    assert_eq!(f, "flow[0].dst");
+    assert!(m.contains("no route from 'a' to 'c'"), "{m}");
+}
+
+#[test]
+fn bad_values_name_their_fields() {
+    let cases = [
+        (
+            BASE.replace("[[flow]]", "[[flow]]\ntcp = { variant = \"cubic\" }"),
+            "flow[0].tcp.variant",
+        ),
+        (
+            BASE.replace("[[flow]]", "[[flow]]\ntcp = { mss = 0 }"),
+            "flow[0].tcp.mss",
+        ),
+        (
+            BASE.replace(
+                "delay = \"1ms\"",
+                "delay = \"1ms\"\nloss = { model = \"bernoulli\", p = 1.5 }",
+            ),
+            "link[0].loss.p",
+        ),
+        (
+            BASE.replace("delay = \"1ms\"", "delay = \"1ms\"\n[link.ba]\nrate = 0"),
+            "link[0].ba.rate",
+        ),
+        (
+            BASE.replace("duration = \"1s\"", "duration = \"soon\""),
+            "duration",
+        ),
+        (
+            BASE.replace("delay = \"1ms\"", "delay = \"1ms\"\nqueue = -3"),
+            "link[0].queue",
+        ),
+        (
+            BASE.replace("[[flow]]", "[[flow]]\ntcp = { timer = \"coarse\" }"),
+            "flow[0].tcp.timer",
+        ),
+    ];
+    for (text, field) in cases {
+        assert_eq!(field_of(&text).0, field);
+    }
+}
+
+#[test]
+fn missing_required_field() {
+    let (f, m) = field_of(&BASE.replace("rate = \"10Mbps\"\n", ""));
+    assert_eq!(f, "link[0].rate");
+    assert!(m.contains("missing"), "{m}");
+}
