@@ -101,12 +101,7 @@ mod tests {
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
         assert_eq!(
             order,
-            vec![
-                (3, Event::Arrive(2)),
-                (5, Event::Arrive(1)),
-                (5, Event::Arrive(3)),
-                (5, Event::Arrive(4))
-            ]
+            vec![(3, Event::Arrive(2)), (5, Event::Arrive(1)), (5, Event::Arrive(3)), (5, Event::Arrive(4))]
         );
     }
 }

@@ -20,4 +20,4 @@ pub mod units;
 
 pub use error::{Error, ScenarioError};
 pub use scenario::Scenario;
-pub use sim::{run_scenario, RunOptions};
+pub use sim::{check_scenario, run_scenario, RunOptions};

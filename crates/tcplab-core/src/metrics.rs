@@ -86,14 +86,7 @@ impl FlowTrace {
     pub fn to_csv(&self) -> String {
         let mut s = String::from("time_s,cwnd,ssthresh,snd_una,snd_nxt\n");
         for r in &self.rows {
-            s.push_str(&format!(
-                "{:.9},{},{},{},{}\n",
-                r.time as f64 / 1e9,
-                r.cwnd,
-                r.ssthresh,
-                r.snd_una,
-                r.snd_nxt
-            ));
+            s.push_str(&format!("{:.9},{},{},{},{}\n", r.time as f64 / 1e9, r.cwnd, r.ssthresh, r.snd_una, r.snd_nxt));
         }
         s
     }
@@ -102,13 +95,7 @@ impl FlowTrace {
     pub fn sends_csv(&self) -> String {
         let mut s = String::from("time_s,offset,len,retransmit\n");
         for r in &self.sends {
-            s.push_str(&format!(
-                "{:.9},{},{},{}\n",
-                r.time as f64 / 1e9,
-                r.offset,
-                r.len,
-                r.retransmit as u8
-            ));
+            s.push_str(&format!("{:.9},{},{},{}\n", r.time as f64 / 1e9, r.offset, r.len, r.retransmit as u8));
         }
         s
     }

@@ -75,8 +75,7 @@ impl Packet {
 /// depends only on its range, so a receiver that places a segment at the wrong offset, or
 /// delivers a range that was never sent, fails the check.
 pub fn payload_tag(flow: u32, offset: u64, len: u32) -> u32 {
-    let mut z =
-        (flow as u64) << 40 ^ offset.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (len as u64) << 20;
+    let mut z = (flow as u64) << 40 ^ offset.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (len as u64) << 20;
     z = (z ^ (z >> 31)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     (z ^ (z >> 29)) as u32
 }

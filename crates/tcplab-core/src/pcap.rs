@@ -74,18 +74,13 @@ impl PcapWriter {
         let ip_len = (pkt.wire_bytes as usize).max(20 + tcp_len + pkt.payload as usize);
         let captured = 14 + 20 + tcp_len;
         let usec = now / 1_000;
-        self.buf
-            .extend_from_slice(&((usec / 1_000_000) as u32).to_le_bytes());
-        self.buf
-            .extend_from_slice(&((usec % 1_000_000) as u32).to_le_bytes());
+        self.buf.extend_from_slice(&((usec / 1_000_000) as u32).to_le_bytes());
+        self.buf.extend_from_slice(&((usec % 1_000_000) as u32).to_le_bytes());
         self.buf.extend_from_slice(&(captured as u32).to_le_bytes());
-        self.buf
-            .extend_from_slice(&((14 + ip_len) as u32).to_le_bytes());
+        self.buf.extend_from_slice(&((14 + ip_len) as u32).to_le_bytes());
         // Ethernet: made-up MACs derived from the IPs, type IPv4.
-        self.buf
-            .extend_from_slice(&[0x02, 0, dst_ip[0], dst_ip[1], dst_ip[2], dst_ip[3]]);
-        self.buf
-            .extend_from_slice(&[0x02, 0, src_ip[0], src_ip[1], src_ip[2], src_ip[3]]);
+        self.buf.extend_from_slice(&[0x02, 0, dst_ip[0], dst_ip[1], dst_ip[2], dst_ip[3]]);
+        self.buf.extend_from_slice(&[0x02, 0, src_ip[0], src_ip[1], src_ip[2], src_ip[3]]);
         self.buf.extend_from_slice(&[0x08, 0x00]);
         // IPv4 header.
         let mut ip = [0u8; 20];
@@ -138,11 +133,7 @@ fn tcp_options(pkt: &Packet, f: &PcapFlow, forward: bool) -> Vec<u8> {
     if pkt.flags & flags::SYN != 0 {
         o.extend_from_slice(&[2, 4]);
         o.extend_from_slice(&f.mss.to_be_bytes());
-        let ws = if forward {
-            f.sender_wscale
-        } else {
-            f.receiver_wscale
-        };
+        let ws = if forward { f.sender_wscale } else { f.receiver_wscale };
         if f.sender_wscale > 0 || f.receiver_wscale > 0 {
             o.extend_from_slice(&[1, 3, 3, ws]);
         }
@@ -161,10 +152,7 @@ fn tcp_options(pkt: &Packet, f: &PcapFlow, forward: bool) -> Vec<u8> {
 }
 
 fn checksum(b: &[u8]) -> u16 {
-    let mut s: u32 = b
-        .chunks(2)
-        .map(|c| u16::from_be_bytes([c[0], *c.get(1).unwrap_or(&0)]) as u32)
-        .sum();
+    let mut s: u32 = b.chunks(2).map(|c| u16::from_be_bytes([c[0], *c.get(1).unwrap_or(&0)]) as u32).sum();
     while s > 0xffff {
         s = (s & 0xffff) + (s >> 16);
     }
@@ -184,9 +172,7 @@ mod tests {
 
     #[test]
     fn ip_checksum_verifies_to_zero() {
-        let mut ip = [
-            0x45u8, 0, 0, 40, 0, 1, 0x40, 0, 64, 6, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
-        ];
+        let mut ip = [0x45u8, 0, 0, 40, 0, 1, 0x40, 0, 64, 6, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2];
         let s = checksum(&ip);
         ip[10..12].copy_from_slice(&s.to_be_bytes());
         assert_eq!(checksum(&ip), 0);

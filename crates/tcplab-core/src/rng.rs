@@ -18,9 +18,7 @@ fn mix(mut z: u64) -> u64 {
 
 fn hash_str(s: &str) -> u64 {
     // FNV-1a: stable across Rust versions, unlike std's DefaultHasher.
-    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
-    })
+    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
 }
 
 /// The stream of component `kind` number `index` for a run with `seed`.

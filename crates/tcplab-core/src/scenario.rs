@@ -144,6 +144,10 @@ pub struct TcpSpec {
     /// "none", "sender" (the data sender opens) or "receiver" (the data receiver opens).
     pub handshake: Option<String>,
     pub nagle: Option<bool>,
+    pub sws_avoidance: Option<bool>,
+    /// Segments per ACK at most (0 or absent: no cap).
+    pub max_burst: Option<i64>,
+    pub window_scaling: Option<bool>,
 }
 
 impl TcpSpec {
@@ -170,7 +174,10 @@ impl TcpSpec {
             delayed_ack_aligned,
             out_of_order_ack,
             handshake,
-            nagle
+            nagle,
+            sws_avoidance,
+            max_burst,
+            window_scaling
         )
     }
 }
@@ -193,17 +200,8 @@ pub struct ChannelModel {
 pub enum LossModelSpec {
     None,
     Bernoulli(f64),
-    GilbertElliott {
-        p_good_to_bad: f64,
-        p_bad_to_good: f64,
-        loss_good: f64,
-        loss_bad: f64,
-    },
-    DropList {
-        flow: u32,
-        by: DropBy,
-        values: Vec<u64>,
-    },
+    GilbertElliott { p_good_to_bad: f64, p_bad_to_good: f64, loss_good: f64, loss_bad: f64 },
+    DropList { flow: u32, by: DropBy, values: Vec<u64> },
 }
 
 #[derive(Debug, Clone)]
@@ -236,11 +234,7 @@ pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
         let path = e.path().to_string();
         let inner = e.into_inner();
         let msg = inner.message().to_string();
-        let field = if path == "." || path.is_empty() {
-            "scenario".to_string()
-        } else {
-            path
-        };
+        let field = if path == "." || path.is_empty() { "scenario".to_string() } else { path };
         let at = inner
             .span()
             .map(|s| {
@@ -292,10 +286,7 @@ impl Scenario {
         }
         let node = |field: String, name: &str| -> Result<u32, ScenarioError> {
             index.get(name).copied().ok_or_else(|| {
-                ScenarioError::new(
-                    field,
-                    format!("no node named '{name}' (nodes are listed in `nodes`)"),
-                )
+                ScenarioError::new(field, format!("no node named '{name}' (nodes are listed in `nodes`)"))
             })
         };
         let mut channels = Vec::new();
@@ -324,16 +315,15 @@ impl Scenario {
                 channels.push(ch);
             }
         }
+        // The shared table is checked on its own, so its errors name `tcp.*`.
+        tcp_config("tcp", &self.tcp)?;
         let mut flows = Vec::new();
         for (i, fl) in self.flows.iter().enumerate() {
             let f = format!("flow[{i}]");
             let src = node(format!("{f}.src"), &fl.src)?;
             let dst = node(format!("{f}.dst"), &fl.dst)?;
             if src == dst {
-                return err(
-                    format!("{f}.dst"),
-                    "a flow's source and destination must differ",
-                );
+                return err(format!("{f}.dst"), "a flow's source and destination must differ");
             }
             let start = match &fl.start {
                 Some(s) => q(&format!("{f}.start"), duration_ns(s))?,
@@ -343,10 +333,7 @@ impl Scenario {
                 Some(b) => {
                     let n = q(&format!("{f}.bytes"), bytes(b))?;
                     if n == 0 {
-                        return err(
-                            format!("{f}.bytes"),
-                            "must be positive (omit it for an infinite source)",
-                        );
+                        return err(format!("{f}.bytes"), "must be positive (omit it for an infinite source)");
                     }
                     Some(n)
                 }
@@ -369,10 +356,7 @@ impl Scenario {
                     let l = ci / 2;
                     return err(
                         format!("link[{l}].loss.flow"),
-                        format!(
-                            "flow {flow} does not exist (there are {} flows)",
-                            flows.len()
-                        ),
+                        format!("flow {flow} does not exist (there are {} flows)", flows.len()),
                     );
                 }
             }
@@ -420,33 +404,17 @@ impl Scenario {
         let byts = over.queue_bytes.as_ref().or(both.queue_bytes.as_ref());
         let limit = match (pkts, byts) {
             (Some(_), Some(_)) => {
-                return err(
-                    format!("{f}.queue"),
-                    "give `queue` (packets) or `queue_bytes`, not both",
-                )
+                return err(format!("{f}.queue"), "give `queue` (packets) or `queue_bytes`, not both")
             }
-            (Some(n), None) => {
-                QueueLimit::Packets(positive(&pick("queue", over.queue.is_some()), n)?)
-            }
-            (None, Some(b)) => QueueLimit::Bytes(q(
-                &pick("queue_bytes", over.queue_bytes.is_some()),
-                bytes(b),
-            )?),
+            (Some(n), None) => QueueLimit::Packets(positive(&pick("queue", over.queue.is_some()), n)?),
+            (None, Some(b)) => QueueLimit::Bytes(q(&pick("queue_bytes", over.queue_bytes.is_some()), bytes(b))?),
             (None, None) => QueueLimit::Packets(1000),
         };
         let loss = match over.loss.as_ref().or(both.loss.as_ref()) {
             None => LossModelSpec::None,
             Some(l) => loss_model(&pick("loss", over.loss.is_some()), l)?,
         };
-        Ok(ChannelModel {
-            from,
-            to,
-            rate_bps,
-            delay,
-            limit,
-            loss,
-            pcap: None,
-        })
+        Ok(ChannelModel { from, to, rate_bps, delay, limit, loss, pcap: None })
     }
 }
 
@@ -454,28 +422,20 @@ fn loss_model(f: &str, l: &LossSpec) -> Result<LossModelSpec, ScenarioError> {
     Ok(match l {
         LossSpec::None => LossModelSpec::None,
         LossSpec::Bernoulli { p } => LossModelSpec::Bernoulli(probability(&format!("{f}.p"), *p)?),
-        LossSpec::GilbertElliott {
-            p_good_to_bad,
-            p_bad_to_good,
-            loss_good,
-            loss_bad,
-        } => LossModelSpec::GilbertElliott {
-            p_good_to_bad: probability(&format!("{f}.p_good_to_bad"), *p_good_to_bad)?,
-            p_bad_to_good: probability(&format!("{f}.p_bad_to_good"), *p_bad_to_good)?,
-            loss_good: probability(&format!("{f}.loss_good"), *loss_good)?,
-            loss_bad: probability(&format!("{f}.loss_bad"), *loss_bad)?,
-        },
+        LossSpec::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad } => {
+            LossModelSpec::GilbertElliott {
+                p_good_to_bad: probability(&format!("{f}.p_good_to_bad"), *p_good_to_bad)?,
+                p_bad_to_good: probability(&format!("{f}.p_bad_to_good"), *p_bad_to_good)?,
+                loss_good: probability(&format!("{f}.loss_good"), *loss_good)?,
+                loss_bad: probability(&format!("{f}.loss_bad"), *loss_bad)?,
+            }
+        }
         LossSpec::DropList { flow, by, values } => {
             let by = match by.as_str() {
                 "tx_index" => DropBy::TxIndex,
                 "offset" => DropBy::Offset,
                 "segment" => DropBy::Segment,
-                other => {
-                    return err(
-                        format!("{f}.by"),
-                        format!("unknown '{other}' (use tx_index, offset or segment)"),
-                    )
-                }
+                other => return err(format!("{f}.by"), format!("unknown '{other}' (use tx_index, offset or segment)")),
             };
             if *flow < 0 {
                 return err(format!("{f}.flow"), "must be a flow index (0 or more)");
@@ -483,20 +443,13 @@ fn loss_model(f: &str, l: &LossSpec) -> Result<LossModelSpec, ScenarioError> {
             let mut vals = Vec::new();
             for (i, v) in values.iter().enumerate() {
                 if *v < 0 || (*v == 0 && by != DropBy::Offset) {
-                    return err(
-                        format!("{f}.values[{i}]"),
-                        format!("must be positive (got {v})"),
-                    );
+                    return err(format!("{f}.values[{i}]"), format!("must be positive (got {v})"));
                 }
                 vals.push(*v as u64);
             }
             vals.sort_unstable();
             vals.dedup();
-            LossModelSpec::DropList {
-                flow: *flow as u32,
-                by,
-                values: vals,
-            }
+            LossModelSpec::DropList { flow: *flow as u32, by, values: vals }
         }
     })
 }
@@ -508,10 +461,7 @@ fn tcp_config(f: &str, s: &TcpSpec) -> Result<TcpConfig, ScenarioError> {
         c.recovery = RecoveryKind::parse(v).ok_or_else(|| {
             ScenarioError::new(
                 fld("variant"),
-                format!(
-                    "unknown variant '{v}' (known: {})",
-                    RecoveryKind::NAMES.join(", ")
-                ),
+                format!("unknown variant '{v}' (known: {})", RecoveryKind::NAMES.join(", ")),
             )
         })?;
     }
@@ -520,10 +470,7 @@ fn tcp_config(f: &str, s: &TcpSpec) -> Result<TcpConfig, ScenarioError> {
     }
     if let Some(v) = s.header_bytes {
         if !(0..=1000).contains(&v) {
-            return err(
-                fld("header_bytes"),
-                format!("must be between 0 and 1000 (got {v})"),
-            );
+            return err(fld("header_bytes"), format!("must be between 0 and 1000 (got {v})"));
         }
         c.header_bytes = v as u32;
     }
@@ -545,8 +492,13 @@ fn tcp_config(f: &str, s: &TcpSpec) -> Result<TcpConfig, ScenarioError> {
     if let Some(v) = s.initial_cwnd {
         c.initial_cwnd = positive(&fld("initial_cwnd"), v)?;
     }
-    if let Some(v) = size("initial_ssthresh", &s.initial_ssthresh)? {
-        c.initial_ssthresh = v.max(1);
+    match &s.initial_ssthresh {
+        Some(Quantity::Text(t)) if t == "bdp" => c.initial_ssthresh_bdp = true,
+        other => {
+            if let Some(v) = size("initial_ssthresh", other)? {
+                c.initial_ssthresh = v.max(1);
+            }
+        }
     }
     if let Some(v) = s.dupack_threshold {
         c.dupack_threshold = positive(&fld("dupack_threshold"), v)?;
@@ -556,10 +508,7 @@ fn tcp_config(f: &str, s: &TcpSpec) -> Result<TcpConfig, ScenarioError> {
             TimerClock::Fine
         } else {
             let tick = q(&fld("timer"), duration_ns(&Quantity::Text(t.clone()))).map_err(|e| {
-                ScenarioError::new(
-                    e.field,
-                    format!("{} (use \"fine\" or a tick such as \"500ms\")", e.message),
-                )
+                ScenarioError::new(e.field, format!("{} (use \"fine\" or a tick such as \"500ms\")", e.message))
             })?;
             if tick == 0 {
                 return err(fld("timer"), "a coarse timer tick must be positive");
@@ -571,9 +520,7 @@ fn tcp_config(f: &str, s: &TcpSpec) -> Result<TcpConfig, ScenarioError> {
         }
     }
     let dur = |name: &str, v: &Option<Quantity>| -> Result<Option<Dur>, ScenarioError> {
-        v.as_ref()
-            .map(|x| q(&fld(name), duration_ns(x)))
-            .transpose()
+        v.as_ref().map(|x| q(&fld(name), duration_ns(x))).transpose()
     };
     if let Some(v) = dur("min_rto", &s.min_rto)? {
         c.min_rto = v;
@@ -590,21 +537,17 @@ fn tcp_config(f: &str, s: &TcpSpec) -> Result<TcpConfig, ScenarioError> {
     if c.max_rto < c.min_rto {
         return err(fld("max_rto"), "must not be below min_rto");
     }
+    // Checked even when delayed ACKs are off, so a typo never passes silently.
+    let timeout = dur("delayed_ack_timeout", &s.delayed_ack_timeout)?.unwrap_or(200 * MS);
+    if timeout == 0 {
+        return err(fld("delayed_ack_timeout"), "must be positive");
+    }
+    let immediate = match s.out_of_order_ack.as_deref() {
+        None | Some("immediate") => true,
+        Some("delayed") => false,
+        Some(o) => return err(fld("out_of_order_ack"), format!("unknown '{o}' (use immediate or delayed)")),
+    };
     if s.delayed_ack.unwrap_or(false) {
-        let timeout = dur("delayed_ack_timeout", &s.delayed_ack_timeout)?.unwrap_or(200 * MS);
-        if timeout == 0 {
-            return err(fld("delayed_ack_timeout"), "must be positive");
-        }
-        let immediate = match s.out_of_order_ack.as_deref() {
-            None | Some("immediate") => true,
-            Some("delayed") => false,
-            Some(o) => {
-                return err(
-                    fld("out_of_order_ack"),
-                    format!("unknown '{o}' (use immediate or delayed)"),
-                )
-            }
-        };
         c.delayed_ack = Some(DelayedAck {
             timeout,
             aligned: s.delayed_ack_aligned.unwrap_or(true),
@@ -616,16 +559,23 @@ fn tcp_config(f: &str, s: &TcpSpec) -> Result<TcpConfig, ScenarioError> {
             "none" => Handshake::None,
             "sender" => Handshake::SenderOpens,
             "receiver" => Handshake::ReceiverOpens,
-            o => {
-                return err(
-                    fld("handshake"),
-                    format!("unknown '{o}' (use none, sender or receiver)"),
-                )
-            }
+            o => return err(fld("handshake"), format!("unknown '{o}' (use none, sender or receiver)")),
         };
     }
     if let Some(n) = s.nagle {
         c.nagle = n;
+    }
+    if let Some(v) = s.sws_avoidance {
+        c.sws_avoidance = v;
+    }
+    if let Some(v) = s.window_scaling {
+        c.window_scaling = v;
+    }
+    if let Some(v) = s.max_burst {
+        if v < 0 || v > u32::MAX as i64 {
+            return err(fld("max_burst"), format!("must be 0 (no cap) or a positive integer (got {v})"));
+        }
+        c.max_burst = (v > 0).then_some(v as u32);
     }
     Ok(c)
 }

@@ -64,24 +64,18 @@ impl Simulation {
                 let loss = match &c.loss {
                     LossModelSpec::None => LossModel::None,
                     LossModelSpec::Bernoulli(p) => LossModel::Bernoulli { p: *p },
-                    LossModelSpec::GilbertElliott {
-                        p_good_to_bad,
-                        p_bad_to_good,
-                        loss_good,
-                        loss_bad,
-                    } => LossModel::GilbertElliott {
-                        p_good_to_bad: *p_good_to_bad,
-                        p_bad_to_good: *p_bad_to_good,
-                        loss_good: *loss_good,
-                        loss_bad: *loss_bad,
-                        bad: false,
-                    },
-                    LossModelSpec::DropList { flow, by, values } => LossModel::DropList {
-                        flow: *flow,
-                        by: *by,
-                        pending: values.clone(),
-                        seen: 0,
-                    },
+                    LossModelSpec::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad } => {
+                        LossModel::GilbertElliott {
+                            p_good_to_bad: *p_good_to_bad,
+                            p_bad_to_good: *p_bad_to_good,
+                            loss_good: *loss_good,
+                            loss_bad: *loss_bad,
+                            bad: false,
+                        }
+                    }
+                    LossModelSpec::DropList { flow, by, values } => {
+                        LossModel::DropList { flow: *flow, by: *by, pending: values.clone(), seen: 0 }
+                    }
                 };
                 let mut ch = Channel::new(
                     c.from,
@@ -106,18 +100,11 @@ impl Simulation {
             let no_route = |a: u32, b: u32| {
                 scenario_err(
                     &field,
-                    format!(
-                        "no route from '{}' to '{}'",
-                        model.nodes[a as usize], model.nodes[b as usize]
-                    ),
+                    format!("no route from '{}' to '{}'", model.nodes[a as usize], model.nodes[b as usize]),
                 )
             };
-            let fwd = routes
-                .path(f.src, f.dst)
-                .ok_or_else(|| no_route(f.src, f.dst))?;
-            let rev = routes
-                .path(f.dst, f.src)
-                .ok_or_else(|| no_route(f.dst, f.src))?;
+            let fwd = routes.path(f.src, f.dst).ok_or_else(|| no_route(f.src, f.dst))?;
+            let rev = routes.path(f.dst, f.src).ok_or_else(|| no_route(f.dst, f.src))?;
             let mut rng = stream(seed, "flow", i as u64);
             let (isn_s, isn_r): (u32, u32) = (rng.random(), rng.random());
             // Each host's coarse clock ticks at its own phase (hosts are not synchronised).
@@ -127,8 +114,11 @@ impl Simulation {
             };
             let phase_s = rng.random_range(0..tick);
             let phase_r = rng.random_range(0..200 * MS);
-            let mut sender =
-                TcpSender::new(f.tcp.clone(), i as u32, isn_s, f.bytes, phase_s, f.trace);
+            let mut tcp = f.tcp.clone();
+            if tcp.initial_ssthresh_bdp {
+                tcp.initial_ssthresh = path_bdp_bytes(&channels, &fwd, &rev).max(2 * tcp.mss as u64);
+            }
+            let mut sender = TcpSender::new(tcp, i as u32, isn_s, f.bytes, phase_s, f.trace);
             let mut receiver = TcpReceiver::new(f.tcp.clone(), i as u32, isn_r, f.bytes, phase_r);
             sender.open(isn_r);
             receiver.open(isn_s);
@@ -140,10 +130,7 @@ impl Simulation {
                 start: f.start,
                 timer_pending: None,
             });
-            wire.push(FlowWire {
-                data_base: isn_s.wrapping_add(1),
-                mss: f.tcp.mss,
-            });
+            wire.push(FlowWire { data_base: isn_s.wrapping_add(1), mss: f.tcp.mss });
             pcap_flows.push(PcapFlow {
                 sender_ip: node_ip(f.src),
                 receiver_ip: node_ip(f.dst),
@@ -294,16 +281,9 @@ impl Simulation {
                 l.injected, l.delivered, l.dropped, l.in_flight
             )));
         }
-        let drops: u64 = self
-            .channels
-            .iter()
-            .map(|c| c.stats.drops_loss + c.stats.drops_queue)
-            .sum();
+        let drops: u64 = self.channels.iter().map(|c| c.stats.drops_loss + c.stats.drops_queue).sum();
         if drops != l.dropped {
-            return Err(Error::Invariant(format!(
-                "drop counters disagree: links {drops}, ledger {}",
-                l.dropped
-            )));
+            return Err(Error::Invariant(format!("drop counters disagree: links {drops}, ledger {}", l.dropped)));
         }
         for (i, f) in self.flows.iter().enumerate() {
             if f.receiver.stats.corrupt > 0 {
@@ -341,11 +321,7 @@ impl Simulation {
                 src: name(m.src),
                 dst: name(m.dst),
                 bytes_delivered: delivered,
-                goodput_bps: if span > 0.0 {
-                    delivered as f64 * 8.0 / span
-                } else {
-                    0.0
-                },
+                goodput_bps: if span > 0.0 { delivered as f64 * 8.0 / span } else { 0.0 },
                 retransmits: s.retransmits,
                 timeouts: s.timeouts,
                 fast_retransmits: s.fast_retransmits,
@@ -362,11 +338,7 @@ impl Simulation {
             });
             if m.trace {
                 let (rows, sends) = f.sender.take_trace();
-                traces.push(FlowTrace {
-                    flow: i as u32,
-                    rows,
-                    sends,
-                });
+                traces.push(FlowTrace { flow: i as u32, rows, sends });
             }
         }
         let links = self
@@ -383,11 +355,7 @@ impl Simulation {
                     rate_bps: c.rate_bps,
                     delay_s: secs(c.delay),
                     stats: c.stats.clone(),
-                    utilization: if end > 0 {
-                        (busy / secs(end)).min(1.0)
-                    } else {
-                        0.0
-                    },
+                    utilization: if end > 0 { (busy / secs(end)).min(1.0) } else { 0.0 },
                 }
             })
             .collect();
@@ -412,6 +380,14 @@ impl Simulation {
         }
         Ok(())
     }
+}
+
+/// The path's bandwidth-delay product: the slowest rate on the way out times the round-trip
+/// propagation delay (Hoe 1996's initial ssthresh).
+fn path_bdp_bytes(channels: &[Channel], fwd: &[u32], rev: &[u32]) -> u64 {
+    let rate = fwd.iter().map(|&c| channels[c as usize].rate_bps).min().unwrap_or(0);
+    let rtt: u64 = fwd.iter().chain(rev).map(|&c| channels[c as usize].delay).sum();
+    (rate as u128 * rtt as u128 / 8 / crate::time::SEC as u128) as u64
 }
 
 fn scenario_err(field: &str, msg: String) -> Error {
@@ -439,16 +415,8 @@ impl Routes {
             out[c.from as usize].push((i as u32, c.to));
             channel_between.entry((c.from, c.to)).or_insert(i as u32);
         }
-        let uplink = out
-            .iter()
-            .map(|o| if o.len() == 1 { Some(o[0]) } else { None })
-            .collect();
-        Self {
-            graph: Graph { out },
-            uplink,
-            channel_between,
-            cache: Default::default(),
-        }
+        let uplink = out.iter().map(|o| if o.len() == 1 { Some(o[0]) } else { None }).collect();
+        Self { graph: Graph { out }, uplink, channel_between, cache: Default::default() }
     }
 
     fn path(&mut self, src: u32, dst: u32) -> Option<Vec<u32>> {
@@ -471,13 +439,16 @@ impl Routes {
             }
         }
         let graph = &self.graph;
-        let mid = self
-            .cache
-            .entry((a, b))
-            .or_insert_with(|| graph.path(a, b))
-            .clone()?;
+        let mid = self.cache.entry((a, b)).or_insert_with(|| graph.path(a, b)).clone()?;
         Some([head, mid, tail].concat())
     }
+}
+
+/// Parse and validate a scenario, routes included, without running it.
+pub fn check_scenario(text: &str, seed: Option<u64>) -> Result<Model, Error> {
+    let model = scenario::parse(text)?.validate(seed)?;
+    Simulation::new(model.clone())?;
+    Ok(model)
 }
 
 /// Parse, validate, run, and (with an output folder) write summary.json, traces and pcaps.
@@ -490,16 +461,10 @@ pub fn run_scenario(text: &str, opts: &RunOptions) -> Result<(RunReport, Vec<Flo
         std::fs::create_dir_all(dir)?;
         let mut stable = report.clone();
         stable.wall_s = 0.0; // keep the file byte-identical between equal runs
-        std::fs::write(
-            dir.join("summary.json"),
-            serde_json::to_string_pretty(&stable).expect("report serialises"),
-        )?;
+        std::fs::write(dir.join("summary.json"), serde_json::to_string_pretty(&stable).expect("report serialises"))?;
         for t in &traces {
             std::fs::write(dir.join(format!("trace-flow{}.csv", t.flow)), t.to_csv())?;
-            std::fs::write(
-                dir.join(format!("segments-flow{}.csv", t.flow)),
-                t.sends_csv(),
-            )?;
+            std::fs::write(dir.join(format!("segments-flow{}.csv", t.flow)), t.sends_csv())?;
         }
         sim.write_pcaps(dir)?;
     }

@@ -57,9 +57,7 @@ mod tests {
     fn serialization_carries_remainder() {
         // 424 bits (one ATM cell) at 149.76 Mb/s is 2831.19.. ns: the average must be exact.
         let mut rem = 0;
-        let total: u64 = (0..1000)
-            .map(|_| serialization_ns(424, 149_760_000, &mut rem))
-            .sum();
+        let total: u64 = (0..1000).map(|_| serialization_ns(424, 149_760_000, &mut rem)).sum();
         let exact = 424.0 * 1000.0 * 1e9 / 149.76e6;
         assert!((total as f64 - exact).abs() < 1.0, "{total} vs {exact}");
     }

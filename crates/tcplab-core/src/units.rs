@@ -18,15 +18,11 @@ pub enum Quantity {
 fn split_number(s: &str) -> Result<(f64, String), String> {
     let s = s.trim();
     let end = s
-        .find(|c: char| {
-            !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E')
-        })
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E'))
         .unwrap_or(s.len());
     // "1e3s" is fine but a unit starting with 'e' is not one we use, so this split is safe.
     let (num, unit) = s.split_at(end);
-    let value: f64 = num
-        .parse()
-        .map_err(|_| format!("'{s}' does not start with a number"))?;
+    let value: f64 = num.parse().map_err(|_| format!("'{s}' does not start with a number"))?;
     Ok((value, unit.trim().to_string()))
 }
 
@@ -35,21 +31,10 @@ fn scaled(q: &Quantity, units: &[(&str, f64)], what: &str) -> Result<f64, String
         Quantity::Num(v) => *v,
         Quantity::Text(s) => {
             let (v, unit) = split_number(s)?;
-            let factor = units
-                .iter()
-                .find(|(u, _)| *u == unit)
-                .map(|(_, f)| *f)
-                .ok_or_else(|| {
-                    let known: Vec<&str> = units
-                        .iter()
-                        .map(|(u, _)| *u)
-                        .filter(|u| !u.is_empty())
-                        .collect();
-                    format!(
-                        "unknown {what} unit '{unit}' in '{s}' (use one of {})",
-                        known.join(", ")
-                    )
-                })?;
+            let factor = units.iter().find(|(u, _)| *u == unit).map(|(_, f)| *f).ok_or_else(|| {
+                let known: Vec<&str> = units.iter().map(|(u, _)| *u).filter(|u| !u.is_empty()).collect();
+                format!("unknown {what} unit '{unit}' in '{s}' (use one of {})", known.join(", "))
+            })?;
             v * factor
         }
     };
@@ -75,24 +60,10 @@ const RATE_UNITS: &[(&str, f64)] = &[
     ("Gb/s", 1e9),
 ];
 
-const TIME_UNITS: &[(&str, f64)] = &[
-    ("", 1.0),
-    ("s", 1.0),
-    ("ms", 1e-3),
-    ("us", 1e-6),
-    ("ns", 1e-9),
-];
+const TIME_UNITS: &[(&str, f64)] = &[("", 1.0), ("s", 1.0), ("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9)];
 
-const SIZE_UNITS: &[(&str, f64)] = &[
-    ("", 1.0),
-    ("B", 1.0),
-    ("kB", 1e3),
-    ("KB", 1e3),
-    ("MB", 1e6),
-    ("GB", 1e9),
-    ("KiB", 1024.0),
-    ("MiB", 1048576.0),
-];
+const SIZE_UNITS: &[(&str, f64)] =
+    &[("", 1.0), ("B", 1.0), ("kB", 1e3), ("KB", 1e3), ("MB", 1e6), ("GB", 1e9), ("KiB", 1024.0), ("MiB", 1048576.0)];
 
 /// A link rate in bit/s; must be positive.
 pub fn rate_bps(q: &Quantity) -> Result<u64, String> {
@@ -136,9 +107,7 @@ mod tests {
     fn rejects_bad_values_with_reasons() {
         assert!(rate_bps(&t("-5Mbps")).unwrap_err().contains("negative"));
         assert!(rate_bps(&t("0bps")).unwrap_err().contains("positive"));
-        assert!(rate_bps(&t("10 furlongs"))
-            .unwrap_err()
-            .contains("unknown rate unit"));
+        assert!(rate_bps(&t("10 furlongs")).unwrap_err().contains("unknown rate unit"));
         assert!(duration_ns(&t("fast")).unwrap_err().contains("number"));
     }
 }

@@ -53,9 +53,8 @@ fn flow_on_missing_node() {
 
 #[test]
 fn no_route() {
-    let text = BASE
-        .replace("nodes = [\"a\", \"b\"]", "nodes = [\"a\", \"b\", \"c\"]")
-        .replace("dst = \"b\"", "dst = \"c\"");
+    let text =
+        BASE.replace("nodes = [\"a\", \"b\"]", "nodes = [\"a\", \"b\", \"c\"]").replace("dst = \"b\"", "dst = \"c\"");
     let (f, m) = field_of(&text);
     assert_eq!(f, "flow[0].dst");
     assert!(m.contains("no route from 'a' to 'c'"), "{m}");
@@ -64,37 +63,16 @@ fn no_route() {
 #[test]
 fn bad_values_name_their_fields() {
     let cases = [
+        (BASE.replace("[[flow]]", "[[flow]]\ntcp = { variant = \"cubic\" }"), "flow[0].tcp.variant"),
+        (BASE.replace("[[flow]]", "[[flow]]\ntcp = { mss = 0 }"), "flow[0].tcp.mss"),
         (
-            BASE.replace("[[flow]]", "[[flow]]\ntcp = { variant = \"cubic\" }"),
-            "flow[0].tcp.variant",
-        ),
-        (
-            BASE.replace("[[flow]]", "[[flow]]\ntcp = { mss = 0 }"),
-            "flow[0].tcp.mss",
-        ),
-        (
-            BASE.replace(
-                "delay = \"1ms\"",
-                "delay = \"1ms\"\nloss = { model = \"bernoulli\", p = 1.5 }",
-            ),
+            BASE.replace("delay = \"1ms\"", "delay = \"1ms\"\nloss = { model = \"bernoulli\", p = 1.5 }"),
             "link[0].loss.p",
         ),
-        (
-            BASE.replace("delay = \"1ms\"", "delay = \"1ms\"\n[link.ba]\nrate = 0"),
-            "link[0].ba.rate",
-        ),
-        (
-            BASE.replace("duration = \"1s\"", "duration = \"soon\""),
-            "duration",
-        ),
-        (
-            BASE.replace("delay = \"1ms\"", "delay = \"1ms\"\nqueue = -3"),
-            "link[0].queue",
-        ),
-        (
-            BASE.replace("[[flow]]", "[[flow]]\ntcp = { timer = \"coarse\" }"),
-            "flow[0].tcp.timer",
-        ),
+        (BASE.replace("delay = \"1ms\"", "delay = \"1ms\"\n[link.ba]\nrate = 0"), "link[0].ba.rate"),
+        (BASE.replace("duration = \"1s\"", "duration = \"soon\""), "duration"),
+        (BASE.replace("delay = \"1ms\"", "delay = \"1ms\"\nqueue = -3"), "link[0].queue"),
+        (BASE.replace("[[flow]]", "[[flow]]\ntcp = { timer = \"coarse\" }"), "flow[0].tcp.timer"),
     ];
     for (text, field) in cases {
         assert_eq!(field_of(&text).0, field);

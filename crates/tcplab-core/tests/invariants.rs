@@ -40,30 +40,16 @@ fn gilbert_elliott_bursts_lose_more_in_runs() {
 
 #[test]
 fn same_scenario_and_seed_give_identical_reports() {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../scenarios/bench_dumbbell_10.toml"
-    ))
-    .unwrap()
-    .replace("duration = \"60s\"", "duration = \"5s\"");
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/bench_dumbbell_10.toml"))
+        .unwrap()
+        .replace("duration = \"60s\"", "duration = \"5s\"");
     let strip = |seed| {
-        let (mut r, _) = run_scenario(
-            &text,
-            &RunOptions {
-                seed: Some(seed),
-                out_dir: None,
-            },
-        )
-        .unwrap();
+        let (mut r, _) = run_scenario(&text, &RunOptions { seed: Some(seed), out_dir: None }).unwrap();
         r.wall_s = 0.0;
         serde_json::to_string(&r).unwrap()
     };
     assert_eq!(strip(7), strip(7));
-    assert_ne!(
-        strip(7),
-        strip(8),
-        "different seeds should change ISNs/phases and so the timing"
-    );
+    assert_ne!(strip(7), strip(8), "different seeds should change ISNs/phases and so the timing");
 }
 
 #[test]
@@ -72,18 +58,8 @@ fn summary_file_is_byte_identical_between_runs() {
     let dir = std::env::temp_dir().join(format!("tcplab-det-{}", std::process::id()));
     let read = |sub: &str| {
         let d = dir.join(sub);
-        run_scenario(
-            &text,
-            &RunOptions {
-                seed: Some(5),
-                out_dir: Some(d.clone()),
-            },
-        )
-        .unwrap();
-        (
-            std::fs::read(d.join("summary.json")).unwrap(),
-            std::fs::read(d.join("trace-flow0.csv")).unwrap(),
-        )
+        run_scenario(&text, &RunOptions { seed: Some(5), out_dir: Some(d.clone()) }).unwrap();
+        (std::fs::read(d.join("summary.json")).unwrap(), std::fs::read(d.join("trace-flow0.csv")).unwrap())
     };
     assert_eq!(read("a"), read("b"));
     let _ = std::fs::remove_dir_all(&dir);
@@ -91,12 +67,9 @@ fn summary_file_is_byte_identical_between_runs() {
 
 #[test]
 fn bulk_flows_share_a_bottleneck_and_fill_it() {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../scenarios/bench_dumbbell_10.toml"
-    ))
-    .unwrap()
-    .replace("duration = \"60s\"", "duration = \"20s\"");
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/bench_dumbbell_10.toml"))
+        .unwrap()
+        .replace("duration = \"60s\"", "duration = \"20s\"");
     let (r, _) = run_scenario(&text, &RunOptions::default()).unwrap();
     let total: f64 = r.flows.iter().map(|f| f.goodput_bps).sum();
     assert!(total > 9.0e6 && total < 10.0e6, "goodput {total}");

@@ -42,21 +42,9 @@ fn read(path: &std::path::Path) -> Vec<Seg> {
     out
 }
 
-fn capture(
-    dir: &std::path::Path,
-    tcp: &str,
-    loss: &str,
-) -> (tcplab_core::metrics::RunReport, Vec<Seg>) {
-    let text =
-        two_hosts(tcp, loss, 50_000, 20.0).replace("queue = 1000", "queue = 1000\npcap = true");
-    let (r, _) = run_scenario(
-        &text,
-        &RunOptions {
-            seed: Some(1),
-            out_dir: Some(dir.to_path_buf()),
-        },
-    )
-    .unwrap();
+fn capture(dir: &std::path::Path, tcp: &str, loss: &str) -> (tcplab_core::metrics::RunReport, Vec<Seg>) {
+    let text = two_hosts(tcp, loss, 50_000, 20.0).replace("queue = 1000", "queue = 1000\npcap = true");
+    let (r, _) = run_scenario(&text, &RunOptions { seed: Some(1), out_dir: Some(dir.to_path_buf()) }).unwrap();
     (r, read(&dir.join("link-a-b.pcap")))
 }
 
@@ -72,14 +60,8 @@ fn pcap_fields_match_the_simulated_segments() {
     assert_eq!(synack.flags, 0x12, "then the SYN-ACK");
     assert_eq!(synack.ack, syn.seq.wrapping_add(1));
     assert_eq!(&syn.opts[0..4], &[2, 4, 0x03, 0xe8], "MSS option 1000");
-    assert!(
-        syn.opts.windows(3).any(|w| w == [3, 3, 5]),
-        "window scale 5 for a 1 MiB buffer"
-    );
-    let data: Vec<&Seg> = segs
-        .iter()
-        .filter(|s| s.src == syn.src && s.flags & 0x02 == 0)
-        .collect();
+    assert!(syn.opts.windows(3).any(|w| w == [3, 3, 5]), "window scale 5 for a 1 MiB buffer");
+    let data: Vec<&Seg> = segs.iter().filter(|s| s.src == syn.src && s.flags & 0x02 == 0).collect();
     let base = syn.seq.wrapping_add(1);
     assert_eq!(data[0].seq, base);
     assert_eq!(data[0].orig_len, 14 + 40 + 1000);
@@ -88,13 +70,8 @@ fn pcap_fields_match_the_simulated_segments() {
     let seg20 = base.wrapping_add(19_000);
     assert_eq!(data.iter().filter(|s| s.seq == seg20).count(), 2);
     // ACKs are cumulative, never go backwards, and carry the scaled window.
-    let acks: Vec<&Seg> = segs
-        .iter()
-        .filter(|s| s.src != syn.src && s.flags == 0x10)
-        .collect();
-    assert!(acks
-        .windows(2)
-        .all(|w| w[1].ack.wrapping_sub(w[0].ack) < 1 << 31));
+    let acks: Vec<&Seg> = segs.iter().filter(|s| s.src != syn.src && s.flags == 0x10).collect();
+    assert!(acks.windows(2).all(|w| w[1].ack.wrapping_sub(w[0].ack) < 1 << 31));
     assert_eq!(acks.last().unwrap().ack, base.wrapping_add(50_000));
     assert_eq!(acks[0].wnd, (1u32 << 20 >> 5) as u16);
     assert!(segs.windows(2).all(|w| w[0].ts <= w[1].ts));
@@ -103,11 +80,7 @@ fn pcap_fields_match_the_simulated_segments() {
 
 #[test]
 fn tshark_reads_the_capture_when_installed() {
-    if std::process::Command::new("tshark")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
+    if std::process::Command::new("tshark").arg("--version").output().is_err() {
         eprintln!("tshark not installed: skipped");
         return;
     }
@@ -124,14 +97,7 @@ fn tshark_reads_the_capture_when_installed() {
             "-e",
             "tcp.ack_raw",
         ])
-        .args([
-            "-e",
-            "tcp.analysis.retransmission",
-            "-e",
-            "tcp.analysis.duplicate_ack",
-            "-e",
-            "tcp.len",
-        ])
+        .args(["-e", "tcp.analysis.retransmission", "-e", "tcp.analysis.duplicate_ack", "-e", "tcp.len"])
         .output()
         .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
@@ -141,17 +107,8 @@ fn tshark_reads_the_capture_when_installed() {
         assert_eq!(row[0].parse::<u32>().unwrap(), s.seq);
     }
     // Wireshark's own analysis sees the retransmission (or fast retransmission) and dup ACKs.
-    assert!(
-        rows.iter().filter(|r| !r[2].is_empty()).count() >= 1,
-        "no retransmission flagged"
-    );
-    assert!(
-        rows.iter().filter(|r| !r[3].is_empty()).count() >= 3,
-        "no duplicate ACKs flagged"
-    );
-    assert!(
-        rows.iter().any(|r| r[4] == "1000"),
-        "tcp.len should come from the IP length"
-    );
+    assert!(rows.iter().filter(|r| !r[2].is_empty()).count() >= 1, "no retransmission flagged");
+    assert!(rows.iter().filter(|r| !r[3].is_empty()).count() >= 3, "no duplicate ACKs flagged");
+    assert!(rows.iter().any(|r| r[4] == "1000"), "tcp.len should come from the IP length");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -6,12 +6,7 @@ use common::*;
 #[test]
 fn reno_recovers_one_drop_in_a_large_window_by_fast_retransmit() {
     // Segment 40 is sent when the window is well past 8 segments.
-    let (r, t) = run(&two_hosts(
-        "variant = \"reno\"",
-        &drop_segments(&[40]),
-        100_000,
-        20.0,
-    ));
+    let (r, t) = run(&two_hosts("variant = \"reno\"", &drop_segments(&[40]), 100_000, 20.0));
     let f = &r.flows[0];
     assert_eq!(f.bytes_delivered, 100_000);
     assert_eq!((f.timeouts, f.fast_retransmits, f.retransmits), (0, 1, 1));
@@ -26,12 +21,8 @@ fn reno_recovers_one_drop_in_a_large_window_by_fast_retransmit() {
 
 #[test]
 fn reno_window_halves_after_fast_recovery() {
-    let (_, t) = run(&two_hosts(
-        "variant = \"reno\"\ninitial_ssthresh = \"1MiB\"",
-        &drop_segments(&[40]),
-        100_000,
-        20.0,
-    ));
+    let (_, t) =
+        run(&two_hosts("variant = \"reno\"\ninitial_ssthresh = \"1MiB\"", &drop_segments(&[40]), 100_000, 20.0));
     let rtx_time = (sends_of(&t, 39_000)[1] * 1e9) as u64;
     let before = t.rows.iter().rfind(|r| r.time < rtx_time).unwrap();
     let after = t.rows.iter().find(|r| r.snd_una > 39_000).unwrap();
@@ -44,12 +35,7 @@ fn reno_window_halves_after_fast_recovery() {
 #[test]
 fn a_lost_only_segment_waits_for_the_timeout() {
     // A one-segment transfer cannot produce duplicate ACKs.
-    let (r, t) = run(&two_hosts(
-        "variant = \"reno\"",
-        &drop_segments(&[1]),
-        1000,
-        20.0,
-    ));
+    let (r, t) = run(&two_hosts("variant = \"reno\"", &drop_segments(&[1]), 1000, 20.0));
     let f = &r.flows[0];
     assert_eq!((f.timeouts, f.fast_retransmits), (1, 0));
     let times = sends_of(&t, 0);

@@ -19,10 +19,7 @@ fn coarse_rto_fires_on_tick_boundaries_and_backs_off() {
     assert_eq!(s.len(), 3);
     let (first, second) = (s[1] - s[0], s[2] - s[1]);
     assert!(first > 2.5 && first <= 3.0, "first timeout after {first}");
-    assert!(
-        second > 5.5 && second <= 6.0 + 1e-9,
-        "second timeout after {second}"
-    );
+    assert!(second > 5.5 && second <= 6.0 + 1e-9, "second timeout after {second}");
     // Both expiries lie on the same 500 ms grid.
     let grid = ((s[2] - s[1]) / 0.5).round() * 0.5;
     assert!((s[2] - s[1] - grid).abs() < 1e-9);
@@ -33,22 +30,14 @@ fn coarse_rto_after_samples_is_whole_ticks() {
     // Six of the eight segments of one window are lost once: two duplicate ACKs cannot
     // trigger fast retransmit, so recovery needs a timeout. By then the 20 ms RTT has been
     // sampled many times: BSD's RTO is 3 ticks, which expire 1-1.5 s after arming.
-    let text = two_hosts(
-        "timer = \"500ms\"\nrcv_buf = 8192",
-        &drop_segments(&[100, 101, 102, 103, 104, 105]),
-        400_000,
-        30.0,
-    );
+    let text =
+        two_hosts("timer = \"500ms\"\nrcv_buf = 8192", &drop_segments(&[100, 101, 102, 103, 104, 105]), 400_000, 30.0);
     let (r, t) = run(&text);
     let f = &r.flows[0];
     assert!(f.timeouts >= 1);
     assert_eq!(f.bytes_delivered, 400_000);
     let first_rtx = t.sends.iter().find(|s| s.retransmit).unwrap();
-    let original = t
-        .sends
-        .iter()
-        .find(|s| s.offset == first_rtx.offset)
-        .unwrap();
+    let original = t.sends.iter().find(|s| s.offset == first_rtx.offset).unwrap();
     let gap = (first_rtx.time - original.time) as f64 / 1e9;
     assert!(gap > 1.0 && gap <= 1.5, "timeout after {gap} s");
 }
@@ -66,10 +55,7 @@ fn delayed_ack_holds_a_lone_segment_until_the_200ms_clock() {
     let two = two_hosts("delayed_ack = true\ninitial_cwnd = 2", "", 2000, 5.0);
     let (_, t2) = run(&two);
     let done2 = t2.rows.iter().find(|r| r.snd_una == 2000).unwrap().time as f64 / 1e9;
-    assert!(
-        done2 < 0.025,
-        "two full segments must be ACKed at once, got {done2}"
-    );
+    assert!(done2 < 0.025, "two full segments must be ACKed at once, got {done2}");
 }
 
 #[test]
@@ -77,12 +63,7 @@ fn reno_receiver_acks_out_of_order_data_at_once_tahoe_era_keeps_delaying() {
     // With a hole at segment 20, each later segment makes a duplicate ACK at once (Reno-era)
     // so fast retransmit happens; a Tahoe-era receiver delays them and recovery is slower.
     let reno = two_hosts("delayed_ack = true", &drop_segments(&[20]), 60_000, 20.0);
-    let tahoe = two_hosts(
-        "delayed_ack = true\nout_of_order_ack = \"delayed\"",
-        &drop_segments(&[20]),
-        60_000,
-        20.0,
-    );
+    let tahoe = two_hosts("delayed_ack = true\nout_of_order_ack = \"delayed\"", &drop_segments(&[20]), 60_000, 20.0);
     let (rr, _) = run(&reno);
     let (rt, _) = run(&tahoe);
     assert_eq!(rr.flows[0].fast_retransmits, 1);

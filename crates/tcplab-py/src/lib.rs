@@ -12,12 +12,7 @@ create_exception!(
     pyo3::exceptions::PyValueError,
     "The scenario is invalid; args are (field, message)."
 );
-create_exception!(
-    _core,
-    InvariantError,
-    pyo3::exceptions::PyRuntimeError,
-    "A simulator invariant broke (a bug)."
-);
+create_exception!(_core, InvariantError, pyo3::exceptions::PyRuntimeError, "A simulator invariant broke (a bug).");
 
 fn to_py(e: Error) -> PyErr {
     match e {
@@ -31,16 +26,9 @@ fn to_py(e: Error) -> PyErr {
 /// With `out_dir`, also writes summary.json, trace CSVs and pcaps there.
 #[pyfunction]
 #[pyo3(signature = (text, seed=None, out_dir=None))]
-fn run_scenario(
-    py: Python<'_>,
-    text: String,
-    seed: Option<u64>,
-    out_dir: Option<PathBuf>,
-) -> PyResult<String> {
+fn run_scenario(py: Python<'_>, text: String, seed: Option<u64>, out_dir: Option<PathBuf>) -> PyResult<String> {
     let opts = RunOptions { seed, out_dir };
-    let (report, _) = py
-        .allow_threads(move || tcplab_core::run_scenario(&text, &opts))
-        .map_err(to_py)?;
+    let (report, _) = py.allow_threads(move || tcplab_core::run_scenario(&text, &opts)).map_err(to_py)?;
     Ok(serde_json::to_string(&report).expect("report serialises"))
 }
 
@@ -48,8 +36,7 @@ fn run_scenario(
 #[pyfunction]
 #[pyo3(signature = (text, seed=None))]
 fn validate_scenario(text: &str, seed: Option<u64>) -> PyResult<()> {
-    let s = tcplab_core::scenario::parse(text).map_err(|e| to_py(e.into()))?;
-    s.validate(seed).map_err(|e| to_py(e.into()))?;
+    tcplab_core::check_scenario(text, seed).map_err(to_py)?;
     Ok(())
 }
 

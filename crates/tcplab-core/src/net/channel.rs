@@ -62,15 +62,7 @@ pub enum Next {
 }
 
 impl Channel {
-    pub fn new(
-        from: u32,
-        to: u32,
-        rate_bps: u64,
-        delay: Dur,
-        queue: Queue,
-        loss: LossModel,
-        rng: Rng,
-    ) -> Self {
+    pub fn new(from: u32, to: u32, rate_bps: u64, delay: Dur, queue: Queue, loss: LossModel, rng: Rng) -> Self {
         Self {
             from,
             to,
@@ -113,10 +105,7 @@ impl Channel {
     /// Returns (the packet, whether the loss model killed it, the next TxDone if any, and
     /// whether the pipe went from empty to non-empty so an Arrive must be scheduled).
     pub fn tx_done(&mut self, now: Time, flows: &[FlowWire]) -> TxOutcome {
-        let pkt = self
-            .on_wire
-            .take()
-            .expect("TxDone without a packet on the wire");
+        let pkt = self.on_wire.take().expect("TxDone without a packet on the wire");
         self.stats.tx_packets += 1;
         self.stats.tx_bytes += pkt.wire_bytes as u64;
         let lost = self.loss.drops(&pkt, &mut self.rng, flows);
@@ -131,12 +120,7 @@ impl Channel {
             self.pipe.push_back((at, pkt));
         }
         let next_tx = self.queue.pop().map(|p| self.start_tx(now, p));
-        TxOutcome {
-            pkt,
-            lost,
-            next_tx,
-            arrive_at,
-        }
+        TxOutcome { pkt, lost, next_tx, arrive_at }
     }
 
     /// The packet at the head of the pipe arrives; returns it and the next arrival time.

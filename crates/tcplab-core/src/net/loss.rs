@@ -57,13 +57,7 @@ impl LossModel {
         match self {
             LossModel::None => false,
             LossModel::Bernoulli { p } => *p > 0.0 && rng.random::<f64>() < *p,
-            LossModel::GilbertElliott {
-                p_good_to_bad,
-                p_bad_to_good,
-                loss_good,
-                loss_bad,
-                bad,
-            } => {
+            LossModel::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad, bad } => {
                 let flip = if *bad { *p_bad_to_good } else { *p_good_to_bad };
                 if rng.random::<f64>() < flip {
                     *bad = !*bad;
@@ -71,12 +65,7 @@ impl LossModel {
                 let p = if *bad { *loss_bad } else { *loss_good };
                 p > 0.0 && rng.random::<f64>() < p
             }
-            LossModel::DropList {
-                flow,
-                by,
-                pending,
-                seen,
-            } => {
+            LossModel::DropList { flow, by, pending, seen } => {
                 if pkt.flow != *flow || pending.is_empty() {
                     return false;
                 }

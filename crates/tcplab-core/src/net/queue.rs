@@ -24,12 +24,7 @@ pub struct Queue {
 
 impl Queue {
     pub fn new(limit: QueueLimit) -> Self {
-        Self {
-            buf: VecDeque::new(),
-            bytes: 0,
-            limit,
-            peak_packets: 0,
-        }
+        Self { buf: VecDeque::new(), bytes: 0, limit, peak_packets: 0 }
     }
 
     /// Enqueue, or hand the packet back if the queue is full.

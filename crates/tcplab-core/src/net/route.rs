@@ -70,14 +70,7 @@ mod tests {
     fn bfs_finds_fewest_hops_and_ties_go_to_first_listed() {
         // 0 -> 1 -> 3 and 0 -> 2 -> 3, plus a long way 0 -> 4 -> 5 -> 3.
         let g = Graph {
-            out: vec![
-                vec![(0, 1), (1, 2), (6, 4)],
-                vec![(2, 3)],
-                vec![(3, 3)],
-                vec![],
-                vec![(7, 5)],
-                vec![(8, 3)],
-            ],
+            out: vec![vec![(0, 1), (1, 2), (6, 4)], vec![(2, 3)], vec![(3, 3)], vec![], vec![(7, 5)], vec![(8, 3)]],
         };
         assert_eq!(g.path(0, 3), Some(vec![0, 2]));
         assert_eq!(g.path(3, 0), None);

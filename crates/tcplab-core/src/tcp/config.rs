@@ -7,17 +7,44 @@ use super::rtt::TimerClock;
 /// Which loss-recovery policy the sender runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RecoveryKind {
+    /// Timeouts only.
+    Vanilla,
+    /// Fast retransmit, then slow start.
+    Tahoe,
+    /// Fast retransmit and fast recovery (4.4BSD).
     Reno,
+    /// NewReno as RFC 6582 specifies it.
+    NewReno,
+    /// NewReno as ns-2.1b3 with Hoe's changes (seed 002 Sec. 3.1).
+    NewRenoNs2,
+    /// SACK with the PIPE algorithm of seed 002 Sec. 3.2.
+    Sack,
+    /// SACK loss recovery of RFC 6675.
+    Sack6675,
 }
 
 impl RecoveryKind {
+    /// Scenario names, in the order of the enum.
+    pub const NAMES: &'static [&'static str] =
+        &["vanilla", "tahoe", "reno", "newreno", "newreno_ns2", "sack", "sack_rfc6675"];
+
     pub fn parse(name: &str) -> Option<Self> {
-        match name {
-            "reno" => Some(Self::Reno),
-            _ => None,
-        }
+        Some(match name {
+            "vanilla" => Self::Vanilla,
+            "tahoe" => Self::Tahoe,
+            "reno" => Self::Reno,
+            "newreno" => Self::NewReno,
+            "newreno_ns2" => Self::NewRenoNs2,
+            "sack" => Self::Sack,
+            "sack_rfc6675" => Self::Sack6675,
+            _ => return None,
+        })
     }
-    pub const NAMES: &'static [&'static str] = &["reno"];
+
+    /// Whether the receiver must send SACK blocks for this sender.
+    pub fn uses_sack(self) -> bool {
+        matches!(self, Self::Sack | Self::Sack6675)
+    }
 }
 
 /// Who sends the first SYN. The acceptor's window ends the handshake one segment larger,
@@ -70,6 +97,14 @@ pub struct TcpConfig {
     pub handshake: Handshake,
     /// Hold back a final partial segment while data is unacknowledged (RFC 896).
     pub nagle: bool,
+    /// Never send a segment that only the window cut short (RFC 1122 sender SWS avoidance).
+    pub sws_avoidance: bool,
+    /// At most this many segments leave in answer to one ACK (ns-2's maxburst_); None: no cap.
+    pub max_burst: Option<u32>,
+    /// RFC 7323 window scaling; without it the advertised window is capped at 65535 bytes.
+    pub window_scaling: bool,
+    /// Set the initial ssthresh to the path's bandwidth-delay product (Hoe 1996).
+    pub initial_ssthresh_bdp: bool,
 }
 
 impl Default for TcpConfig {
@@ -90,21 +125,30 @@ impl Default for TcpConfig {
             delayed_ack: None,
             handshake: Handshake::None,
             nagle: false,
+            sws_avoidance: true,
+            max_burst: None,
+            window_scaling: true,
+            initial_ssthresh_bdp: false,
         }
     }
 }
 
 impl TcpConfig {
+    /// The window the receiver can advertise: its buffer, capped at 64 KiB without scaling.
+    pub fn advertised_window(&self) -> u32 {
+        if self.window_scaling {
+            self.rcv_buf
+        } else {
+            self.rcv_buf.min(65535)
+        }
+    }
+
     /// 4.4BSD defaults: 500 ms slow timer (minimum RTO 2 ticks), 200 ms delayed ACK clock.
     pub fn bsd() -> Self {
         Self {
             clock: TimerClock::Coarse { tick: 500 * MS },
             min_rto: SEC,
-            delayed_ack: Some(DelayedAck {
-                timeout: 200 * MS,
-                aligned: true,
-                immediate_on_out_of_order: true,
-            }),
+            delayed_ack: Some(DelayedAck { timeout: 200 * MS, aligned: true, immediate_on_out_of_order: true }),
             ..Self::default()
         }
     }

@@ -4,6 +4,7 @@ pub mod config;
 pub mod receiver;
 pub mod recovery;
 pub mod rtt;
+pub mod scoreboard;
 pub mod sender;
 pub mod seq;
 pub mod window;

@@ -41,6 +41,8 @@ pub struct TcpReceiver {
     rcv_nxt: u64,
     /// Out-of-order ranges [start, end), sorted and disjoint.
     ooo: Vec<(u64, u64)>,
+    /// Starts of the most recent out-of-order segments, newest first (for SACK ordering).
+    recent: Vec<u64>,
     /// In-order bytes not yet acknowledged.
     unacked: u64,
     ack_now: bool,
@@ -64,6 +66,7 @@ impl TcpReceiver {
             state: ReceiverState::Closed,
             rcv_nxt: 0,
             ooo: Vec::new(),
+            recent: Vec::new(),
             unacked: 0,
             ack_now: false,
             delack_at: None,
@@ -169,6 +172,9 @@ impl TcpReceiver {
         if off > self.rcv_nxt {
             self.stats.out_of_order += 1;
             insert_range(&mut self.ooo, off, end);
+            self.recent.retain(|&r| r != off);
+            self.recent.insert(0, off);
+            self.recent.truncate(2 * MAX_SACK_BLOCKS);
             self.on_out_of_order(now);
             return;
         }
@@ -181,6 +187,8 @@ impl TcpReceiver {
             self.rcv_nxt = self.rcv_nxt.max(e);
             self.ooo.remove(0);
         }
+        let nxt = self.rcv_nxt;
+        self.recent.retain(|&r| r >= nxt);
         self.unacked += self.rcv_nxt - before;
         if self.total.is_some_and(|t| self.rcv_nxt >= t) && self.completed_at.is_none() {
             self.completed_at = Some(now);
@@ -202,11 +210,8 @@ impl TcpReceiver {
 
     fn arm_delack(&mut self, now: Time, timeout: Dur, aligned: bool) {
         if self.delack_at.is_none() {
-            self.delack_at = Some(if aligned {
-                next_tick_after(now, timeout, self.delack_phase % timeout)
-            } else {
-                now + timeout
-            });
+            self.delack_at =
+                Some(if aligned { next_tick_after(now, timeout, self.delack_phase % timeout) } else { now + timeout });
         }
     }
 
@@ -238,20 +243,44 @@ impl TcpReceiver {
         p
     }
 
+    /// SACK blocks (RFC 2018): the block holding the newest segment first, then the blocks
+    /// of the other recent segments, then any others; at most MAX_SACK_BLOCKS.
+    fn sack_blocks(&self) -> ([SackBlock; MAX_SACK_BLOCKS], u8) {
+        let mut out = [SackBlock::default(); MAX_SACK_BLOCKS];
+        let mut n = 0;
+        let base = self.peer_isn.wrapping_add(1);
+        let recent = self.recent.iter().filter_map(|&off| self.ooo.iter().find(|&&(s, e)| s <= off && off < e));
+        for &(s, e) in recent.chain(self.ooo.iter().rev()) {
+            let b = SackBlock { left: to_wire(base, s), right: to_wire(base, e) };
+            if n < MAX_SACK_BLOCKS && !out[..n].contains(&b) {
+                out[n] = b;
+                n += 1;
+            }
+        }
+        (out, n as u8)
+    }
+
     fn packet(&self, flags: u8) -> Packet {
+        let (sack, n_sack) = if self.cfg.recovery.uses_sack() && !self.ooo.is_empty() {
+            self.sack_blocks()
+        } else {
+            ([SackBlock::default(); MAX_SACK_BLOCKS], 0)
+        };
+        // Option bytes: kind, length, 8 per block, padded to a multiple of 4 with NOPs.
+        let sack_bytes = if n_sack > 0 { (2 + 8 * n_sack as u32).div_ceil(4) * 4 } else { 0 };
         Packet {
             flow: self.flow,
             dir: Dir::Reverse,
             route_pos: 0,
             seq: self.isn.wrapping_add(1),
             ack: to_wire(self.peer_isn.wrapping_add(1), self.rcv_nxt),
-            wnd: self.cfg.rcv_buf,
+            wnd: self.cfg.advertised_window(),
             payload: 0,
-            wire_bytes: self.cfg.header_bytes,
+            wire_bytes: self.cfg.header_bytes + sack_bytes,
             flags,
-            n_sack: 0,
+            n_sack,
             retransmit: false,
-            sack: [SackBlock::default(); MAX_SACK_BLOCKS],
+            sack,
             tag: 0,
         }
     }
@@ -278,11 +307,7 @@ mod tests {
     use proptest::prelude::*;
 
     fn receiver(delack: Option<DelayedAck>, total: Option<u64>) -> TcpReceiver {
-        let cfg = TcpConfig {
-            mss: 1000,
-            delayed_ack: delack,
-            ..TcpConfig::default()
-        };
+        let cfg = TcpConfig { mss: 1000, delayed_ack: delack, ..TcpConfig::default() };
         let mut r = TcpReceiver::new(cfg, 0, 0, total, 0);
         r.open(0);
         r
@@ -308,16 +333,10 @@ mod tests {
 
     /// The cumulative ACK offsets sent at `t` ms.
     fn acks(r: &mut TcpReceiver, t: u64) -> Vec<u64> {
-        std::iter::from_fn(|| r.poll_transmit(t * MS))
-            .map(|p| p.ack.wrapping_sub(1) as u64)
-            .collect()
+        std::iter::from_fn(|| r.poll_transmit(t * MS)).map(|p| p.ack.wrapping_sub(1) as u64).collect()
     }
 
-    const BSD: DelayedAck = DelayedAck {
-        timeout: 200 * MS,
-        aligned: true,
-        immediate_on_out_of_order: true,
-    };
+    const BSD: DelayedAck = DelayedAck { timeout: 200 * MS, aligned: true, immediate_on_out_of_order: true };
 
     #[test]
     fn every_segment_is_acked_at_once_without_delayed_acks() {
@@ -354,10 +373,7 @@ mod tests {
         let mut reno = receiver(Some(BSD), None);
         reno.on_packet(10 * MS, &data(1000, 1000));
         assert_eq!(acks(&mut reno, 10), vec![0]);
-        let tahoe = DelayedAck {
-            immediate_on_out_of_order: false,
-            ..BSD
-        };
+        let tahoe = DelayedAck { immediate_on_out_of_order: false, ..BSD };
         let mut old = receiver(Some(tahoe), None);
         old.on_packet(10 * MS, &data(1000, 1000));
         assert_eq!(acks(&mut old, 10), Vec::<u64>::new());
@@ -371,6 +387,23 @@ mod tests {
         p.tag ^= 1;
         r.on_packet(0, &p);
         assert_eq!((r.stats.corrupt, r.delivered()), (1, 0));
+    }
+
+    #[test]
+    fn sack_blocks_put_the_newest_segment_first() {
+        let cfg = TcpConfig { mss: 1000, recovery: crate::tcp::config::RecoveryKind::Sack, ..TcpConfig::default() };
+        let mut r = TcpReceiver::new(cfg, 0, 0, None, 0);
+        r.open(0);
+        r.on_packet(0, &data(0, 1000));
+        r.poll_transmit(0);
+        for seg in [2, 3, 6, 4, 9] {
+            r.on_packet(0, &data(seg * 1000, 1000));
+        }
+        let ack = r.poll_transmit(0).unwrap();
+        let blocks: Vec<(u32, u32)> = ack.sack_blocks().iter().map(|b| (b.left - 1, b.right - 1)).collect();
+        // Newest: 9000; then 4000 (merged into 2000-5000); then 6000.
+        assert_eq!(blocks, vec![(9000, 10_000), (2000, 5000), (6000, 7000)]);
+        assert_eq!(ack.wire_bytes, 40 + 28);
     }
 
     proptest! {

@@ -35,23 +35,8 @@ pub struct RttEstimator {
 const BACKOFF: [u64; 13] = [1, 2, 4, 8, 16, 32, 64, 64, 64, 64, 64, 64, 64];
 
 impl RttEstimator {
-    pub fn new(
-        clock: TimerClock,
-        phase: Dur,
-        min_rto: Dur,
-        max_rto: Dur,
-        initial_rto: Dur,
-    ) -> Self {
-        Self {
-            clock,
-            phase,
-            srtt: 0,
-            rttvar: 0,
-            has_sample: false,
-            min_rto,
-            max_rto,
-            initial_rto,
-        }
+    pub fn new(clock: TimerClock, phase: Dur, min_rto: Dur, max_rto: Dur, initial_rto: Dur) -> Self {
+        Self { clock, phase, srtt: 0, rttvar: 0, has_sample: false, min_rto, max_rto, initial_rto }
     }
 
     pub fn clock(&self) -> TimerClock {

@@ -9,8 +9,9 @@ use crate::packet::{flags, payload_tag, Dir, Packet, SackBlock, MAX_SACK_BLOCKS}
 use crate::time::{Dur, Time};
 
 use super::config::{Handshake, TcpConfig};
-use super::recovery::{AckVerdict, Ctx, Recovery};
+use super::recovery::{Ctx, Recovery, SendChoice};
 use super::rtt::RttEstimator;
+use super::scoreboard::Scoreboard;
 use super::seq::{to_wire, unwrap};
 use super::window::Window;
 
@@ -26,6 +27,8 @@ macro_rules! ctx {
             snd_max: $s.snd_max,
             peer_wnd: $s.peer_wnd,
             retransmit: &mut $s.retransmit,
+            extra_new: &mut $s.extra_new,
+            scoreboard: &mut $s.scoreboard,
         }
     };
 }
@@ -106,6 +109,11 @@ pub struct TcpSender {
     rto_at: Option<Time>,
     backoff: u32,
     retransmit: Option<u64>,
+    /// New segments a policy allowed beyond the window.
+    extra_new: u32,
+    /// Segments that may still leave before the next ACK (MaxBurst).
+    burst_left: u32,
+    scoreboard: Scoreboard,
     /// A SYN or SYN-ACK is due.
     ctl_due: bool,
     /// A pure ACK is due (answering a SYN-ACK when no data can carry the ACK).
@@ -117,28 +125,13 @@ pub struct TcpSender {
 
 impl TcpSender {
     /// `tick_phase` is where this host's coarse clock ticks fall (ignored for fine timers).
-    pub fn new(
-        cfg: TcpConfig,
-        flow: u32,
-        isn: u32,
-        total: Option<u64>,
-        tick_phase: Dur,
-        trace: bool,
-    ) -> Self {
-        let rtt = RttEstimator::new(
-            cfg.clock,
-            tick_phase,
-            cfg.min_rto,
-            cfg.max_rto,
-            cfg.initial_rto,
-        );
+    pub fn new(cfg: TcpConfig, flow: u32, isn: u32, total: Option<u64>, tick_phase: Dur, trace: bool) -> Self {
+        let rtt = RttEstimator::new(cfg.clock, tick_phase, cfg.min_rto, cfg.max_rto, cfg.initial_rto);
         let mss = cfg.mss as u64;
+        let burst_left = cfg.max_burst.unwrap_or(u32::MAX);
         Self {
-            win: Window {
-                cwnd: cfg.initial_cwnd as u64 * mss,
-                ssthresh: cfg.initial_ssthresh,
-            },
-            peer_wnd: cfg.rcv_buf as u64,
+            win: Window { cwnd: cfg.initial_cwnd as u64 * mss, ssthresh: cfg.initial_ssthresh },
+            peer_wnd: cfg.advertised_window() as u64,
             recovery: Recovery::new(cfg.recovery),
             cfg,
             flow,
@@ -156,6 +149,9 @@ impl TcpSender {
             rto_at: None,
             backoff: 0,
             retransmit: None,
+            extra_new: 0,
+            burst_left,
+            scoreboard: Scoreboard::default(),
             ctl_due: false,
             ack_due: false,
             stats: SenderStats::default(),
@@ -197,16 +193,12 @@ impl TcpSender {
         self.rtt.rto()
     }
     pub fn take_trace(&mut self) -> (Vec<TraceRow>, Vec<SendRecord>) {
-        (
-            self.trace.take().unwrap_or_default(),
-            self.sends.take().unwrap_or_default(),
-        )
+        (self.trace.take().unwrap_or_default(), self.sends.take().unwrap_or_default())
     }
 
     /// True once every byte the application wrote has been acknowledged.
     pub fn all_acked(&self) -> bool {
-        self.total
-            .is_some_and(|t| self.state == SenderState::Established && self.snd_una >= t)
+        self.total.is_some_and(|t| self.state == SenderState::Established && self.snd_una >= t)
     }
 
     pub fn next_deadline(&self) -> Option<Time> {
@@ -215,6 +207,7 @@ impl TcpSender {
 
     /// A packet from the receiver.
     pub fn on_packet(&mut self, now: Time, pkt: &Packet) {
+        self.burst_left = self.cfg.max_burst.unwrap_or(u32::MAX);
         if pkt.is_syn() {
             self.on_syn(now, pkt);
             return;
@@ -276,6 +269,7 @@ impl TcpSender {
             return; // acknowledges data never sent: ignore, as RFC 793 says
         }
         self.peer_wnd = pkt.wnd as u64;
+        self.update_scoreboard(ack, pkt);
         if ack > self.snd_una {
             self.on_new_ack(now, ack);
         } else if ack == self.snd_una && pkt.payload == 0 && self.snd_max > self.snd_una {
@@ -294,6 +288,20 @@ impl TcpSender {
         self.record(now);
     }
 
+    /// Fold the ACK's SACK blocks into the scoreboard (SACK variants only).
+    fn update_scoreboard(&mut self, ack: u64, pkt: &Packet) {
+        if !self.cfg.recovery.uses_sack() {
+            return;
+        }
+        let base = self.isn.wrapping_add(1);
+        let mut blocks = [(0u64, 0u64); crate::packet::MAX_SACK_BLOCKS];
+        for (b, w) in blocks.iter_mut().zip(pkt.sack_blocks()) {
+            *b = (unwrap(base, w.left, ack), unwrap(base, w.right, ack));
+        }
+        let floor = ack.max(self.snd_una);
+        self.scoreboard.update(floor, blocks[..pkt.n_sack as usize].iter().copied());
+    }
+
     fn on_new_ack(&mut self, now: Time, ack: u64) {
         if let Some((end, sent)) = self.timing {
             if ack >= end {
@@ -302,13 +310,14 @@ impl TcpSender {
                 self.backoff = 0;
             }
         }
+        let acked = ack - self.snd_una;
         self.snd_una = ack;
         if self.snd_nxt < ack {
             self.snd_nxt = ack;
         }
         let mut cx = ctx!(self);
-        let verdict = self.recovery.on_new_ack(&mut cx);
-        if verdict == AckVerdict::Grow && self.win.cwnd < MAX_CWND {
+        let verdict = self.recovery.on_new_ack(&mut cx, acked);
+        if verdict.grow && self.win.cwnd < MAX_CWND {
             self.win.on_ack_growth(self.cfg.mss as u64);
         }
         if self.retransmit.is_some_and(|r| r < self.snd_una) {
@@ -317,11 +326,11 @@ impl TcpSender {
         if !self.recovery.in_recovery() {
             self.dupacks = 0;
         }
-        self.rto_at = if self.snd_una >= self.snd_max {
-            None
-        } else {
-            Some(self.rtt.deadline(now, self.backoff))
-        };
+        if self.snd_una >= self.snd_max {
+            self.rto_at = None;
+        } else if verdict.restart_timer || self.rto_at.is_none() {
+            self.rto_at = Some(self.rtt.deadline(now, self.backoff));
+        }
     }
 
     /// The retransmission timer: call at or after `next_deadline()`.
@@ -347,7 +356,9 @@ impl TcpSender {
                 self.retransmit = None;
                 self.dupacks = 0;
                 self.timing = None;
-                self.recovery.on_timeout();
+                self.extra_new = 0;
+                self.burst_left = self.cfg.max_burst.unwrap_or(u32::MAX);
+                self.recovery.on_timeout(&mut ctx!(self));
                 self.rto_at = Some(self.rtt.deadline(now, self.backoff));
                 self.record(now);
             }
@@ -376,22 +387,53 @@ impl TcpSender {
         if self.state != SenderState::Established {
             return None;
         }
-        if let Some(off) = self.retransmit.take() {
-            if off >= self.snd_una && off < self.snd_max {
-                let len = (self.snd_max - off).min(self.cfg.mss as u64);
-                return Some(self.data_packet(now, off, len));
-            }
-        }
-        if let Some(len) = self.sendable_len() {
-            let off = self.snd_nxt;
-            self.snd_nxt += len;
-            return Some(self.data_packet(now, off, len));
+        if let Some(p) = self.next_data(now) {
+            return Some(p);
         }
         if self.ack_due {
             self.ack_due = false;
             return Some(self.packet(0, 0, flags::ACK, 0));
         }
         None
+    }
+
+    /// The next data segment: a requested retransmission, whatever the recovery policy
+    /// chooses, or what the window allows.
+    fn next_data(&mut self, now: Time) -> Option<Packet> {
+        if self.burst_left == 0 {
+            return None;
+        }
+        if let Some(off) = self.retransmit.take() {
+            if off >= self.snd_una && off < self.snd_max {
+                let len = (self.snd_max - off).min(self.cfg.mss as u64);
+                return Some(self.data_packet(now, off, len));
+            }
+        }
+        let len = match self.recovery.next_send(&mut ctx!(self)) {
+            SendChoice::Retransmit(off, len) => return Some(self.data_packet(now, off, len)),
+            SendChoice::Nothing => return None,
+            SendChoice::NewData => self.new_data_len()?,
+            SendChoice::Window => match self.sendable_len() {
+                Some(len) => len,
+                None if self.extra_new > 0 && self.snd_nxt == self.snd_max => {
+                    let len = self.new_data_len()?;
+                    self.extra_new -= 1;
+                    len
+                }
+                None => return None,
+            },
+        };
+        let off = self.snd_nxt;
+        self.snd_nxt += len;
+        Some(self.data_packet(now, off, len))
+    }
+
+    /// New data that the receiver's window and the application allow, whatever cwnd says.
+    fn new_data_len(&self) -> Option<u64> {
+        let end = self.total.unwrap_or(u64::MAX);
+        let limit = self.snd_una + self.peer_wnd.min(self.cfg.snd_buf as u64);
+        let len = (self.cfg.mss as u64).min(end.saturating_sub(self.snd_nxt)).min(limit.saturating_sub(self.snd_nxt));
+        (len > 0).then_some(len)
     }
 
     /// How many bytes may leave at snd_nxt now: limited by the window and the data, and
@@ -401,11 +443,7 @@ impl TcpSender {
         if self.snd_nxt >= end {
             return None;
         }
-        let wnd = self
-            .win
-            .cwnd
-            .min(self.peer_wnd)
-            .min(self.cfg.snd_buf as u64);
+        let wnd = self.win.cwnd.min(self.peer_wnd).min(self.cfg.snd_buf as u64);
         let limit = self.snd_una + wnd;
         let mss = self.cfg.mss as u64;
         let remaining = end - self.snd_nxt;
@@ -416,7 +454,7 @@ impl TcpSender {
         let resending = self.snd_nxt < self.snd_max;
         let full = len == mss;
         let last = len == remaining && !(self.cfg.nagle && self.snd_nxt > self.snd_una);
-        (full || last || resending).then_some(len)
+        (full || last || resending || !self.cfg.sws_avoidance).then_some(len)
     }
 
     fn data_packet(&mut self, now: Time, off: u64, len: u64) -> Packet {
@@ -432,20 +470,12 @@ impl TcpSender {
             self.rto_at = Some(self.rtt.deadline(now, self.backoff));
         }
         self.ack_due = false;
+        self.burst_left = self.burst_left.saturating_sub(1);
+        self.recovery.on_sent(&mut ctx!(self), off, len);
         if let Some(sends) = &mut self.sends {
-            sends.push(SendRecord {
-                time: now,
-                offset: off,
-                len,
-                retransmit: resend,
-            });
+            sends.push(SendRecord { time: now, offset: off, len, retransmit: resend });
         }
-        let mut p = self.packet(
-            off,
-            len as u32,
-            flags::ACK,
-            payload_tag(self.flow, off, len as u32),
-        );
+        let mut p = self.packet(off, len as u32, flags::ACK, payload_tag(self.flow, off, len as u32));
         p.retransmit = resend;
         if off + len == self.total.unwrap_or(u64::MAX) {
             p.flags |= flags::PSH;
@@ -477,7 +507,7 @@ impl TcpSender {
             route_pos: 0,
             seq: to_wire(self.isn.wrapping_add(1), off),
             ack: self.peer_isn.wrapping_add(1),
-            wnd: self.cfg.rcv_buf,
+            wnd: self.cfg.advertised_window(),
             payload: len,
             wire_bytes: len + self.cfg.header_bytes,
             flags,

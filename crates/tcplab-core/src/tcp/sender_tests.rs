@@ -7,11 +7,7 @@ use crate::tcp::config::{Handshake, TcpConfig};
 use crate::time::{MS, SEC};
 
 fn cfg() -> TcpConfig {
-    TcpConfig {
-        mss: 1000,
-        rcv_buf: 1 << 20,
-        ..TcpConfig::default()
-    }
+    TcpConfig { mss: 1000, rcv_buf: 1 << 20, ..TcpConfig::default() }
 }
 
 fn sender_with(cfg: TcpConfig, total: Option<u64>) -> TcpSender {
@@ -40,9 +36,7 @@ fn ack_pkt(off: u64, wnd: u32) -> Packet {
 
 /// Everything the sender emits at `t` ms, as (offset, len) of data segments.
 fn drain(s: &mut TcpSender, t: u64) -> Vec<(u64, u64)> {
-    std::iter::from_fn(|| s.poll_transmit(t * MS))
-        .map(|p| (p.seq.wrapping_sub(1) as u64, p.payload as u64))
-        .collect()
+    std::iter::from_fn(|| s.poll_transmit(t * MS)).map(|p| (p.seq.wrapping_sub(1) as u64, p.payload as u64)).collect()
 }
 
 macro_rules! ack {
@@ -72,14 +66,7 @@ fn slow_start_doubles_the_window_each_round() {
 
 #[test]
 fn congestion_avoidance_adds_about_one_segment_per_window() {
-    let mut s = sender_with(
-        TcpConfig {
-            initial_cwnd: 4,
-            initial_ssthresh: 4000,
-            ..cfg()
-        },
-        None,
-    );
+    let mut s = sender_with(TcpConfig { initial_cwnd: 4, initial_ssthresh: 4000, ..cfg() }, None);
     expect!(s, t = 0, [0, 1000, 2000, 3000]);
     for i in 1..=4 {
         ack!(s, t = 20, i * 1000);
@@ -91,13 +78,7 @@ fn congestion_avoidance_adds_about_one_segment_per_window() {
 
 #[test]
 fn reno_third_dupack_retransmits_then_inflates_and_releases_new_data() {
-    let mut s = sender_with(
-        TcpConfig {
-            initial_cwnd: 8,
-            ..cfg()
-        },
-        None,
-    );
+    let mut s = sender_with(TcpConfig { initial_cwnd: 8, ..cfg() }, None);
     expect!(s, t = 0, [0, 1000, 2000, 3000, 4000, 5000, 6000, 7000]);
     ack!(s, t = 20, 0);
     ack!(s, t = 20, 0);
@@ -143,13 +124,7 @@ fn karn_takes_no_sample_from_a_retransmitted_segment() {
 
 #[test]
 fn timeout_goes_back_n_with_a_one_segment_window() {
-    let mut s = sender_with(
-        TcpConfig {
-            initial_cwnd: 4,
-            ..cfg()
-        },
-        None,
-    );
+    let mut s = sender_with(TcpConfig { initial_cwnd: 4, ..cfg() }, None);
     expect!(s, t = 0, [0, 1000, 2000, 3000]);
     ack!(s, t = 20, 1000);
     expect!(s, t = 20, [4000, 5000]);
@@ -164,38 +139,16 @@ fn timeout_goes_back_n_with_a_one_segment_window() {
 
 #[test]
 fn the_window_never_sends_a_silly_small_segment() {
-    let mut s = sender_with(
-        TcpConfig {
-            initial_cwnd: 10,
-            ..cfg()
-        },
-        None,
-    );
+    let mut s = sender_with(TcpConfig { initial_cwnd: 10, ..cfg() }, None);
     s.on_packet(0, &ack_pkt(0, 2500));
     expect!(s, t = 0, [0, 1000]); // 500 bytes of window stay unused
 }
 
 #[test]
 fn the_last_partial_segment_goes_out_and_nagle_holds_it_while_data_is_unacked() {
-    let mut plain = sender_with(
-        TcpConfig {
-            initial_cwnd: 4,
-            ..cfg()
-        },
-        Some(2500),
-    );
-    assert_eq!(
-        drain(&mut plain, 0),
-        vec![(0, 1000), (1000, 1000), (2000, 500)]
-    );
-    let mut nagle = sender_with(
-        TcpConfig {
-            initial_cwnd: 4,
-            nagle: true,
-            ..cfg()
-        },
-        Some(2500),
-    );
+    let mut plain = sender_with(TcpConfig { initial_cwnd: 4, ..cfg() }, Some(2500));
+    assert_eq!(drain(&mut plain, 0), vec![(0, 1000), (1000, 1000), (2000, 500)]);
+    let mut nagle = sender_with(TcpConfig { initial_cwnd: 4, nagle: true, ..cfg() }, Some(2500));
     assert_eq!(drain(&mut nagle, 0), vec![(0, 1000), (1000, 1000)]);
     nagle.on_packet(20 * MS, &ack_pkt(2000, 1 << 20));
     assert_eq!(drain(&mut nagle, 20), vec![(2000, 500)]);
@@ -213,13 +166,7 @@ fn syn_from_peer(ack: Option<u32>) -> Packet {
 
 #[test]
 fn the_initiator_starts_with_one_segment() {
-    let mut s = sender_with(
-        TcpConfig {
-            handshake: Handshake::SenderOpens,
-            ..cfg()
-        },
-        None,
-    );
+    let mut s = sender_with(TcpConfig { handshake: Handshake::SenderOpens, ..cfg() }, None);
     let syn = s.poll_transmit(0).unwrap();
     assert!(syn.is_syn() && !syn.has_ack());
     s.on_packet(20 * MS, &syn_from_peer(Some(1)));
@@ -228,13 +175,7 @@ fn the_initiator_starts_with_one_segment() {
 
 #[test]
 fn the_acceptor_ends_the_handshake_with_two_segments() {
-    let mut s = sender_with(
-        TcpConfig {
-            handshake: Handshake::ReceiverOpens,
-            ..cfg()
-        },
-        None,
-    );
+    let mut s = sender_with(TcpConfig { handshake: Handshake::ReceiverOpens, ..cfg() }, None);
     assert!(s.poll_transmit(0).is_none());
     s.on_packet(10 * MS, &syn_from_peer(None));
     let synack = s.poll_transmit(10 * MS).unwrap();
@@ -245,13 +186,7 @@ fn the_acceptor_ends_the_handshake_with_two_segments() {
 
 #[test]
 fn a_lost_syn_is_resent_after_the_initial_timeout() {
-    let mut s = sender_with(
-        TcpConfig {
-            handshake: Handshake::SenderOpens,
-            ..cfg()
-        },
-        None,
-    );
+    let mut s = sender_with(TcpConfig { handshake: Handshake::SenderOpens, ..cfg() }, None);
     assert!(s.poll_transmit(0).unwrap().is_syn());
     assert_eq!(s.next_deadline(), Some(3 * SEC));
     s.on_timer(3 * SEC);

@@ -13,11 +13,7 @@ impl Window {
     /// Growth on an ACK of new data: one segment per ACK in slow start, about one segment per
     /// window in congestion avoidance (4.4BSD: maxseg * maxseg / cwnd per ACK).
     pub fn on_ack_growth(&mut self, mss: u64) {
-        let incr = if self.cwnd < self.ssthresh {
-            mss
-        } else {
-            (mss * mss / self.cwnd).max(1)
-        };
+        let incr = if self.cwnd < self.ssthresh { mss } else { (mss * mss / self.cwnd).max(1) };
         self.cwnd += incr;
     }
 
@@ -35,10 +31,7 @@ mod tests {
 
     #[test]
     fn slow_start_then_linear() {
-        let mut w = Window {
-            cwnd: 1000,
-            ssthresh: 4000,
-        };
+        let mut w = Window { cwnd: 1000, ssthresh: 4000 };
         for _ in 0..3 {
             w.on_ack_growth(1000);
         }
@@ -49,10 +42,7 @@ mod tests {
 
     #[test]
     fn halved_is_whole_segments_and_at_least_two() {
-        let w = Window {
-            cwnd: 9500,
-            ssthresh: 0,
-        };
+        let w = Window { cwnd: 9500, ssthresh: 0 };
         assert_eq!(w.halved(u64::MAX, 1000), 4000);
         assert_eq!(w.halved(3000, 1000), 2000);
     }

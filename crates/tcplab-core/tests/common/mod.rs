@@ -36,20 +36,13 @@ trace = true
 [flow.tcp]
 {tcp}
 "#,
-        loss = if loss_ab.is_empty() {
-            String::new()
-        } else {
-            format!("[link.ab]\nloss = {loss_ab}")
-        },
+        loss = if loss_ab.is_empty() { String::new() } else { format!("[link.ab]\nloss = {loss_ab}") },
     )
 }
 
 pub fn drop_segments(segs: &[u64]) -> String {
     let v: Vec<String> = segs.iter().map(|s| s.to_string()).collect();
-    format!(
-        "{{ model = \"drop_list\", flow = 0, by = \"segment\", values = [{}] }}",
-        v.join(", ")
-    )
+    format!("{{ model = \"drop_list\", flow = 0, by = \"segment\", values = [{}] }}", v.join(", "))
 }
 
 pub fn run(text: &str) -> (RunReport, FlowTrace) {
@@ -58,31 +51,15 @@ pub fn run(text: &str) -> (RunReport, FlowTrace) {
 }
 
 pub fn run_seed(text: &str, seed: u64) -> RunReport {
-    run_scenario(
-        text,
-        &RunOptions {
-            seed: Some(seed),
-            out_dir: None,
-        },
-    )
-    .expect("scenario runs")
-    .0
+    run_scenario(text, &RunOptions { seed: Some(seed), out_dir: None }).expect("scenario runs").0
 }
 
 /// Send times (s) of every transmission of the segment starting at `offset`.
 pub fn sends_of(t: &FlowTrace, offset: u64) -> Vec<f64> {
-    t.sends
-        .iter()
-        .filter(|s| s.offset == offset)
-        .map(|s| s.time as f64 / 1e9)
-        .collect()
+    t.sends.iter().filter(|s| s.offset == offset).map(|s| s.time as f64 / 1e9).collect()
 }
 
 /// Offsets of the retransmitted segments, in order.
 pub fn retransmitted(t: &FlowTrace) -> Vec<u64> {
-    t.sends
-        .iter()
-        .filter(|s| s.retransmit)
-        .map(|s| s.offset)
-        .collect()
+    t.sends.iter().filter(|s| s.retransmit).map(|s| s.offset).collect()
 }

@@ -1,17 +1,28 @@
 //! Loss-recovery policies: what the sender does about duplicate ACKs, partial ACKs and timeouts.
 //!
-//! The sender owns the mechanics (sequence space, timers, duplicate-ACK counting); a policy
-//! decides window changes and which segment to resend. Each policy is one file; `Recovery` is
-//! the closed set the sender dispatches over statically.
+//! The sender owns the mechanics (sequence space, timers, duplicate-ACK counting, the SACK
+//! scoreboard); a policy decides window changes and what to resend. Each policy is one file;
+//! `Recovery` is the closed set the sender dispatches over without a vtable.
 
+mod newreno;
 mod reno;
+mod sack;
+mod sack6675;
+mod tahoe;
+mod vanilla;
 
+pub use newreno::{NewReno, NewRenoFlavor};
 pub use reno::Reno;
+pub use sack::SackPipe;
+pub use sack6675::Sack6675;
+pub use tahoe::Tahoe;
+pub use vanilla::Vanilla;
 
 use super::config::RecoveryKind;
+use super::scoreboard::Scoreboard;
 use super::window::Window;
 
-/// The sender state a policy may read and change during one ACK or timeout.
+/// The sender state a policy may read and change during one event.
 pub struct Ctx<'a> {
     pub win: &'a mut Window,
     pub mss: u64,
@@ -25,32 +36,72 @@ pub struct Ctx<'a> {
     pub peer_wnd: u64,
     /// Set to resend the segment starting at this offset ahead of anything else.
     pub retransmit: &'a mut Option<u64>,
+    /// New segments the sender may send beyond the window (Hoe's "flywheel").
+    pub extra_new: &'a mut u32,
+    pub scoreboard: &'a mut Scoreboard,
+}
+
+impl Ctx<'_> {
+    /// Bytes sent and not yet cumulatively acknowledged.
+    pub fn flight(&self) -> u64 {
+        self.snd_max - self.snd_una
+    }
 }
 
 /// What an ACK of new data means to the policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AckVerdict {
+pub struct AckVerdict {
     /// Grow the window as usual (slow start or congestion avoidance).
-    Grow,
-    /// The policy set the window itself; leave it.
-    Hold,
+    pub grow: bool,
+    /// Restart the retransmission timer (the sender's default on new data).
+    pub restart_timer: bool,
+}
+
+impl AckVerdict {
+    pub const GROW: Self = Self { grow: true, restart_timer: true };
+    /// The policy set the window itself.
+    pub const HOLD: Self = Self { grow: false, restart_timer: true };
+}
+
+/// What the sender should send next, when a policy takes over the send decision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SendChoice {
+    /// The usual rule: new data (or go-back-N data) while flight < window.
+    Window,
+    /// Resend `len` bytes at this offset now.
+    Retransmit(u64, u64),
+    /// Send new data now if the receiver's window allows, whatever cwnd says.
+    NewData,
+    /// Send nothing now.
+    Nothing,
 }
 
 pub trait LossRecovery {
     /// The `count`-th consecutive duplicate ACK; returns true if it triggered a fast retransmit.
     fn on_dupack(&mut self, cx: &mut Ctx, count: u32, threshold: u32) -> bool;
-    /// An ACK of new data up to `cx.snd_una`.
-    fn on_new_ack(&mut self, cx: &mut Ctx) -> AckVerdict;
+    /// An ACK of new data up to `cx.snd_una`, which acknowledged `acked` bytes.
+    fn on_new_ack(&mut self, cx: &mut Ctx, acked: u64) -> AckVerdict;
     /// The retransmission timer expired (the sender has already reset the window and snd_nxt).
-    fn on_timeout(&mut self);
+    fn on_timeout(&mut self, cx: &mut Ctx);
     fn in_recovery(&self) -> bool;
+    /// Take over the send decision (SACK's pipe); the default leaves it to the window.
+    fn next_send(&mut self, _cx: &mut Ctx) -> SendChoice {
+        SendChoice::Window
+    }
+    /// A segment chosen by `next_send` (or by the window) left the sender.
+    fn on_sent(&mut self, _cx: &mut Ctx, _offset: u64, _len: u64) {}
 }
 
 /// Calls a `LossRecovery` method on whichever policy is inside, without a vtable.
 macro_rules! dispatch {
     ($self:expr, $p:ident => $call:expr) => {
         match $self {
+            Recovery::Vanilla($p) => $call,
+            Recovery::Tahoe($p) => $call,
             Recovery::Reno($p) => $call,
+            Recovery::NewReno($p) => $call,
+            Recovery::Sack($p) => $call,
+            Recovery::Sack6675($p) => $call,
         }
     };
 }
@@ -58,27 +109,44 @@ macro_rules! dispatch {
 /// The closed set of policies (static dispatch on the hot path).
 #[derive(Debug, Clone)]
 pub enum Recovery {
+    Vanilla(Vanilla),
+    Tahoe(Tahoe),
     Reno(Reno),
+    NewReno(NewReno),
+    Sack(SackPipe),
+    Sack6675(Sack6675),
 }
 
 impl Recovery {
     pub fn new(kind: RecoveryKind) -> Self {
         match kind {
+            RecoveryKind::Vanilla => Recovery::Vanilla(Vanilla),
+            RecoveryKind::Tahoe => Recovery::Tahoe(Tahoe::default()),
             RecoveryKind::Reno => Recovery::Reno(Reno::default()),
+            RecoveryKind::NewReno => Recovery::NewReno(NewReno::new(NewRenoFlavor::Rfc6582)),
+            RecoveryKind::NewRenoNs2 => Recovery::NewReno(NewReno::new(NewRenoFlavor::Ns2)),
+            RecoveryKind::Sack => Recovery::Sack(SackPipe::default()),
+            RecoveryKind::Sack6675 => Recovery::Sack6675(Sack6675::default()),
         }
     }
 
     pub fn on_dupack(&mut self, cx: &mut Ctx, count: u32, threshold: u32) -> bool {
         dispatch!(self, p => p.on_dupack(cx, count, threshold))
     }
-    pub fn on_new_ack(&mut self, cx: &mut Ctx) -> AckVerdict {
-        dispatch!(self, p => p.on_new_ack(cx))
+    pub fn on_new_ack(&mut self, cx: &mut Ctx, acked: u64) -> AckVerdict {
+        dispatch!(self, p => p.on_new_ack(cx, acked))
     }
-    pub fn on_timeout(&mut self) {
-        dispatch!(self, p => p.on_timeout())
+    pub fn on_timeout(&mut self, cx: &mut Ctx) {
+        dispatch!(self, p => p.on_timeout(cx))
     }
     pub fn in_recovery(&self) -> bool {
         dispatch!(self, p => p.in_recovery())
+    }
+    pub fn next_send(&mut self, cx: &mut Ctx) -> SendChoice {
+        dispatch!(self, p => p.next_send(cx))
+    }
+    pub fn on_sent(&mut self, cx: &mut Ctx, offset: u64, len: u64) {
+        dispatch!(self, p => p.on_sent(cx, offset, len))
     }
 }
 
@@ -86,4 +154,48 @@ impl Recovery {
 pub fn fast_retransmit(cx: &mut Ctx) {
     cx.win.ssthresh = cx.win.halved(cx.peer_wnd, cx.mss);
     *cx.retransmit = Some(cx.snd_una);
+}
+
+/// A policy test fixture: a sender 8 segments into a window (snd_una 5000, snd_max 13000).
+#[cfg(test)]
+pub(crate) mod fixture {
+    use super::*;
+
+    pub struct State {
+        pub win: Window,
+        pub snd_una: u64,
+        pub snd_nxt: u64,
+        pub snd_max: u64,
+        pub retransmit: Option<u64>,
+        pub extra_new: u32,
+        pub scoreboard: Scoreboard,
+    }
+
+    impl State {
+        pub fn new(cwnd: u64) -> Self {
+            Self {
+                win: Window { cwnd, ssthresh: 64_000 },
+                snd_una: 5000,
+                snd_nxt: 13_000,
+                snd_max: 13_000,
+                retransmit: None,
+                extra_new: 0,
+                scoreboard: Scoreboard::default(),
+            }
+        }
+
+        pub fn cx(&mut self) -> Ctx<'_> {
+            Ctx {
+                win: &mut self.win,
+                mss: 1000,
+                snd_una: self.snd_una,
+                snd_nxt: &mut self.snd_nxt,
+                snd_max: self.snd_max,
+                peer_wnd: u64::MAX,
+                retransmit: &mut self.retransmit,
+                extra_new: &mut self.extra_new,
+                scoreboard: &mut self.scoreboard,
+            }
+        }
+    }
 }

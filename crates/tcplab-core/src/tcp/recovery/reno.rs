@@ -18,23 +18,23 @@ impl LossRecovery for Reno {
             self.in_recovery = true;
             true
         } else {
-            if count > threshold {
+            if count > threshold && self.in_recovery {
                 cx.win.cwnd += cx.mss;
             }
             false
         }
     }
 
-    fn on_new_ack(&mut self, cx: &mut Ctx) -> AckVerdict {
+    fn on_new_ack(&mut self, cx: &mut Ctx, _acked: u64) -> AckVerdict {
         if self.in_recovery {
             self.in_recovery = false;
             cx.win.cwnd = cx.win.cwnd.min(cx.win.ssthresh);
         }
         // 4.4BSD grows the window on this ACK too, after deflating it.
-        AckVerdict::Grow
+        AckVerdict::GROW
     }
 
-    fn on_timeout(&mut self) {
+    fn on_timeout(&mut self, _cx: &mut Ctx) {
         self.in_recovery = false;
     }
 
@@ -45,58 +45,30 @@ impl LossRecovery for Reno {
 
 #[cfg(test)]
 mod tests {
+    use super::super::fixture::State;
     use super::*;
-    use crate::tcp::window::Window;
-
-    fn cx<'a>(win: &'a mut Window, nxt: &'a mut u64, rtx: &'a mut Option<u64>) -> Ctx<'a> {
-        Ctx {
-            win,
-            mss: 1000,
-            snd_una: 5000,
-            snd_nxt: nxt,
-            snd_max: 13000,
-            peer_wnd: u64::MAX,
-            retransmit: rtx,
-        }
-    }
 
     #[test]
     fn third_dupack_halves_and_retransmits_then_inflates() {
+        let mut s = State::new(8000);
         let mut r = Reno::default();
-        let (mut w, mut nxt, mut rtx) = (
-            Window {
-                cwnd: 8000,
-                ssthresh: 64000,
-            },
-            13000,
-            None,
-        );
-        assert!(!r.on_dupack(&mut cx(&mut w, &mut nxt, &mut rtx), 1, 3));
-        assert!(!r.on_dupack(&mut cx(&mut w, &mut nxt, &mut rtx), 2, 3));
-        assert_eq!(w.cwnd, 8000);
-        assert!(r.on_dupack(&mut cx(&mut w, &mut nxt, &mut rtx), 3, 3));
-        assert_eq!((w.ssthresh, w.cwnd, rtx), (4000, 7000, Some(5000)));
-        r.on_dupack(&mut cx(&mut w, &mut nxt, &mut rtx), 4, 3);
-        assert_eq!(w.cwnd, 8000);
+        assert!(!r.on_dupack(&mut s.cx(), 1, 3));
+        assert!(!r.on_dupack(&mut s.cx(), 2, 3));
+        assert_eq!(s.win.cwnd, 8000);
+        assert!(r.on_dupack(&mut s.cx(), 3, 3));
+        assert_eq!((s.win.ssthresh, s.win.cwnd, s.retransmit), (4000, 7000, Some(5000)));
+        r.on_dupack(&mut s.cx(), 4, 3);
+        assert_eq!(s.win.cwnd, 8000);
         assert!(r.in_recovery());
     }
 
     #[test]
     fn first_new_ack_deflates_and_leaves_recovery() {
+        let mut s = State::new(11_000);
+        s.win.ssthresh = 4000;
         let mut r = Reno { in_recovery: true };
-        let (mut w, mut nxt, mut rtx) = (
-            Window {
-                cwnd: 11000,
-                ssthresh: 4000,
-            },
-            13000,
-            None,
-        );
-        assert_eq!(
-            r.on_new_ack(&mut cx(&mut w, &mut nxt, &mut rtx)),
-            AckVerdict::Grow
-        );
-        assert_eq!(w.cwnd, 4000);
+        assert_eq!(r.on_new_ack(&mut s.cx(), 1000), AckVerdict::GROW);
+        assert_eq!(s.win.cwnd, 4000);
         assert!(!r.in_recovery());
     }
 }

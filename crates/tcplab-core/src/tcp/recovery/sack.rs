@@ -1,0 +1,124 @@
+//! SACK with the PIPE algorithm exactly as seed 002 Sec. 3.2 describes it (after Fall and
+//! Floyd 1996): on the third duplicate ACK, resend the first unacknowledged segment, set
+//! PIPE = cwnd - 3 segments, halve cwnd (ssthresh = the new cwnd), remember RECOVER. In the
+//! fast-retransmit phase each duplicate ACK takes one segment off PIPE and a partial ACK two;
+//! every segment sent adds one. While PIPE < cwnd the sender resends SACK holes first, then
+//! new data. The phase ends when RECOVER is acknowledged; a timeout clears the scoreboard.
+
+use super::{AckVerdict, Ctx, LossRecovery, SendChoice};
+
+#[derive(Debug, Clone, Default)]
+pub struct SackPipe {
+    in_recovery: bool,
+    recover: u64,
+    /// Bytes believed to be in the network during recovery (signed: duplicate ACKs can
+    /// briefly take it below zero).
+    pipe: i64,
+}
+
+impl LossRecovery for SackPipe {
+    fn on_dupack(&mut self, cx: &mut Ctx, count: u32, threshold: u32) -> bool {
+        if self.in_recovery {
+            self.pipe -= cx.mss as i64;
+            return false;
+        }
+        if count != threshold || cx.snd_una < self.recover {
+            return false;
+        }
+        self.pipe = cx.win.cwnd as i64 - (threshold as u64 * cx.mss) as i64;
+        cx.win.ssthresh = cx.win.halved(cx.peer_wnd, cx.mss);
+        cx.win.cwnd = cx.win.ssthresh;
+        self.recover = cx.snd_max;
+        self.in_recovery = true;
+        cx.scoreboard.clear_retransmitted();
+        cx.scoreboard.mark_retransmitted(cx.snd_una, cx.snd_una + cx.mss);
+        *cx.retransmit = Some(cx.snd_una);
+        true
+    }
+
+    fn on_new_ack(&mut self, cx: &mut Ctx, _acked: u64) -> AckVerdict {
+        if !self.in_recovery {
+            return AckVerdict::GROW;
+        }
+        if cx.snd_una >= self.recover {
+            self.in_recovery = false;
+            cx.win.cwnd = cx.win.ssthresh;
+        } else {
+            self.pipe -= 2 * cx.mss as i64;
+        }
+        AckVerdict::HOLD
+    }
+
+    fn on_timeout(&mut self, cx: &mut Ctx) {
+        self.in_recovery = false;
+        self.recover = cx.snd_max;
+        cx.scoreboard.clear();
+    }
+
+    fn in_recovery(&self) -> bool {
+        self.in_recovery
+    }
+
+    fn next_send(&mut self, cx: &mut Ctx) -> SendChoice {
+        if !self.in_recovery {
+            return SendChoice::Window;
+        }
+        if self.pipe >= cx.win.cwnd as i64 {
+            return SendChoice::Nothing;
+        }
+        match cx.scoreboard.next_hole(cx.snd_una, true) {
+            Some((off, gap)) => {
+                let len = gap.min(cx.mss);
+                cx.scoreboard.mark_retransmitted(off, off + len);
+                SendChoice::Retransmit(off, len)
+            }
+            None => SendChoice::NewData,
+        }
+    }
+
+    fn on_sent(&mut self, _cx: &mut Ctx, _offset: u64, len: u64) {
+        if self.in_recovery {
+            self.pipe += len as i64;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixture::State;
+    use super::*;
+
+    #[test]
+    fn pipe_starts_at_cwnd_minus_three_and_gates_sending() {
+        let mut s = State::new(8000);
+        let mut p = SackPipe::default();
+        s.scoreboard.update(5000, [(6000, 7000), (8000, 10_000)]);
+        assert!(p.on_dupack(&mut s.cx(), 3, 3));
+        assert_eq!((p.pipe, s.win.cwnd), (5000, 4000));
+        p.on_sent(&mut s.cx(), 5000, 1000); // the first retransmission
+        assert_eq!(p.next_send(&mut s.cx()), SendChoice::Nothing, "pipe 6000 >= cwnd 4000");
+        for c in 4..7 {
+            p.on_dupack(&mut s.cx(), c, 3);
+        }
+        // pipe 3000 < cwnd: the next hole (7000) goes first, then new data.
+        assert_eq!(p.next_send(&mut s.cx()), SendChoice::Retransmit(7000, 1000));
+        p.on_sent(&mut s.cx(), 7000, 1000);
+        assert_eq!(p.next_send(&mut s.cx()), SendChoice::Nothing, "pipe 4000 = cwnd");
+        p.on_dupack(&mut s.cx(), 7, 3);
+        assert_eq!(p.next_send(&mut s.cx()), SendChoice::NewData, "no holes left");
+    }
+
+    #[test]
+    fn partial_ack_takes_two_segments_off_the_pipe_and_recover_ends_the_phase() {
+        let mut s = State::new(8000);
+        let mut p = SackPipe::default();
+        p.on_dupack(&mut s.cx(), 3, 3);
+        s.snd_una = 7000;
+        p.on_new_ack(&mut s.cx(), 2000);
+        assert_eq!(p.pipe, 3000);
+        s.snd_una = 13_000;
+        p.on_new_ack(&mut s.cx(), 6000);
+        assert!(!p.in_recovery());
+        assert_eq!(s.win.cwnd, 4000);
+    }
+}
