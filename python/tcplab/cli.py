@@ -1,0 +1,174 @@
+"""The ``tcplab`` command line: a thin layer over tcplab.api, bench, plot and reproduce.
+
+Every command is wrapped by ``cli_errors``, the one place that turns exceptions into messages:
+user mistakes print one paragraph to stderr and exit with status 2, simulator bugs
+(InvariantError) exit with status 1, and neither shows a traceback.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, NoReturn, TypeVar
+
+import typer
+
+from tcplab.errors import InternalError, InvariantError, ScenarioError, UserError, describe
+
+app = typer.Typer(
+    name="tcplab",
+    help="tcplab: a fast, reproducible packet-level TCP simulator.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+U64_MAX = 2**64 - 1
+SeedOpt = Annotated[
+    int | None,
+    typer.Option("--seed", min=0, max=U64_MAX, help="Seed of all random streams (overrides the file's)."),
+]
+FileArg = Annotated[
+    Path, typer.Argument(metavar="FILE.toml", help="Scenario file (TOML).", show_default=False)
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")]
+
+
+def _fail(status: int, message: str) -> NoReturn:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(status)
+
+
+def cli_errors(fn: F) -> F:
+    """Report exceptions as one-paragraph errors. A parameter named ``file`` names the input."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        source = kwargs.get("file")
+        try:
+            return fn(*args, **kwargs)
+        except (ScenarioError, UserError, OSError) as e:
+            _fail(2, describe(e, source))
+        except (InvariantError, InternalError) as e:
+            _fail(
+                1,
+                f"{describe(e, source)}\nThis is a bug in tcplab, not in the scenario: please report it "
+                "with the scenario file and the seed.",
+            )
+        except KeyboardInterrupt:
+            _fail(130, "interrupted")
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _info(message: str, to_stderr: bool) -> None:
+    typer.echo(message, err=to_stderr)
+
+
+# ---------------------------------------------------------------- run, validate
+
+
+@app.command()
+@cli_errors
+def run(
+    file: FileArg,
+    seed: SeedOpt = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Write summary.json, traces, pcaps and per-flow PNGs here."),
+    ] = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Run one scenario and print its results."""
+    from tcplab.api import load_scenario
+    from tcplab.api import run as run_scenario
+
+    text = load_scenario(file)
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+    result = run_scenario(text, seed=seed, out_dir=out)
+    plots: list[Path] = []
+    if out is not None:
+        from tcplab.plot import plot_run
+
+        plots = plot_run(out, result.report)
+    if json_out:
+        sys.stdout.write(result.to_json() + "\n")
+    else:
+        from tcplab.tables import print_run
+
+        print_run(result.report)
+    if out is not None:
+        _info(f"wrote {out}/summary.json" + "".join(f", {p.name}" for p in plots), to_stderr=json_out)
+
+
+@app.command()
+@cli_errors
+def validate(file: FileArg, seed: SeedOpt = None) -> None:
+    """Check a scenario file without running it."""
+    from tcplab.api import validate as validate_scenario
+
+    validate_scenario(Path(file), seed)
+    typer.echo(f"{file}: ok")
+
+
+# ---------------------------------------------------------------- bench
+
+
+@app.command()
+@cli_errors
+def bench(
+    json_out: JsonOpt = False,
+    quick: Annotated[bool, typer.Option("--quick", help="Shorter simulated times (for tests).")] = False,
+    only: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--only", help="Run only this scenario (repeatable): dumbbell_10, dumbbell_100, scale_10k."
+        ),
+    ] = None,
+) -> None:
+    """Run the standard performance scenarios, each in a fresh process, and check the targets."""
+    from tcplab import bench as benchmod
+
+    for name in only or []:
+        if name not in benchmod.SCENARIOS:
+            known = ", ".join(benchmod.SCENARIOS)
+            raise UserError(f"--only: unknown scenario '{name}' (known: {known})")
+    result = benchmod.run_bench(only, quick, progress=lambda n: typer.echo(f"running {n} ...", err=True))
+    if json_out:
+        sys.stdout.write(json.dumps(result) + "\n")
+    else:
+        from tcplab.tables import print_bench
+
+        print_bench(result)
+
+
+# ---------------------------------------------------------------- reproduce
+
+
+@app.command()
+@cli_errors
+def reproduce(
+    study: Annotated[str, typer.Argument(help="A study name, or 'all' (for now: 'examples').")],
+    quick: Annotated[bool, typer.Option("--quick", help="Quick mode (fewer runs, shorter times).")] = False,
+    out: Annotated[Path, typer.Option("--out", help="Output folder.")] = Path("out"),
+) -> None:
+    """Reproduce a study's figures and tables into DIR/STUDY/."""
+    from tcplab.reproduce import reproduce as reproduce_study
+
+    written = reproduce_study(study, out, quick, progress=lambda n: typer.echo(f"running {n} ...", err=True))
+    for path in written:
+        typer.echo(f"wrote {path}")
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,80 @@
+"""Human-readable tables for the terminal (rich): a run's flows, bench results."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+__all__ = ["print_bench", "print_run", "run_table"]
+
+
+def _mbps(bps: float) -> str:
+    return f"{bps / 1e6:.3f}"
+
+
+def run_table(report: Mapping[str, Any]) -> Table:
+    """One row per flow: goodput, bytes, retransmits, timeouts, completion."""
+    table = Table(
+        title=f"{report['scenario']}: seed {report['seed']}, {report['sim_time_s']:g} s simulated",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        caption="retx: segments retransmitted; fast: fast retransmits; RTO: timeouts; "
+        "done: completion time from the flow's start",
+        caption_justify="left",
+    )
+    for col in ("flow", "route", "goodput Mb/s", "KB", "retx", "fast", "RTO", "done s"):
+        left = col in ("flow", "route")
+        table.add_column(col, justify="left" if left else "right", no_wrap=left)
+    for f in report["flows"]:
+        done = f["completion_time_s"]
+        table.add_row(
+            f"{f['id']} {f['name']}",
+            f"{f['src']} -> {f['dst']}",
+            _mbps(f["goodput_bps"]),
+            f"{f['bytes_delivered'] / 1000:.1f}",
+            str(f["retransmits"]),
+            str(f["fast_retransmits"]),
+            str(f["timeouts"]),
+            f"{done:.3f}" if done is not None else "-",
+        )
+    return table
+
+
+def print_run(report: Mapping[str, Any], console: Console | None = None) -> None:
+    console = console or Console(markup=False, highlight=False)
+    console.print(run_table(report))
+    wall = report["wall_s"]
+    rate = f", {report['events'] / wall / 1e6:.1f} M events/s" if wall > 0 else ""
+    console.print(f"{report['events']} events in {wall:.3f} s of wall time{rate}")
+
+
+def print_bench(result: Mapping[str, Any], console: Console | None = None) -> None:
+    console = console or Console(markup=False, highlight=False)
+    table = Table(
+        title=f"tcplab bench{' (quick)' if result['quick'] else ''}",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+    )
+    for col in ("scenario", "flows", "sim s", "events", "wall s", "Mev/s", "Mpkt/s", "RSS MiB"):
+        table.add_column(col, justify="left" if col == "scenario" else "right", no_wrap=True)
+    for name, r in result["scenarios"].items():
+        table.add_row(
+            name,
+            str(r["flows"]),
+            f"{r['sim_time_s']:g}",
+            f"{r['events'] / 1e6:.2f}M",
+            f"{r['wall_s']:.3f}",
+            f"{r['events_per_sec'] / 1e6:.2f}",
+            f"{r['packets_per_sec'] / 1e6:.2f}",
+            f"{r['peak_rss_mb']:.0f}",
+        )
+    console.print(table)
+    console.print("Mev/s, Mpkt/s: million events, packet transmissions per wall-clock second")
+    console.print("targets:")
+    for t in result["targets"]:
+        mark = "met" if t["met"] else "NOT met"
+        console.print(f"  {t['scenario']}: {t['metric']} {t['target']}: measured {t['measured']:.4g}: {mark}")
