@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""The "bench dumbbell" in ns-3, timed: prints one JSON object on stdout.
+
+N senders -- 100 Mb/s, 1 ms -- R1 == 10 Mb/s, 20 ms, 100p drop-tail == R2 -- 100 Mb/s, 1 ms -- N receivers.
+One bulk TCP NewReno flow per sender/receiver pair, MSS 1000 B, no delayed ACK,
+1 MB socket buffers, min RTO 200 ms, flow i starts at i * 10 ms: the same as
+scenarios/bench_dumbbell_{10,100}.toml. Only Simulator::Run() is timed.
+
+Run with bench/ns3_compare/.venv-ns3/bin/python (see setup.sh).
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.metadata
+import json
+import time
+
+import cppyy
+
+# cppyy parses the ns-3 headers here: several seconds, and it prints harmless
+# "Failed to materialize symbols" warnings on stderr (cppyy issue #156).
+from ns import ns
+
+# Sanity probes in C++, so the timed loop never calls back into Python. With no
+# queue disc, a full device queue is "stopped" and the traffic-control layer
+# discards the packet itself (its "TcDrop" trace) -- the device queue's own drop
+# counter stays 0 -- so count drops there and watch the queue's peak occupancy.
+cppyy.cppdef("""
+namespace bench {
+uint64_t drops = 0;
+uint32_t peak = 0;
+void OnDrop(ns3::Ptr<const ns3::Packet>) { ++drops; }
+void OnQueueLen(uint32_t, uint32_t now) { peak = now > peak ? now : peak; }
+bool Watch(ns3::Ptr<ns3::Node> router, ns3::Ptr<ns3::Queue<ns3::Packet>> queue) {
+    drops = 0;
+    peak = 0;
+    return router->GetObject<ns3::TrafficControlLayer>()->TraceConnectWithoutContext(
+               "TcDrop", ns3::MakeCallback(&OnDrop)) &&
+           queue->TraceConnectWithoutContext("PacketsInQueue", ns3::MakeCallback(&OnQueueLen));
+}
+}
+""")
+
+ACCESS_RATE, ACCESS_DELAY = "100Mbps", "1ms"
+BOTTLENECK_RATE, BOTTLENECK_DELAY = "10Mbps", "20ms"
+BOTTLENECK_QUEUE = "100p"
+OTHER_QUEUE = "1000p"  # large enough that nothing but the bottleneck drops
+MSS = 1000
+SOCKET_BUFFER = 1 << 20
+SINK_PORT = 5000
+# Defaults of --min-rto-ms and --start-step-ms, as in tcplab's bench scenario files.
+MIN_RTO_MS = 200  # ns-3's own default is 1 s
+START_STEP_MS = 10  # flow i starts at i * step
+
+
+def configure_tcp(sack: bool, min_rto_ms: float) -> None:
+    """Defaults for every TCP socket: plain NewReno, cwnd-limited."""
+    cfg = ns.Config.SetDefault
+    cfg("ns3::TcpL4Protocol::SocketType", ns.StringValue("ns3::TcpNewReno"))
+    # ns-3's default recovery is PRR with SACK on; classic recovery without SACK is
+    # textbook RFC 6582 NewReno, the default here. --sack restores ns-3's SACK.
+    cfg("ns3::TcpL4Protocol::RecoveryType", ns.StringValue("ns3::TcpClassicRecovery"))
+    cfg("ns3::TcpSocketBase::Sack", ns.BooleanValue(sack))
+    # No timestamp option: data packets are 1000 + 20 TCP + 20 IP (+2 PPP) bytes.
+    cfg("ns3::TcpSocketBase::Timestamp", ns.BooleanValue(False))
+    cfg("ns3::TcpSocket::SegmentSize", ns.UintegerValue(MSS))
+    cfg("ns3::TcpSocket::DelAckCount", ns.UintegerValue(1))  # ACK every segment
+    cfg("ns3::TcpSocket::SndBufSize", ns.UintegerValue(SOCKET_BUFFER))
+    cfg("ns3::TcpSocket::RcvBufSize", ns.UintegerValue(SOCKET_BUFFER))
+    cfg("ns3::TcpSocketBase::MinRto", ns.TimeValue(ns.Seconds(min_rto_ms / 1000)))
+
+
+def p2p_device(dev: ns.Ptr[ns.NetDevice]) -> ns.Ptr[ns.PointToPointNetDevice]:
+    # GetObject<T> on an object returns the object itself when it is a T.
+    return dev.GetObject[ns.PointToPointNetDevice]()
+
+
+def run(flows: int, sim_time: float, sack: bool = False,
+        min_rto_ms: float = MIN_RTO_MS, start_step_ms: float = START_STEP_MS) -> dict:
+    configure_tcp(sack, min_rto_ms)
+
+    routers, senders, receivers = ns.NodeContainer(), ns.NodeContainer(), ns.NodeContainer()
+    routers.Create(2)
+    senders.Create(flows)
+    receivers.Create(flows)
+    stack = ns.InternetStackHelper()
+    for nodes in (routers, senders, receivers):
+        stack.Install(nodes)
+
+    link = ns.PointToPointHelper()
+    link.SetQueue("ns3::DropTailQueue", "MaxSize", ns.QueueSizeValue(ns.QueueSize(OTHER_QUEUE)))
+    link.SetDeviceAttribute("DataRate", ns.StringValue(BOTTLENECK_RATE))
+    link.SetChannelAttribute("Delay", ns.StringValue(BOTTLENECK_DELAY))
+    bottleneck = link.Install(routers.Get(0), routers.Get(1))
+    # Only R1's side (data direction R1->R2) gets the 100-packet limit; R2->R1 carries ACKs.
+    p2p_device(bottleneck.Get(0)).GetQueue().SetMaxSize(ns.QueueSize(BOTTLENECK_QUEUE))
+
+    link.SetDeviceAttribute("DataRate", ns.StringValue(ACCESS_RATE))
+    link.SetChannelAttribute("Delay", ns.StringValue(ACCESS_DELAY))
+    addresses = ns.Ipv4AddressHelper()
+    addresses.SetBase(ns.Ipv4Address("10.0.0.0"), ns.Ipv4Mask("255.255.255.0"))
+    all_devices = ns.NetDeviceContainer(bottleneck)
+    addresses.Assign(bottleneck)
+    receiver_addrs = []
+    for i in range(flows):
+        addresses.NewNetwork()
+        devs = link.Install(senders.Get(i), routers.Get(0))
+        addresses.Assign(devs)
+        all_devices.Add(devs)
+        addresses.NewNetwork()
+        devs = link.Install(routers.Get(1), receivers.Get(i))
+        receiver_addrs.append(addresses.Assign(devs).GetAddress(1))
+        all_devices.Add(devs)
+    # Assign() installs a default FqCoDel queue disc in front of every device.
+    # Remove them all: the only queues are then the devices' DropTail queues,
+    # so the bottleneck buffer is exactly 100 packets (no qdisc + device queue stacking).
+    ns.TrafficControlHelper().Uninstall(all_devices)
+    ns.Ipv4GlobalRoutingHelper.PopulateRoutingTables()
+
+    sinks = []
+    for i in range(flows):
+        sink_helper = ns.PacketSinkHelper(
+            "ns3::TcpSocketFactory",
+            ns.InetSocketAddress(ns.Ipv4Address.GetAny(), SINK_PORT).ConvertTo())
+        sink_app = sink_helper.Install(receivers.Get(i))
+        sink_app.Start(ns.Seconds(0.0))
+        sinks.append(sink_app.Get(0).GetObject[ns.PacketSink]())
+
+        bulk = ns.BulkSendHelper(
+            "ns3::TcpSocketFactory",
+            ns.InetSocketAddress(receiver_addrs[i], SINK_PORT).ConvertTo())
+        bulk.SetAttribute("MaxBytes", ns.UintegerValue(0))  # 0 = infinite
+        bulk.SetAttribute("SendSize", ns.UintegerValue(MSS))
+        app = bulk.Install(senders.Get(i))
+        app.Start(ns.Seconds(i * start_step_ms / 1000))
+
+    bq = p2p_device(bottleneck.Get(0)).GetQueue()
+    if not cppyy.gbl.bench.Watch(routers.Get(0), bq):
+        raise RuntimeError("could not connect the bottleneck trace probes")
+    ns.Simulator.Stop(ns.Seconds(sim_time))
+    t0 = time.perf_counter()
+    ns.Simulator.Run()
+    run_wall = time.perf_counter() - t0
+
+    # Packets forwarded, read from device queue counters after the run, so the timed
+    # loop carries no tracing at all (a Python trace callback via cppyy would cost
+    # more than the simulation). Every packet a PointToPointNetDevice transmits is
+    # enqueued then dequeued, so transmissions = accepted - still queued.
+    forwarded = 0
+    for k in range(all_devices.GetN()):
+        q = p2p_device(all_devices.Get(k)).GetQueue()
+        forwarded += q.GetTotalReceivedPackets() - q.GetNPackets()
+    goodput_bps = sum(s.GetTotalRx() for s in sinks) * 8 / sim_time
+    # Share of bottleneck capacity spent transmitting (includes retransmissions).
+    bottleneck_bits = (bq.GetTotalReceivedBytes() - bq.GetNBytes()) * 8
+    utilization = bottleneck_bits / (ns.DataRate(BOTTLENECK_RATE).GetBitRate() * sim_time)
+    ns.Simulator.Destroy()
+
+    return {
+        "simulator": "ns-3",
+        "version": importlib.metadata.version("ns3"),
+        "flows": flows,
+        "sack": sack,
+        "min_rto_ms": min_rto_ms,
+        "start_step_ms": start_step_ms,
+        "sim_time_s": sim_time,
+        "run_wall_s": round(run_wall, 4),
+        "packets_forwarded": forwarded,
+        "packets_per_wall_s": round(forwarded / run_wall),
+        "bottleneck_goodput_bps": round(goodput_bps),
+        "bottleneck_utilization": round(utilization, 4),
+        # Sanity: the bottleneck must fill to exactly its limit and drop beyond it.
+        "bottleneck_queue_limit": BOTTLENECK_QUEUE,
+        "bottleneck_queue_peak": int(cppyy.gbl.bench.peak),
+        "bottleneck_drops": int(cppyy.gbl.bench.drops + bq.GetTotalDroppedPackets()),
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--flows", type=int, default=10)
+    ap.add_argument("--sim-time", type=float, default=60.0, help="simulated seconds")
+    ap.add_argument("--sack", action="store_true", help="enable SACK (ns-3's default)")
+    ap.add_argument("--min-rto-ms", type=float, default=MIN_RTO_MS)
+    ap.add_argument("--start-step-ms", type=float, default=START_STEP_MS,
+                    help="flow i starts at i * step")
+    args = ap.parse_args()
+    if not 1 <= args.flows <= 127:  # two /24 per flow from 10.0.1.0 upwards
+        ap.error("--flows must be in 1..127")
+    print(json.dumps(run(args.flows, args.sim_time, args.sack, args.min_rto_ms,
+                         args.start_step_ms)))
+
+
+if __name__ == "__main__":
+    main()
