@@ -115,6 +115,9 @@ pub struct FlowSpec {
     /// Record a cwnd/sequence time trace for this flow.
     #[serde(default)]
     pub trace: bool,
+    /// Size of the application's first write, sent as a segment of its own (an HTTP header).
+    #[serde(default)]
+    pub first_write: Option<Quantity>,
     #[serde(default)]
     pub tcp: TcpSpec,
 }
@@ -339,7 +342,14 @@ impl Scenario {
                 }
                 None => None,
             };
-            let tcp = tcp_config(&format!("{f}.tcp"), &self.tcp.merged(&fl.tcp))?;
+            let mut tcp = tcp_config(&format!("{f}.tcp"), &self.tcp.merged(&fl.tcp))?;
+            if let Some(w) = &fl.first_write {
+                let w = q(&format!("{f}.first_write"), bytes(w))?;
+                if w == 0 || nbytes.is_some_and(|n| w >= n) {
+                    return err(format!("{f}.first_write"), "must be positive and smaller than `bytes`");
+                }
+                tcp.first_write = Some(w);
+            }
             flows.push(FlowModel {
                 name: fl.name.clone().unwrap_or_else(|| format!("flow{i}")),
                 src,

@@ -105,6 +105,9 @@ pub struct TcpConfig {
     pub window_scaling: bool,
     /// Set the initial ssthresh to the path's bandwidth-delay product (Hoe 1996).
     pub initial_ssthresh_bdp: bool,
+    /// Bytes of the application's first write, which leave as a segment of their own (an
+    /// HTTP server's response header, written before the body; seed 000 Sec. VI.A).
+    pub first_write: Option<u64>,
 }
 
 impl Default for TcpConfig {
@@ -129,6 +132,7 @@ impl Default for TcpConfig {
             max_burst: None,
             window_scaling: true,
             initial_ssthresh_bdp: false,
+            first_write: None,
         }
     }
 }

@@ -446,6 +446,12 @@ impl TcpSender {
         let wnd = self.win.cwnd.min(self.peer_wnd).min(self.cfg.snd_buf as u64);
         let limit = self.snd_una + wnd;
         let mss = self.cfg.mss as u64;
+        // A segment never spans the end of the first write: it was sent before the rest
+        // was written.
+        let end = match self.cfg.first_write {
+            Some(w) if self.snd_nxt < w => w.min(end),
+            _ => end,
+        };
         let remaining = end - self.snd_nxt;
         let len = mss.min(remaining).min(limit.saturating_sub(self.snd_nxt));
         if len == 0 {
