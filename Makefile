@@ -16,7 +16,8 @@ $(BIN)/python:
 
 $(STAMP_DEPS): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet "maturin>=1.5,<2" numpy pandas matplotlib typer rich pytest hypothesis ruff
+	$(BIN)/pip install --quiet "maturin>=1.5,<2" numpy pandas matplotlib typer rich \
+		scipy pyarrow "dask[distributed]" statsmodels pytest hypothesis ruff
 	touch $@
 
 # maturin finds the virtualenv through VIRTUAL_ENV.

@@ -3,18 +3,57 @@
 import tcplab
 result = tcplab.run("scenarios/dumbbell.toml", seed=7, out_dir="out/dumbbell")
 result.flows_df()[["goodput_bps", "timeouts"]]
+
+spec = tcplab.SweepSpec(base=doc, factors={"tcp.variant": ["reno", "sack"]}, replications=5)
+df = tcplab.sweep(spec, store="out/runs.sqlite").df      # one row per run
+
+The experiment names (sweep, load_runs, ...) are imported on first use, so
+``import tcplab`` stays light for the CLI and for worker processes.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 from tcplab._core import InvariantError, ScenarioError, __version__
 from tcplab.api import RunResult, load_scenario, run, scenario_text, validate
+from tcplab.errors import UserError
+
+_LAZY: dict[str, tuple[str, str]] = {
+    "jain_index": ("tcplab.fairness", "jain_index"),
+    "max_min_shares": ("tcplab.fairness", "max_min_shares"),
+    "SweepResult": ("tcplab.runner", "SweepResult"),
+    "load_sweep": ("tcplab.runner", "load_sweep"),
+    "sweep": ("tcplab.runner", "run_sweep"),
+    "SweepSpec": ("tcplab.spec", "SweepSpec"),
+    "load_spec": ("tcplab.spec", "load_spec"),
+    "Store": ("tcplab.store", "Store"),
+    "load_runs": ("tcplab.store", "load_runs"),
+}
 
 __all__ = [
     "InvariantError",
     "RunResult",
     "ScenarioError",
+    "UserError",
     "__version__",
     "load_scenario",
     "run",
     "scenario_text",
     "validate",
+    *_LAZY,
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'tcplab' has no attribute {name!r}")
+    module, attr = _LAZY[name]
+    value = getattr(importlib.import_module(module), attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

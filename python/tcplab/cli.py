@@ -1,4 +1,4 @@
-"""The ``tcplab`` command line: a thin layer over tcplab.api, bench, plot and reproduce.
+"""The ``tcplab`` command line: a thin layer over tcplab.api, bench, plot, sweep and reproduce.
 
 Every command is wrapped by ``cli_errors``, the one place that turns exceptions into messages:
 user mistakes print one paragraph to stderr and exit with status 2, simulator bugs
@@ -146,6 +146,54 @@ def bench(
         from tcplab.tables import print_bench
 
         print_bench(result)
+
+
+# ---------------------------------------------------------------- sweep
+
+WorkersOpt = Annotated[
+    int | None,
+    typer.Option("--workers", min=1, help="Local worker processes (default: every core)."),
+]
+DaskOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--dask",
+        metavar="ADDRESS|local",
+        help="Run on a Dask cluster: a scheduler address (tcp://host:8786), or 'local' for a "
+        "LocalCluster on this machine.",
+    ),
+]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+
+
+@app.command()
+@cli_errors
+def sweep(
+    spec: Annotated[Path, typer.Argument(metavar="SPEC.toml", help="Sweep spec (TOML).", show_default=False)],
+    workers: WorkersOpt = None,
+    dask: DaskOpt = None,
+    store: Annotated[
+        Path | None,
+        typer.Option(
+            "--store", help="Result store (default: the spec's `store`, else out/sweeps/NAME.sqlite)."
+        ),
+    ] = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """Run a factorial sweep with replications into a result store (reruns skip stored runs)."""
+    from tcplab.runner import run_sweep
+
+    result = run_sweep(spec, store=store, workers=workers, dask=dask, quiet=quiet)
+    typer.echo(result.summary())
+    if result.failed:
+        errors = result.errors()
+        first = errors.iloc[0]
+        levels = ", ".join(f"{c} = {first[c]}" for c in result.spec.columns)
+        typer.echo(
+            f"warning: {result.failed} runs failed and are stored with their errors (status 'failed'); "
+            f"a rerun retries them. First: {levels}, replication {first['replication']}: {first['error']}",
+            err=True,
+        )
 
 
 # ---------------------------------------------------------------- reproduce
