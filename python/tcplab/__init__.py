@@ -6,8 +6,9 @@ result.flows_df()[["goodput_bps", "timeouts"]]
 
 spec = tcplab.SweepSpec(base=doc, factors={"tcp.variant": ["reno", "sack"]}, replications=5)
 df = tcplab.sweep(spec, store="out/runs.sqlite").df      # one row per run
+tcplab.summarize(df, ["tcp.variant"], "total_goodput_bps")  # means, 90% CIs, percentiles
 
-The experiment names (sweep, load_runs, ...) are imported on first use, so
+The experiment names (sweep, summarize, factorial_anova, ...) are imported on first use, so
 ``import tcplab`` stays light for the CLI and for worker processes.
 """
 
@@ -21,6 +22,8 @@ from tcplab.api import RunResult, load_scenario, run, scenario_text, validate
 from tcplab.errors import UserError
 
 _LAZY: dict[str, tuple[str, str]] = {
+    "AnovaResult": ("tcplab.anova", "AnovaResult"),
+    "factorial_anova": ("tcplab.anova", "factorial_anova"),
     "jain_index": ("tcplab.fairness", "jain_index"),
     "max_min_shares": ("tcplab.fairness", "max_min_shares"),
     "SweepResult": ("tcplab.runner", "SweepResult"),
@@ -28,6 +31,8 @@ _LAZY: dict[str, tuple[str, str]] = {
     "sweep": ("tcplab.runner", "run_sweep"),
     "SweepSpec": ("tcplab.spec", "SweepSpec"),
     "load_spec": ("tcplab.spec", "load_spec"),
+    "mean_ci": ("tcplab.stats", "mean_ci"),
+    "summarize": ("tcplab.stats", "summarize"),
     "Store": ("tcplab.store", "Store"),
     "load_runs": ("tcplab.store", "load_runs"),
 }

@@ -1,4 +1,4 @@
-"""The ``tcplab`` command line: a thin layer over tcplab.api, bench, plot, sweep and reproduce.
+"""The ``tcplab`` command line: a thin layer over tcplab.api, bench, plot, sweep, anova, reproduce.
 
 Every command is wrapped by ``cli_errors``, the one place that turns exceptions into messages:
 user mistakes print one paragraph to stderr and exit with status 2, simulator bugs
@@ -148,7 +148,7 @@ def bench(
         print_bench(result)
 
 
-# ---------------------------------------------------------------- sweep
+# ---------------------------------------------------------------- sweep, anova
 
 WorkersOpt = Annotated[
     int | None,
@@ -194,6 +194,38 @@ def sweep(
             f"a rerun retries them. First: {levels}, replication {first['replication']}: {first['error']}",
             err=True,
         )
+
+
+@app.command()
+@cli_errors
+def anova(
+    file: Annotated[Path, typer.Argument(metavar="FILE.csv", help="One row per observation.")],
+    response: Annotated[str, typer.Option("--response", help="The column to analyse.", show_default=False)],
+    factors: Annotated[
+        str,
+        typer.Option(
+            "--factors", metavar="A,B,C", help="Factor columns, comma-separated.", show_default=False
+        ),
+    ],
+    json_out: JsonOpt = False,
+    confidence: Annotated[
+        float, typer.Option("--confidence", min=0.5, max=0.999, help="Level of the intervals.")
+    ] = 0.90,
+    no_interactions: Annotated[
+        bool, typer.Option("--no-interactions", help="Leave first-order interactions in the error.")
+    ] = False,
+) -> None:
+    """Jain's (1991) factorial analysis: allocation of variation, main effects with confidence intervals."""
+    from tcplab.anova import factorial_anova, read_observations
+    from tcplab.anova_text import format_anova
+
+    df = read_observations(file)
+    names = [f.strip() for f in factors.split(",") if f.strip()]
+    result = factorial_anova(df, response, names, confidence, interactions=not no_interactions)
+    if json_out:
+        sys.stdout.write(json.dumps(result.to_dict()) + "\n")
+    else:
+        typer.echo(format_anova(result))
 
 
 # ---------------------------------------------------------------- reproduce

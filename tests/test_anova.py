@@ -1,0 +1,197 @@
+"""Jain's factorial analysis against seed 002 (Goyal et al. 1998): Tables 4 and 7 in, 5/6 and 8/9 out.
+
+Tables 4 and 7 (the efficiency and fairness of each TCP flavour x buffer size x drop policy
+combination, WAN and MEO) are transcribed in tests/data. The expected values below are the
+paper's printed Tables 5, 6, 8 and 9; each computed value must match to within one unit of the
+last printed digit. (The paper truncates rather than rounds in places: SSY = 18.626667 is
+printed 18.6266, se = 0.047260 as 0.0472; one unit of tolerance covers both.)
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from conftest import tcplab
+from tcplab.anova import AnovaResult, factorial_anova
+
+DATA = Path(__file__).parent / "data"
+FACTORS = ["tcp", "buffer", "drop_policy"]
+PAIRS = {
+    "tcp x buffer": ("tcp", "buffer"),
+    "tcp x drop": ("tcp", "drop_policy"),
+    "buffer x drop": ("buffer", "drop_policy"),
+}
+
+# Table 5 / Table 8: sums of squares and % of variation, for efficiency and fairness.
+# Each entry: (SS efficiency, SS fairness, % efficiency, % fairness); None where not printed.
+ALLOCATION = {
+    "wan": {
+        "ssy": (14.6897, 18.6266),
+        "ss0": (14.2331, 18.3816),
+        "sst": (0.4565, 0.2450),
+        "tcp": (0.2625, 0.0526, 57.50, 21.49),
+        "buffer": (0.1381, 0.1312, 30.24, 53.55),
+        "drop_policy": (0.0016, 0.0002, 0.34, 0.09),
+        "tcp x buffer": (0.0411, 0.0424, 8.99, 17.32),
+        "tcp x drop": (0.0104, 0.0041, 2.27, 1.68),
+        "buffer x drop": (0.0015, 0.0009, 0.33, 0.38),
+        "se": (0.0156, 0.0472),
+    },
+    "meo": {
+        "ssy": (19.3453, 22.1369),
+        "ss0": (19.3334, 22.1357),
+        "sst": (0.0119, 0.0012),
+        "tcp": (0.0067, 0.0003, 56.75, 29.20),
+        "buffer": (0.0026, 0.0001, 21.73, 7.70),
+        "drop_policy": (0.0001, 0.0001, 0.80, 6.02),
+        "tcp x buffer": (0.0016, 0.0001, 13.42, 10.16),
+        "tcp x drop": (0.0007, 0.0003, 6.11, 22.60),
+        "buffer x drop": (0.0001, 0.0001, 0.53, 6.03),
+        "se": (0.0036, 0.0060),
+    },
+}
+
+# Table 6 / Table 9: main effect and 90% confidence interval, efficiency then fairness.
+EFFECTS = {
+    "wan": {
+        ("tcp", "Vanilla"): ((-0.1627, -0.1734, -0.1520), (-0.0308, -0.0632, 0.0016)),
+        ("tcp", "Reno"): ((-0.0208, -0.0315, -0.0101), (0.0325, 0.0000, 0.0649)),
+        ("tcp", "NewReno"): ((0.0939, 0.0832, 0.1046), (0.0573, 0.0248, 0.0898)),
+        ("tcp", "SACK"): ((0.0896, 0.0789, 0.1003), (-0.0590, -0.0914, -0.0265)),
+        ("buffer", "0.5 RTT"): ((-0.1000, -0.1087, -0.0912), (-0.1034, -0.1299, -0.0769)),
+        ("buffer", "1 RTT"): ((0.0163, 0.0076, 0.0250), (0.0382, 0.0117, 0.0647)),
+        ("buffer", "2 RTT"): ((0.0837, 0.0749, 0.0924), (0.0651, 0.0386, 0.0916)),
+        ("drop_policy", "EPD"): ((-0.0081, -0.0142, -0.0019), (-0.0030, -0.0217, 0.0157)),
+        ("drop_policy", "SD"): ((0.0081, 0.0019, 0.0142), (0.0030, -0.0157, 0.0217)),
+    },
+    "meo": {
+        ("tcp", "Vanilla"): ((-0.0251, -0.0276, -0.0226), (0.0037, -0.0004, 0.0078)),
+        ("tcp", "Reno"): ((-0.0005, -0.0030, 0.0019), (0.0024, -0.0017, 0.0065)),
+        ("tcp", "NewReno"): ((0.0038, 0.0013, 0.0062), (0.0001, -0.0040, 0.0042)),
+        ("tcp", "SACK"): ((0.0219, 0.0194, 0.0244), (-0.0062, -0.0103, -0.0020)),
+        ("buffer", "0.5 RTT"): ((-0.0134, -0.0154, -0.0114), (0.0027, -0.0007, 0.0060)),
+        ("buffer", "1 RTT"): ((0.0016, -0.0005, 0.0036), (-0.0008, -0.0042, 0.0026)),
+        ("buffer", "2 RTT"): ((0.0119, 0.0098, 0.0139), (-0.0019, -0.0052, 0.0015)),
+        ("drop_policy", "EPD"): ((0.0020, 0.0006, 0.0034), (-0.0017, -0.0041, 0.0007)),
+        ("drop_policy", "SD"): ((-0.0020, -0.0034, -0.0006), (0.0017, -0.0007, 0.0041)),
+    },
+}
+FILES = {"wan": "goyal98_table4_wan.csv", "meo": "goyal98_table7_meo.csv"}
+RESPONSES = ("efficiency", "fairness")
+UNIT_SS = 1.000001e-4  # the last printed digit of 4-decimal values (float slack)
+UNIT_PCT = 1.000001e-2
+
+
+def analyse(link: str, response: str) -> AnovaResult:
+    return factorial_anova(pd.read_csv(DATA / FILES[link]), response, FACTORS)
+
+
+@pytest.mark.parametrize("link", ["wan", "meo"])
+@pytest.mark.parametrize("i", [0, 1], ids=RESPONSES)
+def test_allocation_of_variation_matches_tables_5_and_8(link: str, i: int) -> None:
+    a = analyse(link, RESPONSES[i])
+    paper = ALLOCATION[link]
+    assert a.n == 24 and a.replications == 1 and a.dof_e == 6
+    assert a.ss_y == pytest.approx(paper["ssy"][i], abs=UNIT_SS)
+    assert a.ss_0 == pytest.approx(paper["ss0"][i], abs=UNIT_SS)
+    assert a.ss_t == pytest.approx(paper["sst"][i], abs=UNIT_SS)
+    assert a.se == pytest.approx(paper["se"][i], abs=UNIT_SS)
+    for name in ("tcp", "buffer", "drop_policy", *PAIRS):
+        factors = PAIRS.get(name, (name,))
+        c = a.component(*factors)
+        ss, pct = paper[name][i], paper[name][2 + i]
+        assert c.ss == pytest.approx(ss, abs=UNIT_SS), name
+        assert c.percent == pytest.approx(pct, abs=UNIT_PCT), name
+    assert [c.dof for c in a.components] == [3, 2, 1, 6, 3, 2]
+
+
+@pytest.mark.parametrize("link", ["wan", "meo"])
+@pytest.mark.parametrize("i", [0, 1], ids=RESPONSES)
+def test_main_effects_and_intervals_match_tables_6_and_9(link: str, i: int) -> None:
+    a = analyse(link, RESPONSES[i])
+    assert a.t_quantile == pytest.approx(1.943, abs=5e-4)  # t[0.95; 6]
+    for (factor, level), values in EFFECTS[link].items():
+        effect, low, high = values[i]
+        e = a.effect(factor, level)
+        assert e.effect == pytest.approx(effect, abs=UNIT_SS), (factor, level)
+        assert e.ci_low == pytest.approx(low, abs=UNIT_SS), (factor, level)
+        assert e.ci_high == pytest.approx(high, abs=UNIT_SS), (factor, level)
+        if min(abs(low), abs(high)) >= UNIT_SS:  # the printed interval clearly holds or excludes 0
+            assert e.significant == (not low <= 0 <= high), (factor, level)
+
+
+@pytest.mark.parametrize("link", ["wan", "meo"])
+@pytest.mark.parametrize("response", RESPONSES)
+def test_sums_of_squares_agree_with_statsmodels(link: str, response: str) -> None:
+    import statsmodels.formula.api as smf
+    from statsmodels.stats.anova import anova_lm
+
+    df = pd.read_csv(DATA / FILES[link])
+    a = factorial_anova(df, response, FACTORS)
+    formula = f"{response} ~ (C(tcp) + C(buffer) + C(drop_policy)) ** 2"
+    table = anova_lm(smf.ols(formula, data=df).fit(), typ=2)
+    names = {
+        ("tcp",): "C(tcp)",
+        ("buffer",): "C(buffer)",
+        ("drop_policy",): "C(drop_policy)",
+        ("tcp", "buffer"): "C(tcp):C(buffer)",
+        ("tcp", "drop_policy"): "C(tcp):C(drop_policy)",
+        ("buffer", "drop_policy"): "C(buffer):C(drop_policy)",
+    }
+    for c in a.components:
+        row = table.loc[names[c.factors]]
+        assert c.ss == pytest.approx(row["sum_sq"], rel=1e-9, abs=1e-12)
+        assert c.dof == row["df"]
+    assert a.ss_e == pytest.approx(table.loc["Residual", "sum_sq"], rel=1e-9)
+    assert a.dof_e == table.loc["Residual", "df"]
+    # The parts add up to the total variation.
+    assert sum(c.ss for c in a.components) + a.ss_e == pytest.approx(a.ss_t, rel=1e-12)
+
+
+def test_replicated_design_and_no_interactions() -> None:
+    df = pd.read_csv(DATA / FILES["wan"])
+    doubled = pd.concat([df, df.assign(efficiency=df["efficiency"] + 0.01)])
+    a = factorial_anova(doubled, "efficiency", FACTORS)
+    assert a.replications == 2 and a.n == 48 and a.dof_e == 48 - 1 - 6 - 11
+    single = factorial_anova(df, "efficiency", FACTORS)
+    assert a.component("tcp").ss == pytest.approx(2 * single.component("tcp").ss)
+    b = factorial_anova(df, "efficiency", FACTORS, interactions=False)
+    assert b.dof_e == 24 - 1 - 6 and len(b.components) == 3
+    assert b.ss_e == pytest.approx(single.ss_e + sum(c.ss for c in single.components[3:]))
+
+
+def test_cli_anova_prints_tables_and_json() -> None:
+    path = DATA / FILES["wan"]
+    proc = tcplab("anova", path, "--response", "efficiency", "--factors", "tcp,buffer,drop_policy")
+    assert proc.returncode == 0, proc.stderr
+    assert "57.50" in proc.stdout and "Allocation of variation" in proc.stdout
+    assert "90% confidence intervals" in proc.stdout and "-0.162696" in proc.stdout
+    proc = tcplab("anova", path, "--response", "fairness", "--factors", "tcp,buffer,drop_policy", "--json")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["dof_e"] == 6 and out["se"] == pytest.approx(0.0472, abs=1e-4)
+    assert {c["name"] for c in out["components"]} >= {"tcp", "tcp x buffer"}
+    assert {"factor", "level", "effect", "ci_low", "ci_high", "significant"} <= set(out["effects"][0])
+
+
+@pytest.mark.parametrize(
+    ("csv", "args", "expected"),
+    [
+        ("a,b,y\nx,p,1\n", ["--response", "z", "--factors", "a,b"], "no column named 'z'"),
+        ("a,b,y\nx,p,1\n", ["--response", "y", "--factors", "a,c"], "no column named 'c' (columns: a, b, y)"),
+        ("a,b,y\nx,p,1\nx,q,oops\n", ["--response", "y", "--factors", "a,b"], "not a number in row 2"),
+        ("a,b,y\nx,p,1\nx,q,2\ny,p,3\n", ["--response", "y", "--factors", "a,b"], "not a full factorial"),
+        ("", ["--response", "y", "--factors", "a"], "the file is empty"),
+    ],
+)
+def test_cli_anova_bad_input_exits_2(tmp_path: Path, csv: str, args: list[str], expected: str) -> None:
+    path = tmp_path / "data.csv"
+    path.write_text(csv)
+    proc = tcplab("anova", path, *args)
+    assert proc.returncode == 2, proc.stdout
+    assert proc.stderr.startswith(f"error: {path}: ")
+    assert expected in proc.stderr
+    assert "Traceback" not in proc.stderr
