@@ -20,6 +20,9 @@ pub enum Event {
     FlowStart(u32),
     /// A timer of flow `0` may be due; the flow checks its own deadlines (lazy cancellation).
     FlowTimer(u32),
+    /// Cells that reached ATM switch `0` at this instant go to their output buffers, inputs
+    /// served round robin.
+    SwitchService(u32),
     /// The end of the simulated interval.
     Stop,
 }

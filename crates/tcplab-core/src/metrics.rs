@@ -29,6 +29,8 @@ pub struct FlowReport {
     pub final_cwnd: u64,
     pub final_ssthresh: u64,
     pub final_rto_s: f64,
+    /// TCP Boston: packets that arrived incomplete and left their segment incomplete.
+    pub partial_segments: u64,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -43,6 +45,8 @@ pub struct LinkReport {
     pub stats: ChannelStats,
     /// Fraction of the run the transmitter was busy.
     pub utilization: f64,
+    /// An ATM link: its counters count cells.
+    pub atm: bool,
 }
 
 /// The packet ledger: injected = delivered + dropped + in_flight, checked at the end of a run.
@@ -52,6 +56,8 @@ pub struct Conservation {
     pub delivered: u64,
     pub dropped: u64,
     pub in_flight: u64,
+    /// ATM cells: created = consumed + dropped + in flight (all zero without cell links).
+    pub cells: crate::atm::runtime::CellLedger,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]

@@ -32,6 +32,45 @@ pub enum Dir {
     Reverse,
 }
 
+/// ATM fields: set when this record is one cell of an AAL5 frame.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CellInfo {
+    /// Cells in the frame; 0 means this record is a whole packet, not a cell.
+    pub cells: u16,
+    /// This cell's position in its frame (0-based); the last one ends the frame.
+    pub index: u16,
+    /// The frame's id, unique in a run.
+    pub pdu: u32,
+}
+
+impl CellInfo {
+    pub fn is_cell(&self) -> bool {
+        self.cells > 0
+    }
+    pub fn is_last(&self) -> bool {
+        self.index + 1 == self.cells
+    }
+}
+
+/// TCP Boston fields (seed 003 Sec. 2).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Shards {
+    /// Shards per complete segment (m); 0 for a packet that is not Boston-coded.
+    pub m: u16,
+    /// This packet carries dispersal shards [start, start + count), one per cell after the
+    /// header cell.
+    pub start: u16,
+    pub count: u16,
+    /// On an ACK: the receiver holds `held` distinct shards of the segment starting at wire
+    /// sequence number `seg` (a partial ACK); 0 otherwise.
+    pub held: u16,
+    pub seg: u32,
+    /// Bitmap variant (seed 003 Sec. 2.5): the cells carry the first `count` blocks that were
+    /// still missing after the receiver's first `start` arrivals, instead of shards
+    /// [start, start + count).
+    pub relative: bool,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Packet {
     pub flow: u32,
@@ -55,6 +94,8 @@ pub struct Packet {
     pub sack: [SackBlock; MAX_SACK_BLOCKS],
     /// Digest of the stream range carried, checked at the receiver.
     pub tag: u32,
+    pub cell: CellInfo,
+    pub shards: Shards,
 }
 
 impl Packet {
@@ -78,4 +119,26 @@ pub fn payload_tag(flow: u32, offset: u64, len: u32) -> u32 {
     let mut z = (flow as u64) << 40 ^ offset.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (len as u64) << 20;
     z = (z ^ (z >> 31)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     (z ^ (z >> 29)) as u32
+}
+
+/// A blank data packet for unit tests.
+#[cfg(test)]
+pub fn test_packet() -> Packet {
+    Packet {
+        flow: 0,
+        dir: Dir::Forward,
+        route_pos: 0,
+        seq: 1,
+        ack: 1,
+        wnd: 65535,
+        payload: 1000,
+        wire_bytes: 1040,
+        flags: flags::ACK,
+        n_sack: 0,
+        retransmit: false,
+        sack: [SackBlock::default(); MAX_SACK_BLOCKS],
+        tag: 0,
+        cell: CellInfo::default(),
+        shards: Shards::default(),
+    }
 }

@@ -7,9 +7,12 @@ use std::collections::HashMap;
 
 use serde::Deserialize;
 
+use crate::atm::drop::CellPolicy;
+use crate::atm::AtmConfig;
 use crate::error::ScenarioError;
 use crate::net::loss::DropBy;
 use crate::net::QueueLimit;
+use crate::tcp::boston::BostonConfig;
 use crate::tcp::config::{DelayedAck, Handshake, RecoveryKind, TcpConfig};
 use crate::tcp::rtt::TimerClock;
 use crate::time::{Dur, Time, MS};
@@ -29,6 +32,12 @@ pub struct Scenario {
     #[serde(default)]
     pub seed: Option<u64>,
     pub nodes: Vec<String>,
+    /// Nodes that are ATM cell switches (output-buffered, inputs served round robin).
+    #[serde(default)]
+    pub switches: Vec<String>,
+    /// AAL5 framing on every cell link.
+    #[serde(default)]
+    pub atm: AtmSpec,
     #[serde(default, rename = "link")]
     pub links: Vec<LinkSpec>,
     #[serde(default, rename = "flow")]
@@ -36,6 +45,30 @@ pub struct Scenario {
     /// TCP settings applied to every flow before the flow's own `tcp` table.
     #[serde(default)]
     pub tcp: TcpSpec,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AtmSpec {
+    pub trailer: Option<bool>,
+    pub llc_snap: Option<bool>,
+}
+
+/// The drop policy of a cell link's output buffer.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, tag = "policy", rename_all = "snake_case")]
+pub enum DropSpec {
+    Tail,
+    Ppd,
+    /// `threshold`: the R of EPD as a fraction of the buffer.
+    Epd {
+        threshold: f64,
+    },
+    /// `threshold` (R) as a fraction of the buffer, and Z.
+    Sd {
+        threshold: f64,
+        z: f64,
+    },
 }
 
 /// A bidirectional link; `ab` and `ba` override settings for one direction.
@@ -58,6 +91,10 @@ pub struct LinkSpec {
     /// Capture both directions of this link to `link-<a>-<b>.pcap` in the output folder.
     #[serde(default)]
     pub pcap: bool,
+    /// An ATM link: it carries 53-byte cells; `queue` counts cells.
+    #[serde(default)]
+    pub atm: bool,
+    pub drop: Option<DropSpec>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -70,6 +107,7 @@ pub struct DirSpec {
     /// Queue limit in bytes (instead of `queue`).
     pub queue_bytes: Option<Quantity>,
     pub loss: Option<LossSpec>,
+    pub drop: Option<DropSpec>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -151,6 +189,14 @@ pub struct TcpSpec {
     /// Segments per ACK at most (0 or absent: no cap).
     pub max_burst: Option<i64>,
     pub window_scaling: Option<bool>,
+    /// "plain", "boston" (AIDA coding of segments into cell shards) or "boston_bitmap".
+    pub codec: Option<String>,
+    /// Boston: extra shards with each first transmission (n - m).
+    pub boston_redundancy: Option<i64>,
+    /// Boston: N as a multiple of m (N is capped at 256).
+    pub boston_dispersal: Option<i64>,
+    /// Boston: decode and check the bytes of every k-th segment that needed coded shards.
+    pub boston_verify_every: Option<i64>,
 }
 
 impl TcpSpec {
@@ -180,7 +226,11 @@ impl TcpSpec {
             nagle,
             sws_avoidance,
             max_burst,
-            window_scaling
+            window_scaling,
+            codec,
+            boston_redundancy,
+            boston_dispersal,
+            boston_verify_every
         )
     }
 }
@@ -197,6 +247,8 @@ pub struct ChannelModel {
     pub loss: LossModelSpec,
     /// Index into `Model::pcaps`.
     pub pcap: Option<usize>,
+    pub atm: bool,
+    pub cell_policy: Option<CellPolicy>,
 }
 
 #[derive(Debug, Clone)]
@@ -224,6 +276,9 @@ pub struct Model {
     pub duration: Time,
     pub seed: u64,
     pub nodes: Vec<String>,
+    /// Per node: an ATM switch?
+    pub switches: Vec<bool>,
+    pub atm: AtmConfig,
     pub channels: Vec<ChannelModel>,
     pub flows: Vec<FlowModel>,
     /// File names of the pcap captures.
@@ -301,6 +356,9 @@ impl Scenario {
             if a == b {
                 return err(format!("{f}.b"), "a link must join two different nodes");
             }
+            if l.pcap && l.atm {
+                return err(format!("{f}.pcap"), "pcap capture is not available on ATM (cell) links");
+            }
             let pcap = l.pcap.then(|| {
                 pcaps.push(format!("link-{}-{}.pcap", l.a, l.b));
                 pcaps.len() - 1
@@ -311,9 +369,10 @@ impl Scenario {
                 queue: l.queue,
                 queue_bytes: l.queue_bytes.clone(),
                 loss: l.loss.clone(),
+                drop: l.drop.clone(),
             };
             for (from, to, dir, over) in [(a, b, "ab", &l.ab), (b, a, "ba", &l.ba)] {
-                let mut ch = self.channel(&f, dir, &both, over.as_ref(), from, to)?;
+                let mut ch = Self::channel(&f, dir, &both, over.as_ref(), from, to, l.atm)?;
                 ch.pcap = pcap;
                 channels.push(ch);
             }
@@ -371,11 +430,25 @@ impl Scenario {
                 }
             }
         }
+        let mut switches = vec![false; self.nodes.len()];
+        for (i, s) in self.switches.iter().enumerate() {
+            switches[node(format!("switches[{i}]"), s)? as usize] = true;
+        }
+        for (i, fl) in self.flows.iter().enumerate() {
+            for (end, name) in [("src", &fl.src), ("dst", &fl.dst)] {
+                if switches[index[name.as_str()] as usize] {
+                    return err(format!("flow[{i}].{end}"), format!("'{name}' is an ATM switch, not a host"));
+                }
+            }
+        }
+        let atm = AtmConfig { trailer: self.atm.trailer.unwrap_or(true), llc_snap: self.atm.llc_snap.unwrap_or(true) };
         Ok(Model {
             name: self.name.clone().unwrap_or_else(|| "scenario".into()),
             duration,
             seed: seed_override.or(self.seed).unwrap_or(1),
             nodes: self.nodes.clone(),
+            switches,
+            atm,
             channels,
             flows,
             pcaps,
@@ -383,13 +456,13 @@ impl Scenario {
     }
 
     fn channel(
-        &self,
         f: &str,
         dir: &str,
         both: &DirSpec,
         over: Option<&DirSpec>,
         from: u32,
         to: u32,
+        atm: bool,
     ) -> Result<ChannelModel, ScenarioError> {
         let empty = DirSpec::default();
         let over = over.unwrap_or(&empty);
@@ -424,7 +497,38 @@ impl Scenario {
             None => LossModelSpec::None,
             Some(l) => loss_model(&pick("loss", over.loss.is_some()), l)?,
         };
-        Ok(ChannelModel { from, to, rate_bps, delay, limit, loss, pcap: None })
+        let cell_policy = match over.drop.as_ref().or(both.drop.as_ref()) {
+            None => None,
+            Some(_) if !atm => return err(format!("{f}.drop"), "drop policies apply to ATM links (set `atm = true`)"),
+            Some(d) => {
+                let field = pick("drop", over.drop.is_some());
+                let QueueLimit::Packets(cells) = limit else {
+                    return err(format!("{f}.queue_bytes"), "an ATM link's buffer is counted in cells: use `queue`");
+                };
+                let frac = |name: &str, v: f64| -> Result<usize, ScenarioError> {
+                    if !(0.0..=1.0).contains(&v) {
+                        return err(
+                            format!("{field}.{name}"),
+                            format!("must be a fraction of the buffer in [0, 1] (got {v})"),
+                        );
+                    }
+                    Ok((v * cells as f64).round() as usize)
+                };
+                Some(match d {
+                    DropSpec::Tail => CellPolicy::Tail,
+                    DropSpec::Ppd => CellPolicy::Ppd,
+                    DropSpec::Epd { threshold } => CellPolicy::Epd { threshold: frac("threshold", *threshold)? },
+                    DropSpec::Sd { threshold, z } => {
+                        if !(*z > 0.0 && *z <= 1.0) {
+                            return err(format!("{field}.z"), format!("must be in (0, 1] (got {z})"));
+                        }
+                        CellPolicy::Sd { threshold: frac("threshold", *threshold)?, z: *z }
+                    }
+                })
+            }
+        };
+        let cell_policy = if atm { Some(cell_policy.unwrap_or(CellPolicy::Tail)) } else { None };
+        Ok(ChannelModel { from, to, rate_bps, delay, limit, loss, pcap: None, atm, cell_policy })
     }
 }
 
@@ -581,6 +685,30 @@ fn tcp_config(f: &str, s: &TcpSpec) -> Result<TcpConfig, ScenarioError> {
     if let Some(v) = s.window_scaling {
         c.window_scaling = v;
     }
+    let count = |name: &str, v: Option<i64>, lo: i64, hi: i64| -> Result<Option<u16>, ScenarioError> {
+        match v {
+            Some(x) if x < lo || x > hi => err(fld(name), format!("must be between {lo} and {hi} (got {x})")),
+            Some(x) => Ok(Some(x as u16)),
+            None => Ok(None),
+        }
+    };
+    let mut boston = BostonConfig {
+        redundancy: count("boston_redundancy", s.boston_redundancy, 0, 255)?.unwrap_or(0),
+        dispersal_factor: count("boston_dispersal", s.boston_dispersal, 1, 256)?.unwrap_or(2),
+        ..BostonConfig::default()
+    };
+    if let Some(v) = s.boston_verify_every {
+        if v < 1 {
+            return err(fld("boston_verify_every"), format!("must be 1 or more (got {v})"));
+        }
+        boston.verify_every = v.min(u32::MAX as i64) as u32;
+    }
+    c.boston = match s.codec.as_deref() {
+        None | Some("plain") => None,
+        Some("boston") => Some(boston),
+        Some("boston_bitmap") => Some(BostonConfig { bitmap: true, ..boston }),
+        Some(o) => return err(fld("codec"), format!("unknown codec '{o}' (use plain, boston or boston_bitmap)")),
+    };
     if let Some(v) = s.max_burst {
         if v < 0 || v > u32::MAX as i64 {
             return err(fld("max_burst"), format!("must be 0 (no cap) or a positive integer (got {v})"));

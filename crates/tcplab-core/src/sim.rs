@@ -6,6 +6,9 @@ use std::time::Instant;
 
 use rand::Rng as _;
 
+use crate::atm::aal5::Rebuilt;
+use crate::atm::drop::CellDropper;
+use crate::atm::runtime::AtmRuntime;
 use crate::engine::{Event, EventQueue};
 use crate::error::Error;
 use crate::metrics::{Conservation, FlowReport, FlowTrace, LinkReport, RunReport};
@@ -50,6 +53,17 @@ pub struct Simulation {
     pcap_flows: Vec<PcapFlow>,
     pcaps: Vec<PcapWriter>,
     ledger: Conservation,
+    atm: AtmRuntime,
+    /// Reused buffers for cells being cut or moved, and packets being rebuilt.
+    cell_buf: Vec<Packet>,
+    rebuilt_buf: Vec<Rebuilt>,
+    /// Boston segments rebuilt with coded shards, counted to pick which ones to decode.
+    coded_rebuilds: u64,
+    /// Packets lost while travelling as cells (frames settled with no packet rebuilt, or
+    /// partial packets that could not go on).
+    lost_as_cells: u64,
+    /// A broken invariant found during the run (reported when it ends).
+    violation: Option<String>,
     now: Time,
 }
 
@@ -77,16 +91,17 @@ impl Simulation {
                         LossModel::DropList { flow: *flow, by: *by, pending: values.clone(), seen: 0 }
                     }
                 };
-                let mut ch = Channel::new(
-                    c.from,
-                    c.to,
-                    c.rate_bps,
-                    c.delay,
-                    Queue::new(c.limit),
-                    loss,
-                    stream(seed, "channel", i as u64),
-                );
+                let queue = match (c.cell_policy, c.limit) {
+                    (Some(policy), crate::net::QueueLimit::Packets(cells)) => Queue::with_cell_policy(
+                        c.limit,
+                        CellDropper::new(policy, cells as usize, 2 * model.flows.len()),
+                    ),
+                    _ => Queue::new(c.limit),
+                };
+                let mut ch =
+                    Channel::new(c.from, c.to, c.rate_bps, c.delay, queue, loss, stream(seed, "channel", i as u64));
                 ch.pcap = c.pcap;
+                ch.atm = c.atm;
                 ch
             })
             .collect();
@@ -142,7 +157,14 @@ impl Simulation {
             });
         }
         let pcaps = model.pcaps.iter().map(|_| PcapWriter::new()).collect();
+        let atm = AtmRuntime::new(model.atm, model.switches.clone(), &channels);
         Ok(Self {
+            atm,
+            cell_buf: Vec::new(),
+            rebuilt_buf: Vec::new(),
+            coded_rebuilds: 0,
+            lost_as_cells: 0,
+            violation: None,
             model,
             q: EventQueue::new(),
             channels,
@@ -171,6 +193,7 @@ impl Simulation {
                 Event::Arrive(c) => self.on_arrive(c),
                 Event::FlowStart(f) => self.pump(f),
                 Event::FlowTimer(f) => self.on_flow_timer(f),
+                Event::SwitchService(n) => self.on_switch_service(n),
                 Event::Stop => break,
             }
         }
@@ -186,7 +209,7 @@ impl Simulation {
             self.pcaps[p].record(self.now, &out.pkt, &self.pcap_flows[out.pkt.flow as usize]);
         }
         if out.lost {
-            self.ledger.dropped += 1;
+            self.dropped(&out.pkt);
         }
         if let Some(t) = out.next_tx {
             self.q.schedule(t, Event::TxDone(c));
@@ -202,6 +225,9 @@ impl Simulation {
             self.q.schedule(t, Event::Arrive(c));
         }
         pkt.route_pos += 1;
+        if pkt.cell.is_cell() {
+            return self.on_cell_arrival(c, pkt);
+        }
         if self.routes.hops[pkt.route_pos as usize] == END {
             self.deliver(pkt);
         } else {
@@ -209,12 +235,110 @@ impl Simulation {
         }
     }
 
+    /// A cell reached the far end of cell link `c`: a switch queues it for service; any other
+    /// node is where the cell path ends and AAL5 rebuilds packets.
+    fn on_cell_arrival(&mut self, c: u32, cell: Packet) {
+        let node = self.channels[c as usize].to;
+        if self.atm.is_switch(node) {
+            if self.atm.switch_arrival(node, c, cell) {
+                self.q.schedule(self.now, Event::SwitchService(node));
+            }
+            return;
+        }
+        let mut rebuilt = std::mem::take(&mut self.rebuilt_buf);
+        let lost = self.atm.reassemble(node, cell, &mut rebuilt);
+        self.lose_as_cells(lost);
+        for r in rebuilt.drain(..) {
+            let at_destination = self.routes.hops[r.pkt.route_pos as usize] == END;
+            match (r.complete, at_destination) {
+                (true, true) => self.deliver(r.pkt),
+                (true, false) => self.forward(r.pkt),
+                (false, true) => self.deliver_partial(r.pkt, &r.cells),
+                // A partial packet cannot continue over IP: nothing downstream could use it.
+                (false, false) => self.lose_as_cells(1),
+            }
+        }
+        self.rebuilt_buf = rebuilt;
+    }
+
+    fn on_switch_service(&mut self, node: u32) {
+        let mut cells = std::mem::take(&mut self.cell_buf);
+        self.atm.switch_batch(node, &mut cells);
+        for cell in cells.drain(..) {
+            self.forward(cell);
+        }
+        self.cell_buf = cells;
+    }
+
+    /// Send a packet (or cell) onto its next link; a packet entering a cell link is cut into
+    /// cells there.
     fn forward(&mut self, pkt: Packet) {
         let c = self.routes.hops[pkt.route_pos as usize];
+        if self.channels[c as usize].atm && !pkt.cell.is_cell() {
+            let mut cells = std::mem::take(&mut self.cell_buf);
+            let first = cells.len();
+            self.atm.segment(pkt, &mut cells);
+            for cell in cells.drain(first..) {
+                self.offer(c, cell);
+            }
+            self.cell_buf = cells;
+        } else {
+            self.offer(c, pkt);
+        }
+    }
+
+    fn offer(&mut self, c: u32, pkt: Packet) {
         match self.channels[c as usize].offer(self.now, pkt) {
             Ok(Next::TxDoneAt(t)) => self.q.schedule(t, Event::TxDone(c)),
             Ok(Next::Nothing) => {}
-            Err(_) => self.ledger.dropped += 1,
+            Err(p) => self.dropped(&p),
+        }
+    }
+
+    fn dropped(&mut self, p: &Packet) {
+        if !p.cell.is_cell() {
+            self.ledger.dropped += 1;
+        } else if self.atm.cell_dropped(p) {
+            self.lose_as_cells(1);
+        }
+    }
+
+    fn lose_as_cells(&mut self, n: u64) {
+        self.ledger.dropped += n;
+        self.lost_as_cells += n;
+    }
+
+    fn deliver_partial(&mut self, pkt: Packet, cells: &[u16]) {
+        self.ledger.delivered += 1;
+        self.flows[pkt.flow as usize].receiver.on_partial_packet(self.now, &pkt, cells);
+        self.check_rebuilt(pkt.flow);
+        self.pump(pkt.flow);
+    }
+
+    /// Decode Boston segments the receiver rebuilt with coded shards, from exactly the shards
+    /// that arrived, and compare with the bytes the application wrote.
+    fn check_rebuilt(&mut self, flow: u32) {
+        let Some(cfg) = self.model.flows[flow as usize].tcp.boston else { return };
+        for (off, len, m, ids) in self.flows[flow as usize].receiver.take_rebuilt() {
+            if ids.iter().all(|&id| id < m) {
+                continue; // all data shards: the segment is its own bytes, nothing to decode
+            }
+            self.coded_rebuilds += 1;
+            if !(self.coded_rebuilds - 1).is_multiple_of(cfg.verify_every as u64) {
+                continue;
+            }
+            let data = crate::atm::ida::payload_bytes(flow, off, len as usize);
+            let sent = crate::atm::ida::disperse(&data, cfg.dispersed(m) as usize);
+            let mut got: Vec<Option<Vec<u8>>> = vec![None; sent.len()];
+            for &id in &ids {
+                got[id as usize] = Some(sent[id as usize].clone());
+            }
+            let problem = match crate::atm::ida::reconstruct(got, m as usize, len as usize) {
+                Ok(bytes) if bytes == data => continue,
+                Ok(_) => format!("flow {flow}: Boston segment at {off} decoded to other bytes"),
+                Err(e) => format!("flow {flow}: Boston segment at {off} did not decode: {e}"),
+            };
+            self.violation.get_or_insert(problem);
         }
     }
 
@@ -224,6 +348,9 @@ impl Simulation {
         match pkt.dir {
             Dir::Forward => f.receiver.on_packet(self.now, &pkt),
             Dir::Reverse => f.sender.on_packet(self.now, &pkt),
+        }
+        if pkt.dir == Dir::Forward && pkt.shards.m > 0 {
+            self.check_rebuilt(pkt.flow);
         }
         self.pump(pkt.flow);
     }
@@ -273,7 +400,21 @@ impl Simulation {
     }
 
     fn check_invariants(&mut self) -> Result<(), Error> {
-        self.ledger.in_flight = self.channels.iter().map(|c| c.in_flight()).sum();
+        if let Some(v) = self.violation.take() {
+            return Err(Error::Invariant(v));
+        }
+        let (pkts, cells) =
+            self.channels.iter().map(|c| c.in_flight()).fold((0, 0), |(p, c), (p2, c2)| (p + p2, c + c2));
+        self.ledger.in_flight = pkts + self.atm.packets_in_flight();
+        let held = self.atm.cells_held();
+        let cl = &mut self.atm.cells;
+        cl.in_flight = cells + held;
+        if cl.created != cl.consumed + cl.dropped + cl.in_flight {
+            return Err(Error::Invariant(format!(
+                "cell conservation: created {} != consumed {} + dropped {} + in flight {}",
+                cl.created, cl.consumed, cl.dropped, cl.in_flight
+            )));
+        }
         let l = &self.ledger;
         if l.injected != l.delivered + l.dropped + l.in_flight {
             return Err(Error::Invariant(format!(
@@ -281,9 +422,15 @@ impl Simulation {
                 l.injected, l.delivered, l.dropped, l.in_flight
             )));
         }
-        let drops: u64 = self.channels.iter().map(|c| c.stats.drops_loss + c.stats.drops_queue).sum();
-        if drops != l.dropped {
-            return Err(Error::Invariant(format!("drop counters disagree: links {drops}, ledger {}", l.dropped)));
+        let drops: u64 =
+            self.channels.iter().filter(|c| !c.atm).map(|c| c.stats.drops_loss + c.stats.drops_queue).sum();
+        let cell_drops: u64 =
+            self.channels.iter().filter(|c| c.atm).map(|c| c.stats.drops_loss + c.stats.drops_queue).sum();
+        if cell_drops != self.atm.cells.dropped || drops + self.lost_as_cells != l.dropped {
+            return Err(Error::Invariant(format!(
+                "drop counters disagree: links {drops} packets and {cell_drops} cells, ledger {} packets and {} cells",
+                l.dropped, self.atm.cells.dropped
+            )));
         }
         for (i, f) in self.flows.iter().enumerate() {
             if f.receiver.stats.corrupt > 0 {
@@ -335,6 +482,7 @@ impl Simulation {
                 final_cwnd: w.cwnd,
                 final_ssthresh: w.ssthresh,
                 final_rto_s: secs(f.sender.rto()),
+                partial_segments: f.receiver.stats.partial_segments,
             });
             if m.trace {
                 let (rows, sends) = f.sender.take_trace();
@@ -356,6 +504,7 @@ impl Simulation {
                     delay_s: secs(c.delay),
                     stats: c.stats.clone(),
                     utilization: if end > 0 { (busy / secs(end)).min(1.0) } else { 0.0 },
+                    atm: c.atm,
                 }
             })
             .collect();
@@ -368,7 +517,7 @@ impl Simulation {
             wall_s,
             flows,
             links,
-            conservation: self.ledger.clone(),
+            conservation: Conservation { cells: self.atm.cells.clone(), ..self.ledger.clone() },
         };
         (report, traces)
     }

@@ -52,6 +52,8 @@ pub struct Channel {
     pub stats: ChannelStats,
     /// Index of the pcap capture this channel writes to.
     pub pcap: Option<usize>,
+    /// An ATM link: it carries cells, and packets are cut into cells on entering it.
+    pub atm: bool,
 }
 
 /// What the simulation must schedule after a channel operation.
@@ -76,6 +78,7 @@ impl Channel {
             pipe: VecDeque::new(),
             stats: ChannelStats::default(),
             pcap: None,
+            atm: false,
         }
     }
 
@@ -83,16 +86,16 @@ impl Channel {
     /// or Err(packet) if the queue dropped it.
     pub fn offer(&mut self, now: Time, pkt: Packet) -> Result<Next, Packet> {
         self.stats.arrivals += 1;
-        if self.on_wire.is_none() {
+        let idle = self.on_wire.is_none();
+        if !self.queue.accepts(&pkt, idle) {
+            self.stats.drops_queue += 1;
+            return Err(pkt);
+        }
+        if idle {
             return Ok(Next::TxDoneAt(self.start_tx(now, pkt)));
         }
-        match self.queue.admit(pkt) {
-            Ok(()) => Ok(Next::Nothing),
-            Err(p) => {
-                self.stats.drops_queue += 1;
-                Err(p)
-            }
-        }
+        self.queue.push(pkt);
+        Ok(Next::Nothing)
     }
 
     fn start_tx(&mut self, now: Time, pkt: Packet) -> Time {
@@ -130,9 +133,17 @@ impl Channel {
         (pkt, self.pipe.front().map(|&(t, _)| t))
     }
 
-    /// Packets inside the channel: waiting, on the wire, propagating.
-    pub fn in_flight(&self) -> u64 {
-        (self.queue.len() + self.pipe.len() + self.on_wire.is_some() as usize) as u64
+    /// Records inside the channel (waiting, on the wire, propagating): (packets, cells).
+    pub fn in_flight(&self) -> (u64, u64) {
+        let (mut pkts, mut cells) = self.queue.split_counts();
+        for p in self.pipe.iter().map(|(_, p)| p).chain(self.on_wire.iter()) {
+            if p.cell.is_cell() {
+                cells += 1;
+            } else {
+                pkts += 1;
+            }
+        }
+        (pkts, cells)
     }
 
     pub fn finish_stats(&mut self) {

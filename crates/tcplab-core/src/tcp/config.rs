@@ -108,6 +108,8 @@ pub struct TcpConfig {
     /// Bytes of the application's first write, which leave as a segment of their own (an
     /// HTTP server's response header, written before the body; seed 000 Sec. VI.A).
     pub first_write: Option<u64>,
+    /// TCP Boston's coding of segments into ATM-cell shards (seed 003); None: plain TCP.
+    pub boston: Option<super::boston::BostonConfig>,
 }
 
 impl Default for TcpConfig {
@@ -133,6 +135,7 @@ impl Default for TcpConfig {
             window_scaling: true,
             initial_ssthresh_bdp: false,
             first_write: None,
+            boston: None,
         }
     }
 }

@@ -1,5 +1,6 @@
 //! TCP: a sans-IO sender and receiver, and the small policies that make a variant.
 
+pub mod boston;
 pub mod config;
 pub mod receiver;
 pub mod recovery;

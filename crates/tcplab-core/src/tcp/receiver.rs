@@ -6,6 +6,7 @@
 use crate::packet::{flags, payload_tag, Dir, Packet, SackBlock, MAX_SACK_BLOCKS};
 use crate::time::{next_tick_after, Dur, Time};
 
+use super::boston::{BostonRx, Progress};
 use super::config::{Handshake, TcpConfig};
 use super::seq::{to_wire, unwrap};
 
@@ -28,6 +29,8 @@ pub struct ReceiverStats {
     pub duplicates: u64,
     /// Segments whose payload digest did not match their stream range (must stay 0).
     pub corrupt: u64,
+    /// Boston packets that arrived incomplete and left their segment incomplete.
+    pub partial_segments: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -53,6 +56,11 @@ pub struct TcpReceiver {
     syn_backoff: u32,
     total: Option<u64>,
     completed_at: Option<Time>,
+    boston: BostonRx,
+    /// A partial ACK to send: (wire seq of the segment, shards held).
+    partial_ack: Option<(u32, u16)>,
+    /// Boston segments rebuilt since the last `take_rebuilt`: (offset, len, m, shard ids).
+    rebuilt: Vec<(u64, u32, u16, Vec<u16>)>,
     pub stats: ReceiverStats,
 }
 
@@ -76,6 +84,9 @@ impl TcpReceiver {
             syn_backoff: 0,
             total,
             completed_at: None,
+            boston: BostonRx::default(),
+            partial_ack: None,
+            rebuilt: Vec::new(),
             stats: ReceiverStats::default(),
         }
     }
@@ -122,6 +133,21 @@ impl TcpReceiver {
         }
     }
 
+    /// A Boston packet of which only the cells at `positions` arrived (0 is the header cell).
+    pub fn on_partial_packet(&mut self, now: Time, pkt: &Packet, positions: &[u16]) {
+        if self.state == ReceiverState::Listen {
+            self.state = ReceiverState::Established;
+        }
+        if self.state == ReceiverState::Established {
+            self.on_data_cells(now, pkt, Some(positions));
+        }
+    }
+
+    /// Boston segments rebuilt since the last call, for the caller to verify by decoding.
+    pub fn take_rebuilt(&mut self) -> Vec<(u64, u32, u16, Vec<u16>)> {
+        std::mem::take(&mut self.rebuilt)
+    }
+
     pub fn on_packet(&mut self, now: Time, pkt: &Packet) {
         if pkt.is_syn() {
             self.on_syn(pkt);
@@ -135,7 +161,35 @@ impl TcpReceiver {
             self.state = ReceiverState::Established;
         }
         if self.state == ReceiverState::Established {
-            self.on_data(now, pkt);
+            self.on_data_cells(now, pkt, None);
+        }
+    }
+
+    /// Data, whole or (Boston) as the cells that arrived.
+    fn on_data_cells(&mut self, now: Time, pkt: &Packet, positions: Option<&[u16]>) {
+        if pkt.shards.m == 0 {
+            return self.on_data(now, pkt);
+        }
+        let off = unwrap(self.peer_isn.wrapping_add(1), pkt.seq, self.rcv_nxt);
+        let end = off + pkt.payload as u64;
+        let held_already = end <= self.rcv_nxt || self.ooo.iter().any(|&(s, e)| s <= off && end <= e);
+        if held_already {
+            self.stats.duplicates += 1;
+            self.ack_now = true;
+            return;
+        }
+        match self.boston.on_packet(off, pkt, positions) {
+            Progress::Complete(ids) => {
+                self.rebuilt.push((off, pkt.payload, pkt.shards.m, ids));
+                self.on_data(now, pkt);
+            }
+            Progress::Partial(held) => {
+                // The cumulative ACK stays put (a duplicate ACK to the sender), carrying the
+                // count of shards held.
+                self.stats.partial_segments += 1;
+                self.partial_ack = Some((pkt.seq, held));
+                self.ack_now = true;
+            }
         }
     }
 
@@ -189,6 +243,7 @@ impl TcpReceiver {
         }
         let nxt = self.rcv_nxt;
         self.recent.retain(|&r| r >= nxt);
+        self.boston.forget_below(nxt);
         self.unacked += self.rcv_nxt - before;
         if self.total.is_some_and(|t| self.rcv_nxt >= t) && self.completed_at.is_none() {
             self.completed_at = Some(now);
@@ -227,7 +282,9 @@ impl TcpReceiver {
         self.unacked = 0;
         self.delack_at = None;
         self.stats.acks_sent += 1;
-        Some(self.packet(flags::ACK))
+        let ack = self.packet(flags::ACK);
+        self.partial_ack = None; // a partial count rides on one ACK only
+        Some(ack)
     }
 
     fn syn_packet(&mut self, now: Time) -> Packet {
@@ -268,6 +325,11 @@ impl TcpReceiver {
         };
         // Option bytes: kind, length, 8 per block, padded to a multiple of 4 with NOPs.
         let sack_bytes = if n_sack > 0 { (2 + 8 * n_sack as u32).div_ceil(4) * 4 } else { 0 };
+        let mut shards = crate::packet::Shards::default();
+        if let Some((seg, held)) = self.partial_ack {
+            shards.seg = seg;
+            shards.held = held;
+        }
         Packet {
             flow: self.flow,
             dir: Dir::Reverse,
@@ -282,6 +344,8 @@ impl TcpReceiver {
             retransmit: false,
             sack,
             tag: 0,
+            cell: Default::default(),
+            shards,
         }
     }
 }
@@ -328,6 +392,8 @@ mod tests {
             retransmit: false,
             sack: [SackBlock::default(); MAX_SACK_BLOCKS],
             tag: payload_tag(0, off, len),
+            cell: Default::default(),
+            shards: Default::default(),
         }
     }
 

@@ -8,6 +8,7 @@
 use crate::packet::{flags, payload_tag, Dir, Packet, SackBlock, MAX_SACK_BLOCKS};
 use crate::time::{Dur, Time};
 
+use super::boston::BostonTx;
 use super::config::{Handshake, TcpConfig};
 use super::recovery::{Ctx, Recovery, SendChoice};
 use super::rtt::RttEstimator;
@@ -114,6 +115,7 @@ pub struct TcpSender {
     /// Segments that may still leave before the next ACK (MaxBurst).
     burst_left: u32,
     scoreboard: Scoreboard,
+    boston: BostonTx,
     /// A SYN or SYN-ACK is due.
     ctl_due: bool,
     /// A pure ACK is due (answering a SYN-ACK when no data can carry the ACK).
@@ -152,6 +154,7 @@ impl TcpSender {
             extra_new: 0,
             burst_left,
             scoreboard: Scoreboard::default(),
+            boston: BostonTx::default(),
             ctl_due: false,
             ack_due: false,
             stats: SenderStats::default(),
@@ -270,6 +273,10 @@ impl TcpSender {
         }
         self.peer_wnd = pkt.wnd as u64;
         self.update_scoreboard(ack, pkt);
+        if pkt.shards.held > 0 {
+            let seg = unwrap(self.isn.wrapping_add(1), pkt.shards.seg, self.snd_una);
+            self.boston.on_partial_ack(seg, pkt.shards.held);
+        }
         if ack > self.snd_una {
             self.on_new_ack(now, ack);
         } else if ack == self.snd_una && pkt.payload == 0 && self.snd_max > self.snd_una {
@@ -312,6 +319,7 @@ impl TcpSender {
         }
         let acked = ack - self.snd_una;
         self.snd_una = ack;
+        self.boston.forget_below(ack);
         if self.snd_nxt < ack {
             self.snd_nxt = ack;
         }
@@ -486,6 +494,11 @@ impl TcpSender {
         if off + len == self.total.unwrap_or(u64::MAX) {
             p.flags |= flags::PSH;
         }
+        if let Some(cfg) = &self.cfg.boston {
+            // Each shard rides in a cell of its own (47 data bytes + its id), after a header cell.
+            p.shards = self.boston.shards(cfg, off, len as u32, !resend);
+            p.wire_bytes = self.cfg.header_bytes + crate::atm::CELL_PAYLOAD * p.shards.count as u32;
+        }
         p
     }
 
@@ -521,6 +534,8 @@ impl TcpSender {
             retransmit: false,
             sack: [SackBlock::default(); MAX_SACK_BLOCKS],
             tag,
+            cell: Default::default(),
+            shards: Default::default(),
         }
     }
 }

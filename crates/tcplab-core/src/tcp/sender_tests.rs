@@ -31,6 +31,8 @@ fn ack_pkt(off: u64, wnd: u32) -> Packet {
         retransmit: false,
         sack: [SackBlock::default(); MAX_SACK_BLOCKS],
         tag: 0,
+        cell: Default::default(),
+        shards: Default::default(),
     }
 }
 

@@ -1,0 +1,171 @@
+//! Drop policies of an ATM switch's output buffer, decided cell by cell.
+//!
+//! - Tail: drop an arriving cell when the buffer is full.
+//! - PPD (partial packet discard, Armitage and Adams 1993): once a cell of a frame is
+//!   dropped, drop the frame's later cells too, but keep its last cell (if there is room) so
+//!   the receiver's AAL5 still sees where the frame ends.
+//! - EPD (early packet discard, Romanow and Floyd 1995): when the first cell of a frame
+//!   arrives and the buffer holds more than R cells, drop the whole frame; a frame already
+//!   admitted is kept if possible (on overflow, PPD takes over).
+//! - SD (selective drop, seed 002 Sec. 4.2): drop a new frame of VC i when the buffer holds
+//!   more than R cells and VC i holds more than Z * X / Na of them (X the occupancy, Na the
+//!   VCs with cells buffered); otherwise as EPD below R.
+
+use crate::packet::Packet;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum CellPolicy {
+    Tail,
+    Ppd,
+    /// Threshold in cells.
+    Epd {
+        threshold: usize,
+    },
+    /// Threshold in cells and the scale Z of the fair share.
+    Sd {
+        threshold: usize,
+        z: f64,
+    },
+}
+
+/// The frame a VC is discarding, and whether its last cell should still be let through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Discard {
+    pdu: u32,
+    keep_last: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct CellDropper {
+    policy: CellPolicy,
+    capacity: usize,
+    discarding: Vec<Option<Discard>>,
+    /// Cells of each VC waiting in the buffer.
+    per_vc: Vec<u32>,
+    /// VCs with at least one cell waiting.
+    active: u32,
+}
+
+/// A VC is one direction of one flow.
+pub fn vc_of(p: &Packet) -> usize {
+    p.flow as usize * 2 + (p.dir == crate::packet::Dir::Reverse) as usize
+}
+
+impl CellDropper {
+    pub fn new(policy: CellPolicy, capacity: usize, vcs: usize) -> Self {
+        Self { policy, capacity, discarding: vec![None; vcs], per_vc: vec![0; vcs], active: 0 }
+    }
+
+    /// Whether to accept `cell` into a buffer now holding `occupancy` cells.
+    pub fn admit(&mut self, cell: &Packet, occupancy: usize) -> bool {
+        let vc = vc_of(cell);
+        let full = occupancy >= self.capacity;
+        if let Some(d) = self.discarding[vc] {
+            if d.pdu == cell.cell.pdu {
+                if cell.cell.is_last() {
+                    self.discarding[vc] = None;
+                    return d.keep_last && !full;
+                }
+                return false;
+            }
+            self.discarding[vc] = None; // that frame ended without its last cell reaching us
+        }
+        if cell.cell.index == 0 && self.refuses_new_frame(vc, occupancy) {
+            self.discard_rest(vc, cell, false);
+            return false;
+        }
+        if full {
+            if self.policy != CellPolicy::Tail {
+                self.discard_rest(vc, cell, true);
+            }
+            return false;
+        }
+        true
+    }
+
+    fn refuses_new_frame(&self, vc: usize, occupancy: usize) -> bool {
+        match self.policy {
+            CellPolicy::Tail | CellPolicy::Ppd => false,
+            CellPolicy::Epd { threshold } => occupancy > threshold,
+            CellPolicy::Sd { threshold, z } => {
+                occupancy > threshold
+                    && self.active > 0
+                    && self.per_vc[vc] as f64 > z * occupancy as f64 / self.active as f64
+            }
+        }
+    }
+
+    fn discard_rest(&mut self, vc: usize, cell: &Packet, keep_last: bool) {
+        if !cell.cell.is_last() {
+            self.discarding[vc] = Some(Discard { pdu: cell.cell.pdu, keep_last });
+        }
+    }
+
+    pub fn on_enqueue(&mut self, cell: &Packet) {
+        let vc = vc_of(cell);
+        if self.per_vc[vc] == 0 {
+            self.active += 1;
+        }
+        self.per_vc[vc] += 1;
+    }
+
+    pub fn on_dequeue(&mut self, cell: &Packet) {
+        let vc = vc_of(cell);
+        self.per_vc[vc] -= 1;
+        if self.per_vc[vc] == 0 {
+            self.active -= 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::CellInfo;
+
+    fn cell(flow: u32, pdu: u32, index: u16, cells: u16) -> Packet {
+        let mut p = crate::packet::test_packet();
+        p.flow = flow;
+        p.cell = CellInfo { cells, index, pdu };
+        p
+    }
+
+    /// Offer a frame of `n` cells at occupancy `occ` (unchanged by admissions), return the
+    /// admitted indices.
+    fn offer(d: &mut CellDropper, flow: u32, pdu: u32, n: u16, occ: impl Fn(u16) -> usize) -> Vec<u16> {
+        (0..n).filter(|&i| d.admit(&cell(flow, pdu, i, n), occ(i))).collect()
+    }
+
+    #[test]
+    fn tail_drops_only_cells_that_do_not_fit() {
+        let mut d = CellDropper::new(CellPolicy::Tail, 10, 2);
+        assert_eq!(offer(&mut d, 0, 1, 4, |i| if i == 1 { 10 } else { 5 }), vec![0, 2, 3]);
+    }
+
+    #[test]
+    fn ppd_drops_the_rest_of_the_frame_but_keeps_its_last_cell() {
+        let mut d = CellDropper::new(CellPolicy::Ppd, 10, 2);
+        assert_eq!(offer(&mut d, 0, 1, 5, |i| if i == 1 { 10 } else { 5 }), vec![0, 4]);
+        assert_eq!(offer(&mut d, 0, 2, 3, |_| 5), vec![0, 1, 2], "the next frame is untouched");
+    }
+
+    #[test]
+    fn epd_refuses_whole_frames_above_the_threshold_and_keeps_admitted_ones() {
+        let mut d = CellDropper::new(CellPolicy::Epd { threshold: 8 }, 10, 2);
+        assert_eq!(offer(&mut d, 0, 1, 3, |_| 9), Vec::<u16>::new());
+        // Admitted below the threshold, the frame stays whole even above it.
+        assert_eq!(offer(&mut d, 0, 2, 3, |i| 7 + i as usize), vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn sd_drops_new_frames_of_vcs_above_their_fair_share() {
+        let mut d = CellDropper::new(CellPolicy::Sd { threshold: 8, z: 0.8 }, 20, 4);
+        // VC 0 (flow 0) holds 8 cells, VC 2 (flow 1) holds 1: occupancy 9, two active VCs.
+        for _ in 0..8 {
+            d.on_enqueue(&cell(0, 1, 0, 1));
+        }
+        d.on_enqueue(&cell(1, 2, 0, 1));
+        assert!(!d.admit(&cell(0, 3, 0, 2), 9), "8 > 0.8 * 9 / 2");
+        assert!(d.admit(&cell(1, 4, 0, 2), 9), "1 < 3.6");
+    }
+}

@@ -1,0 +1,163 @@
+//! The ATM state of a running simulation: frame bookkeeping, switch input service and
+//! reassembly points. The simulation calls in here whenever a packet meets a cell link.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use super::aal5::{Mode, Reassembler, Rebuilt};
+use super::drop::vc_of;
+use super::{AtmConfig, CELL_BYTES};
+use crate::net::Channel;
+use crate::packet::{CellInfo, Packet};
+
+/// The cell ledger: created = consumed (by reassembly) + dropped + in flight.
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+pub struct CellLedger {
+    pub created: u64,
+    pub consumed: u64,
+    /// Of the consumed cells, those of frames AAL5 threw away (the bandwidth EPD saves).
+    pub discarded: u64,
+    pub dropped: u64,
+    pub in_flight: u64,
+}
+
+/// A frame not yet resolved: cells still somewhere, and whether a packet came out of it.
+#[derive(Debug, Clone, Copy)]
+struct Frame {
+    remaining: u16,
+    delivered: bool,
+}
+
+#[derive(Debug)]
+pub struct AtmRuntime {
+    pub cfg: AtmConfig,
+    is_switch: Vec<bool>,
+    /// Per channel: its position among the inputs of the node it leads to.
+    input_index: Vec<u32>,
+    /// Per node: how many channels lead into it.
+    n_inputs: Vec<u32>,
+    /// Per switch: cells that arrived at the current instant, with their input position.
+    arrived: Vec<Vec<(u32, Packet)>>,
+    /// Per switch: the input served first in the next batch.
+    next_input: Vec<u32>,
+    reassembly: HashMap<u32, Reassembler>,
+    frames: HashMap<u32, Frame>,
+    next_pdu: u32,
+    pub cells: CellLedger,
+}
+
+impl AtmRuntime {
+    pub fn new(cfg: AtmConfig, is_switch: Vec<bool>, channels: &[Channel]) -> Self {
+        let nodes = is_switch.len();
+        let mut n_inputs = vec![0u32; nodes];
+        let input_index = channels
+            .iter()
+            .map(|c| {
+                let i = n_inputs[c.to as usize];
+                n_inputs[c.to as usize] += 1;
+                i
+            })
+            .collect();
+        Self {
+            cfg,
+            is_switch,
+            input_index,
+            n_inputs,
+            arrived: vec![Vec::new(); nodes],
+            next_input: vec![0; nodes],
+            reassembly: HashMap::new(),
+            frames: HashMap::new(),
+            next_pdu: 0,
+            cells: CellLedger::default(),
+        }
+    }
+
+    pub fn is_switch(&self, node: u32) -> bool {
+        self.is_switch[node as usize]
+    }
+
+    /// AAL5 segmentation: append the cells of `pkt` to `out`.
+    pub fn segment(&mut self, pkt: Packet, out: &mut Vec<Packet>) {
+        let n = self.cfg.cells_for(&pkt);
+        let pdu = self.next_pdu;
+        self.next_pdu = self.next_pdu.wrapping_add(1);
+        self.frames.insert(pdu, Frame { remaining: n, delivered: false });
+        self.cells.created += n as u64;
+        out.extend((0..n).map(|index| {
+            let mut c = pkt;
+            c.cell = CellInfo { cells: n, index, pdu };
+            c.wire_bytes = CELL_BYTES;
+            c
+        }));
+    }
+
+    /// One cell of a frame is gone (dropped or consumed); true if that settles the frame as
+    /// lost: no packet came out of it.
+    fn settle(&mut self, pdu: u32) -> bool {
+        let f = self.frames.get_mut(&pdu).expect("every cell belongs to a known frame");
+        f.remaining -= 1;
+        if f.remaining > 0 {
+            return false;
+        }
+        let lost = !f.delivered;
+        self.frames.remove(&pdu);
+        lost
+    }
+
+    /// A cell was dropped; true if its packet is now lost.
+    pub fn cell_dropped(&mut self, cell: &Packet) -> bool {
+        self.cells.dropped += 1;
+        self.settle(cell.cell.pdu)
+    }
+
+    /// A cell reached a switch; true if the switch needs a service event at this instant.
+    pub fn switch_arrival(&mut self, node: u32, from_channel: u32, cell: Packet) -> bool {
+        let batch = &mut self.arrived[node as usize];
+        batch.push((self.input_index[from_channel as usize], cell));
+        batch.len() == 1
+    }
+
+    /// The cells that arrived at switch `node` at this instant, inputs served round robin.
+    pub fn switch_batch(&mut self, node: u32, out: &mut Vec<Packet>) {
+        let n = self.n_inputs[node as usize].max(1);
+        let first = self.next_input[node as usize];
+        let batch = &mut self.arrived[node as usize];
+        batch.sort_by_key(|&(input, _)| (input + n - first) % n); // stable: FIFO per input
+        out.extend(batch.drain(..).map(|(_, c)| c));
+        self.next_input[node as usize] = (first + 1) % n;
+    }
+
+    /// A cell left the cell network at `node`: rebuilt packets go to `out`; returns how many
+    /// packets this settled as lost.
+    pub fn reassemble(&mut self, node: u32, cell: Packet, out: &mut Vec<Rebuilt>) -> u64 {
+        let mode = if cell.shards.m > 0 { Mode::Partial } else { Mode::Strict };
+        let first_new = out.len();
+        let consumed = self.reassembly.entry(node).or_default().on_cell(vc_of(&cell), cell, mode, out);
+        for r in &out[first_new..] {
+            if let Some(f) = self.frames.get_mut(&r.pdu) {
+                f.delivered = true;
+            }
+        }
+        let mut lost = 0;
+        for c in consumed {
+            self.cells.consumed += 1;
+            if !self.frames.get(&c.cell.pdu).is_some_and(|f| f.delivered) {
+                self.cells.discarded += 1;
+            }
+            lost += self.settle(c.cell.pdu) as u64;
+        }
+        lost
+    }
+
+    /// Packets travelling as cells (frames not settled).
+    pub fn packets_in_flight(&self) -> u64 {
+        self.frames.len() as u64
+    }
+
+    /// Cells held outside channels: at switch inputs and in reassembly buffers.
+    pub fn cells_held(&self) -> u64 {
+        self.arrived.iter().map(|b| b.len() as u64).sum::<u64>()
+            + self.reassembly.values().map(|r| r.in_flight()).sum::<u64>()
+    }
+}
