@@ -193,20 +193,8 @@ def test_bench_quick_json_reports_rates_per_scenario() -> None:
     assert [t["scenario"] for t in out["targets"]] == ["dumbbell_10"]
 
 
-def test_reproduce_examples_writes_index_and_results(tmp_path: Path) -> None:
-    proc = tcplab("reproduce", "all", "--quick", "--out", tmp_path)
-    assert proc.returncode == 0, proc.stderr
-    index = (tmp_path / "examples" / "index.md").read_text()
-    for stem in ("dumbbell", "lossy_link", "hfc_like_loss"):
-        assert f"[{stem}]" in index
-        assert (tmp_path / "examples" / stem / "summary.json").exists()
-        assert (tmp_path / "examples" / stem / "flow0.png").exists()
-    assert "[bench_" not in index
-    assert "goodput" in index
-
-
 def test_python_m_tcplab_shows_help() -> None:
     proc = tcplab("--help")
     assert proc.returncode == 0
-    for command in ("run", "validate", "bench", "reproduce"):
+    for command in ("run", "validate", "bench", "sweep", "anova", "reproduce"):
         assert command in proc.stdout

@@ -234,16 +234,30 @@ def anova(
 @app.command()
 @cli_errors
 def reproduce(
-    study: Annotated[str, typer.Argument(help="A study name, or 'all' (for now: 'examples').")],
+    study: Annotated[str, typer.Argument(help="A study name, or 'all'.")],
     quick: Annotated[bool, typer.Option("--quick", help="Quick mode (fewer runs, shorter times).")] = False,
     out: Annotated[Path, typer.Option("--out", help="Output folder.")] = Path("out"),
+    workers: WorkersOpt = None,
+    dask: DaskOpt = None,
+    quiet: QuietOpt = False,
 ) -> None:
-    """Reproduce a study's figures and tables into DIR/STUDY/."""
-    from tcplab.reproduce import reproduce as reproduce_study
+    """Reproduce studies into DIR/STUDY/ (report.md, PNGs, claims.json) and DIR/index.md."""
+    from tcplab.reproduce import reproduce as reproduce_studies
 
-    written = reproduce_study(study, out, quick, progress=lambda n: typer.echo(f"running {n} ...", err=True))
-    for path in written:
-        typer.echo(f"wrote {path}")
+    outputs = reproduce_studies(
+        study,
+        out,
+        quick,
+        workers=workers,
+        dask=dask,
+        quiet=quiet,
+        progress=lambda name: _info(f"reproducing {name} ...", to_stderr=True),
+    )
+    for o in outputs:
+        typer.echo(
+            f"{o.study}: {o.claims_holding} of {o.claims_total} claims hold, {o.runs} runs; wrote {o.report}"
+        )
+    typer.echo(f"wrote {out / 'index.md'}")
 
 
 def main() -> None:

@@ -1,121 +1,141 @@
-"""``tcplab reproduce``: for now, run the example scenarios and index their results.
+"""``tcplab reproduce STUDY|all``: run studies' sweeps, then write their reports and an index.
 
-The study framework will replace this module; until then ``reproduce all`` and
-``reproduce examples`` run every scenario in scenarios/ except the bench_* ones, writing
-``DIR/examples/<stem>/`` (summary.json, traces, pcaps, per-flow PNGs) and ``DIR/examples/index.md``.
+For each study (``tcplab.study``) into ``OUT/<study>/``: the sweeps run through the result
+store ``OUT/<study>/runs.sqlite`` (so a second reproduce reuses every run already done), then
+``report.md`` with the figures (PNG), the claims and tables, ``claims.json`` (a list of
+``{id, claim, paper, measured, holds}``) and ``study.json`` (what the index shows). Then
+``OUT/index.md`` lists every study reproduced into OUT so far.
 """
 
 from __future__ import annotations
 
+import json
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
-from tcplab.api import RunResult, run
-from tcplab.errors import ScenarioError, UserError, describe
-from tcplab.plot import plot_run
+from tcplab.errors import UserError
+from tcplab.report import index_markdown, report_markdown
+from tcplab.runner import SweepResult, run_sweep
+from tcplab.study import Study, StudyData, discover
 
-__all__ = ["STUDIES", "example_scenarios", "reproduce", "reproduce_examples"]
+__all__ = ["StudyOutput", "reproduce", "reproduce_study", "write_index"]
 
-REPO = Path(__file__).resolve().parents[2]
-STUDIES = ("all", "examples")
-
-
-def scenarios_dir() -> Path:
-    """scenarios/ of the source tree, or of the working directory for an installed package."""
-    for d in (REPO / "scenarios", Path.cwd() / "scenarios"):
-        if d.is_dir():
-            return d
-    raise UserError("cannot find the scenarios/ folder (run from the tcplab source tree)")
-
-
-def example_scenarios(directory: Path | None = None) -> list[Path]:
-    """Example scenario files: every *.toml except the bench_* performance scenarios."""
-    d = directory or scenarios_dir()
-    return sorted(p for p in d.glob("*.toml") if not p.name.startswith("bench_"))
-
-
-def _description(path: Path) -> str:
-    """The first comment line of a scenario file."""
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.startswith("#"):
-            return line.lstrip("#").strip()
-        if line.strip():
-            break
-    return ""
-
-
-def _goodput_line(result: RunResult) -> str:
-    flows = result.flows
-    if not flows:
-        return "no flows"
-    total = sum(f["goodput_bps"] for f in flows) / 1e6
-    timeouts = sum(f["timeouts"] for f in flows)
-    if len(flows) == 1:
-        (f,) = flows
-        done = f["completion_time_s"]
-        end = f"done in {done:.2f} s" if done is not None else "unfinished"
-        return f"goodput {total:.2f} Mb/s, {end}, {f['retransmits']} retransmits, {timeouts} timeouts"
-    per = ", ".join(f"{f['goodput_bps'] / 1e6:.2f}" for f in flows)
-    done = sum(f["completion_time_s"] is not None for f in flows)
-    return (
-        f"{len(flows)} flows, goodput {total:.2f} Mb/s in total ({per} Mb/s each), "
-        f"{done} completed, {timeouts} timeouts"
-    )
+STORE_NAME = "runs.sqlite"
 
 
 @dataclass(frozen=True)
-class ExampleRun:
-    path: Path
-    out_dir: Path
-    result: RunResult
-    plots: list[Path]
+class StudyOutput:
+    study: str
+    folder: Path
+    report: Path
+    claims: Path
+    figures: list[Path]
+    runs: int
+    claims_holding: int
+    claims_total: int
 
 
-def run_example(path: Path, out_dir: Path) -> ExampleRun:
-    try:
-        result = run(path, out_dir=out_dir)
-    except ScenarioError as e:
-        raise UserError(describe(e, path)) from None
-    return ExampleRun(path, out_dir, result, plot_run(out_dir, result.report))
-
-
-def _index(runs: list[ExampleRun], root: Path) -> str:
-    lines = ["# Example scenarios", ""]
-    lines.append("Each scenario of scenarios/ (except the bench_* ones), run once with its own seed.")
-    lines.append("")
-    for r in runs:
-        rel = r.out_dir.relative_to(root)
-        desc = _description(r.path)
-        lines.append(f"- [{r.path.stem}]({rel.as_posix()}/summary.json){': ' + desc if desc else ''}")
-        lines.append(f"  Result: {_goodput_line(r.result)}.")
-    return "\n".join(lines) + "\n"
-
-
-def reproduce_examples(
+def reproduce_study(
+    study: Study,
     out: Path,
     quick: bool = False,
-    progress: Callable[[str], None] | None = None,
-) -> Path:
-    """Run every example scenario into ``out/examples``; returns the index file.
+    workers: int | None = None,
+    dask: str | None = None,
+    quiet: bool = True,
+) -> StudyOutput:
+    """Run one study into ``out/<name>/``."""
+    started = time.perf_counter()
+    folder = out / study.name
+    folder.mkdir(parents=True, exist_ok=True)
+    store = folder / STORE_NAME
+    specs = study.sweeps(quick)
+    names = [s.name for s in specs]
+    if len(set(names)) != len(names):
+        raise UserError(f"study {study.name}: two sweeps share a name ({', '.join(names)})")
+    results: list[SweepResult] = [
+        run_sweep(spec, store=store, workers=workers, dask=dask, quiet=quiet) for spec in specs
+    ]
+    data = StudyData(
+        runs={r.spec.name: r.df for r in results},
+        store=store,
+        quick=quick,
+        specs={s.name: s for s in specs},
+    )
+    figures = study.figures(data, folder)
+    for fig in figures:
+        if not (folder / fig.file).is_file():
+            raise RuntimeError(f"study {study.name}: figure {fig.file} was declared but not written")
+    claims = study.claims(data)
+    tables = study.tables(data) if study.tables else []
+    wall_s = time.perf_counter() - started
+    report = folder / "report.md"
+    report.write_text(
+        report_markdown(study, quick, results, figures, claims, tables, wall_s, store), encoding="utf-8"
+    )
+    claims_path = folder / "claims.json"
+    claims_path.write_text(json.dumps([c.to_dict() for c in claims], indent=2) + "\n", encoding="utf-8")
+    held = sum(c.holds for c in claims)
+    meta = {
+        "name": study.name,
+        "title": study.title,
+        "paper": study.paper,
+        "quick": quick,
+        "claims": len(claims),
+        "claims_holding": held,
+        "runs": sum(r.total for r in results),
+        "failed_runs": sum(r.failed for r in results),
+        "wall_s": wall_s,
+        "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+    (folder / "study.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+    return StudyOutput(
+        study=study.name,
+        folder=folder,
+        report=report,
+        claims=claims_path,
+        figures=[folder / f.file for f in figures],
+        runs=meta["runs"],
+        claims_holding=held,
+        claims_total=len(claims),
+    )
 
-    ``quick`` is accepted for the interface's sake: the examples are already short.
-    """
-    root = out / "examples"
-    runs = []
-    for path in example_scenarios():
-        if progress:
-            progress(path.stem)
-        runs.append(run_example(path, root / path.stem))
-    index = root / "index.md"
-    root.mkdir(parents=True, exist_ok=True)
-    index.write_text(_index(runs, root), encoding="utf-8")
+
+def write_index(out: Path) -> Path:
+    """``out/index.md`` over every study folder in ``out`` that has a study.json."""
+    entries = []
+    for meta in sorted(out.glob("*/study.json")):
+        try:
+            entries.append(json.loads(meta.read_text(encoding="utf-8")))
+        except (OSError, json.JSONDecodeError):
+            continue  # a study folder being written by another reproduce
+    out.mkdir(parents=True, exist_ok=True)
+    index = out / "index.md"
+    index.write_text(index_markdown(entries), encoding="utf-8")
     return index
 
 
-def reproduce(study: str, out: Path, quick: bool = False, **kwargs: Any) -> list[Path]:
-    """Reproduce one study (or all); returns the index/report files written."""
-    if study not in STUDIES:
-        raise UserError(f"study: unknown study '{study}' (known: {', '.join(STUDIES)})")
-    return [reproduce_examples(out, quick, **kwargs)]
+def reproduce(
+    study: str,
+    out: Path,
+    quick: bool = False,
+    workers: int | None = None,
+    dask: str | None = None,
+    quiet: bool = True,
+    progress: Callable[[str], None] | None = None,
+) -> list[StudyOutput]:
+    """Reproduce one study, or ``all``, then rewrite the index. Returns what each study wrote."""
+    studies = discover()
+    if study != "all" and study not in studies:
+        known = ", ".join(["all", *studies])
+        raise UserError(f"study: unknown study '{study}' (known: {known})")
+    chosen = list(studies.values()) if study == "all" else [studies[study]]
+    outputs = []
+    for s in chosen:
+        if progress:
+            progress(s.name)
+        outputs.append(reproduce_study(s, out, quick, workers, dask, quiet))
+    write_index(out)
+    return outputs

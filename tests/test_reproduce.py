@@ -1,0 +1,55 @@
+"""The reproduce framework on the example study: report, figures, claims.json, index; reruns reuse runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import tcplab
+from tcplab.study import discover
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def test_studies_are_discovered() -> None:
+    studies = discover()
+    assert "example_loss" in studies
+    study = studies["example_loss"]
+    quick, full = study.sweeps(True), study.sweeps(False)
+    assert [s.name for s in quick] == [s.name for s in full]
+    assert quick[0].replications < full[0].replications  # quick mode: fewer replications...
+    assert quick[0].base["duration"] < full[0].base["duration"]  # ...and shorter runs
+
+
+def test_reproduce_all_quick_writes_reports_claims_and_index(tmp_path: Path) -> None:
+    proc = tcplab("reproduce", "all", "--quick", "--out", tmp_path, "--workers", "2")
+    assert proc.returncode == 0, proc.stderr
+    folder = tmp_path / "example_loss"
+    report = (folder / "report.md").read_text()
+    assert "**Quick mode.**" in report and "## Claims" in report and "## Figures" in report
+    pngs = sorted(p.name for p in folder.glob("*.png"))
+    assert pngs == ["cwnd_traces.png", "goodput_vs_loss.png", "timeouts_vs_loss.png"]
+    for name in pngs:
+        assert f"]({name})" in report
+        assert (folder / name).read_bytes()[:8] == PNG_MAGIC
+    claims = json.loads((folder / "claims.json").read_text())
+    assert len(claims) >= 3
+    for claim in claims:
+        assert set(claim) == {"id", "claim", "paper", "measured", "holds"}
+        assert isinstance(claim["holds"], bool)
+    assert len({c["id"] for c in claims}) == len(claims)
+    index = (tmp_path / "index.md").read_text()
+    assert "[example_loss](example_loss/report.md)" in index and "quick" in index
+    assert "example_loss: " in proc.stdout and "claims hold" in proc.stdout
+
+    # A second reproduce reuses every stored run and writes the same claims.
+    again = tcplab("reproduce", "example_loss", "--quick", "--out", tmp_path, "--workers", "1")
+    assert again.returncode == 0, again.stderr
+    assert json.loads((folder / "claims.json").read_text()) == claims
+    assert "| loss | variant (4), loss (5) | 5 | 100 | 0 | 100 | 0 |" in (folder / "report.md").read_text()
+
+
+def test_reproduce_unknown_study_exits_2() -> None:
+    proc = tcplab("reproduce", "nonsense")
+    assert proc.returncode == 2
+    assert "unknown study 'nonsense' (known: all, example_loss" in proc.stderr
