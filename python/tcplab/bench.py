@@ -34,7 +34,7 @@ QUICK_DUMBBELL_S = 5.0
 QUICK_SCALE_S = 1.0
 
 
-def _dumbbell_file(name: str) -> Callable[[bool], str]:
+def _scenario_file(name: str) -> Callable[[bool], str]:
     def make(quick: bool) -> str:
         text = load_scenario(SCENARIO_DIR / f"bench_{name}.toml")
         if not quick:
@@ -71,13 +71,14 @@ def scale_scenario(quick: bool = False, flows: int = 10_000) -> dict[str, Any]:
 
 
 SCENARIOS: dict[str, Callable[[bool], str]] = {
-    "dumbbell_10": _dumbbell_file("dumbbell_10"),
-    "dumbbell_100": _dumbbell_file("dumbbell_100"),
+    "dumbbell_10": _scenario_file("dumbbell_10"),
+    "dumbbell_100": _scenario_file("dumbbell_100"),
     "scale_10k": lambda quick: dumps(scale_scenario(quick)),
+    "atm_16": _scenario_file("atm_16"),
 }
 # Runs per scenario in its child; the fastest is reported. The dumbbells take well under a
 # second, so a few repeats take the noise of a shared machine out; the scale run is long enough.
-REPEATS = {"dumbbell_10": 5, "dumbbell_100": 5, "scale_10k": 1}
+REPEATS = {"dumbbell_10": 5, "dumbbell_100": 5, "scale_10k": 1, "atm_16": 3}
 
 
 def scenario_text(name: str, quick: bool = False) -> str:
@@ -112,7 +113,7 @@ class Target:
 def check_targets(results: dict[str, dict[str, Any]]) -> list[Target]:
     """Compare measurements with design.md's targets (only for the scenarios that ran)."""
     targets = []
-    for name in ("dumbbell_10", "dumbbell_100"):
+    for name in ("dumbbell_10", "dumbbell_100", "atm_16"):
         if name in results:
             eps = results[name]["events_per_sec"]
             targets.append(
