@@ -31,6 +31,9 @@ pub struct FlowReport {
     pub final_rto_s: f64,
     /// TCP Boston: packets that arrived incomplete and left their segment incomplete.
     pub partial_segments: u64,
+    /// Bytes delivered to the application per `series_bin` (with `series_bin` set).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delivered_series: Option<Vec<u64>>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -47,6 +50,9 @@ pub struct LinkReport {
     pub utilization: f64,
     /// An ATM link: its counters count cells.
     pub atm: bool,
+    /// Bytes serialised (cells: 53 each) per `series_bin` (with `series_bin` set).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tx_bytes_series: Option<Vec<u64>>,
 }
 
 /// The packet ledger: injected = delivered + dropped + in_flight, checked at the end of a run.

@@ -31,6 +31,9 @@ pub struct Scenario {
     /// Seed of all random streams (overridden by `tcplab run --seed`).
     #[serde(default)]
     pub seed: Option<u64>,
+    /// Record per-interval byte counts of every link and flow (time series) in bins this long.
+    #[serde(default)]
+    pub series_bin: Option<Quantity>,
     pub nodes: Vec<String>,
     /// Nodes that are ATM cell switches (output-buffered, inputs served round robin).
     #[serde(default)]
@@ -274,6 +277,8 @@ pub struct FlowModel {
 pub struct Model {
     pub name: String,
     pub duration: Time,
+    /// Width of the time-series bins, if series are recorded.
+    pub series_bin: Option<Dur>,
     pub seed: u64,
     pub nodes: Vec<String>,
     /// Per node: an ATM switch?
@@ -442,9 +447,20 @@ impl Scenario {
             }
         }
         let atm = AtmConfig { trailer: self.atm.trailer.unwrap_or(true), llc_snap: self.atm.llc_snap.unwrap_or(true) };
+        let series_bin = match &self.series_bin {
+            None => None,
+            Some(b) => {
+                let bin = q("series_bin", duration_ns(b))?;
+                if bin == 0 || duration / bin > 10_000_000 {
+                    return err("series_bin", "must be positive and give at most 10 million bins over the run");
+                }
+                Some(bin)
+            }
+        };
         Ok(Model {
             name: self.name.clone().unwrap_or_else(|| "scenario".into()),
             duration,
+            series_bin,
             seed: seed_override.or(self.seed).unwrap_or(1),
             nodes: self.nodes.clone(),
             switches,

@@ -62,6 +62,8 @@ pub struct Simulation {
     /// Packets lost while travelling as cells (frames settled with no packet rebuilt, or
     /// partial packets that could not go on).
     lost_as_cells: u64,
+    /// Per flow: bytes delivered per series bin.
+    delivered_series: Vec<crate::net::channel::Series>,
     /// A broken invariant found during the run (reported when it ends).
     violation: Option<String>,
     now: Time,
@@ -102,6 +104,7 @@ impl Simulation {
                     Channel::new(c.from, c.to, c.rate_bps, c.delay, queue, loss, stream(seed, "channel", i as u64));
                 ch.pcap = c.pcap;
                 ch.atm = c.atm;
+                ch.series = model.series_bin.map(crate::net::channel::Series::new);
                 ch
             })
             .collect();
@@ -164,6 +167,10 @@ impl Simulation {
             rebuilt_buf: Vec::new(),
             coded_rebuilds: 0,
             lost_as_cells: 0,
+            delivered_series: match model.series_bin {
+                Some(bin) => model.flows.iter().map(|_| crate::net::channel::Series::new(bin)).collect(),
+                None => Vec::new(),
+            },
             violation: None,
             model,
             q: EventQueue::new(),
@@ -303,6 +310,15 @@ impl Simulation {
         }
     }
 
+    fn record_delivery(&mut self, flow: u32, before: u64) {
+        if let Some(s) = self.delivered_series.get_mut(flow as usize) {
+            let now_delivered = self.flows[flow as usize].receiver.delivered();
+            if now_delivered > before {
+                s.add(self.now, now_delivered - before);
+            }
+        }
+    }
+
     fn lose_as_cells(&mut self, n: u64) {
         self.ledger.dropped += n;
         self.lost_as_cells += n;
@@ -310,7 +326,9 @@ impl Simulation {
 
     fn deliver_partial(&mut self, pkt: Packet, cells: &[u16]) {
         self.ledger.delivered += 1;
+        let before = self.flows[pkt.flow as usize].receiver.delivered();
         self.flows[pkt.flow as usize].receiver.on_partial_packet(self.now, &pkt, cells);
+        self.record_delivery(pkt.flow, before);
         self.check_rebuilt(pkt.flow);
         self.pump(pkt.flow);
     }
@@ -345,10 +363,12 @@ impl Simulation {
     fn deliver(&mut self, pkt: Packet) {
         self.ledger.delivered += 1;
         let f = &mut self.flows[pkt.flow as usize];
+        let before = f.receiver.delivered();
         match pkt.dir {
             Dir::Forward => f.receiver.on_packet(self.now, &pkt),
             Dir::Reverse => f.sender.on_packet(self.now, &pkt),
         }
+        self.record_delivery(pkt.flow, before);
         if pkt.dir == Dir::Forward && pkt.shards.m > 0 {
             self.check_rebuilt(pkt.flow);
         }
@@ -483,6 +503,7 @@ impl Simulation {
                 final_ssthresh: w.ssthresh,
                 final_rto_s: secs(f.sender.rto()),
                 partial_segments: f.receiver.stats.partial_segments,
+                delivered_series: self.delivered_series.get(i).map(|s| s.bytes.clone()),
             });
             if m.trace {
                 let (rows, sends) = f.sender.take_trace();
@@ -505,6 +526,7 @@ impl Simulation {
                     stats: c.stats.clone(),
                     utilization: if end > 0 { (busy / secs(end)).min(1.0) } else { 0.0 },
                     atm: c.atm,
+                    tx_bytes_series: c.series.as_ref().map(|s| s.bytes.clone()),
                 }
             })
             .collect();

@@ -54,6 +54,29 @@ pub struct Channel {
     pub pcap: Option<usize>,
     /// An ATM link: it carries cells, and packets are cut into cells on entering it.
     pub atm: bool,
+    /// Bytes serialised per time bin, when series are recorded.
+    pub series: Option<Series>,
+}
+
+/// Byte counts per fixed-width time bin.
+#[derive(Debug, Clone)]
+pub struct Series {
+    bin: Dur,
+    pub bytes: Vec<u64>,
+}
+
+impl Series {
+    pub fn new(bin: Dur) -> Self {
+        Self { bin, bytes: Vec::new() }
+    }
+
+    pub fn add(&mut self, now: Time, bytes: u64) {
+        let i = (now / self.bin) as usize;
+        if self.bytes.len() <= i {
+            self.bytes.resize(i + 1, 0);
+        }
+        self.bytes[i] += bytes;
+    }
 }
 
 /// What the simulation must schedule after a channel operation.
@@ -79,6 +102,7 @@ impl Channel {
             stats: ChannelStats::default(),
             pcap: None,
             atm: false,
+            series: None,
         }
     }
 
@@ -111,6 +135,9 @@ impl Channel {
         let pkt = self.on_wire.take().expect("TxDone without a packet on the wire");
         self.stats.tx_packets += 1;
         self.stats.tx_bytes += pkt.wire_bytes as u64;
+        if let Some(s) = &mut self.series {
+            s.add(now, pkt.wire_bytes as u64);
+        }
         let lost = self.loss.drops(&pkt, &mut self.rng, flows);
         let mut arrive_at = None;
         if lost {
