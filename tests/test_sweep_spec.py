@@ -205,3 +205,17 @@ def test_bad_sweep_arguments_exit_2(tmp_path: Path) -> None:
     proc = tcplab("sweep", spec, "--store", tmp_path / "s.sqlite", "--dask", "nonsense")
     assert proc.returncode == 2 and "--dask nonsense: not a scheduler address" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_example_spec_runs_and_writes_csv(tmp_path: Path) -> None:
+    spec = REPO / "scenarios" / "sweeps" / "loss_variants.toml"
+    proc = tcplab(
+        "sweep", spec, "--store", tmp_path / "s.sqlite", "--csv", tmp_path / "s.csv", "--workers", "2"
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "45 runs (9 points x 5 replications): 45 ran" in proc.stdout
+    header = (tmp_path / "s.csv").read_text().splitlines()[0].split(",")
+    assert header[:6] == ["key", "sweep", "status", "error", "variant", "loss"]
+    proc = tcplab("anova", tmp_path / "s.csv", "--response", "total_goodput_bps", "--factors", "variant,loss")
+    assert proc.returncode == 0, proc.stderr
+    assert "5 replications per combination" in proc.stdout

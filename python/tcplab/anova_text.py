@@ -11,42 +11,55 @@ def _num(x: float | None) -> str:
     return "-" if x is None else f"{x:.6g}"
 
 
+def _allocation(r: AnovaResult) -> list[str]:
+    rows: list[tuple[str, str, str, str]] = [
+        ("individual values (SSY)", _num(r.ss_y), "", ""),
+        ("overall mean (SS0)", _num(r.ss_0), "", ""),
+        ("total variation (SST)", _num(r.ss_t), "100.00", str(r.n - 1)),
+    ]
+    for c in r.components:
+        label = c.name if len(c.factors) == 1 else f"{c.name} (interaction)"
+        rows.append((label, _num(c.ss), f"{c.percent:.2f}", str(c.dof)))
+    rows.append(("error", _num(r.ss_e), f"{r.percent_error:.2f}", str(r.dof_e)))
+    width = max(len(row[0]) for row in rows)
+    head = f"  {'component':<{width}}  {'sum of squares':>14}  {'% variation':>11}  {'dof':>4}"
+    return [head] + [f"  {a:<{width}}  {b:>14}  {c:>11}  {d:>4}".rstrip() for a, b, c, d in rows]
+
+
+def _effects(r: AnovaResult) -> list[str]:
+    conf = f"{r.confidence:.0%}"
+    rows = []
+    for e in r.effects:
+        interval = "-" if e.ci_low is None else f"({_num(e.ci_low)}, {_num(e.ci_high)})"
+        sig = {True: "yes", False: "no", None: "-"}[e.significant]
+        rows.append((e.factor, str(e.level), _num(e.effect), interval, sig))
+    wf = max(len("factor"), *(len(x[0]) for x in rows))
+    wl = max(len("level"), *(len(x[1]) for x in rows))
+    wi = max(len(conf) + 9, *(len(x[3]) for x in rows))
+    head = f"  {'factor':<{wf}}  {'level':<{wl}}  {'effect':>12}  {conf + ' interval':<{wi}}  significant"
+    return [head] + [f"  {a:<{wf}}  {b:<{wl}}  {c:>12}  {d:<{wi}}  {s}" for a, b, c, d, s in rows]
+
+
 def format_anova(r: AnovaResult) -> str:
     shape = " x ".join(f"{len(r.levels[f])}" for f in r.factors)
     reps = f"{r.replications} replication{'s' if r.replications != 1 else ''} per combination"
-    conf = f"{r.confidence:.0%}"
     lines = [
         f"Factorial analysis of '{r.response}': {r.n} observations, {shape} levels "
         f"({', '.join(r.factors)}), {reps}",
         f"overall mean {_num(r.mean)}",
         "",
         "Allocation of variation",
-        f"  {'component':<36} {'sum of squares':>14} {'% variation':>11} {'dof':>5}",
-        f"  {'individual values (SSY)':<36} {_num(r.ss_y):>14}",
-        f"  {'overall mean (SS0)':<36} {_num(r.ss_0):>14}",
-        f"  {'total variation (SST)':<36} {_num(r.ss_t):>14} {100:>11.2f} {r.n - 1:>5}",
+        *_allocation(r),
     ]
-    for c in r.components:
-        label = c.name if len(c.factors) == 1 else f"{c.name} (interaction)"
-        lines.append(f"  {label:<36} {_num(c.ss):>14} {c.percent:>11.2f} {c.dof:>5}")
-    lines.append(f"  {'error':<36} {_num(r.ss_e):>14} {r.percent_error:>11.2f} {r.dof_e:>5}")
-    if r.se is None:
+    if r.se is None or r.t_quantile is None:
         lines.append(
-            "standard error: undefined (no degrees of freedom left for the error; try "
-            "--no-interactions or replications)"
+            "standard error: undefined (no degrees of freedom left for the error; use "
+            "--no-interactions, or replications)"
         )
     else:
         lines.append(
             f"standard error se = {_num(r.se)} with {r.dof_e} degrees of freedom; "
             f"t[{1 - (1 - r.confidence) / 2:.3g}; {r.dof_e}] = {r.t_quantile:.4g}"
         )
-    lines += [
-        "",
-        f"Main effects with {conf} confidence intervals",
-        f"  {'factor':<16} {'level':<16} {'effect':>12}   {conf + ' interval':<28} significant",
-    ]
-    for e in r.effects:
-        interval = "-" if e.ci_low is None else f"({_num(e.ci_low)}, {_num(e.ci_high)})"
-        sig = {True: "yes", False: "no", None: "-"}[e.significant]
-        lines.append(f"  {e.factor:<16} {str(e.level):<16} {_num(e.effect):>12}   {interval:<28} {sig}")
+    lines += ["", f"Main effects with {r.confidence:.0%} confidence intervals", *_effects(r)]
     return "\n".join(lines)

@@ -179,12 +179,20 @@ def sweep(
         ),
     ] = None,
     quiet: QuietOpt = False,
+    csv: Annotated[
+        Path | None,
+        typer.Option("--csv", help="Also write the sweep's results, one row per run, to this CSV file."),
+    ] = None,
 ) -> None:
     """Run a factorial sweep with replications into a result store (reruns skip stored runs)."""
     from tcplab.runner import run_sweep
 
     result = run_sweep(spec, store=store, workers=workers, dask=dask, quiet=quiet)
     typer.echo(result.summary())
+    if csv is not None:
+        csv.parent.mkdir(parents=True, exist_ok=True)
+        result.df.to_csv(csv, index=False)
+        typer.echo(f"csv: {csv}")
     if result.failed:
         errors = result.errors()
         first = errors.iloc[0]

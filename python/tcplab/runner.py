@@ -52,10 +52,13 @@ class SweepResult:
 
     @property
     def flows_df(self) -> pd.DataFrame:
-        """One row per flow of each successful run."""
+        """One row per flow of each successful run: key, factor columns, replication, seed, and
+        the per-flow fields."""
         with Store(self.store) as store:
-            df = store.flows_df(keys=[r.key for r in self.runs])
-        return df.rename(columns={p: self.spec.label(p) for p in self.spec.paths})
+            flows = store.flows_df(keys=[r.key for r in self.runs], levels=False)
+        if flows.empty:
+            return flows
+        return _levels_frame(self.spec, self.runs).merge(flows, on="key", how="inner")
 
     def errors(self) -> pd.DataFrame:
         """The failed runs: factor columns, replication, seed and error."""
@@ -72,18 +75,25 @@ class SweepResult:
         return text + f"\nstore: {self.store}"
 
 
-def sweep_frame(spec: SweepSpec, store_path: Path, runs: tuple[Run, ...] | list[Run]) -> pd.DataFrame:
-    """The runs of a sweep as stored, in expansion order, factor columns named by the labels."""
+def _levels_frame(spec: SweepSpec, runs: tuple[Run, ...] | list[Run]) -> pd.DataFrame:
+    """key and one column per factor (named by its label), from the expansion."""
     import pandas as pd
 
-    with Store(store_path) as store:
-        stored = store.runs_df(keys=[r.key for r in runs])
-    order = {r.key: i for i, r in enumerate(runs)}
-    stored = stored.drop(columns=[c for c in spec.paths if c in stored.columns])
-    levels = pd.DataFrame(
-        [{"key": r.key, **{spec.label(p): _cell(r.levels[p]) for p in spec.paths}} for r in runs]
+    return pd.DataFrame(
+        [{"key": r.key, **{spec.label(p): _cell(r.levels[p]) for p in spec.paths}} for r in runs],
+        columns=["key", *spec.columns],
     )
-    df = levels.merge(stored, on="key", how="inner")
+
+
+def sweep_frame(spec: SweepSpec, store_path: Path, runs: tuple[Run, ...] | list[Run]) -> pd.DataFrame:
+    """The runs of a sweep as stored, in expansion order, factor columns named by the labels.
+
+    The factor columns come from the spec, not from the store, so a run stored by another sweep
+    (the same scenario and seed under other names) shows under this sweep's names."""
+    with Store(store_path) as store:
+        stored = store.runs_df(keys=[r.key for r in runs], levels=False)
+    order = {r.key: i for i, r in enumerate(runs)}
+    df = _levels_frame(spec, runs).merge(stored, on="key", how="inner")
     df = df.sort_values("key", key=lambda keys: keys.map(order)).reset_index(drop=True)
     front = ["key", "sweep", "status", "error", *spec.columns]
     return df[front + [c for c in df.columns if c not in front]]
@@ -133,7 +143,7 @@ def run_sweep(
                     RunRecord(
                         key=run.key,
                         sweep=spec.name,
-                        levels=run.levels,
+                        levels={spec.label(p): v for p, v in run.levels.items()},
                         replication=run.replication,
                         seed=run.seed,
                         version=_core.__version__,

@@ -6,7 +6,8 @@ run is inserted in its own transaction when it finishes; a process killed half w
 finished run stored and nothing half-written. Trace files are written before their row, so a
 row's traces always exist (a file without a row is overwritten when the run is redone).
 
-Schema (``runs``): key, sweep, status ('ok' or 'failed'), error, levels (JSON {path: level}),
+Schema (``runs``): key, sweep, status ('ok' or 'failed'), error, levels (JSON {column: level}, the
+column being the factor's label or path, in the spec's order),
 replication, seed, version, the METRICS columns (tcplab.metrics), flow_metrics (JSON list, one
 object per flow), report (the run's whole JSON report), scenario (TOML text), traces (JSON list
 of file names under ``<store>.traces/<key>/``), wall_s, finished_at (UTC, ISO 8601).
@@ -128,7 +129,7 @@ class Store:
             "sweep": record.sweep,
             "status": record.status,
             "error": record.error,
-            "levels": json.dumps(record.levels, sort_keys=True),
+            "levels": json.dumps(record.levels),
             "replication": record.replication,
             "seed": record.seed,
             "version": record.version,
@@ -183,29 +184,39 @@ class Store:
         wanted = set(keys)
         return [r for r in rows if r[0] in wanted]
 
-    def runs_df(self, keys: Iterable[str] | None = None, sweep: str | None = None) -> pd.DataFrame:
-        """One row per run: key, sweep, status, error, one column per factor path, replication,
-        seed, version, the metrics, wall_s and finished_at."""
+    def runs_df(
+        self, keys: Iterable[str] | None = None, sweep: str | None = None, levels: bool = True
+    ) -> pd.DataFrame:
+        """One row per run: key, sweep, status, error, one column per factor (as the sweep that
+        ran it named it; ``levels=False`` leaves them out), replication, seed, version, the
+        metrics, wall_s and finished_at."""
         import pandas as pd
 
         columns = [c for c in _COLUMNS if c not in _BULKY]
         rows = self._select(columns, keys, sweep)
         df = pd.DataFrame(rows, columns=columns)
-        levels = pd.DataFrame([_scalars(json.loads(s)) for s in df.pop("levels")], index=df.index)
+        stored = df.pop("levels")
+        if not levels:
+            return df
+        factors = pd.DataFrame([_scalars(json.loads(s)) for s in stored], index=df.index)
         at = columns.index("replication") - 1  # after key, sweep, status, error
-        return pd.concat([df.iloc[:, :at], levels, df.iloc[:, at:]], axis=1)
+        return pd.concat([df.iloc[:, :at], factors, df.iloc[:, at:]], axis=1)
 
-    def flows_df(self, keys: Iterable[str] | None = None, sweep: str | None = None) -> pd.DataFrame:
-        """One row per flow of each successful run: key, the factor columns, replication, seed,
-        and the per-flow fields (id, name, goodput_bps, retransmits, timeouts, ...)."""
+    def flows_df(
+        self, keys: Iterable[str] | None = None, sweep: str | None = None, levels: bool = True
+    ) -> pd.DataFrame:
+        """One row per flow of each successful run: key, the factor columns (unless
+        ``levels=False``), replication, seed, and the per-flow fields (id, name, goodput_bps,
+        bytes_delivered, retransmits, timeouts, fast_retransmits, completion_time_s)."""
         import pandas as pd
 
         rows = self._select(["key", "levels", "replication", "seed", "flow_metrics"], keys, sweep)
         out = []
-        for key, levels, replication, seed, flows in rows:
+        for key, stored, replication, seed, flows in rows:
             if flows is None:
                 continue
-            head = {"key": key, **_scalars(json.loads(levels)), "replication": replication, "seed": seed}
+            factors = _scalars(json.loads(stored)) if levels else {}
+            head = {"key": key, **factors, "replication": replication, "seed": seed}
             out.extend({**head, **f} for f in json.loads(flows))
         return pd.DataFrame(out)
 
