@@ -177,6 +177,17 @@ def test_local_workers_and_dask_local_cluster_give_identical_results(tmp_path: P
             assert ra == rb  # the whole report, bit for bit
 
 
+def test_sweep_on_an_existing_dask_scheduler(tmp_path: Path) -> None:
+    from dask.distributed import LocalCluster
+
+    spec = small_spec(replications=1, factors={"tcp.variant": ["reno", "sack"]}, labels={})
+    with LocalCluster(n_workers=1, threads_per_worker=1, dashboard_address=None) as cluster:
+        remote = tcplab.sweep(spec, store=tmp_path / "remote.sqlite", dask=cluster.scheduler_address)
+    local = tcplab.sweep(spec, store=tmp_path / "local.sqlite", workers=1)
+    assert (remote.ran, remote.failed) == (2, 0)
+    pd.testing.assert_frame_equal(remote.df.drop(columns=VOLATILE), local.df.drop(columns=VOLATILE))
+
+
 def test_unreachable_dask_scheduler_exits_2_naming_it(tmp_path: Path) -> None:
     spec = tmp_path / "spec.toml"
     spec.write_text(f'base = "{REPO / "scenarios" / "lossy_link.toml"}"\n')
@@ -260,3 +271,40 @@ def _group_alive(pgid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+def _stderr_on_a_terminal(args: list[str]) -> str:
+    """Run the CLI with stderr on a pseudo-terminal; returns what it drew there."""
+    import pty
+
+    master, slave = pty.openpty()
+    env = {**os.environ, "COLUMNS": "120", "TERM": "xterm"}
+    proc = subprocess.Popen([sys.executable, "-m", "tcplab", *args], cwd=REPO, stdout=subprocess.DEVNULL,
+                            stderr=slave, env=env)  # fmt: skip
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 4096)
+        except OSError:  # the terminal closed: the process is done
+            break
+        if not data:
+            break
+        chunks.append(data)
+    proc.wait(timeout=60)
+    os.close(master)
+    assert proc.returncode == 0
+    return b"".join(chunks).decode(errors="replace")
+
+
+def test_progress_bar_on_a_terminal_only_and_not_with_quiet(tmp_path: Path) -> None:
+    spec = tmp_path / "spec.toml"
+    spec.write_text(KILL_SPEC.replace("replications = 8", "replications = 2").replace('"40s"', '"5s"'))
+    drawn = _stderr_on_a_terminal(
+        ["sweep", str(spec), "--store", str(tmp_path / "a.sqlite"), "--workers", "2"]
+    )
+    assert "12/12" in drawn and "runs/s" in drawn and "left" in drawn
+    quiet = ["sweep", str(spec), "--store", str(tmp_path / "b.sqlite"), "--workers", "2", "--quiet"]
+    assert _stderr_on_a_terminal(quiet) == ""
+    piped = run_cli("sweep", spec, "--store", tmp_path / "c.sqlite", "--workers", "2")
+    assert piped.returncode == 0 and piped.stderr == ""  # not a terminal: no bar
