@@ -113,6 +113,7 @@ impl Simulation {
         let mut flows = Vec::with_capacity(model.flows.len());
         let mut wire = Vec::with_capacity(model.flows.len());
         let mut pcap_flows = Vec::with_capacity(model.flows.len());
+        let mut configs = ConfigTable::default();
         for (i, f) in model.flows.iter().enumerate() {
             let field = format!("flow[{i}].dst");
             let no_route = |a: u32, b: u32| {
@@ -136,8 +137,9 @@ impl Simulation {
             if tcp.initial_ssthresh_bdp {
                 tcp.initial_ssthresh = path_bdp_bytes(&channels, &fwd, &rev).max(2 * tcp.mss as u64);
             }
-            let mut sender = TcpSender::new(tcp, i as u32, isn_s, f.bytes, phase_s, f.trace);
-            let mut receiver = TcpReceiver::new(f.tcp.clone(), i as u32, isn_r, f.bytes, phase_r);
+            let tcp = configs.intern(tcp);
+            let mut sender = TcpSender::new(tcp.clone(), i as u32, isn_s, f.bytes, phase_s, f.trace);
+            let mut receiver = TcpReceiver::new(tcp, i as u32, isn_r, f.bytes, phase_r);
             sender.open(isn_r);
             receiver.open(isn_s);
             flows.push(FlowRt {
@@ -550,6 +552,24 @@ impl Simulation {
             std::fs::write(dir.join(name), p.bytes())?;
         }
         Ok(())
+    }
+}
+
+/// One shared copy of each distinct TCP configuration: thousands of flows with the same
+/// settings then share one cache-resident config instead of carrying a copy each.
+#[derive(Default)]
+struct ConfigTable {
+    distinct: Vec<std::sync::Arc<crate::tcp::TcpConfig>>,
+}
+
+impl ConfigTable {
+    fn intern(&mut self, cfg: crate::tcp::TcpConfig) -> std::sync::Arc<crate::tcp::TcpConfig> {
+        if let Some(c) = self.distinct.iter().find(|c| ***c == cfg) {
+            return c.clone();
+        }
+        let c = std::sync::Arc::new(cfg);
+        self.distinct.push(c.clone());
+        c
     }
 }
 

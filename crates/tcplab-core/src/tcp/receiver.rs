@@ -3,6 +3,8 @@
 //! The application reads every in-order byte at once, so the advertised window stays at the
 //! buffer size (4.4BSD keeps out-of-order data in a separate reassembly queue).
 
+use std::sync::Arc;
+
 use crate::packet::{flags, payload_tag, Dir, Packet, SackBlock, MAX_SACK_BLOCKS};
 use crate::time::{next_tick_after, Dur, Time};
 
@@ -35,7 +37,7 @@ pub struct ReceiverStats {
 
 #[derive(Debug, Clone)]
 pub struct TcpReceiver {
-    cfg: TcpConfig,
+    cfg: Arc<TcpConfig>,
     flow: u32,
     isn: u32,
     /// The sender's ISN: stream offset 0 is `peer_isn + 1`.
@@ -65,9 +67,9 @@ pub struct TcpReceiver {
 }
 
 impl TcpReceiver {
-    pub fn new(cfg: TcpConfig, flow: u32, isn: u32, total: Option<u64>, delack_phase: Dur) -> Self {
+    pub fn new(cfg: impl Into<Arc<TcpConfig>>, flow: u32, isn: u32, total: Option<u64>, delack_phase: Dur) -> Self {
         Self {
-            cfg,
+            cfg: cfg.into(),
             flow,
             isn,
             peer_isn: 0,

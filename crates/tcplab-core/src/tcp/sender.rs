@@ -5,6 +5,8 @@
 //! (`recovery/`). The driver feeds it packets (`on_packet`), calls `on_timer` at or after
 //! `next_deadline()`, and drains `poll_transmit` after each call.
 
+use std::sync::Arc;
+
 use crate::packet::{flags, payload_tag, Dir, Packet, SackBlock, MAX_SACK_BLOCKS};
 use crate::time::{Dur, Time};
 
@@ -86,7 +88,8 @@ const MAX_CWND: u64 = 1 << 40;
 
 #[derive(Debug, Clone)]
 pub struct TcpSender {
-    cfg: TcpConfig,
+    /// Shared by the flows that use the same settings (keeps per-flow state small).
+    cfg: Arc<TcpConfig>,
     flow: u32,
     /// Our initial sequence number; data offset 0 is `isn + 1`.
     isn: u32,
@@ -127,7 +130,15 @@ pub struct TcpSender {
 
 impl TcpSender {
     /// `tick_phase` is where this host's coarse clock ticks fall (ignored for fine timers).
-    pub fn new(cfg: TcpConfig, flow: u32, isn: u32, total: Option<u64>, tick_phase: Dur, trace: bool) -> Self {
+    pub fn new(
+        cfg: impl Into<Arc<TcpConfig>>,
+        flow: u32,
+        isn: u32,
+        total: Option<u64>,
+        tick_phase: Dur,
+        trace: bool,
+    ) -> Self {
+        let cfg = cfg.into();
         let rtt = RttEstimator::new(cfg.clock, tick_phase, cfg.min_rto, cfg.max_rto, cfg.initial_rto);
         let mss = cfg.mss as u64;
         let burst_left = cfg.max_burst.unwrap_or(u32::MAX);
