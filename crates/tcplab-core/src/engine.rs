@@ -1,11 +1,8 @@
-//! The event queue: one binary heap keyed by (time, insertion number).
+//! The event queue: one 4-ary min-heap keyed by (time, insertion number).
 //!
 //! Ties in time break by insertion order, which makes every run deterministic. Components keep
 //! the pending set small (at most one event per link stage, lazily cancelled timers), because
 //! heap operations slow down sharply once the heap outgrows the cache.
-
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 
 use crate::time::Time;
 
@@ -34,30 +31,24 @@ struct Entry {
     event: Event,
 }
 
-impl PartialEq for Entry {
-    fn eq(&self, o: &Self) -> bool {
-        self.time == o.time && self.seq == o.seq
-    }
-}
-impl Eq for Entry {}
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Entry {
-    fn cmp(&self, o: &Self) -> Ordering {
-        // BinaryHeap is a max-heap: reverse so the earliest (time, seq) pops first.
-        (o.time, o.seq).cmp(&(self.time, self.seq))
+impl Entry {
+    #[inline]
+    fn before(&self, other: &Entry) -> bool {
+        (self.time, self.seq) < (other.time, other.seq)
     }
 }
 
+/// A 4-ary min-heap on (time, insertion number). Against a binary heap it halves the depth,
+/// and a node's four children share one or two cache lines: runs with tens of thousands of
+/// pending events (the 10,000-flow benchmark) spend far fewer cache misses per pop.
 #[derive(Debug, Default)]
 pub struct EventQueue {
-    heap: BinaryHeap<Entry>,
+    heap: Vec<Entry>,
     next_seq: u64,
     popped: u64,
 }
+
+const ARITY: usize = 4;
 
 impl EventQueue {
     pub fn new() -> Self {
@@ -65,15 +56,50 @@ impl EventQueue {
     }
 
     pub fn schedule(&mut self, time: Time, event: Event) {
-        let seq = self.next_seq;
+        let e = Entry { time, seq: self.next_seq, event };
         self.next_seq += 1;
-        self.heap.push(Entry { time, seq, event });
+        // Sift up: move parents down until e's place is found.
+        let mut i = self.heap.len();
+        self.heap.push(e);
+        while i > 0 {
+            let parent = (i - 1) / ARITY;
+            if !e.before(&self.heap[parent]) {
+                break;
+            }
+            self.heap[i] = self.heap[parent];
+            i = parent;
+        }
+        self.heap[i] = e;
     }
 
     pub fn pop(&mut self) -> Option<(Time, Event)> {
-        let e = self.heap.pop()?;
+        let top = *self.heap.first()?;
+        let last = self.heap.pop().expect("not empty");
+        let n = self.heap.len();
+        if n > 0 {
+            // Sift the last entry down from the root: move the smallest child up each level.
+            let mut i = 0;
+            loop {
+                let first = ARITY * i + 1;
+                if first >= n {
+                    break;
+                }
+                let mut best = first;
+                for c in first + 1..(first + ARITY).min(n) {
+                    if self.heap[c].before(&self.heap[best]) {
+                        best = c;
+                    }
+                }
+                if !self.heap[best].before(&last) {
+                    break;
+                }
+                self.heap[i] = self.heap[best];
+                i = best;
+            }
+            self.heap[i] = last;
+        }
         self.popped += 1;
-        Some((e.time, e.event))
+        Some((top.time, top.event))
     }
 
     /// Events handled so far.
@@ -93,6 +119,34 @@ impl EventQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Against a reference: a stable sort of (time, insertion order), with pushes
+        /// interleaved with pops as a simulation does.
+        #[test]
+        fn pops_in_time_order_fifo_on_ties(ops in proptest::collection::vec((0u64..50, 0u8..3), 1..400)) {
+            let mut q = EventQueue::new();
+            let mut reference: Vec<(u64, u64)> = Vec::new(); // (time, id)
+            let mut now = 0;
+            for (id, (dt, pops)) in ops.into_iter().enumerate() {
+                q.schedule(now + dt, Event::Arrive(id as u32));
+                reference.push((now + dt, id as u64));
+                for _ in 0..pops {
+                    reference.sort();
+                    if reference.is_empty() { break; }
+                    let (t, i) = reference.remove(0);
+                    prop_assert_eq!(q.pop(), Some((t, Event::Arrive(i as u32))));
+                    now = t;
+                }
+            }
+            reference.sort();
+            for (t, i) in reference {
+                prop_assert_eq!(q.pop(), Some((t, Event::Arrive(i as u32))));
+            }
+            prop_assert!(q.pop().is_none());
+        }
+    }
 
     #[test]
     fn equal_times_pop_in_insertion_order() {
