@@ -85,6 +85,17 @@ impl Scoreboard {
     }
 }
 
+impl Scoreboard {
+    /// Claim the next hole at or above `from` not yet resent, at most `mss` bytes of it:
+    /// marks it resent and returns (offset, length).
+    pub fn claim_hole(&mut self, from: u64, mss: u64) -> Option<(u64, u64)> {
+        let (off, gap) = self.next_hole(from, true)?;
+        let len = gap.min(mss);
+        self.mark_retransmitted(off, off + len);
+        Some((off, len))
+    }
+}
+
 fn covered(ranges: &[(u64, u64)], off: u64) -> bool {
     range_end(ranges, off).is_some()
 }

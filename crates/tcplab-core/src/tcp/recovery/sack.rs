@@ -66,12 +66,8 @@ impl LossRecovery for SackPipe {
         if self.pipe >= cx.win.cwnd as i64 {
             return SendChoice::Nothing;
         }
-        match cx.scoreboard.next_hole(cx.snd_una, true) {
-            Some((off, gap)) => {
-                let len = gap.min(cx.mss);
-                cx.scoreboard.mark_retransmitted(off, off + len);
-                SendChoice::Retransmit(off, len)
-            }
+        match cx.scoreboard.claim_hole(cx.snd_una, cx.mss) {
+            Some((off, len)) => SendChoice::Retransmit(off, len),
             None => SendChoice::NewData,
         }
     }

@@ -88,8 +88,7 @@ impl LossRecovery for Sack6675 {
         let mut from = cx.snd_una;
         while let Some((off, gap)) = cx.scoreboard.next_hole(from, true) {
             if self.is_lost(cx, off) {
-                let len = gap.min(cx.mss);
-                cx.scoreboard.mark_retransmitted(off, off + len);
+                let (off, len) = cx.scoreboard.claim_hole(off, cx.mss).expect("the hole just found");
                 return SendChoice::Retransmit(off, len);
             }
             from = off + gap;
@@ -99,12 +98,8 @@ impl LossRecovery for Sack6675 {
         if cx.snd_max < cx.snd_una + cx.peer_wnd {
             return SendChoice::NewData;
         }
-        match cx.scoreboard.next_hole(cx.snd_una, true) {
-            Some((off, gap)) => {
-                let len = gap.min(cx.mss);
-                cx.scoreboard.mark_retransmitted(off, off + len);
-                SendChoice::Retransmit(off, len)
-            }
+        match cx.scoreboard.claim_hole(cx.snd_una, cx.mss) {
+            Some((off, len)) => SendChoice::Retransmit(off, len),
             None => SendChoice::Nothing,
         }
     }
