@@ -77,9 +77,10 @@ impl Simulation {
             .iter()
             .enumerate()
             .map(|(i, c)| {
+                let rng = || stream(seed, "channel", i as u64);
                 let loss = match &c.loss {
                     LossModelSpec::None => LossModel::None,
-                    LossModelSpec::Bernoulli(p) => LossModel::Bernoulli { p: *p },
+                    LossModelSpec::Bernoulli(p) => LossModel::Bernoulli { p: *p, rng: Box::new(rng()) },
                     LossModelSpec::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad } => {
                         LossModel::GilbertElliott {
                             p_good_to_bad: *p_good_to_bad,
@@ -87,6 +88,7 @@ impl Simulation {
                             loss_good: *loss_good,
                             loss_bad: *loss_bad,
                             bad: false,
+                            rng: Box::new(rng()),
                         }
                     }
                     LossModelSpec::DropList { flow, by, values } => {
@@ -100,8 +102,7 @@ impl Simulation {
                     ),
                     _ => Queue::new(c.limit),
                 };
-                let mut ch =
-                    Channel::new(c.from, c.to, c.rate_bps, c.delay, queue, loss, stream(seed, "channel", i as u64));
+                let mut ch = Channel::new(c.from, c.to, c.rate_bps, c.delay, queue, loss);
                 ch.pcap = c.pcap;
                 ch.atm = c.atm;
                 ch.series = model.series_bin.map(crate::net::channel::Series::new);

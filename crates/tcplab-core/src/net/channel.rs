@@ -10,7 +10,6 @@ use std::collections::VecDeque;
 use serde::Serialize;
 
 use crate::packet::Packet;
-use crate::rng::Rng;
 use crate::time::{serialization_ns, Dur, Time};
 
 use super::loss::{FlowWire, LossModel};
@@ -42,7 +41,6 @@ pub struct Channel {
     pub delay: Dur,
     pub queue: Queue,
     pub loss: LossModel,
-    pub rng: Rng,
     /// The packet being serialised, if any.
     on_wire: Option<Packet>,
     /// Sub-nanosecond remainder of serialisation times.
@@ -87,7 +85,7 @@ pub enum Next {
 }
 
 impl Channel {
-    pub fn new(from: u32, to: u32, rate_bps: u64, delay: Dur, queue: Queue, loss: LossModel, rng: Rng) -> Self {
+    pub fn new(from: u32, to: u32, rate_bps: u64, delay: Dur, queue: Queue, loss: LossModel) -> Self {
         Self {
             from,
             to,
@@ -95,7 +93,6 @@ impl Channel {
             delay,
             queue,
             loss,
-            rng,
             on_wire: None,
             rem: 0,
             pipe: VecDeque::new(),
@@ -138,7 +135,7 @@ impl Channel {
         if let Some(s) = &mut self.series {
             s.add(now, pkt.wire_bytes as u64);
         }
-        let lost = self.loss.drops(&pkt, &mut self.rng, flows);
+        let lost = self.loss.drops(&pkt, flows);
         let mut arrive_at = None;
         if lost {
             self.stats.drops_loss += 1;

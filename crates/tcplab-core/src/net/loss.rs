@@ -22,8 +22,11 @@ pub enum DropBy {
 #[derive(Debug, Clone)]
 pub enum LossModel {
     None,
+    /// Each random model owns its channel's random stream (boxed: a lossless channel then
+    /// carries no generator, which keeps channels small and cache-friendly).
     Bernoulli {
         p: f64,
+        rng: Box<Rng>,
     },
     /// Two-state Markov chain, one step per packet.
     GilbertElliott {
@@ -32,6 +35,7 @@ pub enum LossModel {
         loss_good: f64,
         loss_bad: f64,
         bad: bool,
+        rng: Box<Rng>,
     },
     DropList {
         flow: u32,
@@ -53,11 +57,11 @@ pub struct FlowWire {
 
 impl LossModel {
     /// Decide the fate of one packet; `flows[i]` describes flow i.
-    pub fn drops(&mut self, pkt: &Packet, rng: &mut Rng, flows: &[FlowWire]) -> bool {
+    pub fn drops(&mut self, pkt: &Packet, flows: &[FlowWire]) -> bool {
         match self {
             LossModel::None => false,
-            LossModel::Bernoulli { p } => *p > 0.0 && rng.random::<f64>() < *p,
-            LossModel::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad, bad } => {
+            LossModel::Bernoulli { p, rng } => *p > 0.0 && rng.random::<f64>() < *p,
+            LossModel::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad, bad, rng } => {
                 let flip = if *bad { *p_bad_to_good } else { *p_good_to_bad };
                 if rng.random::<f64>() < flip {
                     *bad = !*bad;
