@@ -53,6 +53,8 @@ pub struct Simulation {
     pcap_flows: Vec<PcapFlow>,
     pcaps: Vec<PcapWriter>,
     ledger: Conservation,
+    /// Events handled.
+    events: u64,
     atm: AtmRuntime,
     /// Reused buffers for cells being cut or moved, and packets being rebuilt.
     cell_buf: Vec<Packet>,
@@ -164,6 +166,8 @@ impl Simulation {
         }
         let pcaps = model.pcaps.iter().map(|_| PcapWriter::new()).collect();
         let atm = AtmRuntime::new(model.atm, model.switches.clone(), &channels);
+        // At most one pending event per channel stage, flow and switch, plus the stop.
+        let pending_bound = 2 * channels.len() + flows.len() + model.nodes.len() + 1;
         Ok(Self {
             atm,
             cell_buf: Vec::new(),
@@ -176,7 +180,8 @@ impl Simulation {
             },
             violation: None,
             model,
-            q: EventQueue::new(),
+            q: EventQueue::for_pending(pending_bound),
+            events: 0,
             channels,
             routes: arena,
             flows,
@@ -197,6 +202,7 @@ impl Simulation {
         let end = self.model.duration;
         self.q.schedule(end, Event::Stop);
         while let Some((t, ev)) = self.q.pop() {
+            self.events += 1;
             self.now = t;
             match ev {
                 Event::TxDone(c) => self.on_tx_done(c),
@@ -537,7 +543,7 @@ impl Simulation {
             scenario: self.model.name.clone(),
             seed: self.model.seed,
             sim_time_s: secs(end),
-            events: self.q.events_processed(),
+            events: self.events,
             packets_forwarded: self.channels.iter().map(|c| c.stats.tx_packets).sum(),
             wall_s,
             flows,
