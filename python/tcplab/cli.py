@@ -17,6 +17,7 @@ from typing import Annotated, Any, NoReturn, TypeVar
 import typer
 
 from tcplab.errors import InternalError, InvariantError, ScenarioError, UserError, describe
+from tcplab.hfc_cli import hfc_app
 
 app = typer.Typer(
     name="tcplab",
@@ -266,6 +267,9 @@ def reproduce(
             f"{o.study}: {o.claims_holding} of {o.claims_total} claims hold, {o.runs} runs; wrote {o.report}"
         )
     typer.echo(f"wrote {out / 'index.md'}")
+
+
+app.add_typer(hfc_app, name="hfc")
 
 
 def main() -> None:

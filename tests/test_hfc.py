@@ -1,0 +1,192 @@
+"""The HFC study (seed 000): the Sec. V.B bound, `tcplab hfc buffer`, the mechanisms the study
+depends on, and a smoke run of the whole study at a tiny size."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pandas as pd
+import pytest
+import tcplab
+from tcplab.cli import app
+from tcplab.hfc_buffer import overrun_onsets, simulate_overruns, socket_buffer_bound
+from tcplab.hfc_model import CH_CM, CM_BUFFER, MSS, hfc_scenario, kib
+from typer.testing import CliRunner
+
+runner = CliRunner()
+
+
+# ---------------------------------------------------------------- the bound (Sec. V.B)
+
+
+def test_bound_paper_example_is_about_19_kb():
+    b = socket_buffer_bound(kib(10), connections=1)
+    assert b.cm_segments == pytest.approx(7.0, abs=0.05)  # "10 kb (seven packets)"
+    assert b.fraction == pytest.approx(15 / 25)
+    assert 18_000 <= b.max_bytes <= 20_000  # "about 19 kb"
+    # C >= (B - 1) 15/25 holds with equality at the bound.
+    assert b.cm_segments == pytest.approx((b.max_segments - 1) * 15 / 25)
+    assert b.strict_bytes < b.max_bytes
+
+
+def test_bound_generalises_to_rates_and_connections():
+    c, mss = 20_000, 1000
+    b = socket_buffer_bound(c, connections=2, mss=mss, down_bps=40e6, lan_bps=10e6)
+    f = 30 / 40
+    assert b.fraction == pytest.approx(f)
+    assert b.max_segments == pytest.approx((c / mss / f + 1) / 2)
+    # the paper's C >= (B n - 1) P f, at equality
+    assert (b.max_segments * 2 - 1) * f == pytest.approx(c / mss)
+    # A faster LAN fills the CM more slowly, so the bound grows; at lan >= down there is none.
+    assert socket_buffer_bound(c, lan_bps=20e6).max_bytes > socket_buffer_bound(c, lan_bps=10e6).max_bytes
+    free = socket_buffer_bound(c, down_bps=10e6, lan_bps=10e6)
+    assert not free.bounded and math.isinf(free.max_bytes)
+    with pytest.raises(ValueError):
+        socket_buffer_bound(0)
+
+
+def test_cli_buffer_prints_the_bound():
+    res = runner.invoke(app, ["hfc", "buffer", "--cm-buffer", "10KiB"])
+    assert res.exit_code == 0, res.output
+    assert "18527 B" in res.output and "18.5 KB" in res.output
+    res = runner.invoke(
+        app,
+        [
+            "hfc",
+            "buffer",
+            "--cm-buffer",
+            "20000",
+            "--connections",
+            "2",
+            "--mss",
+            "1000",
+            "--down-rate",
+            "40Mbps",
+            "--lan-rate",
+            "10e6",
+            "--json",
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)["bound"]
+    assert out["max_segments"] == pytest.approx((20 / 0.75 + 1) / 2)
+    res = runner.invoke(app, ["hfc", "buffer", "--cm-buffer", "10240", "--lan-rate", "30Mbps"])
+    assert res.exit_code == 0 and "no bound" in res.output
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["--cm-buffer", "0"], "--cm-buffer"),
+        (["--cm-buffer", "-5"], "--cm-buffer"),
+        (["--cm-buffer", "10 furlongs"], "--cm-buffer"),
+        (["--cm-buffer", "10240", "--connections", "0"], "--connections"),
+        (["--cm-buffer", "10240", "--mss", "0"], "--mss"),
+        (["--cm-buffer", "10240", "--down-rate", "fast"], "--down-rate"),
+        (["--cm-buffer", "10240", "--lan-rate", "0Mbps"], "--lan-rate"),
+        ([], "--cm-buffer"),
+    ],
+)
+def test_cli_buffer_bad_input_exits_2_naming_the_option(args, option):
+    res = runner.invoke(app, ["hfc", "buffer", *args])
+    assert res.exit_code == 2
+    assert option in res.output
+    assert "Traceback" not in res.output
+
+
+def test_simulated_burst_overruns_begin_at_the_bound():
+    """A whole window back to back (the bound's own case): at most one CM drop up to the bound,
+    two or more within one segment above it."""
+    b = socket_buffer_bound(CM_BUFFER)
+    steps = list(range(kib(15), kib(21) + 1, 512))
+    rows = simulate_overruns(b, steps=steps, modes=["burst"], seeds=[1])
+    for row in rows:
+        if row.sock_buf <= b.max_bytes:
+            assert row.cm_drops <= 1
+    onset = overrun_onsets(rows)["burst"]["multiple_drops"]
+    assert onset is not None and b.max_bytes < onset <= b.max_bytes + MSS + 512
+
+
+def test_slow_start_with_a_large_socket_buffer_overruns_the_cm():
+    doc = hfc_scenario(size=1_000_000, sock_buf=kib(48), cm_buffer=CM_BUFFER)
+    rep = tcplab.run(doc, seed=1).report
+    assert rep["links"][CH_CM]["drops_queue"] > 0
+    assert rep["flows"][0]["timeouts"] >= 1  # several drops in one slow-start window (Fig. 9)
+    small = tcplab.run(hfc_scenario(size=1_000_000, sock_buf=kib(16), cm_buffer=CM_BUFFER), seed=1).report
+    assert small["links"][CH_CM]["drops_queue"] == 0
+
+
+# ---------------------------------------------------------------- TCP mechanisms (Sec. VI.A)
+
+
+def _first_ack_wait(tmp_path, **kw) -> float:
+    out = tmp_path / "run"
+    tcplab.run(hfc_scenario(size=30_000, trace=True, **kw), seed=3, out_dir=out)
+    seg = pd.read_csv(out / "segments-flow0.csv")
+    tr = pd.read_csv(out / "trace-flow0.csv")
+    return float(tr[tr["snd_una"] > 0]["time_s"].iloc[0] - seg["time_s"].iloc[0])
+
+
+@pytest.mark.parametrize("pattern", ["http", "ftp"])
+def test_delayed_ack_stall_and_initial_window_two(tmp_path, pattern):
+    # An unaligned delayed-ACK timer waits exactly 200 ms, which makes the stall exact.
+    exact = {"delayed_ack_aligned": False}
+    stall = _first_ack_wait(tmp_path, pattern=pattern, tcp=exact)
+    assert 0.200 <= stall <= 0.240
+    fixed = _first_ack_wait(tmp_path, pattern=pattern, tcp={**exact, "initial_cwnd": 2})
+    assert fixed < 0.040
+    none = _first_ack_wait(tmp_path, pattern=pattern, tcp={"delayed_ack": False})
+    assert abs(fixed - none) < 0.005
+
+
+def test_http_header_leaves_as_its_own_segment(tmp_path):
+    out = tmp_path / "http"
+    tcplab.run(hfc_scenario(size=30_000, pattern="http", trace=True), seed=1, out_dir=out)
+    seg = pd.read_csv(out / "segments-flow0.csv")
+    assert list(seg["len"][:2]) == [200, MSS]
+    # the acceptor's window of two: header + one full segment, then the wait
+    assert seg["time_s"][2] - seg["time_s"][0] > 0.02
+
+
+def test_tahoe_era_receiver_delays_out_of_order_acks():
+    def run(ooo: str) -> dict:
+        doc = hfc_scenario(size=60 * MSS, sock_buf=kib(16), tcp={"out_of_order_ack": ooo})
+        doc["link"][0]["ab"]["loss"] = {"model": "drop_list", "flow": 0, "by": "segment", "values": [20]}
+        return tcplab.run(doc, seed=1).flows[0]
+
+    reno, tahoe = run("immediate"), run("delayed")
+    assert reno["fast_retransmits"] == 1 and reno["timeouts"] == 0
+    assert tahoe["fast_retransmits"] == 0 and tahoe["timeouts"] == 1
+    assert tahoe["completion_time_s"] > reno["completion_time_s"] + 0.5
+
+
+def test_super_fast_retransmit_repairs_two_losses_in_a_window_of_eight():
+    from tcplab.hfc_sweeps import fig16_scenario
+
+    doc = fig16_scenario(trace=False)
+    fr = tcplab.run(doc, seed=1).flows[0]
+    doc["tcp"]["dupack_threshold"] = 1
+    sfr = tcplab.run(doc, seed=1).flows[0]
+    assert fr["timeouts"] == 1 and sfr["timeouts"] == 0
+
+
+# ---------------------------------------------------------------- the study, tiny
+
+
+def test_study_smoke_tiny(tmp_path, monkeypatch):
+    from tcplab import hfc_sweeps
+    from tcplab.reproduce import reproduce_study
+    from tcplab.studies.hfc import STUDY
+
+    monkeypatch.setattr(hfc_sweeps, "reps", lambda quick: {"dist": 2, "mean": 2, "det": 1, "trace": 1})
+    out = reproduce_study(STUDY, tmp_path, quick=True, workers=1)
+    claims = json.loads(out.claims.read_text())
+    ids = [c["id"] for c in claims]
+    assert len(ids) == len(set(ids)) >= 50
+    assert all(isinstance(c["holds"], bool) and {"paper", "measured", "claim"} <= set(c) for c in claims)
+    report = out.report.read_text()
+    for n in (3, 4, 5, 6, 7, 8, 10, 12, 13, 14, 15, 16, 17, 18):
+        assert (tmp_path / "hfc" / f"fig{n}.png").is_file()
+        assert f"](fig{n}.png)" in report
+    assert "bound_19kb" in report
