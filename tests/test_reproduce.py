@@ -53,4 +53,4 @@ def test_reproduce_quick_writes_reports_claims_and_index(tmp_path: Path) -> None
 def test_reproduce_unknown_study_exits_2() -> None:
     proc = tcplab("reproduce", "nonsense")
     assert proc.returncode == 2
-    assert "unknown study 'nonsense' (known: all, example_loss" in proc.stderr
+    assert "unknown study 'nonsense' (known: all, " in proc.stderr and "example_loss" in proc.stderr
