@@ -16,6 +16,7 @@ from typing import Annotated, Any, NoReturn, TypeVar
 
 import typer
 
+from tcplab.cli_boston import boston_app
 from tcplab.errors import InternalError, InvariantError, ScenarioError, UserError, describe
 from tcplab.hfc_cli import hfc_app
 
@@ -26,6 +27,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+app.add_typer(boston_app, name="boston")
 
 F = TypeVar("F", bound=Callable[..., Any])
 

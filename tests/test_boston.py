@@ -1,0 +1,203 @@
+"""Seed 003 (TCP Boston): wasted byte-hops (eqs. 1-7), the `tcplab boston waste` command, the
+star and chain models, and a tiny run of the reproduce study."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+from conftest import tcplab
+from tcplab import boston_waste as bw
+from tcplab.api import run
+from tcplab.boston_model import (
+    CELL_BYTES,
+    ChainConfig,
+    StarConfig,
+    cells_per_packet,
+    chain,
+    chain_waste,
+    series,
+    star,
+    star_metrics,
+)
+from tcplab.errors import UserError
+
+# ---------------------------------------------------------------- eqs. 1-7
+
+
+def test_eq7_is_exactly_1_to_6_51_to_12_38() -> None:
+    r = bw.ratio(0.9, 10)
+    assert r.rounded(2) == (1.0, 6.51, 12.38)
+    assert bw.packet_loss(0.9, 10) == pytest.approx(0.6513, abs=1e-4)
+    assert str(r) == "1.00 : 6.51 : 12.38"
+
+
+def test_eq4_follows_from_eqs_1_to_3_with_delta_half_h() -> None:
+    for p, m, h in ((0.9, 10, 6), (0.99, 40, 4), (0.5, 3, 10)):
+        t, delta = 1000, h / 2
+        boston = bw.waste_boston(p, m, t, delta)
+        r = bw.ratio(p, m)
+        assert bw.waste_epd(p, m, t, delta) / boston == pytest.approx(r.epd)
+        assert bw.waste_reno(p, m, t, delta, h) / boston == pytest.approx(r.reno)
+
+
+def test_eq5_and_eq6_are_the_limits_of_eq4() -> None:
+    for m in (1, 10, 192):
+        near_one = bw.ratio(1 - 1e-9, m)
+        assert near_one.epd == pytest.approx(m, rel=1e-5)
+        assert near_one.reno == pytest.approx(2 * m, rel=1e-5)
+        assert bw.ratio_small_loss(m).rounded() == (1.0, m, 2 * m)
+        assert bw.ratio(1.0, m) == bw.ratio_small_loss(m)
+    for p in (0.1, 0.5, 0.8):
+        assert bw.ratio(p, 200).rounded(6) == bw.ratio_large_loss(p).rounded(6)
+    assert bw.ratio_large_loss(0.9).rounded(2) == (1.0, 10.0, 19.0)
+
+
+@pytest.mark.parametrize("p", [0.0, -0.1, 1.01, math.nan, math.inf])
+def test_bad_p_is_a_user_error(p: float) -> None:
+    with pytest.raises(UserError, match="--p"):
+        bw.ratio(p, 10)
+
+
+# ---------------------------------------------------------------- the command
+
+
+def test_waste_prints_eq7() -> None:
+    proc = tcplab("boston", "waste", "--p", "0.9", "--m", "10")
+    assert proc.returncode == 0, proc.stderr
+    assert "1.00 : 6.51 : 12.38" in proc.stdout
+    assert "1 : 10 : 20" in proc.stdout  # eq. 5
+    assert "1.00 : 10.00 : 19.00" in proc.stdout  # eq. 6
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["--p", "1.5", "--m", "10"], "--p"),
+        (["--p", "0", "--m", "10"], "--p"),
+        (["--p", "0.9", "--m", "0"], "--m"),
+        (["--p", "0.9", "--m", "10", "--hops", "0"], "--hops"),
+        (["--p", "abc", "--m", "10"], "--p"),
+    ],
+)
+def test_waste_bad_arguments_exit_2_naming_the_option(args: list[str], option: str) -> None:
+    proc = tcplab("boston", "waste", *args)
+    assert proc.returncode == 2
+    assert option in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_simulated_chain_wastes_least_with_boston_and_most_with_reno() -> None:
+    proc = tcplab(
+        "boston",
+        "waste",
+        "--p",
+        "0.9",
+        "--m",
+        "100",
+        "--hops",
+        "3",
+        "--simulate",
+        "--duration",
+        "100",
+        "--json",
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["eq4"][0] == 1.0
+    runs = out["simulation"]["runs"]
+    waste = {name: runs[name]["wasted_per_packet"] for name in ("boston", "reno_epd", "reno")}
+    assert 0 < waste["boston"] < waste["reno_epd"] < waste["reno"], waste
+    assert out["simulation"]["exact"]
+    for r in runs.values():
+        assert 0.5 < r["p"] < 1.0  # the congested switch dropped some of the tagged cells
+        assert len(r["cells_per_hop"]) == 4
+
+
+# ---------------------------------------------------------------- the models
+
+
+def test_cells_per_packet() -> None:
+    assert cells_per_packet(9180, "reno") == 192  # 191.25 -> 192, no AAL5 trailer
+    assert cells_per_packet(9180, "boston") == 196  # header + ceil(9140 / 47) shards
+    assert cells_per_packet(512, "reno_epd") == 11
+
+
+def test_star_metrics_and_series_of_a_short_run() -> None:
+    cfg = StarConfig(sources=4, protocol="boston", packet=1518, buffer=64, duration=20.0, series_bin=1.0)
+    report = run(star(cfg)).report
+    m = star_metrics(report, cfg.packet, cfg.protocol)
+    assert 0 < m.effective_throughput <= 1.0
+    assert m.effective_throughput <= m.utilization + 1e-9  # Boston: useful cells are cells that crossed
+    assert 0 < m.cell_loss_rate < 1 and m.loss_rate == m.cell_loss_rate
+    assert m.partial_segments > 0
+    assert m.response_time_ms_per_byte > 0
+    s = series(report)
+    assert len(s["bottleneck"]) == 20
+    # The bottleneck's bytes per second are whole cells and never exceed 1.5 Mb/s.
+    assert all(b % CELL_BYTES == 0 and b <= 1.5e6 / 8 + CELL_BYTES for b in s["bottleneck"])
+    assert sum(s["receiver"]) == sum(f["bytes_delivered"] for f in report["flows"])
+    one = series(report, flow=0)
+    assert one["bottleneck"] == [] and len(one["switch_input"]) == 20
+
+
+def test_chain_counts_every_hop_of_the_tagged_connection() -> None:
+    cfg = ChainConfig(switches=2, protocol="reno", m=20, cross=3, duration=20.0)
+    doc = chain(cfg)
+    assert doc["switches"] == ["sw1", "sw2"] and cfg.hops == 3 and cfg.where == 1
+    w = chain_waste(run(doc).report, cfg)
+    assert w.exact and len(w.cells_per_hop) == 3
+    assert w.cells_per_hop[0] >= w.cells_per_hop[1] >= w.cells_per_hop[2] > 0
+    assert w.wasted_cell_hops >= 0 and w.packets > 0
+
+
+def test_model_arguments_are_checked() -> None:
+    with pytest.raises(UserError, match="--hops"):
+        ChainConfig(switches=0)
+    with pytest.raises(UserError, match="protocol"):
+        StarConfig(protocol="vegas")
+
+
+# ---------------------------------------------------------------- the study
+
+
+def test_study_sweeps_quick_and_full() -> None:
+    from tcplab.studies.boston import STUDY
+
+    quick, full = STUDY.sweeps(True), STUDY.sweeps(False)
+    assert [s.name for s in quick] == [s.name for s in full]
+    assert len({s.name for s in quick}) == len(quick)
+    star_q = next(s for s in quick if s.name == "star9180_reno")
+    star_f = next(s for s in full if s.name == "star9180_reno")
+    assert star_q.base["duration"] < star_f.base["duration"] == 700.0
+    assert star_q.replications < star_f.replications
+    # A window below one packet is one packet (the core would never send otherwise).
+    assert star_f.factors["tcp.rcv_buf"] == [9140, 16000, 32000, 64000]
+
+
+def test_tiny_reproduce_writes_figures_and_claims(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import tcplab.studies.boston as study
+    from tcplab.reproduce import reproduce_study
+
+    monkeypatch.setattr(study, "PACKET_SIZES", (4352, 9180))
+    monkeypatch.setattr(study, "WINDOWS", (8000, 64000))
+    monkeypatch.setattr(study, "BUFFERS", (64, 512, 1000, 2000, 4000))
+    monkeypatch.setattr(study, "ACCESS_MODELS", ("payload",))
+    monkeypatch.setattr(study, "QUICK_S", 4.0)
+    monkeypatch.setattr(study, "CHAIN_S", 4.0)
+    out = reproduce_study(study.STUDY, tmp_path, quick=True, workers=1)
+    assert out.claims_total >= 30
+    claims = json.loads(out.claims.read_text())
+    ids = {c["id"] for c in claims}
+    assert {"eq7_ratio", "fig17_boston_effective", "chain_waste_order", "loss_ratio_1.7_2.4"} <= ids
+    assert next(c for c in claims if c["id"] == "eq7_ratio")["holds"] is True
+    for name in (
+        "fig07_loss_64kB.png",
+        "fig10_effective_64kB.png",
+        "fig14_effective_8kB.png",
+        "fig17_all_16.png",
+    ):
+        assert (out.folder / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "## Claims" in out.report.read_text()
