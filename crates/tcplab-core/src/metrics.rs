@@ -53,6 +53,9 @@ pub struct LinkReport {
     /// Bytes serialised (cells: 53 each) per `series_bin` (with `series_bin` set).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tx_bytes_series: Option<Vec<u64>>,
+    /// The same per flow (index = flow id), for links with `per_flow_series`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub per_flow_tx_bytes_series: Option<Vec<Vec<u64>>>,
 }
 
 /// The packet ledger: injected = delivered + dropped + in_flight, checked at the end of a run.

@@ -55,6 +55,8 @@ pub struct Scenario {
 pub struct AtmSpec {
     pub trailer: Option<bool>,
     pub llc_snap: Option<bool>,
+    /// "aal5" (a lost last cell spoils the next frame too) or "per_packet".
+    pub reassembly: Option<String>,
 }
 
 /// The drop policy of a cell link's output buffer.
@@ -97,6 +99,9 @@ pub struct LinkSpec {
     /// An ATM link: it carries 53-byte cells; `queue` counts cells.
     #[serde(default)]
     pub atm: bool,
+    /// With `series_bin`: also record this link's bytes per bin for each flow.
+    #[serde(default)]
+    pub per_flow_series: bool,
     pub drop: Option<DropSpec>,
 }
 
@@ -252,6 +257,7 @@ pub struct ChannelModel {
     pub pcap: Option<usize>,
     pub atm: bool,
     pub cell_policy: Option<CellPolicy>,
+    pub per_flow_series: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -379,6 +385,7 @@ impl Scenario {
             for (from, to, dir, over) in [(a, b, "ab", &l.ab), (b, a, "ba", &l.ba)] {
                 let mut ch = Self::channel(&f, dir, &both, over.as_ref(), from, to, l.atm)?;
                 ch.pcap = pcap;
+                ch.per_flow_series = l.per_flow_series;
                 channels.push(ch);
             }
         }
@@ -446,7 +453,16 @@ impl Scenario {
                 }
             }
         }
-        let atm = AtmConfig { trailer: self.atm.trailer.unwrap_or(true), llc_snap: self.atm.llc_snap.unwrap_or(true) };
+        let per_packet_frames = match self.atm.reassembly.as_deref() {
+            None | Some("aal5") => false,
+            Some("per_packet") => true,
+            Some(o) => return err("atm.reassembly", format!("unknown '{o}' (use aal5 or per_packet)")),
+        };
+        let atm = AtmConfig {
+            trailer: self.atm.trailer.unwrap_or(true),
+            llc_snap: self.atm.llc_snap.unwrap_or(true),
+            per_packet_frames,
+        };
         let series_bin = match &self.series_bin {
             None => None,
             Some(b) => {
@@ -544,7 +560,18 @@ impl Scenario {
             }
         };
         let cell_policy = if atm { Some(cell_policy.unwrap_or(CellPolicy::Tail)) } else { None };
-        Ok(ChannelModel { from, to, rate_bps, delay, limit, loss, pcap: None, atm, cell_policy })
+        Ok(ChannelModel {
+            from,
+            to,
+            rate_bps,
+            delay,
+            limit,
+            loss,
+            pcap: None,
+            atm,
+            cell_policy,
+            per_flow_series: false,
+        })
     }
 }
 

@@ -108,6 +108,11 @@ impl Simulation {
                 ch.pcap = c.pcap;
                 ch.atm = c.atm;
                 ch.series = model.series_bin.map(crate::net::channel::Series::new);
+                if c.per_flow_series {
+                    ch.per_flow_series = model
+                        .series_bin
+                        .map(|bin| model.flows.iter().map(|_| crate::net::channel::Series::new(bin)).collect());
+                }
                 ch
             })
             .collect();
@@ -355,12 +360,14 @@ impl Simulation {
                 continue;
             }
             let data = crate::atm::ida::payload_bytes(flow, off, len as usize);
-            let sent = crate::atm::ida::disperse(&data, cfg.dispersed(m) as usize);
+            let geometry = cfg.geometry(len);
+            debug_assert_eq!(geometry.m, m as usize);
+            let sent = crate::atm::ida::disperse(&data, geometry);
             let mut got: Vec<Option<Vec<u8>>> = vec![None; sent.len()];
             for &id in &ids {
                 got[id as usize] = Some(sent[id as usize].clone());
             }
-            let problem = match crate::atm::ida::reconstruct(got, m as usize, len as usize) {
+            let problem = match crate::atm::ida::reconstruct(got, geometry, len as usize) {
                 Ok(bytes) if bytes == data => continue,
                 Ok(_) => format!("flow {flow}: Boston segment at {off} decoded to other bytes"),
                 Err(e) => format!("flow {flow}: Boston segment at {off} did not decode: {e}"),
@@ -536,6 +543,10 @@ impl Simulation {
                     utilization: if end > 0 { (busy / secs(end)).min(1.0) } else { 0.0 },
                     atm: c.atm,
                     tx_bytes_series: c.series.as_ref().map(|s| s.bytes.clone()),
+                    per_flow_tx_bytes_series: c
+                        .per_flow_series
+                        .as_ref()
+                        .map(|v| v.iter().map(|s| s.bytes.clone()).collect()),
                 }
             })
             .collect();

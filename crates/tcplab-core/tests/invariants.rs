@@ -81,12 +81,15 @@ fn bulk_flows_share_a_bottleneck_and_fill_it() {
 #[test]
 fn time_series_add_up_to_the_totals() {
     let text =
-        format!("series_bin = \"1s\"\n{}", two_hosts("", "{ model = \"bernoulli\", p = 0.02 }", 2_000_000, 30.0));
+        format!("series_bin = \"1s\"\n{}", two_hosts("", "{ model = \"bernoulli\", p = 0.02 }", 2_000_000, 30.0))
+            .replace("queue = 1000\n", "queue = 1000\nper_flow_series = true\n");
     let r = run_seed(&text, 4);
     for l in &r.links {
         let s = l.tx_bytes_series.as_ref().expect("series recorded");
         assert_eq!(s.iter().sum::<u64>(), l.stats.tx_bytes);
     }
+    let per_flow = r.links[0].per_flow_tx_bytes_series.as_ref().expect("per-flow series asked for");
+    assert_eq!(per_flow[0], *r.links[0].tx_bytes_series.as_ref().unwrap(), "one flow: the same bytes");
     let f = &r.flows[0];
     let d = f.delivered_series.as_ref().unwrap();
     assert_eq!(d.iter().sum::<u64>(), f.bytes_delivered);

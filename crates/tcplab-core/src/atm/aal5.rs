@@ -35,18 +35,46 @@ pub struct Reassembler {
 
 impl Reassembler {
     /// Take one cell; at a frame end, push what can be delivered to `out` and return the
-    /// cells consumed (each consumed cell's `pdu` is resolved by the caller).
-    pub fn on_cell(&mut self, vc: usize, cell: Packet, mode: Mode, out: &mut Vec<Rebuilt>) -> Vec<Packet> {
+    /// cells consumed (each consumed cell's `pdu` is resolved by the caller). With
+    /// `per_packet`, a cell of a new frame also ends the previous one, so a lost last cell
+    /// spoils only its own frame (as in a simulator that knows packet boundaries).
+    pub fn on_cell(
+        &mut self,
+        vc: usize,
+        cell: Packet,
+        mode: Mode,
+        per_packet: bool,
+        out: &mut Vec<Rebuilt>,
+    ) -> Vec<Packet> {
         let buf = self.pending.entry(vc).or_default();
-        buf.push(cell);
-        if !cell.cell.is_last() {
-            return Vec::new();
+        let mut consumed = Vec::new();
+        if per_packet && buf.first().is_some_and(|c| c.cell.pdu != cell.cell.pdu) {
+            consumed = std::mem::take(buf);
+            resolve(&consumed, mode, out);
         }
-        let cells = std::mem::take(buf);
+        buf.push(cell);
+        if cell.cell.is_last() {
+            let cells = std::mem::take(buf);
+            resolve(&cells, mode, out);
+            consumed.extend(cells);
+        }
+        consumed
+    }
+
+    /// Cells waiting for their frame's end.
+    pub fn in_flight(&self) -> u64 {
+        self.pending.values().map(|v| v.len() as u64).sum()
+    }
+}
+
+/// Judge the cells gathered up to a frame end: an intact frame is delivered; in partial mode
+/// whatever arrived of each Boston-coded frame is handed on.
+fn resolve(cells: &[Packet], mode: Mode, out: &mut Vec<Rebuilt>) {
+    {
         let last = cells[cells.len() - 1];
         let intact = cells.len() == last.cell.cells as usize
             && cells.iter().enumerate().all(|(i, c)| c.cell.pdu == last.cell.pdu && c.cell.index as usize == i);
-        if intact {
+        if intact && last.cell.is_last() {
             out.push(Rebuilt { pkt: strip(last), pdu: last.cell.pdu, complete: true, cells: Vec::new() });
         } else if mode == Mode::Partial {
             // Group what arrived by frame; only Boston-coded frames are of any use partially.
@@ -62,12 +90,6 @@ impl Reassembler {
                 start = end;
             }
         }
-        cells
-    }
-
-    /// Cells waiting for their frame's end.
-    pub fn in_flight(&self) -> u64 {
-        self.pending.values().map(|v| v.len() as u64).sum()
     }
 }
 
@@ -99,7 +121,7 @@ mod tests {
     fn feed(r: &mut Reassembler, cells: Vec<Packet>, mode: Mode) -> Vec<Rebuilt> {
         let mut out = Vec::new();
         for c in cells {
-            r.on_cell(0, c, mode, &mut out);
+            r.on_cell(0, c, mode, false, &mut out);
         }
         out
     }
@@ -128,6 +150,22 @@ mod tests {
         c.pop();
         c.extend(cells_of(2, 3, false));
         assert!(feed(&mut r, c, Mode::Strict).is_empty());
+    }
+
+    #[test]
+    fn per_packet_framing_spoils_only_the_frame_that_lost_its_last_cell() {
+        let mut r = Reassembler::default();
+        let mut c = cells_of(1, 3, false);
+        c.pop();
+        c.extend(cells_of(2, 3, false));
+        let mut out = Vec::new();
+        let mut consumed = 0;
+        for cell in c {
+            consumed += r.on_cell(0, cell, Mode::Strict, true, &mut out).len();
+        }
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].pdu, 2);
+        assert_eq!(consumed, 5);
     }
 
     #[test]

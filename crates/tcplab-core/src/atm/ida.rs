@@ -6,16 +6,41 @@
 //! first m shards are the data itself, the other N - m are the "fresh" cells Boston sends
 //! after a partial acknowledgement. Encoding and decoding work on real bytes.
 
-use reed_solomon_erasure::galois_8::ReedSolomon;
+use reed_solomon_erasure::{galois_16, galois_8};
 
-/// Data bytes per shard: one ATM cell payload less the shard id byte.
+/// Data bytes per shard with a 1-byte shard id: one ATM cell payload less the id.
 pub const SHARD_BYTES: usize = 47;
-/// GF(2^8) limits a code to 256 shards.
+/// Data bytes per shard when more than 256 shards need a 2-byte id.
+pub const WIDE_SHARD_BYTES: usize = 46;
+/// A 1-byte id (and GF(2^8)) can name 256 shards.
 pub const MAX_SHARDS: usize = 256;
 
-/// Shards a segment of `len` payload bytes needs.
-pub fn shards_for(len: u32) -> u16 {
-    (len as usize).div_ceil(SHARD_BYTES).max(1) as u16
+/// How a segment is dispersed: m data shards of `shard_bytes`, n shards in all. When n must
+/// exceed 256 (N >> m for a 9180-byte packet's m = 195), the code works over GF(2^16) and the
+/// shard id takes 2 bytes, leaving 46 data bytes per cell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Geometry {
+    pub m: usize,
+    pub n: usize,
+    pub shard_bytes: usize,
+}
+
+impl Geometry {
+    /// The dispersal of a segment of `len` bytes into about `factor` x m shards (at least
+    /// m + `extra`).
+    pub fn for_segment(len: u32, factor: usize, extra: usize) -> Self {
+        let narrow_m = (len as usize).div_ceil(SHARD_BYTES).max(1);
+        let n = (narrow_m * factor.max(1)).max(narrow_m + extra);
+        if n <= MAX_SHARDS {
+            return Self { m: narrow_m, n, shard_bytes: SHARD_BYTES };
+        }
+        let m = (len as usize).div_ceil(WIDE_SHARD_BYTES).max(1);
+        Self { m, n: (m * factor.max(1)).max(m + extra).min(65_536), shard_bytes: WIDE_SHARD_BYTES }
+    }
+
+    fn wide(&self) -> bool {
+        self.shard_bytes == WIDE_SHARD_BYTES
+    }
 }
 
 /// The application bytes at stream offsets [offset, offset + len) of `flow`: a fixed
@@ -30,43 +55,66 @@ pub fn payload_bytes(flow: u32, offset: u64, len: usize) -> Vec<u8> {
         .collect()
 }
 
-/// All `n` shards of a segment (`n` >= m; the first m are the padded data).
-pub fn disperse(data: &[u8], n: usize) -> Vec<Vec<u8>> {
-    let m = data.len().div_ceil(SHARD_BYTES).max(1);
-    assert!(n >= m && n <= MAX_SHARDS, "need m <= N <= 256 (m = {m}, N = {n})");
-    let mut shards: Vec<Vec<u8>> = (0..n)
+/// All `g.n` shards of a segment (the first m are the padded data).
+pub fn disperse(data: &[u8], g: Geometry) -> Vec<Vec<u8>> {
+    assert!(g.m == data.len().div_ceil(g.shard_bytes).max(1) && g.n >= g.m, "geometry {g:?} for {} bytes", data.len());
+    let mut shards: Vec<Vec<u8>> = (0..g.n)
         .map(|i| {
-            let mut s = vec![0u8; SHARD_BYTES];
-            if i < m {
-                let from = (i * SHARD_BYTES).min(data.len());
-                let to = ((i + 1) * SHARD_BYTES).min(data.len());
+            let mut s = vec![0u8; g.shard_bytes];
+            if i < g.m {
+                let from = (i * g.shard_bytes).min(data.len());
+                let to = ((i + 1) * g.shard_bytes).min(data.len());
                 s[..to - from].copy_from_slice(&data[from..to]);
             }
             s
         })
         .collect();
-    if n > m {
-        ReedSolomon::new(m, n - m).expect("valid code").encode(&mut shards).expect("shards of one size");
+    if g.n > g.m {
+        if g.wide() {
+            let mut sym: Vec<Vec<[u8; 2]>> = shards.iter().map(|s| to_symbols(s)).collect();
+            galois_16::ReedSolomon::new(g.m, g.n - g.m).expect("valid code").encode(&mut sym).expect("equal shards");
+            shards = sym.iter().map(|s| from_symbols(s)).collect();
+        } else {
+            galois_8::ReedSolomon::new(g.m, g.n - g.m).expect("valid code").encode(&mut shards).expect("equal shards");
+        }
     }
     shards
 }
 
 /// Rebuild a segment of `len` bytes from the shards that arrived (`None` for the others).
-pub fn reconstruct(mut shards: Vec<Option<Vec<u8>>>, m: usize, len: usize) -> Result<Vec<u8>, String> {
-    let n = shards.len();
+pub fn reconstruct(shards: Vec<Option<Vec<u8>>>, g: Geometry, len: usize) -> Result<Vec<u8>, String> {
     let have = shards.iter().filter(|s| s.is_some()).count();
-    if have < m {
-        return Err(format!("only {have} of the {m} shards needed"));
+    if have < g.m {
+        return Err(format!("only {have} of the {} shards needed", g.m));
     }
-    if shards[..m].iter().any(|s| s.is_none()) {
-        ReedSolomon::new(m, n - m)
+    let data: Vec<Vec<u8>> = if shards[..g.m].iter().all(|s| s.is_some()) {
+        shards.into_iter().take(g.m).map(|s| s.expect("present")).collect()
+    } else if g.wide() {
+        let mut sym: Vec<Option<Vec<[u8; 2]>>> = shards.iter().map(|s| s.as_ref().map(|b| to_symbols(b))).collect();
+        galois_16::ReedSolomon::new(g.m, g.n - g.m)
+            .map_err(|e| format!("{e:?}"))?
+            .reconstruct_data(&mut sym)
+            .map_err(|e| format!("{e:?}"))?;
+        sym.into_iter().take(g.m).map(|s| from_symbols(&s.expect("rebuilt"))).collect()
+    } else {
+        let mut shards = shards;
+        galois_8::ReedSolomon::new(g.m, g.n - g.m)
             .map_err(|e| format!("{e:?}"))?
             .reconstruct_data(&mut shards)
             .map_err(|e| format!("{e:?}"))?;
-    }
-    let mut out: Vec<u8> = shards[..m].iter().flat_map(|s| s.as_ref().expect("rebuilt").iter().copied()).collect();
+        shards.into_iter().take(g.m).map(|s| s.expect("rebuilt")).collect()
+    };
+    let mut out: Vec<u8> = data.into_iter().flatten().collect();
     out.truncate(len);
     Ok(out)
+}
+
+fn to_symbols(bytes: &[u8]) -> Vec<[u8; 2]> {
+    bytes.chunks(2).map(|c| [c[0], *c.get(1).unwrap_or(&0)]).collect()
+}
+
+fn from_symbols(sym: &[[u8; 2]]) -> Vec<u8> {
+    sym.iter().flat_map(|s| s.iter().copied()).collect()
 }
 
 #[cfg(test)]
@@ -82,9 +130,9 @@ mod tests {
             seed in 0u64..1000,
         ) {
             let data = payload_bytes(3, seed * 1000, len);
-            let m = shards_for(len as u32) as usize;
-            let n = m + extra;
-            let all = disperse(&data, n);
+            let g = Geometry::for_segment(len as u32, 1, extra);
+            let (m, n) = (g.m, g.n);
+            let all = disperse(&data, g);
             // Keep a pseudo-random m of the n shards.
             let mut order: Vec<usize> = (0..n).collect();
             let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
@@ -96,29 +144,52 @@ mod tests {
             for &i in &order[..m] {
                 got[i] = Some(all[i].clone());
             }
-            prop_assert_eq!(reconstruct(got, m, len).unwrap(), data);
+            prop_assert_eq!(reconstruct(got, g, len).unwrap(), data);
         }
+    }
+
+    fn g12() -> Geometry {
+        Geometry::for_segment(470, 1, 2) // m = 10, n = 12
     }
 
     #[test]
     fn fewer_than_m_shards_cannot_rebuild() {
         let data = payload_bytes(1, 0, 470);
-        let all = disperse(&data, 12);
+        let all = disperse(&data, g12());
         let mut got: Vec<Option<Vec<u8>>> = all.into_iter().map(Some).collect();
         for s in got.iter_mut().take(3) {
             *s = None;
         }
-        assert!(reconstruct(got, 10, 470).is_err());
+        assert!(reconstruct(got, g12(), 470).is_err());
     }
 
     #[test]
     fn a_corrupted_shard_gives_the_wrong_bytes() {
         let data = payload_bytes(1, 0, 470);
-        let mut all = disperse(&data, 12);
+        let mut all = disperse(&data, g12());
         all[11][0] ^= 1;
         let mut got: Vec<Option<Vec<u8>>> = all.into_iter().map(Some).collect();
         got[0] = None;
         got[1] = None;
-        assert_ne!(reconstruct(got, 10, 470).unwrap(), data);
+        assert_ne!(reconstruct(got, g12(), 470).unwrap(), data);
+    }
+
+    #[test]
+    fn large_segments_disperse_over_gf_2_16_with_n_well_above_m() {
+        // A 9180-byte packet's 9140 payload bytes: 195 shards of 47 would allow only 61 more
+        // under GF(2^8); with 2-byte ids it is 199 shards of 46 and N = 398.
+        let g = Geometry::for_segment(9140, 2, 0);
+        assert_eq!((g.m, g.n, g.shard_bytes), (199, 398, 46));
+        let data = payload_bytes(7, 123_456, 9140);
+        let all = disperse(&data, g);
+        // Lose 30 data shards; rebuild from the rest plus 30 parity shards far past 256.
+        let mut got: Vec<Option<Vec<u8>>> = vec![None; g.n];
+        for i in 30..g.m {
+            got[i] = Some(all[i].clone());
+        }
+        for i in 300..330 {
+            got[i] = Some(all[i].clone());
+        }
+        assert_eq!(reconstruct(got, g, 9140).unwrap(), data);
     }
 }

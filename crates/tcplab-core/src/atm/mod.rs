@@ -23,11 +23,14 @@ pub struct AtmConfig {
     pub trailer: bool,
     /// The 8-byte LLC/SNAP encapsulation header (RFC 1483, counted by seed 002 Sec. 7).
     pub llc_snap: bool,
+    /// Judge each frame alone, as a simulator that knows packet boundaries does; real AAL5
+    /// (false) appends the cells after a lost last cell to the next frame and loses both.
+    pub per_packet_frames: bool,
 }
 
 impl Default for AtmConfig {
     fn default() -> Self {
-        Self { trailer: true, llc_snap: true }
+        Self { trailer: true, llc_snap: true, per_packet_frames: false }
     }
 }
 
@@ -55,7 +58,7 @@ mod tests {
 
     #[test]
     fn aal5_pads_to_whole_cells_with_optional_overheads() {
-        let bare = AtmConfig { trailer: false, llc_snap: false };
+        let bare = AtmConfig { trailer: false, llc_snap: false, per_packet_frames: false };
         assert_eq!(bare.cells_for(&pkt(9180)), 192); // 191.25 -> 192
         assert_eq!(bare.cells_for(&pkt(40)), 1);
         let full = AtmConfig::default();

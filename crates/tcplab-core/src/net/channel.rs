@@ -54,6 +54,8 @@ pub struct Channel {
     pub atm: bool,
     /// Bytes serialised per time bin, when series are recorded.
     pub series: Option<Series>,
+    /// The same, per flow (index = flow id), on links that ask for it.
+    pub per_flow_series: Option<Vec<Series>>,
 }
 
 /// Byte counts per fixed-width time bin.
@@ -100,6 +102,7 @@ impl Channel {
             pcap: None,
             atm: false,
             series: None,
+            per_flow_series: None,
         }
     }
 
@@ -134,6 +137,9 @@ impl Channel {
         self.stats.tx_bytes += pkt.wire_bytes as u64;
         if let Some(s) = &mut self.series {
             s.add(now, pkt.wire_bytes as u64);
+        }
+        if let Some(per_flow) = &mut self.per_flow_series {
+            per_flow[pkt.flow as usize].add(now, pkt.wire_bytes as u64);
         }
         let lost = self.loss.drops(&pkt, flows);
         let mut arrive_at = None;

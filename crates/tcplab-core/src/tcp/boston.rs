@@ -12,14 +12,14 @@
 
 use std::collections::BTreeMap;
 
-use crate::atm::ida::{shards_for, MAX_SHARDS};
+use crate::atm::ida::Geometry;
 use crate::packet::{Packet, Shards};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BostonConfig {
     /// Extra shards sent with each segment's first transmission (n - m); 0 in the paper.
     pub redundancy: u16,
-    /// N as a multiple of m (capped at 256 by GF(2^8)): how many distinct shards exist.
+    /// N as a multiple of m: how many distinct shards a segment has.
     pub dispersal_factor: u16,
     /// The alternate implementation of Sec. 2.5: block bitmaps instead of coding.
     pub bitmap: bool,
@@ -35,10 +35,9 @@ impl Default for BostonConfig {
 }
 
 impl BostonConfig {
-    /// N for a segment of m shards.
-    pub fn dispersed(&self, m: u16) -> u16 {
-        let n = (m as usize * self.dispersal_factor.max(1) as usize).max(m as usize + self.redundancy as usize);
-        n.min(MAX_SHARDS) as u16
+    /// How a segment of `len` payload bytes is dispersed (m, N, bytes per shard).
+    pub fn geometry(&self, len: u32) -> Geometry {
+        Geometry::for_segment(len, self.dispersal_factor as usize, self.redundancy as usize)
     }
 }
 
@@ -59,8 +58,8 @@ pub struct BostonTx {
 impl BostonTx {
     /// The shards a packet of segment [offset, offset + len) carries.
     pub fn shards(&mut self, cfg: &BostonConfig, offset: u64, len: u32, first: bool) -> Shards {
-        let m = shards_for(len);
-        let n = cfg.dispersed(m);
+        let g = cfg.geometry(len);
+        let (m, n) = (g.m as u16, g.n as u16);
         if first {
             let count = (m + if cfg.bitmap { 0 } else { cfg.redundancy }).min(n);
             self.segs.insert(offset, TxSeg { held: 0, next_fresh: count });
@@ -71,11 +70,12 @@ impl BostonTx {
         if cfg.bitmap {
             return Shards { m, start: seg.held, count: need, relative: true, ..Shards::default() };
         }
-        // Fresh shards while they last; then start again from shard 0 (duplicates at the
-        // receiver are simply ignored).
+        // Fresh shards while they last (N is twice m by default, so that takes many
+        // rounds); then the coded shards again from the first, which the receiver holds only
+        // if they got through before.
         let mut start = seg.next_fresh;
         if start as usize + need as usize > n as usize {
-            start = 0;
+            start = if need <= n - m { m } else { 0 };
         }
         seg.next_fresh = start + need;
         Shards { m, start, count: need, ..Shards::default() }
@@ -100,19 +100,25 @@ impl BostonTx {
 #[derive(Debug, Clone)]
 struct RxSeg {
     m: u16,
+    len: u32,
     /// Distinct shard ids, in the order they arrived (the bitmap variant reads the missing
     /// blocks the sender was told about from a prefix of it).
     arrivals: Vec<u16>,
-    have: [u64; 4],
+    /// Bit set of the ids held.
+    have: Vec<u64>,
 }
 
 impl RxSeg {
     fn has(&self, id: u16) -> bool {
-        self.have[id as usize / 64] & (1 << (id % 64)) != 0
+        self.have.get(id as usize / 64).is_some_and(|w| w & (1 << (id % 64)) != 0)
     }
     fn add(&mut self, id: u16) {
         if !self.has(id) {
-            self.have[id as usize / 64] |= 1 << (id % 64);
+            let word = id as usize / 64;
+            if self.have.len() <= word {
+                self.have.resize(word + 1, 0);
+            }
+            self.have[word] |= 1 << (id % 64);
             self.arrivals.push(id);
         }
     }
@@ -143,7 +149,12 @@ impl BostonRx {
     /// arrived (0 is the header cell), or None when the whole frame arrived.
     pub fn on_packet(&mut self, offset: u64, pkt: &Packet, positions: Option<&[u16]>) -> Progress {
         let sh = pkt.shards;
-        let seg = self.segs.entry(offset).or_insert(RxSeg { m: sh.m, arrivals: Vec::new(), have: [0; 4] });
+        let fresh = || RxSeg { m: sh.m, len: pkt.payload, arrivals: Vec::new(), have: Vec::new() };
+        let seg = self.segs.entry(offset).or_insert_with(fresh);
+        if seg.m != sh.m || seg.len != pkt.payload {
+            // A different cut of the stream at this offset: its shards are another dispersal.
+            *seg = fresh();
+        }
         let missing = if sh.relative { seg.missing_after(sh.start) } else { Vec::new() };
         let id_of = |i: u16| -> Option<u16> {
             if sh.relative {
@@ -223,6 +234,16 @@ mod tests {
         let mut rx = BostonRx::default();
         let arrived: Vec<u16> = (0..13).filter(|c| ![2, 8].contains(c)).collect();
         assert!(matches!(rx.on_packet(0, &packet(sh), Some(&arrived)), Progress::Complete(_)));
+    }
+
+    #[test]
+    fn a_different_cut_at_the_same_offset_starts_a_new_dispersal() {
+        let mut rx = BostonRx::default();
+        let first = packet(Shards { m: 10, start: 0, count: 10, ..Shards::default() });
+        assert_eq!(rx.on_packet(0, &first, Some(&[0, 1, 2, 3])), Progress::Partial(3));
+        let mut other = packet(Shards { m: 4, start: 0, count: 4, ..Shards::default() });
+        other.payload = 188;
+        assert_eq!(rx.on_packet(0, &other, Some(&[0, 1])), Progress::Partial(1), "old shards were dropped");
     }
 
     #[test]

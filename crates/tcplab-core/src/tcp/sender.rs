@@ -103,6 +103,8 @@ pub struct TcpSender {
     total: Option<u64>,
     win: Window,
     peer_wnd: u64,
+    /// The largest window the receiver has offered (RFC 1122's silly-window rule).
+    max_peer_wnd: u64,
     dupacks: u32,
     recovery: Recovery,
     rtt: RttEstimator,
@@ -145,6 +147,7 @@ impl TcpSender {
         Self {
             win: Window { cwnd: cfg.initial_cwnd as u64 * mss, ssthresh: cfg.initial_ssthresh },
             peer_wnd: cfg.advertised_window() as u64,
+            max_peer_wnd: cfg.advertised_window() as u64,
             recovery: Recovery::new(cfg.recovery),
             cfg,
             flow,
@@ -283,6 +286,7 @@ impl TcpSender {
             return; // acknowledges data never sent: ignore, as RFC 793 says
         }
         self.peer_wnd = pkt.wnd as u64;
+        self.max_peer_wnd = self.max_peer_wnd.max(self.peer_wnd);
         self.update_scoreboard(ack, pkt);
         if pkt.shards.held > 0 {
             let seg = unwrap(self.isn.wrapping_add(1), pkt.shards.seg, self.snd_una);
@@ -449,37 +453,50 @@ impl TcpSender {
 
     /// New data that the receiver's window and the application allow, whatever cwnd says.
     fn new_data_len(&self) -> Option<u64> {
-        let end = self.total.unwrap_or(u64::MAX);
         let limit = self.snd_una + self.peer_wnd.min(self.cfg.snd_buf as u64);
-        let len = (self.cfg.mss as u64).min(end.saturating_sub(self.snd_nxt)).min(limit.saturating_sub(self.snd_nxt));
+        let piece = self.next_piece()?;
+        let room = limit.saturating_sub(self.snd_nxt);
+        let len = if self.cfg.boston.is_some() && room < piece { 0 } else { piece.min(room) };
         (len > 0).then_some(len)
+    }
+
+    /// The most that may go out at snd_nxt as one segment, whatever the windows say: an MSS,
+    /// cut at the end of the data and of the first write. TCP Boston's segments are the
+    /// MSS-aligned pieces of the stream and are always resent whole, since a segment's shards
+    /// belong to one dispersal.
+    fn next_piece(&self) -> Option<u64> {
+        let mut end = self.total.unwrap_or(u64::MAX);
+        if let Some(w) = self.cfg.first_write {
+            // A segment never spans the end of the first write: it went out before the rest
+            // was written.
+            if self.snd_nxt < w {
+                end = end.min(w);
+            }
+        }
+        if self.snd_nxt >= end {
+            return None;
+        }
+        let mss = self.cfg.mss as u64;
+        let piece = if self.cfg.boston.is_some() { mss - self.snd_nxt % mss } else { mss };
+        Some(piece.min(end - self.snd_nxt))
     }
 
     /// How many bytes may leave at snd_nxt now: limited by the window and the data, and
     /// never a small segment that only the window cut short (silly-window avoidance).
     fn sendable_len(&self) -> Option<u64> {
-        let end = self.total.unwrap_or(u64::MAX);
-        if self.snd_nxt >= end {
-            return None;
-        }
+        let piece = self.next_piece()?;
         let wnd = self.win.cwnd.min(self.peer_wnd).min(self.cfg.snd_buf as u64);
-        let limit = self.snd_una + wnd;
-        let mss = self.cfg.mss as u64;
-        // A segment never spans the end of the first write: it was sent before the rest
-        // was written.
-        let end = match self.cfg.first_write {
-            Some(w) if self.snd_nxt < w => w.min(end),
-            _ => end,
-        };
-        let remaining = end - self.snd_nxt;
-        let len = mss.min(remaining).min(limit.saturating_sub(self.snd_nxt));
-        if len == 0 {
+        let room = (self.snd_una + wnd).saturating_sub(self.snd_nxt);
+        let len = piece.min(room);
+        if len == 0 || (self.cfg.boston.is_some() && len < piece) {
             return None;
         }
         let resending = self.snd_nxt < self.snd_max;
-        let full = len == mss;
-        let last = len == remaining && !(self.cfg.nagle && self.snd_nxt > self.snd_una);
-        (full || last || resending || !self.cfg.sws_avoidance).then_some(len)
+        let whole = len == piece && (len == self.cfg.mss as u64 || !(self.cfg.nagle && self.snd_nxt > self.snd_una));
+        // RFC 1122's sender rule: also send once the window allows half the largest window
+        // the receiver ever offered (so a receiver with a buffer below one MSS is served).
+        let half_window = 2 * len >= self.max_peer_wnd;
+        (whole || resending || half_window || !self.cfg.sws_avoidance).then_some(len)
     }
 
     fn data_packet(&mut self, now: Time, off: u64, len: u64) -> Packet {

@@ -203,3 +203,26 @@ fn the_first_write_leaves_as_a_segment_of_its_own() {
     let mut s = sender_with(TcpConfig { initial_cwnd: 2, first_write: Some(200), ..cfg() }, Some(10_000));
     assert_eq!(drain(&mut s, 0), vec![(0, 200), (200, 1000)]);
 }
+
+#[test]
+fn a_receiver_buffer_smaller_than_one_segment_is_still_served() {
+    // RFC 1122: send once the window allows half the largest window offered.
+    let mut s = sender_with(TcpConfig { rcv_buf: 500, ..cfg() }, Some(2000));
+    assert_eq!(drain(&mut s, 0), vec![(0, 500)]);
+}
+
+#[test]
+fn go_back_n_resends_window_cut_pieces_but_boston_only_whole_segments() {
+    let run = |boston: bool| {
+        let boston = boston.then(crate::tcp::boston::BostonConfig::default);
+        let mut s = sender_with(TcpConfig { initial_cwnd: 3, boston, ..cfg() }, None);
+        assert_eq!(drain(&mut s, 0).len(), 3);
+        let d = s.next_deadline().unwrap();
+        s.on_timer(d);
+        assert_eq!(drain(&mut s, d / MS), vec![(0, 1000)]);
+        s.on_packet(d + 20 * MS, &ack_pkt(1000, 1500)); // the receiver's window shrank
+        drain(&mut s, d / MS + 20)
+    };
+    assert_eq!(run(false), vec![(1000, 1000), (2000, 500)]);
+    assert_eq!(run(true), vec![(1000, 1000)], "a Boston segment is never re-cut");
+}
