@@ -37,6 +37,10 @@ impl Default for BostonConfig {
 impl BostonConfig {
     /// How a segment of `len` payload bytes is dispersed (m, N, bytes per shard).
     pub fn geometry(&self, len: u32) -> Geometry {
+        if self.bitmap {
+            // No coding: the blocks are the data itself, named by a 1-byte id.
+            return Geometry::for_segment(len, 1, 0);
+        }
         Geometry::for_segment(len, self.dispersal_factor as usize, self.redundancy as usize)
     }
 }
