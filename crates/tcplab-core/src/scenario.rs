@@ -624,6 +624,9 @@ fn tcp_config(f: &str, s: &TcpSpec) -> Result<TcpConfig, ScenarioError> {
     }
     if let Some(v) = s.mss {
         c.mss = positive(&fld("mss"), v)?;
+        if c.mss > 65_495 {
+            return err(fld("mss"), format!("must fit an IPv4 packet: at most 65495 bytes (got {v})"));
+        }
     }
     if let Some(v) = s.header_bytes {
         if !(0..=1000).contains(&v) {

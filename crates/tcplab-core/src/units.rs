@@ -74,9 +74,16 @@ pub fn rate_bps(q: &Quantity) -> Result<u64, String> {
     Ok(v as u64)
 }
 
-/// A duration in nanoseconds (zero allowed).
+/// The longest duration accepted: sums of a few of them must stay far inside u64 nanoseconds.
+pub const MAX_SECONDS: f64 = 1e9;
+
+/// A duration in nanoseconds (zero allowed, at most 10^9 s, about 32 years).
 pub fn duration_ns(q: &Quantity) -> Result<Dur, String> {
-    Ok((scaled(q, TIME_UNITS, "duration")? * SEC as f64).round() as Dur)
+    let s = scaled(q, TIME_UNITS, "duration")?;
+    if s > MAX_SECONDS {
+        return Err(format!("duration must be at most {MAX_SECONDS:e} s (got {s:e} s)"));
+    }
+    Ok((s * SEC as f64).round() as Dur)
 }
 
 /// A size in bytes (zero allowed).
@@ -109,5 +116,6 @@ mod tests {
         assert!(rate_bps(&t("0bps")).unwrap_err().contains("positive"));
         assert!(rate_bps(&t("10 furlongs")).unwrap_err().contains("unknown rate unit"));
         assert!(duration_ns(&t("fast")).unwrap_err().contains("number"));
+        assert!(duration_ns(&Quantity::Num(1e300)).unwrap_err().contains("at most"));
     }
 }
