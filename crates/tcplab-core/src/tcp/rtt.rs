@@ -119,7 +119,7 @@ impl RttEstimator {
     /// When a timer armed at `now` after `backoff` consecutive timeouts expires.
     pub fn deadline(&self, now: Time, backoff: u32) -> Time {
         let mult = BACKOFF[(backoff as usize).min(BACKOFF.len() - 1)];
-        let rto = (self.rto() * mult).clamp(self.min_rto, self.max_rto);
+        let rto = self.rto().saturating_mul(mult).clamp(self.min_rto, self.max_rto);
         match self.clock {
             TimerClock::Coarse { tick } => {
                 // The timer counts down once per tick: it fires on the rto_ticks-th boundary.
