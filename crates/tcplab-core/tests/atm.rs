@@ -108,10 +108,7 @@ fn boston_delivers_every_byte_under_random_cell_loss_and_decodes_them() {
         )
         .replace(
             "queue = 100000\n\n[link.ab]",
-            "queue = 100000
-
-[link.ab]
-loss = { model = \"bernoulli\", p = 0.01 }",
+            "queue = 100000\n\n[link.ab]\nloss = { model = \"bernoulli\", p = 0.01 }",
         );
     for seed in 0..5 {
         let r = run(&text, seed);
