@@ -107,11 +107,11 @@ impl Simulation {
                 let mut ch = Channel::new(c.from, c.to, c.rate_bps, c.delay, queue, loss);
                 ch.pcap = c.pcap;
                 ch.atm = c.atm;
-                ch.series = model.series_bin.map(crate::net::channel::Series::new);
+                ch.series = model.series_bin.map(|bin| Box::new(crate::net::channel::Series::new(bin)));
                 if c.per_flow_series {
-                    ch.per_flow_series = model
-                        .series_bin
-                        .map(|bin| model.flows.iter().map(|_| crate::net::channel::Series::new(bin)).collect());
+                    ch.per_flow_series = model.series_bin.map(|bin| {
+                        Box::new(model.flows.iter().map(|_| crate::net::channel::Series::new(bin)).collect())
+                    });
                 }
                 ch
             })

@@ -53,9 +53,9 @@ pub struct Channel {
     /// An ATM link: it carries cells, and packets are cut into cells on entering it.
     pub atm: bool,
     /// Bytes serialised per time bin, when series are recorded.
-    pub series: Option<Series>,
+    pub series: Option<Box<Series>>,
     /// The same, per flow (index = flow id), on links that ask for it.
-    pub per_flow_series: Option<Vec<Series>>,
+    pub per_flow_series: Option<Box<Vec<Series>>>,
 }
 
 /// Byte counts per fixed-width time bin.

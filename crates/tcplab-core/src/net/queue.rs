@@ -22,7 +22,8 @@ pub struct Queue {
     buf: VecDeque<Packet>,
     bytes: u64,
     limit: QueueLimit,
-    cells: Option<CellDropper>,
+    /// Boxed: most queues are not cell queues, and a small queue keeps channels cache-friendly.
+    cells: Option<Box<CellDropper>>,
     /// Largest number of packets ever waiting.
     pub peak_packets: usize,
 }
@@ -34,7 +35,7 @@ impl Queue {
 
     /// A queue of ATM cells whose drops `dropper` decides.
     pub fn with_cell_policy(limit: QueueLimit, dropper: CellDropper) -> Self {
-        Self { cells: Some(dropper), ..Self::new(limit) }
+        Self { cells: Some(Box::new(dropper)), ..Self::new(limit) }
     }
 
     fn fits(&self, pkt: &Packet) -> bool {
