@@ -140,7 +140,10 @@ def test_star_metrics_and_series_of_a_short_run() -> None:
     assert all(b % CELL_BYTES == 0 and b <= 1.5e6 / 8 + CELL_BYTES for b in s["bottleneck"])
     assert sum(s["receiver"]) == sum(f["bytes_delivered"] for f in report["flows"])
     one = series(report, flow=0)
-    assert one["bottleneck"] == [] and len(one["switch_input"]) == 20
+    assert len(one["switch_input"]) == 20 and len(one["bottleneck"]) == 20
+    # The connections' own bottleneck series add up to the link's.
+    per_flow = [series(report, flow=i)["bottleneck"] for i in range(cfg.sources)]
+    assert [sum(col) for col in zip(*per_flow, strict=True)] == s["bottleneck"]
 
 
 def test_chain_counts_every_hop_of_the_tagged_connection() -> None:

@@ -217,6 +217,7 @@ def star(cfg: StarConfig) -> dict[str, Any]:
     }
     if cfg.series_bin is not None:
         doc["series_bin"] = cfg.series_bin
+        bottleneck["per_flow_series"] = True  # each connection's cells on the bottleneck (Fig. 16)
     return doc
 
 
@@ -293,8 +294,7 @@ def _padded(values: Sequence[int] | None, n: int) -> list[int]:
 def series(report: Mapping[str, Any], flow: int | None = None) -> dict[str, list[int]]:
     """Bytes per series bin at the switch input (bytes the sources' links serialised towards the
     switch), on the bottleneck link, and delivered to the receiving applications: for every
-    source, or for one (``flow``). The bottleneck of one flow among several is not available
-    (the core counts links, not connections on a link): that entry is then empty."""
+    source, or for one (``flow``; its bottleneck bytes come from the link's per-flow series)."""
     links = report["links"]
     n = max(len(ln.get("tx_bytes_series") or []) for ln in links)
     access = [ln for ln in links if ln["to"] == "sw"]
@@ -307,12 +307,12 @@ def series(report: Mapping[str, Any], flow: int | None = None) -> dict[str, list
         sum(col) for col in zip(*(_padded(ln.get("tx_bytes_series"), n) for ln in access), strict=True)
     ]
     receiver = [sum(col) for col in zip(*(_padded(f.get("delivered_series"), n) for f in flows), strict=True)]
-    single = flow is None or len(report["flows"]) == 1
-    return {
-        "switch_input": switch_in,
-        "bottleneck": _padded(links[0].get("tx_bytes_series"), n) if single else [],
-        "receiver": receiver,
-    }
+    per_flow = links[0].get("per_flow_tx_bytes_series")
+    if flow is None or len(report["flows"]) == 1:
+        bottleneck = _padded(links[0].get("tx_bytes_series"), n)
+    else:
+        bottleneck = _padded(per_flow[flow], n) if per_flow else []
+    return {"switch_input": switch_in, "bottleneck": bottleneck, "receiver": receiver}
 
 
 # ---------------------------------------------------------------- the chain of Sec. 4.3

@@ -385,7 +385,7 @@ def _series_figure(
                 ax.text(
                     0.5,
                     0.5,
-                    "not available:\nthe core counts a link's cells,\nnot one connection's",
+                    "no per-connection series\nin this run",
                     ha="center",
                     va="center",
                     transform=ax.transAxes,
@@ -601,9 +601,9 @@ def figures(data: StudyData, outdir: Path) -> list[Figure]:
         Figure(
             "fig16_one_of_16.png",
             "Fig. 16: one source among 16",
-            "Source 0's bytes per second into the switch (top) and delivered (bottom). The middle row "
-            "(that source's cells on the bottleneck) needs per-connection link counters, which the "
-            "core does not have. Paper: the Boston source sent 6.7 MB and Reno's 5.1 MB in 700 s; "
+            "Source 0's bytes per second into the switch (top), its cells on the bottleneck link "
+            "(middle, from the link's per-connection series) and delivered (bottom). Paper: the Boston "
+            "source sent 6.7 MB and Reno's 5.1 MB in 700 s; "
             "effective throughput per source Boston 5.1%, Reno 3.8%. Measured (mean per source): "
             f"Reno {ref('reno', 'source_bytes') / 1e6:.1f} MB, {_fmt_pct(ref('reno', 'source_eff'))}; "
             f"Boston {ref('boston', 'source_bytes') / 1e6:.1f} MB, {_fmt_pct(ref('boston', 'source_eff'))} "
