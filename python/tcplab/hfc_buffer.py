@@ -132,28 +132,19 @@ def overrun_scenario(
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
     tcp: dict[str, Any] = {"mss": mss}
+    size, pattern = SLOW_START_BYTES, "ftp"
     if mode == "burst":
-        segments = math.ceil(sock_buf / mss)
-        tcp["initial_cwnd"] = max(64, segments + 1)
-        return hfc_scenario(
-            size=sock_buf,
-            sock_buf=sock_buf,
-            cm_buffer=cm_buffer,
-            connections=connections,
-            pattern="bulk",
-            tcp=tcp,
-            down_bps=down_bps,
-            lan_bps=lan_bps,
-            name="hfc-overrun-burst",
-        )
-    if mode == "slow_start_every_ack":
+        # One window sent back to back: a cwnd above the socket buffer from the start.
+        tcp["initial_cwnd"] = max(64, math.ceil(sock_buf / mss) + 1)
+        size, pattern = sock_buf, "bulk"
+    elif mode == "slow_start_every_ack":
         tcp["delayed_ack"] = False
     return hfc_scenario(
-        size=SLOW_START_BYTES,
+        size=size,
         sock_buf=sock_buf,
         cm_buffer=cm_buffer,
         connections=connections,
-        pattern="ftp",
+        pattern=pattern,
         tcp=tcp,
         down_bps=down_bps,
         lan_bps=lan_bps,
