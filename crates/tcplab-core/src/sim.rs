@@ -15,7 +15,7 @@ use crate::metrics::{Conservation, FlowReport, FlowTrace, LinkReport, RunReport}
 use crate::net::channel::Next;
 use crate::net::loss::{FlowWire, LossModel};
 use crate::net::route::{Graph, RouteArena, END};
-use crate::net::{Channel, Queue};
+use crate::net::{Channel, PacketPool, Queue};
 use crate::packet::{Dir, Packet};
 use crate::pcap::{node_ip, wscale_for, PcapFlow, PcapWriter};
 use crate::rng::stream;
@@ -47,6 +47,8 @@ pub struct Simulation {
     model: Model,
     q: EventQueue,
     channels: Vec<Channel>,
+    /// The records of the packets and cells inside channels.
+    pool: PacketPool,
     routes: RouteArena,
     flows: Vec<FlowRt>,
     wire: Vec<FlowWire>,
@@ -188,6 +190,7 @@ impl Simulation {
             q: EventQueue::for_pending(pending_bound),
             events: 0,
             channels,
+            pool: PacketPool::default(),
             routes: arena,
             flows,
             wire,
@@ -225,12 +228,14 @@ impl Simulation {
 
     fn on_tx_done(&mut self, c: u32) {
         let ch = &mut self.channels[c as usize];
-        let out = ch.tx_done(self.now, &self.wire);
+        let out = ch.tx_done(self.now, &self.wire, &self.pool);
         if let Some(p) = ch.pcap {
-            self.pcaps[p].record(self.now, &out.pkt, &self.pcap_flows[out.pkt.flow as usize]);
+            let pkt = self.pool.get(out.id);
+            self.pcaps[p].record(self.now, pkt, &self.pcap_flows[pkt.flow as usize]);
         }
         if out.lost {
-            self.dropped(&out.pkt);
+            let pkt = self.pool.take(out.id);
+            self.dropped(&pkt);
         }
         if let Some(t) = out.next_tx {
             self.q.schedule(t, Event::TxDone(c));
@@ -241,7 +246,7 @@ impl Simulation {
     }
 
     fn on_arrive(&mut self, c: u32) {
-        let (mut pkt, next) = self.channels[c as usize].arrive();
+        let (mut pkt, next) = self.channels[c as usize].arrive(&mut self.pool);
         if let Some(t) = next {
             self.q.schedule(t, Event::Arrive(c));
         }
@@ -309,7 +314,7 @@ impl Simulation {
     }
 
     fn offer(&mut self, c: u32, pkt: Packet) {
-        match self.channels[c as usize].offer(self.now, pkt) {
+        match self.channels[c as usize].offer(self.now, pkt, &mut self.pool) {
             Ok(Next::TxDoneAt(t)) => self.q.schedule(t, Event::TxDone(c)),
             Ok(Next::Nothing) => {}
             Err(p) => self.dropped(&p),
@@ -440,7 +445,14 @@ impl Simulation {
             return Err(Error::Invariant(v));
         }
         let (pkts, cells) =
-            self.channels.iter().map(|c| c.in_flight()).fold((0, 0), |(p, c), (p2, c2)| (p + p2, c + c2));
+            self.channels.iter().map(|c| c.in_flight(&self.pool)).fold((0, 0), |(p, c), (p2, c2)| (p + p2, c + c2));
+        if pkts + cells != self.pool.live() as u64 {
+            return Err(Error::Invariant(format!(
+                "packet pool holds {} records but the channels hold {}",
+                self.pool.live(),
+                pkts + cells
+            )));
+        }
         self.ledger.in_flight = pkts + self.atm.packets_in_flight();
         let held = self.atm.cells_held();
         let cl = &mut self.atm.cells;

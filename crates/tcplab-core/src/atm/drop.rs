@@ -101,16 +101,17 @@ impl CellDropper {
         }
     }
 
-    pub fn on_enqueue(&mut self, cell: &Packet) {
-        let vc = vc_of(cell);
+    /// A cell of circuit `vc` (see `vc_of`) joined the buffer.
+    pub fn on_enqueue(&mut self, vc: u32) {
+        let vc = vc as usize;
         if self.per_vc[vc] == 0 {
             self.active += 1;
         }
         self.per_vc[vc] += 1;
     }
 
-    pub fn on_dequeue(&mut self, cell: &Packet) {
-        let vc = vc_of(cell);
+    pub fn on_dequeue(&mut self, vc: u32) {
+        let vc = vc as usize;
         self.per_vc[vc] -= 1;
         if self.per_vc[vc] == 0 {
             self.active -= 1;
@@ -162,9 +163,9 @@ mod tests {
         let mut d = CellDropper::new(CellPolicy::Sd { threshold: 8, z: 0.8 }, 20, 4);
         // VC 0 (flow 0) holds 8 cells, VC 2 (flow 1) holds 1: occupancy 9, two active VCs.
         for _ in 0..8 {
-            d.on_enqueue(&cell(0, 1, 0, 1));
+            d.on_enqueue(vc_of(&cell(0, 1, 0, 1)) as u32);
         }
-        d.on_enqueue(&cell(1, 2, 0, 1));
+        d.on_enqueue(vc_of(&cell(1, 2, 0, 1)) as u32);
         assert!(!d.admit(&cell(0, 3, 0, 2), 9), "8 > 0.8 * 9 / 2");
         assert!(d.admit(&cell(1, 4, 0, 2), 9), "1 < 3.6");
     }

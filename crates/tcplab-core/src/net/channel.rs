@@ -3,7 +3,8 @@
 //! A channel has at most one pending event per stage (the packet being serialised finishes;
 //! the packet at the head of the pipe arrives), the trick htsim uses to keep the event heap
 //! small. Packets in flight sit in the channel's own FIFO, in arrival order because the
-//! propagation delay is constant.
+//! propagation delay is constant. The records themselves live in the simulation's
+//! `PacketPool`; the queue, the transmitter and the pipe hold ids.
 
 use std::collections::VecDeque;
 
@@ -13,7 +14,8 @@ use crate::packet::Packet;
 use crate::time::{serialization_ns, Dur, Time};
 
 use super::loss::{FlowWire, LossModel};
-use super::queue::Queue;
+use super::pool::{PacketId, PacketPool};
+use super::queue::{Queue, Waiting};
 
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
 pub struct ChannelStats {
@@ -42,11 +44,11 @@ pub struct Channel {
     pub queue: Queue,
     pub loss: LossModel,
     /// The packet being serialised, if any.
-    on_wire: Option<Packet>,
+    on_wire: Option<Waiting>,
     /// Sub-nanosecond remainder of serialisation times.
     rem: u64,
     /// Packets propagating, with their arrival times.
-    pipe: VecDeque<(Time, Packet)>,
+    pipe: VecDeque<(Time, PacketId)>,
     pub stats: ChannelStats,
     /// Index of the pcap capture this channel writes to.
     pub pcap: Option<usize>,
@@ -108,40 +110,42 @@ impl Channel {
 
     /// A packet is offered at `now`. Returns the TxDone to schedule if the link was idle,
     /// or Err(packet) if the queue dropped it.
-    pub fn offer(&mut self, now: Time, pkt: Packet) -> Result<Next, Packet> {
+    pub fn offer(&mut self, now: Time, pkt: Packet, pool: &mut PacketPool) -> Result<Next, Packet> {
         self.stats.arrivals += 1;
         let idle = self.on_wire.is_none();
         if !self.queue.accepts(&pkt, idle) {
             self.stats.drops_queue += 1;
             return Err(pkt);
         }
+        let id = pool.put(pkt);
         if idle {
-            return Ok(Next::TxDoneAt(self.start_tx(now, pkt)));
+            return Ok(Next::TxDoneAt(self.start_tx(now, Waiting::new(id, &pkt))));
         }
-        self.queue.push(pkt);
+        self.queue.push(id, &pkt);
         Ok(Next::Nothing)
     }
 
-    fn start_tx(&mut self, now: Time, pkt: Packet) -> Time {
-        let bits = pkt.wire_bytes as u64 * 8;
-        self.on_wire = Some(pkt);
+    fn start_tx(&mut self, now: Time, w: Waiting) -> Time {
+        let bits = w.wire_bytes as u64 * 8;
+        self.on_wire = Some(w);
         now + serialization_ns(bits, self.rate_bps, &mut self.rem)
     }
 
     /// The packet on the wire is fully serialised at `now`.
-    /// Returns (the packet, whether the loss model killed it, the next TxDone if any, and
-    /// whether the pipe went from empty to non-empty so an Arrive must be scheduled).
-    pub fn tx_done(&mut self, now: Time, flows: &[FlowWire]) -> TxOutcome {
-        let pkt = self.on_wire.take().expect("TxDone without a packet on the wire");
+    /// Returns (the packet's id, whether the loss model killed it, the next TxDone if any,
+    /// and whether the pipe went from empty to non-empty so an Arrive must be scheduled).
+    /// A lost packet stays in the pool for the caller to take.
+    pub fn tx_done(&mut self, now: Time, flows: &[FlowWire], pool: &PacketPool) -> TxOutcome {
+        let w = self.on_wire.take().expect("TxDone without a packet on the wire");
         self.stats.tx_packets += 1;
-        self.stats.tx_bytes += pkt.wire_bytes as u64;
+        self.stats.tx_bytes += w.wire_bytes as u64;
         if let Some(s) = &mut self.series {
-            s.add(now, pkt.wire_bytes as u64);
+            s.add(now, w.wire_bytes as u64);
         }
         if let Some(per_flow) = &mut self.per_flow_series {
-            per_flow[pkt.flow as usize].add(now, pkt.wire_bytes as u64);
+            per_flow[pool.get(w.id).flow as usize].add(now, w.wire_bytes as u64);
         }
-        let lost = self.loss.drops(&pkt, flows);
+        let lost = self.loss.drops(pool.get(w.id), flows);
         let mut arrive_at = None;
         if lost {
             self.stats.drops_loss += 1;
@@ -150,24 +154,25 @@ impl Channel {
             if self.pipe.is_empty() {
                 arrive_at = Some(at);
             }
-            self.pipe.push_back((at, pkt));
+            self.pipe.push_back((at, w.id));
         }
-        let next_tx = self.queue.pop().map(|p| self.start_tx(now, p));
-        TxOutcome { pkt, lost, next_tx, arrive_at }
+        let next_tx = self.queue.pop().map(|next| self.start_tx(now, next));
+        TxOutcome { id: w.id, lost, next_tx, arrive_at }
     }
 
     /// The packet at the head of the pipe arrives; returns it and the next arrival time.
-    pub fn arrive(&mut self) -> (Packet, Option<Time>) {
-        let (_, pkt) = self.pipe.pop_front().expect("Arrive with an empty pipe");
+    pub fn arrive(&mut self, pool: &mut PacketPool) -> (Packet, Option<Time>) {
+        let (_, id) = self.pipe.pop_front().expect("Arrive with an empty pipe");
         self.stats.delivered += 1;
-        (pkt, self.pipe.front().map(|&(t, _)| t))
+        (pool.take(id), self.pipe.front().map(|&(t, _)| t))
     }
 
     /// Records inside the channel (waiting, on the wire, propagating): (packets, cells).
-    pub fn in_flight(&self) -> (u64, u64) {
-        let (mut pkts, mut cells) = self.queue.split_counts();
-        for p in self.pipe.iter().map(|(_, p)| p).chain(self.on_wire.iter()) {
-            if p.cell.is_cell() {
+    pub fn in_flight(&self, pool: &PacketPool) -> (u64, u64) {
+        let ids = self.queue.ids().chain(self.on_wire.map(|w| w.id)).chain(self.pipe.iter().map(|&(_, id)| id));
+        let (mut pkts, mut cells) = (0, 0);
+        for id in ids {
+            if pool.get(id).cell.is_cell() {
                 cells += 1;
             } else {
                 pkts += 1;
@@ -182,7 +187,7 @@ impl Channel {
 }
 
 pub struct TxOutcome {
-    pub pkt: Packet,
+    pub id: PacketId,
     pub lost: bool,
     pub next_tx: Option<Time>,
     pub arrive_at: Option<Time>,

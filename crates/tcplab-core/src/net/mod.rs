@@ -3,9 +3,11 @@
 
 pub mod channel;
 pub mod loss;
+pub mod pool;
 pub mod queue;
 pub mod route;
 
 pub use channel::{Channel, ChannelStats};
 pub use loss::LossModel;
+pub use pool::{PacketId, PacketPool};
 pub use queue::{Queue, QueueLimit};

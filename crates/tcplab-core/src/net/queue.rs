@@ -4,11 +4,30 @@
 //! Plain queues drop at the tail; cell queues ask their `CellDropper` (PPD, EPD, SD), which
 //! also sees cells that go straight onto an idle link, so a frame being discarded stays
 //! discarded.
+//!
+//! The queue holds packet ids (the records stay in the `PacketPool`) with the two facts it
+//! needs when a packet leaves, so that serving a queue never reads the packet itself.
 
 use std::collections::VecDeque;
 
-use crate::atm::drop::CellDropper;
+use crate::atm::drop::{vc_of, CellDropper};
 use crate::packet::Packet;
+
+use super::pool::PacketId;
+
+/// A waiting packet: its id, its size, and its virtual circuit (for cell policies).
+#[derive(Debug, Clone, Copy)]
+pub struct Waiting {
+    pub id: PacketId,
+    pub wire_bytes: u32,
+    vc: u32,
+}
+
+impl Waiting {
+    pub fn new(id: PacketId, pkt: &Packet) -> Self {
+        Self { id, wire_bytes: pkt.wire_bytes, vc: vc_of(pkt) as u32 }
+    }
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum QueueLimit {
@@ -19,7 +38,7 @@ pub enum QueueLimit {
 
 #[derive(Debug, Clone)]
 pub struct Queue {
-    buf: VecDeque<Packet>,
+    buf: VecDeque<Waiting>,
     bytes: u64,
     limit: QueueLimit,
     /// Boxed: most queues are not cell queues, and a small queue keeps channels cache-friendly.
@@ -56,38 +75,29 @@ impl Queue {
         }
     }
 
-    /// Enqueue a packet that `accepts` let in.
-    pub fn push(&mut self, pkt: Packet) {
+    /// Enqueue `pkt`, stored as `id`, after `accepts` let it in.
+    pub fn push(&mut self, id: PacketId, pkt: &Packet) {
+        let w = Waiting::new(id, pkt);
         if let Some(d) = &mut self.cells {
-            d.on_enqueue(&pkt);
+            d.on_enqueue(w.vc);
         }
-        self.bytes += pkt.wire_bytes as u64;
-        self.buf.push_back(pkt);
+        self.bytes += w.wire_bytes as u64;
+        self.buf.push_back(w);
         self.peak_packets = self.peak_packets.max(self.buf.len());
     }
 
-    /// Enqueue if there is room, or hand the packet back.
-    pub fn admit(&mut self, pkt: Packet) -> Result<(), Packet> {
-        if !self.accepts(&pkt, false) {
-            return Err(pkt);
-        }
-        self.push(pkt);
-        Ok(())
-    }
-
-    pub fn pop(&mut self) -> Option<Packet> {
-        let p = self.buf.pop_front()?;
-        self.bytes -= p.wire_bytes as u64;
+    pub fn pop(&mut self) -> Option<Waiting> {
+        let w = self.buf.pop_front()?;
+        self.bytes -= w.wire_bytes as u64;
         if let Some(d) = &mut self.cells {
-            d.on_dequeue(&p);
+            d.on_dequeue(w.vc);
         }
-        Some(p)
+        Some(w)
     }
 
-    /// Waiting records that are ATM cells, and that are whole packets.
-    pub fn split_counts(&self) -> (u64, u64) {
-        let cells = self.buf.iter().filter(|p| p.cell.is_cell()).count() as u64;
-        (self.buf.len() as u64 - cells, cells)
+    /// The ids of the waiting packets, first to leave first.
+    pub fn ids(&self) -> impl Iterator<Item = PacketId> + '_ {
+        self.buf.iter().map(|w| w.id)
     }
 
     pub fn len(&self) -> usize {
