@@ -226,6 +226,12 @@ impl Simulation {
         Ok(self.report(wall_s))
     }
 
+    /// The most packet records the run held at once. Bounded by what the queues and pipes
+    /// can hold, not by simulated time: nothing keeps a per-packet history.
+    pub fn peak_packet_records(&self) -> usize {
+        self.pool.peak()
+    }
+
     fn on_tx_done(&mut self, c: u32) {
         let ch = &mut self.channels[c as usize];
         let out = ch.tx_done(self.now, &self.wire, &self.pool);

@@ -2,7 +2,8 @@
 
 mod common;
 use common::*;
-use tcplab_core::{run_scenario, RunOptions};
+use tcplab_core::sim::Simulation;
+use tcplab_core::{check_scenario, run_scenario, RunOptions};
 
 #[test]
 fn random_loss_both_ways_still_delivers_every_byte_in_order() {
@@ -98,4 +99,25 @@ fn time_series_add_up_to_the_totals() {
     let plain = run_seed(&two_hosts("", "", 10_000, 5.0), 1);
     assert!(plain.links[0].tx_bytes_series.is_none());
     assert!(!serde_json::to_string(&plain).unwrap().contains("series"));
+}
+
+#[test]
+fn packet_memory_stays_flat_as_simulated_time_grows() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/bench_dumbbell_10.toml");
+    let text = std::fs::read_to_string(path).expect("bench scenario");
+    assert!(text.contains("duration = \"60s\""));
+    let peak_records = |secs: u32| {
+        let model = check_scenario(&text.replace("duration = \"60s\"", &format!("duration = \"{secs}s\"")), None)
+            .expect("valid");
+        let mut sim = Simulation::new(model).expect("builds");
+        let (r, _) = sim.run().expect("runs");
+        (sim.peak_packet_records(), r.packets_forwarded)
+    };
+    let (short, forwarded_short) = peak_records(20);
+    let (long, forwarded_long) = peak_records(200);
+    assert!(forwarded_long > 9 * forwarded_short);
+    // The 100-packet bottleneck queue, its 20 ms pipe and the access links hold a few hundred
+    // records; ten times the simulated time must not need more of them.
+    assert!(short < 1000, "{short} records for 20 s");
+    assert!(long <= short + short / 10, "{short} records for 20 s but {long} for 200 s");
 }

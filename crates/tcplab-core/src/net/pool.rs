@@ -52,6 +52,11 @@ impl PacketPool {
     pub fn live(&self) -> usize {
         self.slots.len() - self.free.len()
     }
+
+    /// The most packets ever stored at once: slots are reused, never released.
+    pub fn peak(&self) -> usize {
+        self.slots.len()
+    }
 }
 
 #[cfg(test)]
