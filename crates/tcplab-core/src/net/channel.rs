@@ -164,7 +164,12 @@ impl Channel {
     pub fn arrive(&mut self, pool: &mut PacketPool) -> (Packet, Option<Time>) {
         let (_, id) = self.pipe.pop_front().expect("Arrive with an empty pipe");
         self.stats.delivered += 1;
-        (pool.take(id), self.pipe.front().map(|&(t, _)| t))
+        // On a busy link the next arrival is a few events away: load its record now.
+        let next = self.pipe.front().map(|&(t, next_id)| {
+            pool.prefetch(next_id);
+            t
+        });
+        (pool.take(id), next)
     }
 
     /// Records inside the channel (waiting, on the wire, propagating): (packets, cells).
