@@ -21,7 +21,7 @@ use crate::units::{bytes, duration_ns, rate_bps, Quantity};
 // ---------------------------------------------------------------- the file as written
 
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a table of scenario settings")]
 pub struct Scenario {
     /// A label for reports.
     #[serde(default)]
@@ -51,7 +51,7 @@ pub struct Scenario {
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a table of AAL5 settings (trailer, llc_snap, reassembly)")]
 pub struct AtmSpec {
     pub trailer: Option<bool>,
     pub llc_snap: Option<bool>,
@@ -61,7 +61,12 @@ pub struct AtmSpec {
 
 /// The drop policy of a cell link's output buffer.
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields, tag = "policy", rename_all = "snake_case")]
+#[serde(
+    deny_unknown_fields,
+    tag = "policy",
+    rename_all = "snake_case",
+    expecting = "an inline table with a policy, such as { policy = \"epd\", threshold = 0.8 }"
+)]
 pub enum DropSpec {
     Tail,
     Ppd,
@@ -78,7 +83,7 @@ pub enum DropSpec {
 
 /// A bidirectional link; `ab` and `ba` override settings for one direction.
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a table describing a link (a, b, rate, delay, ...)")]
 pub struct LinkSpec {
     pub a: String,
     pub b: String,
@@ -106,7 +111,7 @@ pub struct LinkSpec {
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a table of one direction's settings (rate, delay, queue, loss)")]
 pub struct DirSpec {
     pub rate: Option<Quantity>,
     pub delay: Option<Quantity>,
@@ -119,7 +124,12 @@ pub struct DirSpec {
 }
 
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields, tag = "model", rename_all = "snake_case")]
+#[serde(
+    deny_unknown_fields,
+    tag = "model",
+    rename_all = "snake_case",
+    expecting = "an inline table with a model, such as { model = \"bernoulli\", p = 0.01 }"
+)]
 pub enum LossSpec {
     None,
     Bernoulli {
@@ -147,7 +157,7 @@ fn one() -> f64 {
 }
 
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a table describing a flow (src, dst, bytes, ...)")]
 pub struct FlowSpec {
     #[serde(default)]
     pub name: Option<String>,
@@ -170,7 +180,7 @@ pub struct FlowSpec {
 
 /// TCP knobs; every field is optional and falls back to the scenario's `[tcp]`, then defaults.
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a table of TCP settings (variant, mss, ...)")]
 pub struct TcpSpec {
     pub variant: Option<String>,
     pub mss: Option<i64>,

@@ -8,11 +8,37 @@ use serde::Deserialize;
 use crate::time::{Dur, SEC};
 
 /// A number or a string with a unit, as written in the scenario file.
-#[derive(Debug, Clone, Deserialize, PartialEq)]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Quantity {
     Num(f64),
     Text(String),
+}
+
+/// By hand rather than `untagged`, so that a wrong type says what was expected, not
+/// "data did not match any variant of untagged enum Quantity".
+impl<'de> Deserialize<'de> for Quantity {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = Quantity;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a number or a string with a unit (such as \"10Mbps\", \"20ms\", \"8KiB\")")
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Quantity, E> {
+                Ok(Quantity::Num(v as f64))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Quantity, E> {
+                Ok(Quantity::Num(v as f64))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Quantity, E> {
+                Ok(Quantity::Num(v))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Quantity, E> {
+                Ok(Quantity::Text(v.to_string()))
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
 }
 
 fn split_number(s: &str) -> Result<(f64, String), String> {

@@ -85,3 +85,16 @@ fn missing_required_field() {
     assert_eq!(f, "link[0].rate");
     assert!(m.contains("missing"), "{m}");
 }
+
+#[test]
+fn wrong_types_say_what_was_expected_in_the_file_s_terms() {
+    let (f, m) = field_of(&BASE.replace("rate = \"10Mbps\"", "rate = true"));
+    assert_eq!(f, "link[0].rate");
+    assert!(m.contains("expected a number or a string with a unit"), "{m}");
+    let (f, m) = field_of(&BASE.replace("delay = \"1ms\"", "delay = \"1ms\"\nloss = \"bernoulli\""));
+    assert_eq!(f, "link[0].loss");
+    assert!(m.contains("expected an inline table with a model"), "{m}");
+    let (f, m) = field_of(&format!("tcp = 3\n{BASE}"));
+    assert_eq!(f, "tcp");
+    assert!(m.contains("expected a table of TCP settings") && !m.contains("TcpSpec"), "{m}");
+}
