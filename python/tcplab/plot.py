@@ -16,8 +16,10 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-__all__ = ["plot_flow_trace", "plot_run", "read_trace", "trace_files"]
+__all__ = ["plot_flow_trace", "plot_run", "read_trace", "read_trace_for_plot", "trace_files"]
 
+# A plot is at most 800 pixels wide: more points than this only cost memory and time.
+PLOT_ROWS = 20_000
 # The core writes ssthresh = u32::MAX (or more) for "not set yet": leave those points out.
 _UNSET_SSTHRESH = 2**31
 _TRACE_NAME = re.compile(r"^trace-flow(\d+)\.csv$")
@@ -26,6 +28,42 @@ _TRACE_NAME = re.compile(r"^trace-flow(\d+)\.csv$")
 def read_trace(path: str | Path) -> pd.DataFrame:
     """A trace CSV: time_s, cwnd, ssthresh, snd_una, snd_nxt (bytes)."""
     return pd.read_csv(path)
+
+
+def read_trace_for_plot(path: str | Path, max_rows: int = PLOT_ROWS) -> pd.DataFrame:
+    """A trace thinned to about ``max_rows`` rows, read in chunks so memory stays bounded.
+
+    A traced flow at a gigabit has tens of millions of rows (gigabytes of CSV); read whole,
+    they exhaust memory before the plot is drawn. Rows are taken in groups of consecutive
+    rows, and each group keeps its first and last row and those with its smallest and largest
+    cwnd, so the sawtooth's peaks and troughs survive the thinning.
+    """
+    path = Path(path)
+    group = -(-_estimated_rows(path) * 4 // max_rows)  # each group keeps up to 4 rows
+    if group <= 4:
+        return pd.read_csv(path)
+    parts = [_thin(chunk, group) for chunk in pd.read_csv(path, chunksize=group * 4096)]
+    return pd.concat(parts, ignore_index=True)
+
+
+def _estimated_rows(path: Path) -> int:
+    with path.open("rb") as f:
+        head = f.read(1 << 16)
+    lines = max(head.count(b"\n"), 1)
+    return int(path.stat().st_size / (len(head) / lines))
+
+
+def _thin(chunk: pd.DataFrame, group: int) -> pd.DataFrame:
+    groups = chunk.groupby(np.arange(len(chunk)) // group, sort=False)
+    keep = np.concatenate(
+        [
+            groups.head(1).index.to_numpy(),
+            groups.tail(1).index.to_numpy(),
+            groups["cwnd"].idxmin().to_numpy(),
+            groups["cwnd"].idxmax().to_numpy(),
+        ]
+    )
+    return chunk.loc[np.unique(keep)]
 
 
 def trace_files(out_dir: str | Path) -> dict[int, Path]:
@@ -85,5 +123,6 @@ def plot_run(out_dir: str | Path, report: Mapping[str, Any] | None = None) -> li
         if flows and flow_id not in flows:
             continue  # left over from another run into the same folder
         png = out / f"flow{flow_id}.png"
-        written.append(plot_flow_trace(read_trace(csv), png, _flow_title(flows.get(flow_id), flow_id)))
+        trace = read_trace_for_plot(csv)
+        written.append(plot_flow_trace(trace, png, _flow_title(flows.get(flow_id), flow_id)))
     return written

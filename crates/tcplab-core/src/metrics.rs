@@ -1,5 +1,7 @@
 //! What a run reports: per-flow and per-link counters, the conservation ledger, traces.
 
+use std::io::Write;
+
 use serde::Serialize;
 
 use crate::net::ChannelStats;
@@ -97,21 +99,22 @@ pub struct FlowTrace {
 }
 
 impl FlowTrace {
-    /// CSV with a header: time_s, cwnd, ssthresh, snd_una, snd_nxt (bytes).
-    pub fn to_csv(&self) -> String {
-        let mut s = String::from("time_s,cwnd,ssthresh,snd_una,snd_nxt\n");
+    /// CSV with a header: time_s, cwnd, ssthresh, snd_una, snd_nxt (bytes). Written row by
+    /// row: a long traced run has tens of millions of rows, too many to build as one string.
+    pub fn write_csv(&self, w: &mut impl Write) -> std::io::Result<()> {
+        writeln!(w, "time_s,cwnd,ssthresh,snd_una,snd_nxt")?;
         for r in &self.rows {
-            s.push_str(&format!("{:.9},{},{},{},{}\n", r.time as f64 / 1e9, r.cwnd, r.ssthresh, r.snd_una, r.snd_nxt));
+            writeln!(w, "{:.9},{},{},{},{}", r.time as f64 / 1e9, r.cwnd, r.ssthresh, r.snd_una, r.snd_nxt)?;
         }
-        s
+        Ok(())
     }
 
     /// CSV with a header: time_s, offset, len (bytes), retransmit (0/1).
-    pub fn sends_csv(&self) -> String {
-        let mut s = String::from("time_s,offset,len,retransmit\n");
+    pub fn write_sends_csv(&self, w: &mut impl Write) -> std::io::Result<()> {
+        writeln!(w, "time_s,offset,len,retransmit")?;
         for r in &self.sends {
-            s.push_str(&format!("{:.9},{},{},{}\n", r.time as f64 / 1e9, r.offset, r.len, r.retransmit as u8));
+            writeln!(w, "{:.9},{},{},{}", r.time as f64 / 1e9, r.offset, r.len, r.retransmit as u8)?;
         }
-        s
+        Ok(())
     }
 }

@@ -1,6 +1,7 @@
 //! The simulation: builds the runtime from a validated model, runs the event loop, reports.
 
 use std::collections::HashMap;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -690,8 +691,13 @@ pub fn run_scenario(text: &str, opts: &RunOptions) -> Result<(RunReport, Vec<Flo
         stable.wall_s = 0.0; // keep the file byte-identical between equal runs
         std::fs::write(dir.join("summary.json"), serde_json::to_string_pretty(&stable).expect("report serialises"))?;
         for t in &traces {
-            std::fs::write(dir.join(format!("trace-flow{}.csv", t.flow)), t.to_csv())?;
-            std::fs::write(dir.join(format!("segments-flow{}.csv", t.flow)), t.sends_csv())?;
+            let create = |name: String| std::fs::File::create(dir.join(name)).map(std::io::BufWriter::new);
+            let mut rows = create(format!("trace-flow{}.csv", t.flow))?;
+            t.write_csv(&mut rows)?;
+            rows.flush()?;
+            let mut sends = create(format!("segments-flow{}.csv", t.flow))?;
+            t.write_sends_csv(&mut sends)?;
+            sends.flush()?;
         }
         sim.write_pcaps(dir)?;
     }
