@@ -48,8 +48,10 @@ pub enum EventQueue {
     Radix(RadixQueue),
 }
 
-/// Above this many possible pending events the radix heap is faster.
-const RADIX_ABOVE: usize = 4096;
+/// Above this many possible pending events the radix heap is faster. Measured on dumbbells
+/// (600 s, NewReno; a dumbbell of n flows allows 11n + 7): at 50 flows the two tie, at 10 the
+/// heap is 25% faster, at 100 the radix heap 10% and at 150-300 15%.
+const RADIX_ABOVE: usize = 640;
 
 impl Default for EventQueue {
     fn default() -> Self {
