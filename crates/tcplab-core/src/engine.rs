@@ -40,18 +40,20 @@ impl Entry {
 
 /// The simulation's event queue: (time, insertion order), earliest first, ties first-in
 /// first-out. Two exact implementations with the same order, chosen by the size of the run
-/// (so the choice never changes a result, only the speed): a 4-ary heap for runs with a few
-/// hundred pending events (it stays in L1), a radix heap for thousands.
+/// (so the choice never changes a result, only the speed): a 4-ary heap for runs with at most
+/// about 200 pending events (it stays in L1), a radix heap for more.
 #[derive(Debug)]
 pub enum EventQueue {
     Heap(QuadHeap),
-    Radix(RadixQueue),
+    /// Boxed: its 65 bucket headers would make every queue 1.5 kB.
+    Radix(Box<RadixQueue>),
 }
 
 /// Above this many possible pending events the radix heap is faster. Measured on dumbbells
-/// (600 s, NewReno; a dumbbell of n flows allows 11n + 7): at 50 flows the two tie, at 10 the
-/// heap is 25% faster, at 100 the radix heap 10% and at 150-300 15%.
-const RADIX_ABOVE: usize = 640;
+/// (600 s, NewReno; a dumbbell of n flows allows 11n + 7): at 20 flows the two tie; at 10 the
+/// heap is 5-10% faster (and 16% on the 16-source ATM bench), at 50 to 300 flows the radix
+/// heap 15-25%.
+const RADIX_ABOVE: usize = 200;
 
 impl Default for EventQueue {
     fn default() -> Self {
@@ -67,7 +69,7 @@ impl EventQueue {
     /// A queue suited to at most about `pending` events at once.
     pub fn for_pending(pending: usize) -> Self {
         if pending > RADIX_ABOVE {
-            EventQueue::Radix(RadixQueue::default())
+            EventQueue::Radix(Box::default())
         } else {
             EventQueue::Heap(QuadHeap::default())
         }
@@ -102,8 +104,7 @@ impl EventQueue {
 }
 
 /// A 4-ary min-heap on (time, insertion number). Against a binary heap it halves the depth,
-/// and a node's four children share one or two cache lines: runs with tens of thousands of
-/// pending events (the 10,000-flow benchmark) spend far fewer cache misses per pop.
+/// and a node's four children share one or two cache lines.
 #[derive(Debug, Default)]
 pub struct QuadHeap {
     heap: Vec<Entry>,
@@ -168,12 +169,15 @@ const BUCKETS: usize = 65;
 
 /// A radix heap: 65 buckets by the highest bit in which an event's time differs from the
 /// last time popped. Simulated time never goes backwards, so events only move towards
-/// bucket 0, each in sequential memory; with tens of thousands of pending events this beats
-/// any comparison heap. Equal times share a bucket and keep their insertion order through
+/// bucket 0, each in sequential memory; beyond a couple of hundred pending events this beats
+/// the heap. Equal times share a bucket and keep their insertion order through
 /// every move, and bucket 0 is read front to back: ties pop first-in first-out.
 #[derive(Debug)]
 pub struct RadixQueue {
-    buckets: Vec<Vec<Slot>>,
+    buckets: [Vec<Slot>; BUCKETS],
+    /// Bit i - 1 is set when bucket i (1 to 64) holds events: the next bucket to refill from
+    /// is found with one instruction instead of a scan of 64 vectors.
+    occupied: u64,
     /// Read position in bucket 0 (its events all have time `last`).
     head: usize,
     /// The time of the last event popped: no event may be scheduled before it.
@@ -183,7 +187,7 @@ pub struct RadixQueue {
 
 impl Default for RadixQueue {
     fn default() -> Self {
-        Self { buckets: (0..BUCKETS).map(|_| Vec::new()).collect(), head: 0, last: 0, len: 0 }
+        Self { buckets: std::array::from_fn(|_| Vec::new()), occupied: 0, head: 0, last: 0, len: 0 }
     }
 }
 
@@ -206,8 +210,17 @@ impl RadixQueue {
     /// Schedule `event` at `time`, which must not be before the last event popped.
     pub fn schedule(&mut self, time: Time, event: Event) {
         assert!(time >= self.last, "event scheduled in the past: {time} < {}", self.last);
-        self.buckets[bucket_of(time, self.last)].push(Slot { time, event });
+        self.put(Slot { time, event });
         self.len += 1;
+    }
+
+    #[inline]
+    fn put(&mut self, slot: Slot) {
+        let b = bucket_of(slot.time, self.last);
+        self.buckets[b].push(slot);
+        if b > 0 {
+            self.occupied |= 1 << (b - 1);
+        }
     }
 
     pub fn pop(&mut self) -> Option<(Time, Event)> {
@@ -224,12 +237,16 @@ impl RadixQueue {
     fn refill(&mut self) -> Option<()> {
         self.buckets[0].clear();
         self.head = 0;
-        let i = (1..BUCKETS).find(|&i| !self.buckets[i].is_empty())?;
+        if self.occupied == 0 {
+            return None;
+        }
+        let i = self.occupied.trailing_zeros() as usize + 1;
+        self.occupied &= !(1 << (i - 1));
         let mut moving = std::mem::take(&mut self.buckets[i]);
         self.last = moving.iter().map(|s| s.time).min().expect("bucket is not empty");
         // Every event of bucket i now differs from `last` only below bit i-1: it moves down.
         for &slot in &moving {
-            self.buckets[bucket_of(slot.time, self.last)].push(slot);
+            self.put(slot);
         }
         moving.clear();
         self.buckets[i] = moving; // keep the allocation
