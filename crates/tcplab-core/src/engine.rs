@@ -263,7 +263,10 @@ mod tests {
         /// Against a reference: a stable sort of (time, insertion order), with pushes
         /// interleaved with pops as a simulation does.
         #[test]
-        fn pops_in_time_order_fifo_on_ties(ops in proptest::collection::vec((0u64..50, 0u8..3), 1..400), radix: bool) {
+        fn pops_in_time_order_fifo_on_ties(
+            ops in proptest::collection::vec((prop_oneof![0u64..50, 0u64..1 << 40], 0u8..3), 1..400),
+            radix: bool,
+        ) {
             let mut q = EventQueue::for_pending(if radix { usize::MAX } else { 0 });
             let mut reference: Vec<(u64, u64)> = Vec::new(); // (time, id)
             let mut now = 0;
