@@ -14,7 +14,9 @@ use crate::net::loss::DropBy;
 use crate::net::QueueLimit;
 use crate::tcp::boston::BostonConfig;
 use crate::tcp::config::{DelayedAck, Handshake, RecoveryKind, TcpConfig};
+use crate::tcp::growth::{Deflation, WindowRule};
 use crate::tcp::rtt::TimerClock;
+use crate::tcp::stack::Stack;
 use crate::time::{Dur, Time, MS};
 use crate::units::{bytes, duration_ns, rate_bps, Quantity};
 
@@ -182,6 +184,8 @@ pub struct FlowSpec {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields, expecting = "a table of TCP settings (variant, mss, ...)")]
 pub struct TcpSpec {
+    /// "tcplab" (default), "bsd44", "ns2" or "ns1": the preset the other knobs override.
+    pub stack: Option<String>,
     pub variant: Option<String>,
     pub mss: Option<i64>,
     pub header_bytes: Option<i64>,
@@ -215,6 +219,14 @@ pub struct TcpSpec {
     pub boston_dispersal: Option<i64>,
     /// Boston: decode and check the bytes of every k-th segment that needed coded shards.
     pub boston_verify_every: Option<i64>,
+    /// "tcplab", "bsd44" or "ns2": how the window grows per ACK (docs/stacks.md).
+    pub window_rule: Option<String>,
+    /// "always" or "bsd44": when Reno deflates its window after fast recovery.
+    pub deflation: Option<String>,
+    /// Smallest ssthresh after a loss, segments.
+    pub ssthresh_floor: Option<i64>,
+    /// Largest cwnd, segments (ns-2 maxcwnd_; 0 or absent: no cap).
+    pub max_cwnd: Option<i64>,
 }
 
 impl TcpSpec {
@@ -224,6 +236,7 @@ impl TcpSpec {
             ($($f:ident),*) => { TcpSpec { $($f: over.$f.clone().or_else(|| self.$f.clone())),* } };
         }
         pick!(
+            stack,
             variant,
             mss,
             header_bytes,
@@ -248,7 +261,11 @@ impl TcpSpec {
             codec,
             boston_redundancy,
             boston_dispersal,
-            boston_verify_every
+            boston_verify_every,
+            window_rule,
+            deflation,
+            ssthresh_floor,
+            max_cwnd
         )
     }
 }
@@ -622,8 +639,14 @@ fn loss_model(f: &str, l: &LossSpec) -> Result<LossModelSpec, ScenarioError> {
 }
 
 fn tcp_config(f: &str, s: &TcpSpec) -> Result<TcpConfig, ScenarioError> {
-    let mut c = TcpConfig::default();
     let fld = |name: &str| format!("{f}.{name}");
+    let stack = match &s.stack {
+        None => Stack::Tcplab,
+        Some(v) => Stack::parse(v).ok_or_else(|| {
+            ScenarioError::new(fld("stack"), format!("unknown stack '{v}' (known: {})", Stack::NAMES.join(", ")))
+        })?,
+    };
+    let mut c = stack.preset();
     if let Some(v) = &s.variant {
         c.recovery = RecoveryKind::parse(v).ok_or_else(|| {
             ScenarioError::new(
@@ -676,6 +699,12 @@ fn tcp_config(f: &str, s: &TcpSpec) -> Result<TcpConfig, ScenarioError> {
     if let Some(t) = &s.timer {
         c.clock = if t == "fine" {
             TimerClock::Fine
+        } else if let Some(t) = t.strip_prefix("ns2:") {
+            let tick = q(&fld("timer"), duration_ns(&Quantity::Text(t.to_string())))?;
+            if tick == 0 {
+                return err(fld("timer"), "an ns2 timer tick must be positive");
+            }
+            TimerClock::Ns2 { tick }
         } else {
             let tick = q(&fld("timer"), duration_ns(&Quantity::Text(t.clone()))).map_err(|e| {
                 ScenarioError::new(e.field, format!("{} (use \"fine\" or a tick such as \"500ms\")", e.message))
@@ -685,8 +714,8 @@ fn tcp_config(f: &str, s: &TcpSpec) -> Result<TcpConfig, ScenarioError> {
             }
             TimerClock::Coarse { tick }
         };
-        if let TimerClock::Coarse { tick } = c.clock {
-            c.min_rto = 2 * tick; // BSD: TCPTV_MIN is two slow ticks
+        if let TimerClock::Coarse { tick } | TimerClock::Ns2 { tick } = c.clock {
+            c.min_rto = 2 * tick; // BSD: TCPTV_MIN is two slow ticks; ns-2: 2 * tcpTick_
         }
     }
     let dur = |name: &str, v: &Option<Quantity>| -> Result<Option<Dur>, ScenarioError> {
@@ -771,5 +800,36 @@ fn tcp_config(f: &str, s: &TcpSpec) -> Result<TcpConfig, ScenarioError> {
         }
         c.max_burst = (v > 0).then_some(v as u32);
     }
+    stack_knobs(&fld, s, &mut c)?;
+    stack.finish(&mut c, s.rcv_buf.is_some(), s.initial_ssthresh.is_some());
     Ok(c)
+}
+
+/// The knobs the stack presets introduced (docs/stacks.md).
+fn stack_knobs(fld: &dyn Fn(&str) -> String, s: &TcpSpec, c: &mut TcpConfig) -> Result<(), ScenarioError> {
+    if let Some(v) = &s.window_rule {
+        c.window_rule = WindowRule::parse(v).ok_or_else(|| {
+            ScenarioError::new(fld("window_rule"), format!("unknown '{v}' (use {})", WindowRule::NAMES.join(", ")))
+        })?;
+    }
+    if let Some(v) = &s.deflation {
+        c.deflation = match v.as_str() {
+            "always" => Deflation::Always,
+            "bsd44" => Deflation::PastThreshold,
+            o => return err(fld("deflation"), format!("unknown '{o}' (use always or bsd44)")),
+        };
+    }
+    if let Some(v) = s.ssthresh_floor {
+        if !(0..=1_000_000).contains(&v) {
+            return err(fld("ssthresh_floor"), format!("must be between 0 and 1000000 segments (got {v})"));
+        }
+        c.ssthresh_floor = v as u32;
+    }
+    if let Some(v) = s.max_cwnd {
+        if v < 0 || v > u32::MAX as i64 {
+            return err(fld("max_cwnd"), format!("must be 0 (no cap) or a positive number of segments (got {v})"));
+        }
+        c.max_cwnd = (v > 0).then_some(v as u32);
+    }
+    Ok(())
 }

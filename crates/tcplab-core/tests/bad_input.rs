@@ -98,3 +98,23 @@ fn wrong_types_say_what_was_expected_in_the_file_s_terms() {
     assert_eq!(f, "tcp");
     assert!(m.contains("expected a table of TCP settings") && !m.contains("TcpSpec"), "{m}");
 }
+
+#[test]
+fn unknown_stack_is_named() {
+    let text = format!("{BASE}[flow.tcp]\nstack = \"ns3\"\n");
+    let (f, m) = field_of(&text);
+    assert_eq!(f, "flow[0].tcp.stack");
+    assert!(m.contains("unknown stack 'ns3'") && m.contains("bsd44"), "{m}");
+}
+
+#[test]
+fn stack_knobs_are_checked() {
+    let (f, _) = field_of(&format!("{BASE}[flow.tcp]\nwindow_rule = \"cubic\"\n"));
+    assert_eq!(f, "flow[0].tcp.window_rule");
+    let (f, _) = field_of(&format!("{BASE}[flow.tcp]\ndeflation = \"never\"\n"));
+    assert_eq!(f, "flow[0].tcp.deflation");
+    let (f, _) = field_of(&format!("{BASE}[flow.tcp]\nmax_cwnd = -1\n"));
+    assert_eq!(f, "flow[0].tcp.max_cwnd");
+    let (f, _) = field_of(&format!("{BASE}[flow.tcp]\ntimer = \"ns2:0ms\"\n"));
+    assert_eq!(f, "flow[0].tcp.timer");
+}

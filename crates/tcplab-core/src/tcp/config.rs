@@ -2,7 +2,9 @@
 
 use crate::time::{Dur, MS, SEC};
 
+use super::growth::{Deflation, WindowRule};
 use super::rtt::TimerClock;
+use super::stack::Stack;
 
 /// Which loss-recovery policy the sender runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,6 +112,16 @@ pub struct TcpConfig {
     pub first_write: Option<u64>,
     /// TCP Boston's coding of segments into ATM-cell shards (seed 003); None: plain TCP.
     pub boston: Option<super::boston::BostonConfig>,
+    /// The preset the other knobs started from (docs/stacks.md).
+    pub stack: Stack,
+    /// How the window grows per ACK and whether the sender uses only whole packets of it.
+    pub window_rule: WindowRule,
+    /// When Reno's inflated window is deflated at the end of fast recovery.
+    pub deflation: Deflation,
+    /// Smallest ssthresh after a loss, segments (4.4BSD and ns-2: 2).
+    pub ssthresh_floor: u32,
+    /// Cap on cwnd, segments (ns-2 maxcwnd_); None: no cap.
+    pub max_cwnd: Option<u32>,
 }
 
 impl Default for TcpConfig {
@@ -136,6 +148,11 @@ impl Default for TcpConfig {
             initial_ssthresh_bdp: false,
             first_write: None,
             boston: None,
+            stack: Stack::Tcplab,
+            window_rule: WindowRule::Tcplab,
+            deflation: Deflation::Always,
+            ssthresh_floor: 2,
+            max_cwnd: None,
         }
     }
 }

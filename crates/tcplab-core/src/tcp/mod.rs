@@ -2,12 +2,15 @@
 
 pub mod boston;
 pub mod config;
+pub mod growth;
 pub mod receiver;
 pub mod recovery;
 pub mod rtt;
+pub mod rtt_ns2;
 pub mod scoreboard;
 pub mod sender;
 pub mod seq;
+pub mod stack;
 pub mod window;
 
 pub use config::{DelayedAck, Handshake, RecoveryKind, TcpConfig};

@@ -14,6 +14,9 @@ pub enum TimerClock {
     Coarse { tick: Dur },
     /// Nanosecond samples, timer fires exactly when due.
     Fine,
+    /// ns-2 (`rtt_ns2.rs`): samples and the RTO in ticks of `tick` (tcpTick_), counted on
+    /// the agent's own tick clock at `phase` (boot_time_), but the timer fires exactly when due.
+    Ns2 { tick: Dur },
 }
 
 #[derive(Debug, Clone)]
@@ -26,6 +29,8 @@ pub struct RttEstimator {
     /// Coarse: rttvar in ticks << 2 (BSD `t_rttvar`); fine: rttvar in ns.
     rttvar: u64,
     has_sample: bool,
+    /// ns-2: t_rtxcur_ kept from the last estimate after rtt_backoff cleared srtt.
+    ns2_rtxcur: Option<Dur>,
     min_rto: Dur,
     max_rto: Dur,
     initial_rto: Dur,
@@ -36,7 +41,7 @@ const BACKOFF: [u64; 13] = [1, 2, 4, 8, 16, 32, 64, 64, 64, 64, 64, 64, 64];
 
 impl RttEstimator {
     pub fn new(clock: TimerClock, phase: Dur, min_rto: Dur, max_rto: Dur, initial_rto: Dur) -> Self {
-        Self { clock, phase, srtt: 0, rttvar: 0, has_sample: false, min_rto, max_rto, initial_rto }
+        Self { clock, phase, srtt: 0, rttvar: 0, has_sample: false, ns2_rtxcur: None, min_rto, max_rto, initial_rto }
     }
 
     pub fn clock(&self) -> TimerClock {
@@ -51,6 +56,12 @@ impl RttEstimator {
                 // outstanding, so the sample is 1 + the tick boundaries crossed.
                 let ticks = self.boundaries_between(sent, now, tick) + 1;
                 self.sample_bsd_ticks(ticks as i64);
+            }
+            TimerClock::Ns2 { tick } => {
+                // rtt_update without timestamps: int((tao + tickoff) / tcp_tick_), i.e. the
+                // tick boundaries crossed, at least 1.
+                let ticks = self.boundaries_between(sent, now, tick).max(1);
+                super::rtt_ns2::update(&mut self.srtt, &mut self.rttvar, ticks);
             }
             TimerClock::Fine => self.sample_rfc6298(now.saturating_sub(sent)),
         }
@@ -95,10 +106,22 @@ impl RttEstimator {
         }
     }
 
+    /// ns-2's rtt_backoff: a long run of timeouts forgets the smoothed RTT.
+    pub fn on_backoff(&mut self, backoff: u32) {
+        let mult = BACKOFF[(backoff as usize).min(BACKOFF.len() - 1)];
+        if matches!(self.clock, TimerClock::Ns2 { .. }) && mult > 8 && self.has_sample {
+            // t_rtxcur_ is not recomputed until the next sample: keep the current value.
+            let cur = self.rto();
+            super::rtt_ns2::clobber_on_backoff(&mut self.srtt, &mut self.rttvar, mult);
+            self.has_sample = false;
+            self.ns2_rtxcur = Some(cur);
+        }
+    }
+
     /// Smoothed RTT in ns (for traces and reports).
     pub fn srtt_ns(&self) -> Dur {
         match self.clock {
-            TimerClock::Coarse { tick } => (self.srtt * tick) >> 3,
+            TimerClock::Coarse { tick } | TimerClock::Ns2 { tick } => (self.srtt * tick) >> 3,
             TimerClock::Fine => self.srtt,
         }
     }
@@ -106,27 +129,37 @@ impl RttEstimator {
     /// The un-backed-off timeout in ns, clamped to [min_rto, max_rto].
     pub fn rto(&self) -> Dur {
         if !self.has_sample {
-            return self.initial_rto;
+            return self.ns2_rtxcur.unwrap_or(self.initial_rto);
         }
         let raw = match self.clock {
             // TCP_REXMTVAL: (t_srtt >> 3) + t_rttvar, i.e. srtt + 4 rttvar, in ticks.
             TimerClock::Coarse { tick } => ((self.srtt >> 3) + self.rttvar) * tick,
             TimerClock::Fine => self.srtt + (4 * self.rttvar).max(1),
+            TimerClock::Ns2 { tick } => super::rtt_ns2::rtxcur_ticks(self.srtt, self.rttvar) * tick,
         };
+        if let TimerClock::Ns2 { .. } = self.clock {
+            return raw; // rtt_timeout clamps only after the backoff multiplies t_rtxcur_
+        }
         raw.clamp(self.min_rto, self.max_rto)
     }
 
     /// When a timer armed at `now` after `backoff` consecutive timeouts expires.
     pub fn deadline(&self, now: Time, backoff: u32) -> Time {
         let mult = BACKOFF[(backoff as usize).min(BACKOFF.len() - 1)];
-        let rto = self.rto().saturating_mul(mult).clamp(self.min_rto, self.max_rto);
+        let rto = || self.rto().saturating_mul(mult).clamp(self.min_rto, self.max_rto);
         match self.clock {
             TimerClock::Coarse { tick } => {
                 // The timer counts down once per tick: it fires on the rto_ticks-th boundary.
-                let ticks = rto.div_ceil(tick).max(1);
+                let ticks = rto().div_ceil(tick).max(1);
                 next_tick_after(now, tick, self.phase) + (ticks - 1) * tick
             }
-            TimerClock::Fine => now + rto,
+            TimerClock::Fine => now + rto(),
+            TimerClock::Ns2 { .. } => {
+                // rtt_timeout: t_rtxcur_ * t_backoff_, capped at maxrto_, at least 2 ticks
+                // (min_rto), and the ns timer fires exactly then.
+                let t = self.rto().saturating_mul(mult).min(self.max_rto).max(self.min_rto);
+                now + t
+            }
         }
     }
 }

@@ -13,7 +13,7 @@ use crate::time::{Dur, Time};
 use super::boston::BostonTx;
 use super::config::{Handshake, TcpConfig};
 use super::recovery::{Ctx, Recovery, SendChoice};
-use super::rtt::RttEstimator;
+use super::rtt::{RttEstimator, TimerClock};
 use super::scoreboard::Scoreboard;
 use super::seq::{to_wire, unwrap};
 use super::window::Window;
@@ -32,6 +32,7 @@ macro_rules! ctx {
             retransmit: &mut $s.retransmit,
             extra_new: &mut $s.extra_new,
             scoreboard: &mut $s.scoreboard,
+            ssthresh_floor: $s.cfg.ssthresh_floor as u64,
         }
     };
 }
@@ -107,6 +108,8 @@ pub struct TcpSender {
     max_peer_wnd: u64,
     dupacks: u32,
     recovery: Recovery,
+    /// The ns-2 window rule's fractional bytes carried between ACKs (growth.rs).
+    ca_rem: u64,
     rtt: RttEstimator,
     /// The segment being timed for an RTT sample: (offset just past it, time sent).
     timing: Option<(u64, Time)>,
@@ -148,7 +151,8 @@ impl TcpSender {
             win: Window { cwnd: cfg.initial_cwnd as u64 * mss, ssthresh: cfg.initial_ssthresh },
             peer_wnd: cfg.advertised_window() as u64,
             max_peer_wnd: cfg.advertised_window() as u64,
-            recovery: Recovery::new(cfg.recovery),
+            recovery: Recovery::new(cfg.recovery, cfg.deflation),
+            ca_rem: 0,
             cfg,
             flow,
             isn,
@@ -275,7 +279,7 @@ impl TcpSender {
         if acceptor {
             // 4.4BSD runs the handshake's final ACK through the ACK-of-new-data path, so the
             // acceptor's window grows by one segment before any data is sent.
-            self.win.on_ack_growth(self.cfg.mss as u64);
+            self.grow();
         }
         self.record(now);
     }
@@ -324,7 +328,20 @@ impl TcpSender {
         self.scoreboard.update(floor, blocks[..pkt.n_sack as usize].iter().copied());
     }
 
+    /// Open the window for one ACK by the stack's rule, up to maxcwnd_.
+    fn grow(&mut self) {
+        let mss = self.cfg.mss as u64;
+        self.cfg.window_rule.grow(&mut self.win, mss, &mut self.ca_rem);
+        if let Some(max) = self.cfg.max_cwnd {
+            self.win.cwnd = self.win.cwnd.min(max as u64 * mss);
+        }
+    }
+
     fn on_new_ack(&mut self, now: Time, ack: u64) {
+        // ns-2 TcpAgent::newack calls newtimer() before rtt_update() and before the
+        // backoff is cleared, so the restarted timer uses the old estimate.
+        let early_deadline =
+            matches!(self.cfg.clock, TimerClock::Ns2 { .. }).then(|| self.rtt.deadline(now, self.backoff));
         if let Some((end, sent)) = self.timing {
             if ack >= end {
                 self.rtt.sample(sent, now);
@@ -341,7 +358,7 @@ impl TcpSender {
         let mut cx = ctx!(self);
         let verdict = self.recovery.on_new_ack(&mut cx, acked);
         if verdict.grow && self.win.cwnd < MAX_CWND {
-            self.win.on_ack_growth(self.cfg.mss as u64);
+            self.grow();
         }
         if self.retransmit.is_some_and(|r| r < self.snd_una) {
             self.retransmit = None;
@@ -352,7 +369,7 @@ impl TcpSender {
         if self.snd_una >= self.snd_max {
             self.rto_at = None;
         } else if verdict.restart_timer || self.rto_at.is_none() {
-            self.rto_at = Some(self.rtt.deadline(now, self.backoff));
+            self.rto_at = Some(early_deadline.unwrap_or_else(|| self.rtt.deadline(now, self.backoff)));
         }
     }
 
@@ -363,6 +380,7 @@ impl TcpSender {
             _ => return,
         }
         self.backoff = (self.backoff + 1).min(12);
+        self.rtt.on_backoff(self.backoff);
         match self.state {
             SenderState::SynSent | SenderState::SynReceived => {
                 self.stats.syn_retransmits += 1;
@@ -373,7 +391,7 @@ impl TcpSender {
             SenderState::Established if self.snd_max > self.snd_una => {
                 self.stats.timeouts += 1;
                 let mss = self.cfg.mss as u64;
-                self.win.ssthresh = self.win.halved(self.peer_wnd, mss);
+                self.win.ssthresh = self.win.halved_with_floor(self.peer_wnd, mss, self.cfg.ssthresh_floor as u64);
                 self.win.cwnd = mss;
                 self.snd_nxt = self.snd_una; // go back N
                 self.retransmit = None;
@@ -485,7 +503,8 @@ impl TcpSender {
     /// never a small segment that only the window cut short (silly-window avoidance).
     fn sendable_len(&self) -> Option<u64> {
         let piece = self.next_piece()?;
-        let wnd = self.win.cwnd.min(self.peer_wnd).min(self.cfg.snd_buf as u64);
+        let cwnd = self.cfg.window_rule.usable(self.win.cwnd, self.cfg.mss as u64);
+        let wnd = cwnd.min(self.peer_wnd).min(self.cfg.snd_buf as u64);
         let room = (self.snd_una + wnd).saturating_sub(self.snd_nxt);
         let len = piece.min(room);
         if len == 0 || (self.cfg.boston.is_some() && len < piece) {

@@ -20,8 +20,13 @@ impl Window {
     /// The threshold after a loss: half the usable window, at least two segments
     /// (4.4BSD uses min(cwnd, snd_wnd)/2, rounded down to whole segments).
     pub fn halved(&self, peer_wnd: u64, mss: u64) -> u64 {
+        self.halved_with_floor(peer_wnd, mss, 2)
+    }
+
+    /// `halved` with another floor (segments): the stacks disagree on it.
+    pub fn halved_with_floor(&self, peer_wnd: u64, mss: u64, floor: u64) -> u64 {
         let win = self.cwnd.min(peer_wnd) / 2 / mss;
-        win.max(2) * mss
+        win.max(floor) * mss
     }
 }
 

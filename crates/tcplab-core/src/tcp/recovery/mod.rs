@@ -19,6 +19,7 @@ pub use tahoe::Tahoe;
 pub use vanilla::Vanilla;
 
 use super::config::RecoveryKind;
+use super::growth::Deflation;
 use super::scoreboard::Scoreboard;
 use super::window::Window;
 
@@ -39,9 +40,16 @@ pub struct Ctx<'a> {
     /// New segments the sender may send beyond the window (Hoe's "flywheel").
     pub extra_new: &'a mut u32,
     pub scoreboard: &'a mut Scoreboard,
+    /// Smallest ssthresh after a loss, segments.
+    pub ssthresh_floor: u64,
 }
 
 impl Ctx<'_> {
+    /// The slow-start threshold after a loss: half the usable window, whole segments.
+    pub fn halved(&self) -> u64 {
+        self.win.halved_with_floor(self.peer_wnd, self.mss, self.ssthresh_floor)
+    }
+
     /// Bytes sent and not yet cumulatively acknowledged.
     pub fn flight(&self) -> u64 {
         self.snd_max - self.snd_una
@@ -118,11 +126,11 @@ pub enum Recovery {
 }
 
 impl Recovery {
-    pub fn new(kind: RecoveryKind) -> Self {
+    pub fn new(kind: RecoveryKind, deflation: Deflation) -> Self {
         match kind {
             RecoveryKind::Vanilla => Recovery::Vanilla(Vanilla),
             RecoveryKind::Tahoe => Recovery::Tahoe(Tahoe::default()),
-            RecoveryKind::Reno => Recovery::Reno(Reno::default()),
+            RecoveryKind::Reno => Recovery::Reno(Reno::new(deflation)),
             RecoveryKind::NewReno => Recovery::NewReno(NewReno::new(NewRenoFlavor::Rfc6582)),
             RecoveryKind::NewRenoNs2 => Recovery::NewReno(NewReno::new(NewRenoFlavor::Ns2)),
             RecoveryKind::Sack => Recovery::Sack(SackPipe::default()),
@@ -152,7 +160,7 @@ impl Recovery {
 
 /// The shared first step of fast retransmit: halve, resend the first unacknowledged segment.
 pub fn fast_retransmit(cx: &mut Ctx) {
-    cx.win.ssthresh = cx.win.halved(cx.peer_wnd, cx.mss);
+    cx.win.ssthresh = cx.halved();
     *cx.retransmit = Some(cx.snd_una);
 }
 
@@ -195,6 +203,7 @@ pub(crate) mod fixture {
                 retransmit: &mut self.retransmit,
                 extra_new: &mut self.extra_new,
                 scoreboard: &mut self.scoreboard,
+                ssthresh_floor: 2,
             }
         }
     }

@@ -55,7 +55,7 @@ impl LossRecovery for NewReno {
         }
         cx.win.ssthresh = match self.flavor {
             NewRenoFlavor::Rfc6582 => (cx.flight() / 2).max(2 * cx.mss),
-            NewRenoFlavor::Ns2 => cx.win.halved(cx.peer_wnd, cx.mss),
+            NewRenoFlavor::Ns2 => cx.halved(),
         };
         cx.win.cwnd = cx.win.ssthresh + threshold as u64 * cx.mss;
         *cx.retransmit = Some(cx.snd_una);

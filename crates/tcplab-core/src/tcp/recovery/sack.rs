@@ -26,7 +26,7 @@ impl LossRecovery for SackPipe {
             return false;
         }
         self.pipe = cx.win.cwnd as i64 - (threshold as u64 * cx.mss) as i64;
-        cx.win.ssthresh = cx.win.halved(cx.peer_wnd, cx.mss);
+        cx.win.ssthresh = cx.halved();
         cx.win.cwnd = cx.win.ssthresh;
         self.recover = cx.snd_max;
         self.in_recovery = true;

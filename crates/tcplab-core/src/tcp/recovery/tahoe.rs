@@ -16,7 +16,7 @@ impl LossRecovery for Tahoe {
         if count != threshold || (cx.snd_una < self.recover) {
             return false;
         }
-        cx.win.ssthresh = cx.win.halved(cx.peer_wnd, cx.mss);
+        cx.win.ssthresh = cx.halved();
         cx.win.cwnd = cx.mss;
         *cx.snd_nxt = cx.snd_una; // go back N: the window rule resends from the hole
         self.recover = cx.snd_max;
