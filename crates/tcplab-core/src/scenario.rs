@@ -225,6 +225,8 @@ pub struct TcpSpec {
     pub deflation: Option<String>,
     /// Smallest ssthresh after a loss, segments.
     pub ssthresh_floor: Option<i64>,
+    /// ns-2's bugFix_: no repeated fast retransmits for one window (docs/stacks.md).
+    pub bug_fix: Option<bool>,
     /// Largest cwnd, segments (ns-2 maxcwnd_; 0 or absent: no cap).
     pub max_cwnd: Option<i64>,
 }
@@ -265,6 +267,7 @@ impl TcpSpec {
             window_rule,
             deflation,
             ssthresh_floor,
+            bug_fix,
             max_cwnd
         )
     }
@@ -813,11 +816,12 @@ fn stack_knobs(fld: &dyn Fn(&str) -> String, s: &TcpSpec, c: &mut TcpConfig) -> 
         })?;
     }
     if let Some(v) = &s.deflation {
-        c.deflation = match v.as_str() {
-            "always" => Deflation::Always,
-            "bsd44" => Deflation::PastThreshold,
-            o => return err(fld("deflation"), format!("unknown '{o}' (use always or bsd44)")),
-        };
+        c.deflation = Deflation::parse(v).ok_or_else(|| {
+            ScenarioError::new(fld("deflation"), format!("unknown '{v}' (use {})", Deflation::NAMES.join(", ")))
+        })?;
+    }
+    if let Some(v) = s.bug_fix {
+        c.bug_fix = v;
     }
     if let Some(v) = s.ssthresh_floor {
         if !(0..=1_000_000).contains(&v) {

@@ -122,6 +122,10 @@ pub struct TcpConfig {
     pub ssthresh_floor: u32,
     /// Cap on cwnd, segments (ns-2 maxcwnd_); None: no cap.
     pub max_cwnd: Option<u32>,
+    /// ns-2 bugFix_: Tahoe fast-retransmits only once the ACK is past `recover` (strictly),
+    /// Reno not after a timeout until then. Off: tcplab's own rules (Tahoe waits until the
+    /// ACK reaches `recover`, Reno never waits).
+    pub bug_fix: bool,
 }
 
 impl Default for TcpConfig {
@@ -153,6 +157,7 @@ impl Default for TcpConfig {
             deflation: Deflation::Always,
             ssthresh_floor: 2,
             max_cwnd: None,
+            bug_fix: false,
         }
     }
 }

@@ -88,6 +88,22 @@ pub enum Deflation {
     /// 4.4BSD-Lite tcp_input: only when `t_dupacks > tcprexmtthresh` (more duplicate ACKs
     /// than the threshold arrived) and cwnd > ssthresh.
     PastThreshold,
+    /// ns-2 tcp-reno.cc: the inflation is a separate dupwnd_, removed on the first new ACK
+    /// and left out of the window a timeout halves.
+    Ns2,
+}
+
+impl Deflation {
+    pub const NAMES: &'static [&'static str] = &["always", "bsd44", "ns2"];
+
+    pub fn parse(name: &str) -> Option<Self> {
+        Some(match name {
+            "always" => Self::Always,
+            "bsd44" => Self::PastThreshold,
+            "ns2" => Self::Ns2,
+            _ => return None,
+        })
+    }
 }
 
 #[cfg(test)]

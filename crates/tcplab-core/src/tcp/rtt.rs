@@ -31,6 +31,8 @@ pub struct RttEstimator {
     has_sample: bool,
     /// ns-2: t_rtxcur_ kept from the last estimate after rtt_backoff cleared srtt.
     ns2_rtxcur: Option<Dur>,
+    /// 4.4BSD's start and backoff rules on the coarse clock (`bsd44_rules`).
+    bsd44: bool,
     min_rto: Dur,
     max_rto: Dur,
     initial_rto: Dur,
@@ -41,7 +43,31 @@ const BACKOFF: [u64; 13] = [1, 2, 4, 8, 16, 32, 64, 64, 64, 64, 64, 64, 64];
 
 impl RttEstimator {
     pub fn new(clock: TimerClock, phase: Dur, min_rto: Dur, max_rto: Dur, initial_rto: Dur) -> Self {
-        Self { clock, phase, srtt: 0, rttvar: 0, has_sample: false, ns2_rtxcur: None, min_rto, max_rto, initial_rto }
+        Self {
+            clock,
+            phase,
+            srtt: 0,
+            rttvar: 0,
+            has_sample: false,
+            ns2_rtxcur: None,
+            bsd44: false,
+            min_rto,
+            max_rto,
+            initial_rto,
+        }
+    }
+
+    /// 4.4BSD-Lite tcp_subr.c tcp_newtcpcb: t_srtt = 0 and t_rttvar = tcp_rttdflt (3 s)
+    /// << 2 in ticks, with t_rxtcur = 6 s for the first transmission only. Any later timeout
+    /// before the first sample uses TCP_REXMTVAL = 12 s times the backoff (tcp_timer.c), so a
+    /// SYN goes out at 0, 6 and 30 s (intervals of 6, 24 and 48 s). Past t_rxtshift 3 a timeout folds
+    /// srtt into rttvar and forgets it, so the next sample starts afresh.
+    pub fn bsd44_rules(mut self) -> Self {
+        if let TimerClock::Coarse { tick } = self.clock {
+            self.bsd44 = true;
+            self.rttvar = 2 * self.initial_rto / tick;
+        }
+        self
     }
 
     pub fn clock(&self) -> TimerClock {
@@ -74,7 +100,9 @@ impl RttEstimator {
     }
 
     fn sample_bsd_ticks(&mut self, rtt: i64) {
-        if self.has_sample {
+        // tcp_xmit_timer: `if (tp->t_srtt != 0)`; srtt is never 0 once set, except after
+        // the 4.4BSD backoff rule cleared it.
+        if self.srtt != 0 {
             let mut srtt = self.srtt as i64;
             let mut rttvar = self.rttvar as i64;
             let mut delta = rtt - 1 - (srtt >> 3);
@@ -108,6 +136,11 @@ impl RttEstimator {
 
     /// ns-2's rtt_backoff: a long run of timeouts forgets the smoothed RTT.
     pub fn on_backoff(&mut self, backoff: u32) {
+        if self.bsd44 && backoff > 3 && self.srtt != 0 {
+            // tcp_timer.c: t_rxtshift > TCP_MAXRXTSHIFT / 4.
+            self.rttvar += self.srtt >> 3;
+            self.srtt = 0;
+        }
         let mult = BACKOFF[(backoff as usize).min(BACKOFF.len() - 1)];
         if matches!(self.clock, TimerClock::Ns2 { .. }) && mult > 8 && self.has_sample {
             // t_rtxcur_ is not recomputed until the next sample: keep the current value.
@@ -128,7 +161,7 @@ impl RttEstimator {
 
     /// The un-backed-off timeout in ns, clamped to [min_rto, max_rto].
     pub fn rto(&self) -> Dur {
-        if !self.has_sample {
+        if !self.has_sample && !self.bsd44 {
             return self.ns2_rtxcur.unwrap_or(self.initial_rto);
         }
         let raw = match self.clock {
@@ -146,7 +179,8 @@ impl RttEstimator {
     /// When a timer armed at `now` after `backoff` consecutive timeouts expires.
     pub fn deadline(&self, now: Time, backoff: u32) -> Time {
         let mult = BACKOFF[(backoff as usize).min(BACKOFF.len() - 1)];
-        let rto = || self.rto().saturating_mul(mult).clamp(self.min_rto, self.max_rto);
+        let base = if self.bsd44 && !self.has_sample && backoff == 0 { self.initial_rto } else { self.rto() };
+        let rto = || base.saturating_mul(mult).clamp(self.min_rto, self.max_rto);
         match self.clock {
             TimerClock::Coarse { tick } => {
                 // The timer counts down once per tick: it fires on the rto_ticks-th boundary.
@@ -212,5 +246,29 @@ mod tests {
         r.sample(0, 100 * MS);
         assert_eq!(r.rto(), 250 * MS); // rttvar 37.5 -> 100 + 150
         assert_eq!(r.deadline(SEC, 2), SEC + SEC); // 250 * 4
+    }
+
+    #[test]
+    fn bsd44_first_timeouts_are_6_then_24_then_48_seconds() {
+        // tcp_subr.c tcp_newtcpcb: t_rxtcur 12 ticks for the first send; tcp_timer.c then
+        // uses TCP_REXMTVAL (t_rttvar = 24 ticks) times tcp_backoff[t_rxtshift].
+        let r = RttEstimator::new(TimerClock::Coarse { tick: 500 * MS }, 0, SEC, 64 * SEC, 6 * SEC).bsd44_rules();
+        assert_eq!(r.deadline(0, 0), 6 * SEC);
+        assert_eq!(r.deadline(6 * SEC, 1), 30 * SEC);
+        assert_eq!(r.deadline(30 * SEC, 2), 78 * SEC);
+    }
+
+    #[test]
+    fn ns2_timer_fires_exactly_and_counts_ticks_without_bsds_extra_one() {
+        // tcp.cc rtt_update: t_rtt_ = tick boundaries crossed (>= 1); rtt_timeout:
+        // t_rtxcur_ * t_backoff_, capped at maxrto_, at least 2 ticks; fired by an ns event.
+        let mut r = RttEstimator::new(TimerClock::Ns2 { tick: 100 * MS }, 0, 200 * MS, 64 * SEC, 6 * SEC);
+        assert_eq!(r.deadline(50 * MS, 0), 50 * MS + 6 * SEC, "rtxcur_init_ before any sample");
+        r.sample(50 * MS, 320 * MS); // boundaries at 100, 200, 300 ms: 3 ticks
+        assert_eq!(r.rto(), 900 * MS, "3 ticks * 3");
+        assert_eq!(r.deadline(333 * MS, 0), 1233 * MS, "not rounded to a tick");
+        assert_eq!(r.deadline(333 * MS, 6), 333 * MS + 57_600 * MS, "t_backoff_ 64");
+        r.sample(0, 2 * SEC); // 20 ticks: t_rtxcur_ = (22 << 3 + 41) >> 3 = 27 ticks
+        assert_eq!(r.deadline(0, 6), 64 * SEC, "capped at maxrto_");
     }
 }

@@ -144,14 +144,17 @@ impl TcpSender {
         trace: bool,
     ) -> Self {
         let cfg = cfg.into();
-        let rtt = RttEstimator::new(cfg.clock, tick_phase, cfg.min_rto, cfg.max_rto, cfg.initial_rto);
+        let mut rtt = RttEstimator::new(cfg.clock, tick_phase, cfg.min_rto, cfg.max_rto, cfg.initial_rto);
+        if cfg.stack == super::stack::Stack::Bsd44 {
+            rtt = rtt.bsd44_rules();
+        }
         let mss = cfg.mss as u64;
         let burst_left = cfg.max_burst.unwrap_or(u32::MAX);
         Self {
             win: Window { cwnd: cfg.initial_cwnd as u64 * mss, ssthresh: cfg.initial_ssthresh },
             peer_wnd: cfg.advertised_window() as u64,
             max_peer_wnd: cfg.advertised_window() as u64,
-            recovery: Recovery::new(cfg.recovery, cfg.deflation),
+            recovery: Recovery::new(cfg.recovery, cfg.deflation, cfg.bug_fix),
             ca_rem: 0,
             cfg,
             flow,
@@ -391,7 +394,8 @@ impl TcpSender {
             SenderState::Established if self.snd_max > self.snd_una => {
                 self.stats.timeouts += 1;
                 let mss = self.cfg.mss as u64;
-                self.win.ssthresh = self.win.halved_with_floor(self.peer_wnd, mss, self.cfg.ssthresh_floor as u64);
+                let unflated = Window { cwnd: self.win.cwnd - self.recovery.inflation(), ..self.win };
+                self.win.ssthresh = unflated.halved_with_floor(self.peer_wnd, mss, self.cfg.ssthresh_floor as u64);
                 self.win.cwnd = mss;
                 self.snd_nxt = self.snd_una; // go back N
                 self.retransmit = None;

@@ -92,7 +92,9 @@ impl Stack {
                 max_burst: None,
                 window_scaling: true,
                 window_rule: WindowRule::Ns2,
-                deflation: Deflation::Always,
+                deflation: Deflation::Ns2,
+                // ns-default.tcl: bugFix_ true.
+                bug_fix: true,
                 ..base
             },
         }

@@ -126,11 +126,11 @@ pub enum Recovery {
 }
 
 impl Recovery {
-    pub fn new(kind: RecoveryKind, deflation: Deflation) -> Self {
+    pub fn new(kind: RecoveryKind, deflation: Deflation, bug_fix: bool) -> Self {
         match kind {
             RecoveryKind::Vanilla => Recovery::Vanilla(Vanilla),
-            RecoveryKind::Tahoe => Recovery::Tahoe(Tahoe::default()),
-            RecoveryKind::Reno => Recovery::Reno(Reno::new(deflation)),
+            RecoveryKind::Tahoe => Recovery::Tahoe(Tahoe::new(bug_fix)),
+            RecoveryKind::Reno => Recovery::Reno(Reno::new(deflation, bug_fix)),
             RecoveryKind::NewReno => Recovery::NewReno(NewReno::new(NewRenoFlavor::Rfc6582)),
             RecoveryKind::NewRenoNs2 => Recovery::NewReno(NewReno::new(NewRenoFlavor::Ns2)),
             RecoveryKind::Sack => Recovery::Sack(SackPipe::default()),
@@ -149,6 +149,13 @@ impl Recovery {
     }
     pub fn in_recovery(&self) -> bool {
         dispatch!(self, p => p.in_recovery())
+    }
+    /// Window inflation a timeout must not count when it halves cwnd (ns-2 Reno's dupwnd_).
+    pub fn inflation(&self) -> u64 {
+        match self {
+            Recovery::Reno(r) => r.inflation(),
+            _ => 0,
+        }
     }
     pub fn next_send(&mut self, cx: &mut Ctx) -> SendChoice {
         dispatch!(self, p => p.next_send(cx))

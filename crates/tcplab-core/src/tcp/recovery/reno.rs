@@ -1,7 +1,15 @@
-//! Reno (4.4BSD): fast retransmit on the third duplicate ACK, then fast recovery: the window
-//! is inflated by one segment per further duplicate ACK and deflated to ssthresh on the first
-//! ACK of new data, which ends recovery even if it acknowledges only part of the window
-//! (the weakness Fall and Floyd 1996 show with several drops per window).
+//! Reno: fast retransmit on the third duplicate ACK, then fast recovery: the window is
+//! inflated by one segment per further duplicate ACK and deflated on the first ACK of new
+//! data, which ends recovery even if it acknowledges only part of the window (the weakness
+//! Fall and Floyd 1996 show with several drops per window).
+//!
+//! The stacks differ in the details (`Deflation`, `bug_fix`):
+//! - 4.4BSD tcp_input deflates only after more than tcprexmtthresh duplicates, and a timeout
+//!   halves the inflated window.
+//! - ns-2 tcp-reno.cc (RenoTcpAgent::recv, window, timeout) keeps the inflation apart in
+//!   dupwnd_, drops it on the first new ACK and leaves it out when a timeout halves the
+//!   window; with bugFix_ a third duplicate ACK after a timeout, before the ACK passes
+//!   recover_, retransmits nothing but still sets dupwnd_ = NUMDUPACKS.
 
 use super::super::growth::Deflation;
 use super::{fast_retransmit, AckVerdict, Ctx, LossRecovery};
@@ -13,31 +21,69 @@ pub struct Reno {
     /// More duplicate ACKs than the threshold arrived in this recovery (4.4BSD's
     /// `t_dupacks > tcprexmtthresh`).
     past_threshold: bool,
+    /// ns-2 bugFix_: no fast retransmit after a timeout until the ACK passes `recover`.
+    bug_fix: bool,
+    /// The last loss episode ended in a timeout (ns-2 recover_cause_ == 2).
+    after_timeout: bool,
+    /// Highest byte sent at the last timeout (ns-2 recover_, as bytes: maxseq_ + 1).
+    recover: u64,
+    /// Bytes of inflation (ns-2 dupwnd_) currently in cwnd.
+    dupwnd: u64,
+    /// Inflated by duplicate ACKs that bugFix_ kept from a fast retransmit.
+    inflated_only: bool,
 }
 
 impl Default for Reno {
     fn default() -> Self {
-        Self::new(Deflation::Always)
+        Self::new(Deflation::Always, false)
     }
 }
 
 impl Reno {
-    pub fn new(deflation: Deflation) -> Self {
-        Self { in_recovery: false, deflation, past_threshold: false }
+    pub fn new(deflation: Deflation, bug_fix: bool) -> Self {
+        Self {
+            in_recovery: false,
+            deflation,
+            past_threshold: false,
+            bug_fix,
+            after_timeout: false,
+            recover: 0,
+            dupwnd: 0,
+            inflated_only: false,
+        }
+    }
+
+    /// Inflation a timeout must leave out when it halves the window (ns-2 only).
+    pub fn inflation(&self) -> u64 {
+        if self.deflation == Deflation::Ns2 {
+            self.dupwnd
+        } else {
+            0
+        }
     }
 }
 
 impl LossRecovery for Reno {
     fn on_dupack(&mut self, cx: &mut Ctx, count: u32, threshold: u32) -> bool {
         if count == threshold {
+            let dupwnd = threshold as u64 * cx.mss;
+            if self.bug_fix && self.after_timeout && cx.snd_una <= self.recover {
+                cx.win.cwnd += dupwnd;
+                self.dupwnd = dupwnd;
+                self.inflated_only = true;
+                return false;
+            }
             fast_retransmit(cx);
-            cx.win.cwnd = cx.win.ssthresh + threshold as u64 * cx.mss;
+            cx.win.cwnd = cx.win.ssthresh + dupwnd;
+            self.dupwnd = dupwnd;
             self.in_recovery = true;
+            self.after_timeout = false;
             self.past_threshold = false;
             true
         } else {
-            if count > threshold && self.in_recovery {
+            if count > threshold && (self.in_recovery || self.inflated_only) {
                 cx.win.cwnd += cx.mss;
+                self.dupwnd += cx.mss;
                 self.past_threshold = true;
             }
             false
@@ -45,21 +91,38 @@ impl LossRecovery for Reno {
     }
 
     fn on_new_ack(&mut self, cx: &mut Ctx, _acked: u64) -> AckVerdict {
-        if self.in_recovery {
-            self.in_recovery = false;
-            // 4.4BSD tcp_input: `if (tp->t_dupacks > tcprexmtthresh && snd_cwnd >
-            // snd_ssthresh) snd_cwnd = snd_ssthresh`: with exactly three duplicates the
-            // window keeps ssthresh + 3 segments.
-            if self.deflation == Deflation::Always || self.past_threshold {
+        if self.in_recovery || self.inflated_only {
+            let deflate = match self.deflation {
+                Deflation::Always => self.in_recovery,
+                // 4.4BSD tcp_input: `if (tp->t_dupacks > tcprexmtthresh && snd_cwnd >
+                // snd_ssthresh) snd_cwnd = snd_ssthresh`: with exactly three duplicates the
+                // window keeps ssthresh + 3 segments.
+                Deflation::PastThreshold => self.past_threshold,
+                Deflation::Ns2 => false,
+            };
+            if deflate {
                 cx.win.cwnd = cx.win.cwnd.min(cx.win.ssthresh);
+            } else if self.deflation == Deflation::Ns2 {
+                // RenoTcpAgent::recv: dupwnd_ = 0 on a new ACK, cwnd_ itself untouched.
+                cx.win.cwnd = cx.win.cwnd.saturating_sub(self.dupwnd).max(cx.mss);
             }
+            self.in_recovery = false;
+            self.inflated_only = false;
+            self.dupwnd = 0;
         }
-        // 4.4BSD grows the window on this ACK too, after deflating it.
+        // Both 4.4BSD and ns-2 open the window on this ACK too, after deflating it.
         AckVerdict::GROW
     }
 
-    fn on_timeout(&mut self, _cx: &mut Ctx) {
+    fn on_timeout(&mut self, cx: &mut Ctx) {
         self.in_recovery = false;
+        self.inflated_only = false;
+        self.dupwnd = 0;
+        if self.bug_fix {
+            // RenoTcpAgent::timeout: `if (bug_fix_) recover_ = maxseq_`.
+            self.after_timeout = true;
+            self.recover = cx.snd_max;
+        }
     }
 
     fn in_recovery(&self) -> bool {
@@ -94,5 +157,46 @@ mod tests {
         assert_eq!(r.on_new_ack(&mut s.cx(), 1000), AckVerdict::GROW);
         assert_eq!(s.win.cwnd, 4000);
         assert!(!r.in_recovery());
+    }
+
+    #[test]
+    fn bsd44_keeps_the_inflation_after_exactly_three_duplicates() {
+        // 4.4BSD-Lite tcp_input.c (tcp_input): deflation needs t_dupacks > tcprexmtthresh.
+        let mut s = State::new(8000);
+        let mut r = Reno::new(Deflation::PastThreshold, false);
+        assert!(r.on_dupack(&mut s.cx(), 3, 3));
+        assert_eq!((s.win.ssthresh, s.win.cwnd), (4000, 7000));
+        s.snd_una = 6000;
+        r.on_new_ack(&mut s.cx(), 1000);
+        assert_eq!(s.win.cwnd, 7000, "not deflated: only three duplicates");
+        // With a fourth duplicate the window is pulled back to ssthresh.
+        let mut r = Reno::new(Deflation::PastThreshold, false);
+        let mut s = State::new(8000);
+        r.on_dupack(&mut s.cx(), 3, 3);
+        r.on_dupack(&mut s.cx(), 4, 3);
+        assert_eq!(s.win.cwnd, 8000);
+        s.snd_una = 6000;
+        r.on_new_ack(&mut s.cx(), 1000);
+        assert_eq!(s.win.cwnd, 4000);
+    }
+
+    #[test]
+    fn ns2_bug_fix_inflates_but_does_not_retransmit_after_a_timeout() {
+        // tcp-reno.cc RenoTcpAgent::recv: with bug_fix_ and recover_cause_ == 2 (timeout),
+        // a third duplicate below recover_ skips closecwnd/output but sets dupwnd_ = 3.
+        let mut s = State::new(1000);
+        let mut r = Reno::new(Deflation::Ns2, true);
+        r.on_timeout(&mut s.cx()); // recover = snd_max = 13000
+        assert!(!r.on_dupack(&mut s.cx(), 3, 3));
+        assert_eq!((s.win.cwnd, s.retransmit, r.inflation()), (4000, None, 3000));
+        r.on_dupack(&mut s.cx(), 4, 3);
+        assert_eq!(s.win.cwnd, 5000);
+        s.snd_una = 6000;
+        r.on_new_ack(&mut s.cx(), 1000);
+        assert_eq!(s.win.cwnd, 1000, "dupwnd_ = 0 takes the inflation away again");
+        // Past recover_ fast retransmit works again.
+        s.snd_una = 14_000;
+        s.snd_max = 20_000;
+        assert!(r.on_dupack(&mut s.cx(), 3, 3));
     }
 }

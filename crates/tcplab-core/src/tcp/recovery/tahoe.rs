@@ -9,11 +9,23 @@ pub struct Tahoe {
     /// Highest byte sent when the last loss was detected: duplicate ACKs below it belong to
     /// the same loss episode and must not trigger another fast retransmit.
     recover: u64,
+    /// ns-2 bugFix_ (tcp.cc TcpAgent::dupack_action: `recovered = highest_ack_ > recover_`):
+    /// the ACK must be strictly past `recover`, so duplicates at exactly `recover` wait for
+    /// the timer. recover_ starts at packet 0, i.e. one segment: two packets must have been
+    /// acknowledged before the first fast retransmit.
+    strict: bool,
+}
+
+impl Tahoe {
+    pub fn new(bug_fix: bool) -> Self {
+        Self { recover: 0, strict: bug_fix }
+    }
 }
 
 impl LossRecovery for Tahoe {
     fn on_dupack(&mut self, cx: &mut Ctx, count: u32, threshold: u32) -> bool {
-        if count != threshold || (cx.snd_una < self.recover) {
+        let blocked = if self.strict { cx.snd_una <= self.recover.max(cx.mss) } else { cx.snd_una < self.recover };
+        if count != threshold || blocked {
             return false;
         }
         cx.win.ssthresh = cx.halved();
@@ -49,5 +61,22 @@ mod tests {
         assert!(!t.on_dupack(&mut s.cx(), 4, 3));
         s.snd_una = 6000;
         assert!(!t.on_dupack(&mut s.cx(), 3, 3), "still below recover");
+    }
+
+    #[test]
+    fn ns2_bug_fix_needs_the_ack_strictly_past_recover() {
+        // tcp.cc TcpAgent::dupack_action: recovered = (highest_ack_ > recover_); with
+        // bugFix_ an ACK standing exactly at recover_ does nothing and the timer must fire.
+        let mut s = State::new(8000);
+        let mut t = Tahoe::new(true);
+        t.on_timeout(&mut s.cx()); // recover = 13000
+        s.snd_una = 13_000;
+        s.snd_max = 20_000;
+        assert!(!t.on_dupack(&mut s.cx(), 3, 3), "at recover: no fast retransmit");
+        let mut old = Tahoe::default();
+        old.on_timeout(&mut State::new(8000).cx());
+        assert!(old.on_dupack(&mut s.cx(), 3, 3), "tcplab's rule allows it");
+        s.snd_una = 14_000;
+        assert!(t.on_dupack(&mut s.cx(), 3, 3));
     }
 }
