@@ -227,6 +227,8 @@ pub struct TcpSpec {
     pub ssthresh_floor: Option<i64>,
     /// ns-2's bugFix_: no repeated fast retransmits for one window (docs/stacks.md).
     pub bug_fix: Option<bool>,
+    /// ns-2 newreno_changes_: Hoe's flywheel in the `newreno_ns2` variant.
+    pub newreno_changes: Option<bool>,
     /// Largest cwnd, segments (ns-2 maxcwnd_; 0 or absent: no cap).
     pub max_cwnd: Option<i64>,
 }
@@ -268,6 +270,7 @@ impl TcpSpec {
             deflation,
             ssthresh_floor,
             bug_fix,
+            newreno_changes,
             max_cwnd
         )
     }
@@ -822,6 +825,9 @@ fn stack_knobs(fld: &dyn Fn(&str) -> String, s: &TcpSpec, c: &mut TcpConfig) -> 
     }
     if let Some(v) = s.bug_fix {
         c.bug_fix = v;
+    }
+    if let Some(v) = s.newreno_changes {
+        c.newreno_changes = v;
     }
     if let Some(v) = s.ssthresh_floor {
         if !(0..=1_000_000).contains(&v) {

@@ -126,6 +126,10 @@ pub struct TcpConfig {
     /// Reno not after a timeout until then. Off: tcplab's own rules (Tahoe waits until the
     /// ACK reaches `recover`, Reno never waits).
     pub bug_fix: bool,
+    /// ns-2 newreno_changes_ (Hoe's flywheel: one new segment per two duplicate ACKs in
+    /// recovery) for the `newreno_ns2` variant. tcplab's default keeps it on, as before;
+    /// ns-2's own default (ns-default.tcl) is 0.
+    pub newreno_changes: bool,
 }
 
 impl Default for TcpConfig {
@@ -158,6 +162,7 @@ impl Default for TcpConfig {
             ssthresh_floor: 2,
             max_cwnd: None,
             bug_fix: false,
+            newreno_changes: true,
         }
     }
 }

@@ -154,7 +154,7 @@ impl TcpSender {
             win: Window { cwnd: cfg.initial_cwnd as u64 * mss, ssthresh: cfg.initial_ssthresh },
             peer_wnd: cfg.advertised_window() as u64,
             max_peer_wnd: cfg.advertised_window() as u64,
-            recovery: Recovery::new(cfg.recovery, cfg.deflation, cfg.bug_fix),
+            recovery: Recovery::new(cfg.recovery, cfg.deflation, cfg.bug_fix, cfg.newreno_changes),
             ca_rem: 0,
             cfg,
             flow,

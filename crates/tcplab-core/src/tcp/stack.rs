@@ -95,6 +95,8 @@ impl Stack {
                 deflation: Deflation::Ns2,
                 // ns-default.tcl: bugFix_ true.
                 bug_fix: true,
+                // ns-default.tcl: Agent/TCP/Newreno set newreno_changes_ 0.
+                newreno_changes: false,
                 ..base
             },
         }

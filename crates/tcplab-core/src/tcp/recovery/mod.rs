@@ -126,13 +126,15 @@ pub enum Recovery {
 }
 
 impl Recovery {
-    pub fn new(kind: RecoveryKind, deflation: Deflation, bug_fix: bool) -> Self {
+    pub fn new(kind: RecoveryKind, deflation: Deflation, bug_fix: bool, newreno_changes: bool) -> Self {
         match kind {
             RecoveryKind::Vanilla => Recovery::Vanilla(Vanilla),
             RecoveryKind::Tahoe => Recovery::Tahoe(Tahoe::new(bug_fix)),
             RecoveryKind::Reno => Recovery::Reno(Reno::new(deflation, bug_fix)),
             RecoveryKind::NewReno => Recovery::NewReno(NewReno::new(NewRenoFlavor::Rfc6582)),
-            RecoveryKind::NewRenoNs2 => Recovery::NewReno(NewReno::new(NewRenoFlavor::Ns2)),
+            RecoveryKind::NewRenoNs2 => {
+                Recovery::NewReno(NewReno::new(NewRenoFlavor::Ns2).with_flywheel(newreno_changes))
+            }
             RecoveryKind::Sack => Recovery::Sack(SackPipe::default()),
             RecoveryKind::Sack6675 => Recovery::Sack6675(Sack6675::default()),
         }

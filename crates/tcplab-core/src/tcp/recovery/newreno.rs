@@ -28,11 +28,19 @@ pub struct NewReno {
     /// Duplicate ACKs since recovery began or since the last partial ACK.
     dups: u32,
     partial_acks: u32,
+    /// Ns2 flavour: newreno_changes_ (Hoe's flywheel) on.
+    flywheel: bool,
 }
 
 impl NewReno {
     pub fn new(flavor: NewRenoFlavor) -> Self {
-        Self { flavor, in_recovery: false, recover: None, dups: 0, partial_acks: 0 }
+        Self { flavor, in_recovery: false, recover: None, dups: 0, partial_acks: 0, flywheel: true }
+    }
+
+    /// tcp-newreno.cc NewRenoTcpAgent::recv: `if (newreno_changes_ > 0 && ...)`.
+    pub fn with_flywheel(mut self, on: bool) -> Self {
+        self.flywheel = on;
+        self
     }
 }
 
@@ -41,7 +49,7 @@ impl LossRecovery for NewReno {
         if self.in_recovery {
             cx.win.cwnd += cx.mss;
             self.dups += 1;
-            if self.flavor == NewRenoFlavor::Ns2 && self.dups.is_multiple_of(2) {
+            if self.flavor == NewRenoFlavor::Ns2 && self.flywheel && self.dups.is_multiple_of(2) {
                 *cx.extra_new += 1;
             }
             return false;

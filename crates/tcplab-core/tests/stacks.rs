@@ -1,0 +1,339 @@
+//! The stacks as specifications: the sender driven segment by segment under each preset
+//! (`tcp.stack`), and two-host drop-list runs under ns-2 semantics. Every expectation names
+//! the source file and function it is derived from; docs/stacks.md has the table.
+
+mod common;
+
+use tcplab_core::metrics::{FlowReport, FlowTrace};
+use tcplab_core::packet::{flags, Dir, Packet, SackBlock, MAX_SACK_BLOCKS};
+use tcplab_core::tcp::stack::Stack;
+use tcplab_core::tcp::{Handshake, TcpConfig, TcpSender};
+use tcplab_core::time::{MS, SEC};
+
+// ------------------------------------------------------------------ sender harness
+
+/// A preset with 1000-byte segments, no handshake and the given changes.
+fn config(stack: Stack, f: impl FnOnce(&mut TcpConfig)) -> TcpConfig {
+    let mut c = stack.preset();
+    c.mss = 1000;
+    c.handshake = Handshake::None;
+    stack.finish(&mut c, false, false);
+    if !stack.counts_packets() {
+        c.rcv_buf = 1 << 20;
+        c.snd_buf = 1 << 20;
+    }
+    f(&mut c);
+    c
+}
+
+fn sender(c: TcpConfig) -> TcpSender {
+    let mut s = TcpSender::new(c, 0, 0, None, 0, true);
+    s.open(0);
+    s
+}
+
+fn ack_pkt(off: u64, wnd: u32) -> Packet {
+    Packet {
+        flow: 0,
+        dir: Dir::Reverse,
+        route_pos: 0,
+        seq: 1,
+        ack: (off as u32).wrapping_add(1),
+        wnd,
+        payload: 0,
+        wire_bytes: 40,
+        flags: flags::ACK,
+        n_sack: 0,
+        retransmit: false,
+        sack: [SackBlock::default(); MAX_SACK_BLOCKS],
+        tag: 0,
+        cell: Default::default(),
+        shards: Default::default(),
+    }
+}
+
+/// Data segments sent at `t` ms, as offsets in segments (1000 bytes each).
+fn drain(s: &mut TcpSender, t: u64) -> Vec<u64> {
+    std::iter::from_fn(|| s.poll_transmit(t * MS)).map(|p| p.seq.wrapping_sub(1) as u64 / 1000).collect()
+}
+
+/// The receiver acknowledges everything below segment `seg` at `t` ms.
+fn ack(s: &mut TcpSender, t: u64, seg: u64, wnd: u32) {
+    s.on_packet(t * MS, &ack_pkt(seg * 1000, wnd));
+}
+
+// ------------------------------------------------------------------ 4.4BSD-Lite
+
+const BSD_WND: u32 = 1 << 20;
+
+#[test]
+fn bsd44_window_slow_starts_through_ssthresh_then_adds_an_eighth() {
+    // tcp_input.c (tcp_input, "open the congestion window"): slow start unless
+    // cw > snd_ssthresh, so the ACK that finds cwnd == ssthresh still adds maxseg; then
+    // incr = maxseg*maxseg/cw + maxseg/8: 1e6/5000 + 125 = 325, 1e6/5325 + 125 = 312.
+    let mut s = sender(config(Stack::Bsd44, |c| c.initial_ssthresh = 4000));
+    assert_eq!(drain(&mut s, 0), [0]);
+    let mut windows = vec![];
+    for seg in 1..=6 {
+        ack(&mut s, 10 * seg, seg, BSD_WND);
+        drain(&mut s, 10 * seg);
+        windows.push(s.window().cwnd);
+    }
+    assert_eq!(windows, [2000, 3000, 4000, 5000, 5325, 5637]);
+}
+
+/// Eight segments out, then `dups` duplicate ACKs of segment 0 and an ACK of everything.
+fn bsd44_recovery(dups: u64) -> (Vec<Vec<u64>>, u64, u64) {
+    let mut s = sender(config(Stack::Bsd44, |c| c.initial_cwnd = 8));
+    assert_eq!(drain(&mut s, 0), (0..8).collect::<Vec<_>>());
+    let mut sent = vec![];
+    for i in 1..=dups {
+        ack(&mut s, 100 + i, 0, BSD_WND);
+        sent.push(drain(&mut s, 100 + i));
+    }
+    let during = s.window().cwnd;
+    let top = s.snd_max() / 1000;
+    ack(&mut s, 200, top, BSD_WND);
+    (sent, during, s.window().cwnd)
+}
+
+#[test]
+fn bsd44_fast_retransmit_on_the_third_duplicate_then_inflates() {
+    // tcp_input.c (tcp_input, duplicate-ACK branch): on t_dupacks == tcprexmtthresh,
+    // ssthresh = min(snd_wnd, cwnd)/2 = 4 segments, snd_nxt = th_ack with cwnd = maxseg to
+    // resend one segment, then cwnd = ssthresh + 3 segments; each further duplicate adds a
+    // segment and calls tcp_output, so the fifth duplicate opens room for segment 8.
+    let (sent, during, _) = bsd44_recovery(5);
+    assert_eq!(sent, vec![vec![], vec![], vec![0], vec![], vec![8]]);
+    assert_eq!(during, 9000);
+}
+
+#[test]
+fn bsd44_deflates_only_after_more_than_three_duplicates() {
+    // tcp_input.c: `if (tp->t_dupacks > tcprexmtthresh && tp->snd_cwnd > tp->snd_ssthresh)
+    // tp->snd_cwnd = tp->snd_ssthresh`, then the window opens as usual. With four
+    // duplicates cwnd drops to ssthresh (4000) and, since cw > ssthresh is false, slow start
+    // adds a whole segment: 5000. With exactly three it keeps ssthresh + 3 segments (7000)
+    // and congestion avoidance adds 1e6/7000 + 125 = 267.
+    assert_eq!(bsd44_recovery(4).2, 5000);
+    assert_eq!(bsd44_recovery(3).2, 7267);
+    // tcplab's own Reno deflates in both cases and then treats cwnd == ssthresh as
+    // congestion avoidance: 4000 + 250.
+    let mut s = sender(config(Stack::Tcplab, |c| {
+        c.initial_cwnd = 8;
+        c.rcv_buf = 1 << 20;
+    }));
+    drain(&mut s, 0);
+    for i in 1..=3 {
+        ack(&mut s, 100 + i, 0, BSD_WND);
+        drain(&mut s, 100 + i);
+    }
+    ack(&mut s, 200, 8, BSD_WND);
+    assert_eq!(s.window().cwnd, 4250);
+}
+
+#[test]
+fn bsd44_first_timeouts_fall_on_slow_ticks_at_6_and_30_seconds() {
+    // tcp_subr.c tcp_newtcpcb: t_rxtcur = 12 ticks of 500 ms before any RTT sample;
+    // tcp_timer.c (tcp_timers, TCPT_REXMT): the next uses TCP_REXMTVAL (t_rttvar = 24 ticks)
+    // * tcp_backoff[1] = 48 ticks. This host's ticks fall at multiples of 500 ms.
+    let mut s = sender(config(Stack::Bsd44, |_| {}));
+    assert_eq!(drain(&mut s, 0), [0]);
+    assert_eq!(s.next_deadline(), Some(6 * SEC));
+    s.on_timer(6 * SEC);
+    assert_eq!(drain(&mut s, 6000), [0]);
+    assert_eq!(s.next_deadline(), Some(30 * SEC));
+}
+
+// ------------------------------------------------------------------ ns-2
+
+/// ns-2's window_: 20 packets, which the receiver advertises in tcplab.
+const NS2_WND: u32 = 20_000;
+
+#[test]
+fn ns2_window_counts_whole_packets_and_adds_one_over_cwnd() {
+    // tcp.cc TcpAgent::opencwnd (windowOption_ 1): cwnd_ += 1 while cwnd_ < ssthresh_,
+    // else cwnd_ += 1/cwnd_; TcpAgent::window() = int(cwnd_). From ssthresh_ = 4:
+    // 4 -> 4.25 -> 4.485 -> 4.708 -> 4.921 -> 5.124: the fifth packet may go only after
+    // the fifth ACK in congestion avoidance.
+    let mut s = sender(config(Stack::Ns2, |c| c.initial_ssthresh = 4000));
+    drain(&mut s, 0);
+    let mut seen = vec![];
+    for t in 1..=8 {
+        ack(&mut s, 10 * t, t, NS2_WND);
+        drain(&mut s, 10 * t);
+        seen.push((s.window().cwnd, (s.snd_max() - s.snd_una()) / 1000));
+    }
+    assert_eq!(seen, [(2000, 2), (3000, 3), (4000, 4), (4250, 4), (4485, 4), (4708, 4), (4920, 4), (5123, 5)]);
+}
+
+#[test]
+fn ns2_reno_keeps_inflation_in_dupwnd_and_drops_it_on_the_new_ack() {
+    // tcp-reno.cc RenoTcpAgent::recv: the third duplicate calls closecwnd(1) (cwnd_ =
+    // window()/2 = 4, ssthresh_ 4), resends last_ack_ + 1 and sets dupwnd_ = 3; each later
+    // duplicate adds one to dupwnd_, and window() = cwnd_ + dupwnd_ lets segment 8 go on
+    // the fifth. The new ACK zeroes dupwnd_ and opencwnd (cwnd_ >= ssthresh_) adds 1/4.
+    let mut s = sender(config(Stack::Ns2, |c| c.initial_cwnd = 8));
+    assert_eq!(drain(&mut s, 0).len(), 8);
+    let mut sent = vec![];
+    for i in 1..=5 {
+        ack(&mut s, 100 + i, 0, NS2_WND);
+        sent.push(drain(&mut s, 100 + i));
+    }
+    assert_eq!(sent, vec![vec![], vec![], vec![0], vec![], vec![8]]);
+    assert_eq!(s.window(), tcplab_core::tcp::window::Window { cwnd: 9000, ssthresh: 4000 });
+    ack(&mut s, 200, 9, NS2_WND);
+    assert_eq!(s.window().cwnd, 4250);
+}
+
+#[test]
+fn ns2_timer_fires_exactly_and_is_reset_before_the_rtt_sample() {
+    // tcp.cc: rtt_init sets t_rtxcur_ = rtxcur_init_ (6 s in 2.1b); rtt_timeout gives it
+    // unrounded, and the ns timer fires exactly then. TcpAgent::newack calls newtimer()
+    // before rtt_update(), so the first ACK still arms 6 s; the next one uses the sample:
+    // sent at 0, acked at 250 ms, tick boundaries 100 and 200 ms -> t_rtt_ 2, srtt 16,
+    // rttvar 4, t_rtxcur_ = (4 << 3 + 16) >> 3 = 6 ticks = 600 ms.
+    let mut s = sender(config(Stack::Ns2, |c| c.initial_cwnd = 2));
+    assert_eq!(drain(&mut s, 0), [0, 1]);
+    assert_eq!(s.next_deadline(), Some(6 * SEC));
+    ack(&mut s, 250, 1, NS2_WND);
+    drain(&mut s, 250);
+    assert_eq!(s.next_deadline(), Some(250 * MS + 6 * SEC), "newtimer before rtt_update");
+    ack(&mut s, 260, 2, NS2_WND);
+    assert_eq!(s.next_deadline(), Some(860 * MS));
+    // TcpAgent::timeout -> reset_rtx_timer(0, 1): t_backoff_ 2, exactly 1.2 s later.
+    s.on_timer(860 * MS);
+    assert_eq!(drain(&mut s, 860), [2]);
+    assert_eq!(s.next_deadline(), Some(2060 * MS));
+}
+
+// ------------------------------------------------------------------ two hosts, ns-2
+
+/// a -> b over one 1 Mb/s, 50 ms link with a queue that never overflows: ns-2 semantics
+/// (stack = "ns2": 1000-byte packets + 40 header bytes, window_ 20, ssthresh_ 20, TCPSink
+/// ACKing every packet, 100 ms tcpTick_). 150 packets; slow start reaches window_ = 20
+/// packets near packet 40, so from then on every window is exactly 20 packets and the
+/// sender is limited by window_, not cwnd_. `drops` are packet numbers (1-based), each
+/// lost once on its first transmission.
+fn ns2_run(variant: &str, drops: &[u64]) -> (FlowReport, FlowTrace) {
+    let v: Vec<String> = drops.iter().map(|d| d.to_string()).collect();
+    let text = format!(
+        r#"
+duration = 120
+nodes = ["a", "b"]
+[[link]]
+a = "a"
+b = "b"
+rate = "1Mbps"
+delay = "50ms"
+queue = 1000
+[link.ab]
+loss = {{ model = "drop_list", flow = 0, by = "segment", values = [{}] }}
+[[flow]]
+src = "a"
+dst = "b"
+bytes = 150000
+trace = true
+[flow.tcp]
+stack = "ns2"
+variant = "{variant}"
+"#,
+        v.join(", ")
+    );
+    let (r, t) = common::run(&text);
+    let f = r.flows[0].clone();
+    assert_eq!(f.bytes_delivered, 150_000, "{variant} must deliver everything");
+    (f, t)
+}
+
+/// Packets 60, 62, ... (every other one, inside one window of 20).
+fn drops(n: u64) -> Vec<u64> {
+    (0..n).map(|i| 60 + 2 * i).collect()
+}
+
+/// First retransmission time (s) of each dropped packet.
+fn repairs(t: &FlowTrace, drops: &[u64]) -> Vec<f64> {
+    drops
+        .iter()
+        .map(|d| {
+            let off = (d - 1) * 1000;
+            t.sends.iter().find(|s| s.offset == off && s.retransmit).map(|s| s.time as f64 / 1e9).expect("resent")
+        })
+        .collect()
+}
+
+#[test]
+fn ns2_tahoe_one_fast_retransmit_then_go_back_n_and_never_a_timeout() {
+    // tcp.cc TcpAgent::recv/dupack_action: the third duplicate with highest_ack_ >
+    // recover_ runs tahoe_action: ssthresh_ = window()/2 = 10, cwnd_ = 1, recover_ =
+    // maxseq_, reset_rtx_timer(0,0) sets t_seqno_ = highest_ack_ + 1 (go back N). Slow start
+    // then resends the rest of the window in order, filling every hole; the few duplicates
+    // it provokes are below recover_, which bugFix_ ignores. So one fast retransmit and no
+    // timeout for one to four drops.
+    for n in 1..=4 {
+        let (f, t) = ns2_run("tahoe", &drops(n));
+        assert_eq!((f.fast_retransmits, f.timeouts), (1, 0), "{n} drops");
+        let rtx = repairs(&t, &[60])[0];
+        let after = t.rows.iter().find(|r| r.time as f64 / 1e9 >= rtx).unwrap();
+        assert_eq!((after.cwnd, after.ssthresh), (1000, 10_000), "{n} drops: cwnd_ 1, ssthresh_ 10");
+    }
+}
+
+#[test]
+fn ns2_reno_recovers_one_drop_but_times_out_on_two_to_four() {
+    // tcp-reno.cc RenoTcpAgent::recv: third duplicate: closecwnd(1) (cwnd_ 10, ssthresh_
+    // 10), resend 60, dupwnd_ = 3, then +1 per duplicate; window() = min(cwnd_ + dupwnd_,
+    // wnd_) stays at window_ = 20, so nothing new leaves (t_seqno_ = 80 is already
+    // highest_ack_ + 20). With one drop the resent packet's ACK covers the window. With two
+    // or more, that ACK is partial (up to 62): dupwnd_ = 0, opencwnd gives 10.1, 18 packets
+    // are outstanding, no more duplicates can come, and the timer (restarted by newtimer on
+    // that ACK) fires: one timeout. TcpAgent::timeout then goes back N from the hole with
+    // cwnd_ 1; recover_ = maxseq_ with recover_cause_ 2 blocks further fast retransmits
+    // (bugFix_), and go-back-N fills the holes in order.
+    let (one, _) = ns2_run("reno", &drops(1));
+    assert_eq!((one.fast_retransmits, one.timeouts), (1, 0));
+    for n in 2..=4 {
+        let (f, t) = ns2_run("reno", &drops(n));
+        assert_eq!((f.fast_retransmits, f.timeouts), (1, 1), "{n} drops");
+        // The second hole is resent only after the timeout: later than 62's partial ACK
+        // by at least the 200 ms (2 * tcpTick_) floor of rtt_timeout.
+        let r = repairs(&t, &drops(n));
+        assert!(r[1] - r[0] > 0.2, "{n} drops: second repair {:.3} s after the first", r[1] - r[0]);
+    }
+}
+
+#[test]
+fn ns2_newreno_resends_one_hole_per_round_trip_without_a_timeout() {
+    // tcp-newreno.cc NewRenoTcpAgent::recv: a new ACK below recover_ is partial:
+    // partialnewack (dupwnd_ = 0, newtimer restarts the timer, cwnd_ unchanged) and
+    // output(last_ack_ + 1) resends the next hole at once; recovery ends only when the ACK
+    // reaches recover_. newreno_changes_ is 0 (ns-default.tcl), so no flywheel packets.
+    // One hole per round trip (about 100 ms of propagation plus queueing), each well
+    // inside the restarted timer, so no timeout.
+    for n in 1..=4 {
+        let (f, t) = ns2_run("newreno_ns2", &drops(n));
+        assert_eq!((f.fast_retransmits, f.timeouts, f.retransmits), (1, 0, n), "{n} drops");
+        let r = repairs(&t, &drops(n));
+        for w in r.windows(2) {
+            let gap = w[1] - w[0];
+            assert!((0.1..0.5).contains(&gap), "{n} drops: holes resent {gap:.3} s apart");
+        }
+    }
+}
+
+#[test]
+fn ns2_sack_repairs_every_hole_in_one_round_trip() {
+    // Fall and Floyd's sack1 (ns-2 tcp-sack1.cc): on the third duplicate, resend the first
+    // hole, pipe = cwnd - 3, cwnd = ssthresh = 10; each duplicate takes one off pipe, and
+    // once pipe < cwnd the scoreboard's holes go first. With 16+ duplicates still to come
+    // every hole is resent before the resent first packet is acknowledged: no timeout, one
+    // retransmission per drop.
+    for n in 1..=4 {
+        let (f, t) = ns2_run("sack", &drops(n));
+        assert_eq!((f.fast_retransmits, f.timeouts, f.retransmits), (1, 0, n), "{n} drops");
+        let r = repairs(&t, &drops(n));
+        // The first ACK past packet 60 (the resent 60 arriving) comes after the last repair.
+        let ack60 = t.rows.iter().find(|row| row.snd_una > 59_000).map(|row| row.time as f64 / 1e9).unwrap();
+        assert!(r[n as usize - 1] < ack60, "{n} drops: holes resent at {r:?}, 60 acknowledged at {ack60}");
+    }
+}
