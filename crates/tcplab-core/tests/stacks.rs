@@ -337,3 +337,42 @@ fn ns2_sack_repairs_every_hole_in_one_round_trip() {
         assert!(r[n as usize - 1] < ack60, "{n} drops: holes resent at {r:?}, 60 acknowledged at {ack60}");
     }
 }
+
+// ------------------------------------------------------------------ two hosts, 4.4BSD
+
+/// The same drops under `stack = "bsd44"` (delayed ACKs on the 200 ms clock, handshake,
+/// 500 ms slow timer), with 1 MiB socket buffers so that cwnd, not the 8 KiB default
+/// buffers, limits the window, and ssthresh 16 segments: about 17 segments are in flight
+/// when packet 60 leaves. 10 Mb/s, 10 ms link; 200 packets.
+fn bsd44_run(drops: &[u64]) -> FlowReport {
+    let tcp = "stack = \"bsd44\"\nmss = 1000\nrcv_buf = \"1MiB\"\nsnd_buf = \"1MiB\"\ninitial_ssthresh = 16000";
+    let (r, _) = common::run(&common::two_hosts(tcp, &common::drop_segments(drops), 200_000, 60.0));
+    let f = r.flows[0].clone();
+    assert_eq!(f.bytes_delivered, 200_000);
+    f
+}
+
+#[test]
+fn bsd44_reno_two_fast_retransmits_for_two_drops_a_timeout_for_three_or_four() {
+    // tcp_input.c (tcp_input), counting with W ~ 17 segments when packet 60 is lost and
+    // out-of-order segments ACKed at once (TCP_REASS sets TF_ACKNOW):
+    // - 1 drop: 16 duplicates; fast retransmit on the third (ssthresh 8, cwnd 11), each
+    //   later one adds a segment, so new data flows; the resent 60 is ACKed with the rest.
+    // - 2 drops (60, 62): 15 duplicates inflate cwnd to 8 + 15 = 23 against a flight of 17,
+    //   so 6 new segments leave. The resent 60 brings a partial ACK (62): t_dupacks 15 > 3
+    //   deflates to ssthresh, slow start adds one (cw > ssthresh is false). The 6 new
+    //   segments then give 6 duplicates of 62: a second fast retransmit, whose ACK covers
+    //   the window. No timeout.
+    // - 3 drops: 14 duplicates, 5 new segments; after the partial ACK for 62 they give the
+    //   second fast retransmit (ssthresh 4); its partial ACK (64) leaves cwnd 5 against 18
+    //   segments in flight and no duplicates to come: the retransmit timer fires.
+    // - 4 drops: 13 duplicates, 4 new segments, the same second fast retransmit, the same
+    //   stall: one timeout.
+    assert_eq!(
+        [1, 2, 3, 4].map(|n| {
+            let f = bsd44_run(&(0..n).map(|i| 60 + 2 * i).collect::<Vec<_>>());
+            (f.fast_retransmits, f.timeouts)
+        }),
+        [(1, 0), (2, 0), (2, 1), (2, 1)]
+    );
+}
