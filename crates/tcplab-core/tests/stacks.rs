@@ -5,9 +5,9 @@
 mod common;
 
 use tcplab_core::metrics::{FlowReport, FlowTrace};
-use tcplab_core::packet::{flags, Dir, Packet, SackBlock, MAX_SACK_BLOCKS};
+use tcplab_core::packet::{flags, payload_tag, Dir, Packet, SackBlock, MAX_SACK_BLOCKS};
 use tcplab_core::tcp::stack::Stack;
-use tcplab_core::tcp::{Handshake, TcpConfig, TcpSender};
+use tcplab_core::tcp::{DelayedAck, Handshake, TcpConfig, TcpReceiver, TcpSender};
 use tcplab_core::time::{MS, SEC};
 
 // ------------------------------------------------------------------ sender harness
@@ -205,6 +205,49 @@ fn ns2_timer_fires_exactly_and_is_reset_before_the_rtt_sample() {
     s.on_timer(860 * MS);
     assert_eq!(drain(&mut s, 860), [2]);
     assert_eq!(s.next_deadline(), Some(2060 * MS));
+}
+
+fn data_pkt(seg: u64) -> Packet {
+    let off = seg * 1000;
+    Packet {
+        dir: Dir::Forward,
+        seq: (off as u32).wrapping_add(1),
+        ack: 1,
+        payload: 1000,
+        wire_bytes: 1040,
+        tag: payload_tag(0, off, 1000),
+        ..ack_pkt(0, NS2_WND)
+    }
+}
+
+/// Cumulative ACKs (in segments) the receiver sends at `t` ms.
+fn acks(r: &mut TcpReceiver, t: u64) -> Vec<u64> {
+    std::iter::from_fn(|| r.poll_transmit(t * MS)).map(|p| p.ack.wrapping_sub(1) as u64 / 1000).collect()
+}
+
+#[test]
+fn ns2_sinks_ack_every_packet_or_delay_exactly_100ms() {
+    // tcp-sink.cc TCPSink::recv ACKs every packet at once (the ns2 preset).
+    let mut r = TcpReceiver::new(config(Stack::Ns2, |_| {}), 0, 0, None, 0);
+    r.open(0);
+    r.on_packet(1010 * MS, &data_pkt(0));
+    assert_eq!(acks(&mut r, 1010), [1]);
+    // DelAckSink::recv: an in-order packet with no timer pending is held and the timer set
+    // to interval_ (100 ms) from its arrival, not aligned to any clock; the next packet
+    // cancels the timer and is ACKed at once; an out-of-order packet is ACKed at once.
+    let delack = DelayedAck { timeout: 100 * MS, aligned: false, immediate_on_out_of_order: true };
+    let mut r = TcpReceiver::new(config(Stack::Ns2, |c| c.delayed_ack = Some(delack)), 0, 0, None, 0);
+    r.open(0);
+    r.on_packet(1010 * MS, &data_pkt(0));
+    assert_eq!(acks(&mut r, 1010), Vec::<u64>::new());
+    assert_eq!(r.next_deadline(), Some(1110 * MS));
+    r.on_timer(1110 * MS);
+    assert_eq!(acks(&mut r, 1110), [1]);
+    r.on_packet(1200 * MS, &data_pkt(1));
+    r.on_packet(1201 * MS, &data_pkt(2));
+    assert_eq!(acks(&mut r, 1201), [3]);
+    r.on_packet(1202 * MS, &data_pkt(4));
+    assert_eq!(acks(&mut r, 1202), [3], "out of order: a duplicate ACK at once");
 }
 
 // ------------------------------------------------------------------ two hosts, ns-2
