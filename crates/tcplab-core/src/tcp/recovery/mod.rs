@@ -135,7 +135,7 @@ impl Recovery {
             RecoveryKind::NewRenoNs2 => {
                 Recovery::NewReno(NewReno::new(NewRenoFlavor::Ns2).with_flywheel(newreno_changes))
             }
-            RecoveryKind::Sack => Recovery::Sack(SackPipe::default()),
+            RecoveryKind::Sack => Recovery::Sack(SackPipe::new(bug_fix)),
             RecoveryKind::Sack6675 => Recovery::Sack6675(Sack6675::default()),
         }
     }

@@ -14,6 +14,17 @@ pub struct SackPipe {
     /// Bytes believed to be in the network during recovery (signed: duplicate ACKs can
     /// briefly take it below zero).
     pipe: i64,
+    /// ns-2 bugFix_-style rule of tcp-sack1.cc (Sack1TcpAgent::recv): after a timeout the
+    /// ACK must be strictly past recover_ (`highest_ack() > recover_`).
+    strict: bool,
+    /// The last loss episode ended in a timeout (ns-2 recover_cause_ RECOVER_TIMEOUT).
+    after_timeout: bool,
+}
+
+impl SackPipe {
+    pub fn new(bug_fix: bool) -> Self {
+        Self { strict: bug_fix, ..Self::default() }
+    }
 }
 
 impl LossRecovery for SackPipe {
@@ -22,7 +33,9 @@ impl LossRecovery for SackPipe {
             self.pipe -= cx.mss as i64;
             return false;
         }
-        if count != threshold || cx.snd_una < self.recover {
+        let blocked =
+            if self.strict && self.after_timeout { cx.snd_una <= self.recover } else { cx.snd_una < self.recover };
+        if count != threshold || blocked {
             return false;
         }
         self.pipe = cx.win.cwnd as i64 - (threshold as u64 * cx.mss) as i64;
@@ -30,6 +43,7 @@ impl LossRecovery for SackPipe {
         cx.win.cwnd = cx.win.ssthresh;
         self.recover = cx.snd_max;
         self.in_recovery = true;
+        self.after_timeout = false;
         cx.scoreboard.clear_retransmitted();
         cx.scoreboard.mark_retransmitted(cx.snd_una, cx.snd_una + cx.mss);
         *cx.retransmit = Some(cx.snd_una);
@@ -52,6 +66,7 @@ impl LossRecovery for SackPipe {
     fn on_timeout(&mut self, cx: &mut Ctx) {
         self.in_recovery = false;
         self.recover = cx.snd_max;
+        self.after_timeout = true;
         cx.scoreboard.clear();
     }
 
