@@ -123,8 +123,8 @@ pub struct TcpConfig {
     /// Cap on cwnd, segments (ns-2 maxcwnd_); None: no cap.
     pub max_cwnd: Option<u32>,
     /// ns-2 bugFix_: Tahoe fast-retransmits only once the ACK is past `recover` (strictly),
-    /// Reno not after a timeout until then. Off: tcplab's own rules (Tahoe waits until the
-    /// ACK reaches `recover`, Reno never waits).
+    /// Reno and SACK not after a timeout until then. Off: tcplab's own rules (Tahoe and SACK
+    /// wait until the ACK reaches `recover`, Reno never waits).
     pub bug_fix: bool,
     /// ns-2 newreno_changes_ (Hoe's flywheel: one new segment per two duplicate ACKs in
     /// recovery) for the `newreno_ns2` variant. tcplab's default keeps it on, as before;
