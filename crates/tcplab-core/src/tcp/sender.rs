@@ -560,6 +560,7 @@ impl TcpSender {
             flags,
             n_sack: 0,
             retransmit: false,
+            marked: false,
             sack: [SackBlock::default(); MAX_SACK_BLOCKS],
             tag,
             cell: Default::default(),
