@@ -12,7 +12,7 @@ use crate::atm::AtmConfig;
 use crate::error::ScenarioError;
 use crate::net::loss::DropBy;
 use crate::net::marker::MarkerConfig;
-use crate::net::spec::{MarkerSpec, QdiscModel, QdiscSpec};
+use crate::net::spec::{MarkerSpec, QdiscModel, QdiscSpec, ReservationSpec};
 use crate::net::QueueLimit;
 use crate::tcp::boston::BostonConfig;
 use crate::tcp::config::{DelayedAck, Handshake, RecoveryKind, TcpConfig};
@@ -185,6 +185,9 @@ pub struct FlowSpec {
     /// Token-bucket policer/marker of the flow's packets at the source.
     #[serde(default)]
     pub marker: Option<MarkerSpec>,
+    /// Sender policies of a reserved connection (needs `marker`).
+    #[serde(default)]
+    pub reservation: Option<ReservationSpec>,
     #[serde(default)]
     pub tcp: TcpSpec,
 }
@@ -301,6 +304,7 @@ pub struct FlowModel {
     pub trace: bool,
     pub tcp: TcpConfig,
     pub marker: Option<MarkerConfig>,
+    pub reservation: Option<crate::tcp::reserved::ReservedConfig>,
 }
 
 #[derive(Debug, Clone)]
@@ -454,6 +458,14 @@ impl Scenario {
                 Some(m) => Some(m.validate(&format!("{f}.marker"), (tcp.mss + tcp.header_bytes) as u64)?),
                 None => None,
             };
+            let reservation = match &fl.reservation {
+                Some(r) => Some(r.validate(
+                    &format!("{f}.reservation"),
+                    marker.as_ref(),
+                    (tcp.mss + tcp.header_bytes) as u64,
+                )?),
+                None => None,
+            };
             flows.push(FlowModel {
                 name: fl.name.clone().unwrap_or_else(|| format!("flow{i}")),
                 src,
@@ -463,6 +475,7 @@ impl Scenario {
                 trace: fl.trace,
                 tcp,
                 marker,
+                reservation,
             });
         }
         for (ci, ch) in channels.iter().enumerate() {

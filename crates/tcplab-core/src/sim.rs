@@ -21,6 +21,7 @@ use crate::packet::{Dir, Packet};
 use crate::pcap::{node_ip, wscale_for, PcapFlow, PcapWriter};
 use crate::rng::stream;
 use crate::scenario::{self, LossModelSpec, Model};
+use crate::tcp::reserved::Reserved;
 use crate::tcp::rtt::TimerClock;
 use crate::tcp::{TcpReceiver, TcpSender};
 use crate::time::{secs, Time, MS};
@@ -152,6 +153,7 @@ impl Simulation {
             }
             let tcp = configs.intern(tcp);
             let mut sender = TcpSender::new(tcp.clone(), i as u32, isn_s, f.bytes, phase_s, f.trace);
+            sender.reserved = f.reservation.map(|r| Box::new(Reserved::new(r, stream(seed, "reserved", i as u64))));
             let mut receiver = TcpReceiver::new(tcp, i as u32, isn_r, f.bytes, phase_r);
             sender.open(isn_r);
             receiver.open(isn_s);
@@ -431,6 +433,9 @@ impl Simulation {
         let now = self.now;
         loop {
             let f = &mut self.flows[i as usize];
+            if let (Some(r), Some(m)) = (&mut f.sender.reserved, self.marking.get_mut(i as usize)) {
+                r.set_tokens(m.available_bytes(now));
+            }
             let (pkt, route) = if let Some(p) = f.sender.poll_transmit(now) {
                 (p, f.fwd_route)
             } else if let Some(p) = f.receiver.poll_transmit(now) {

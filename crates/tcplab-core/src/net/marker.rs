@@ -121,6 +121,13 @@ impl TokenBucket {
         self.main.tokens as f64 / NANOBITS_PER_BYTE as f64
     }
 
+    /// Whole bytes a packet may take at `now` and still be marked (both buckets).
+    pub fn available_bytes(&mut self, now: Time) -> u64 {
+        self.advance(now);
+        let t = self.peak.map_or(self.main.tokens, |p| p.tokens.min(self.main.tokens));
+        (t / NANOBITS_PER_BYTE) as u64
+    }
+
     /// Bytes of tokens lost to a full bucket up to `now`.
     pub fn lost_bytes(&mut self, now: Time) -> f64 {
         self.advance(now);
@@ -161,6 +168,11 @@ impl FlowMarking {
             marked_bytes_delivered: 0,
             series: series_bin.map(Series::new),
         }
+    }
+
+    /// Whole bytes of tokens at `now` (0 without a bucket).
+    pub fn available_bytes(&mut self, now: Time) -> u64 {
+        self.bucket.as_mut().map_or(0, |b| b.available_bytes(now))
     }
 
     /// Mark a packet the flow's sender puts on the network at `now`.

@@ -6,6 +6,8 @@ use serde::Deserialize;
 use crate::error::ScenarioError;
 use crate::rng::stream;
 use crate::scenario::ChannelModel;
+use crate::tcp::reserved::{ReservedConfig, SendRule};
+use crate::time::MS;
 use crate::units::{bytes, duration_ns, rate_bps, Quantity};
 
 use super::marker::MarkerConfig;
@@ -56,6 +58,78 @@ pub struct MarkerSpec {
     pub peak_rate: Option<Quantity>,
     /// Depth of the peak-rate bucket (default: one full packet).
     pub peak_depth: Option<Quantity>,
+}
+
+/// `reservation = { window = "rate_adaptive", send = "timed" }` on a flow with a `marker`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "an inline table such as { window = \"rate_adaptive\", send = \"timed\" }")]
+pub struct ReservationSpec {
+    /// "standard" or "rate_adaptive".
+    pub window: Option<String>,
+    /// "ack" (the ACK clock only), "delayed" or "timed".
+    pub send: Option<String>,
+    /// Delayed send: the largest random delay.
+    pub max_delay: Option<Quantity>,
+    /// Timed send: the timer period, or "auto" for the zero-token-loss interval.
+    pub interval: Option<Quantity>,
+}
+
+impl ReservationSpec {
+    /// Validate against the flow's marker; `packet` is the flow's largest packet in bytes.
+    pub fn validate(
+        &self,
+        f: &str,
+        marker: Option<&MarkerConfig>,
+        packet: u64,
+    ) -> Result<ReservedConfig, ScenarioError> {
+        let Some(m) = marker else {
+            return err(f.to_string(), "needs a `marker`: the reserved rate and the tokens come from its bucket");
+        };
+        let adaptive_window = match self.window.as_deref() {
+            None | Some("standard") => false,
+            Some("rate_adaptive") => true,
+            Some(o) => return err(format!("{f}.window"), format!("unknown '{o}' (use standard or rate_adaptive)")),
+        };
+        let dur = |name: &str, v: &Quantity| -> Result<u64, ScenarioError> {
+            let d = q(format!("{f}.{name}"), duration_ns(v))?;
+            if d == 0 {
+                return err(format!("{f}.{name}"), "must be positive");
+            }
+            Ok(d)
+        };
+        let kind = self.send.as_deref().unwrap_or("ack");
+        if kind != "delayed" && self.max_delay.is_some() {
+            return err(format!("{f}.max_delay"), "only for send = \"delayed\"");
+        }
+        if kind != "timed" && self.interval.is_some() {
+            return err(format!("{f}.interval"), "only for send = \"timed\"");
+        }
+        let send = match kind {
+            "ack" => SendRule::AckClock,
+            "delayed" => SendRule::Delayed {
+                // The paper's 0-50 ms (Sec. 5.1).
+                max_delay: self.max_delay.as_ref().map(|v| dur("max_delay", v)).transpose()?.unwrap_or(50 * MS),
+            },
+            "timed" => SendRule::Timed {
+                interval: match &self.interval {
+                    None => auto_interval(f, m, packet)?,
+                    Some(Quantity::Text(t)) if t == "auto" => auto_interval(f, m, packet)?,
+                    Some(v) => dur("interval", v)?,
+                },
+            },
+            o => return err(format!("{f}.send"), format!("unknown '{o}' (use ack, delayed or timed)")),
+        };
+        Ok(ReservedConfig { rate_bps: m.rate_bps, adaptive_window, send })
+    }
+}
+
+fn auto_interval(f: &str, m: &MarkerConfig, packet: u64) -> Result<u64, ScenarioError> {
+    let depth_bytes = (m.depth_nanobits / 8_000_000_000) as u64;
+    let i = ReservedConfig::zero_loss_interval(m.rate_bps, depth_bytes, packet);
+    if i == 0 {
+        return err(format!("{f}.interval"), "the bucket is too shallow for a zero-token-loss interval: set one");
+    }
+    Ok(i)
 }
 
 fn err<T>(field: String, msg: impl Into<String>) -> Result<T, ScenarioError> {

@@ -4,6 +4,7 @@ pub mod boston;
 pub mod config;
 pub mod receiver;
 pub mod recovery;
+pub mod reserved;
 pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
