@@ -91,6 +91,9 @@ pub struct Packet {
     pub n_sack: u8,
     /// True when this data segment resends bytes sent before (for counters and traces).
     pub retransmit: bool,
+    /// Sent with tokens from its flow's token bucket (conformant to a reservation); carried in
+    /// the IP header's DS field. The pool's 96-byte slot has room for it (see `pool.rs`).
+    pub marked: bool,
     pub sack: [SackBlock; MAX_SACK_BLOCKS],
     /// Digest of the stream range carried, checked at the receiver.
     pub tag: u32,
@@ -107,6 +110,15 @@ impl Packet {
     }
     pub fn sack_blocks(&self) -> &[SackBlock] {
         &self.sack[..self.n_sack as usize]
+    }
+    /// The IPv4 TOS/DS byte: a marked packet carries DSCP AF11 (001010, byte 0x28), the
+    /// lowest-drop-precedence class of RFC 2597; an unmarked one the default 0.
+    pub fn ds_byte(&self) -> u8 {
+        if self.marked {
+            0x28
+        } else {
+            0
+        }
     }
 }
 
@@ -136,6 +148,7 @@ pub fn test_packet() -> Packet {
         flags: flags::ACK,
         n_sack: 0,
         retransmit: false,
+        marked: false,
         sack: [SackBlock::default(); MAX_SACK_BLOCKS],
         tag: 0,
         cell: CellInfo::default(),

@@ -85,6 +85,7 @@ impl PcapWriter {
         // IPv4 header.
         let mut ip = [0u8; 20];
         ip[0] = 0x45;
+        ip[1] = pkt.ds_byte();
         ip[2..4].copy_from_slice(&(ip_len.min(65535) as u16).to_be_bytes());
         ip[4..6].copy_from_slice(&(self.packets as u16).to_be_bytes());
         ip[6] = 0x40; // don't fragment

@@ -11,6 +11,8 @@ use crate::atm::drop::CellPolicy;
 use crate::atm::AtmConfig;
 use crate::error::ScenarioError;
 use crate::net::loss::DropBy;
+use crate::net::marker::MarkerConfig;
+use crate::net::spec::{MarkerSpec, QdiscModel, QdiscSpec, ReservationSpec};
 use crate::net::QueueLimit;
 use crate::tcp::boston::BostonConfig;
 use crate::tcp::config::{DelayedAck, Handshake, RecoveryKind, TcpConfig};
@@ -110,6 +112,11 @@ pub struct LinkSpec {
     #[serde(default)]
     pub per_flow_series: bool,
     pub drop: Option<DropSpec>,
+    /// Queue discipline of a packet link: drop-tail, RED or ERED.
+    pub qdisc: Option<QdiscSpec>,
+    /// Write `queue-<channel>.csv`: every arrival's view of the queue (both directions).
+    #[serde(default)]
+    pub trace_queue: bool,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -123,6 +130,7 @@ pub struct DirSpec {
     pub queue_bytes: Option<Quantity>,
     pub loss: Option<LossSpec>,
     pub drop: Option<DropSpec>,
+    pub qdisc: Option<QdiscSpec>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -176,6 +184,12 @@ pub struct FlowSpec {
     /// Size of the application's first write, sent as a segment of its own (an HTTP header).
     #[serde(default)]
     pub first_write: Option<Quantity>,
+    /// Token-bucket policer/marker of the flow's packets at the source.
+    #[serde(default)]
+    pub marker: Option<MarkerSpec>,
+    /// Sender policies of a reserved connection (needs `marker`).
+    #[serde(default)]
+    pub reservation: Option<ReservationSpec>,
     #[serde(default)]
     pub tcp: TcpSpec,
 }
@@ -291,6 +305,8 @@ pub struct ChannelModel {
     pub atm: bool,
     pub cell_policy: Option<CellPolicy>,
     pub per_flow_series: bool,
+    pub qdisc: Option<QdiscModel>,
+    pub trace_queue: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -310,6 +326,8 @@ pub struct FlowModel {
     pub bytes: Option<u64>,
     pub trace: bool,
     pub tcp: TcpConfig,
+    pub marker: Option<MarkerConfig>,
+    pub reservation: Option<crate::tcp::reserved::ReservedConfig>,
 }
 
 #[derive(Debug, Clone)]
@@ -400,6 +418,9 @@ impl Scenario {
             if a == b {
                 return err(format!("{f}.b"), "a link must join two different nodes");
             }
+            if l.trace_queue && l.atm {
+                return err(format!("{f}.trace_queue"), "queue traces are for packet links, not ATM (cell) links");
+            }
             if l.pcap && l.atm {
                 return err(format!("{f}.pcap"), "pcap capture is not available on ATM (cell) links");
             }
@@ -414,11 +435,13 @@ impl Scenario {
                 queue_bytes: l.queue_bytes.clone(),
                 loss: l.loss.clone(),
                 drop: l.drop.clone(),
+                qdisc: l.qdisc.clone(),
             };
             for (from, to, dir, over) in [(a, b, "ab", &l.ab), (b, a, "ba", &l.ba)] {
                 let mut ch = Self::channel(&f, dir, &both, over.as_ref(), from, to, l.atm)?;
                 ch.pcap = pcap;
                 ch.per_flow_series = l.per_flow_series;
+                ch.trace_queue = l.trace_queue;
                 channels.push(ch);
             }
         }
@@ -454,6 +477,18 @@ impl Scenario {
                 }
                 tcp.first_write = Some(w);
             }
+            let marker = match &fl.marker {
+                Some(m) => Some(m.validate(&format!("{f}.marker"), (tcp.mss + tcp.header_bytes) as u64)?),
+                None => None,
+            };
+            let reservation = match &fl.reservation {
+                Some(r) => Some(r.validate(
+                    &format!("{f}.reservation"),
+                    marker.as_ref(),
+                    (tcp.mss + tcp.header_bytes) as u64,
+                )?),
+                None => None,
+            };
             flows.push(FlowModel {
                 name: fl.name.clone().unwrap_or_else(|| format!("flow{i}")),
                 src,
@@ -462,6 +497,8 @@ impl Scenario {
                 bytes: nbytes,
                 trace: fl.trace,
                 tcp,
+                marker,
+                reservation,
             });
         }
         for (ci, ch) in channels.iter().enumerate() {
@@ -593,6 +630,11 @@ impl Scenario {
             }
         };
         let cell_policy = if atm { Some(cell_policy.unwrap_or(CellPolicy::Tail)) } else { None };
+        let qdisc = match over.qdisc.as_ref().or(both.qdisc.as_ref()) {
+            None => None,
+            Some(_) if atm => return err(format!("{f}.qdisc"), "ATM links take a cell drop policy: use `drop`"),
+            Some(d) => Some(d.validate(&pick("qdisc", over.qdisc.is_some()))?),
+        };
         Ok(ChannelModel {
             from,
             to,
@@ -604,6 +646,8 @@ impl Scenario {
             atm,
             cell_policy,
             per_flow_series: false,
+            qdisc,
+            trace_queue: false,
         })
     }
 }

@@ -21,6 +21,7 @@ use crate::packet::{Dir, Packet};
 use crate::pcap::{node_ip, wscale_for, PcapFlow, PcapWriter};
 use crate::rng::stream;
 use crate::scenario::{self, LossModelSpec, Model};
+use crate::tcp::reserved::Reserved;
 use crate::tcp::rtt::TimerClock;
 use crate::tcp::{TcpReceiver, TcpSender};
 use crate::time::{secs, Time, MS};
@@ -69,6 +70,8 @@ pub struct Simulation {
     lost_as_cells: u64,
     /// Per flow: bytes delivered per series bin.
     delivered_series: Vec<crate::net::channel::Series>,
+    /// Per flow, when any flow has a token-bucket marker (empty otherwise).
+    marking: Vec<crate::net::marker::FlowMarking>,
     /// A broken invariant found during the run (reported when it ends).
     violation: Option<String>,
     now: Time,
@@ -105,7 +108,7 @@ impl Simulation {
                         c.limit,
                         CellDropper::new(policy, cells as usize, 2 * model.flows.len()),
                     ),
-                    _ => Queue::new(c.limit),
+                    _ => crate::net::spec::packet_queue(c, seed, i as u64),
                 };
                 let mut ch = Channel::new(c.from, c.to, c.rate_bps, c.delay, queue, loss);
                 ch.pcap = c.pcap;
@@ -150,6 +153,7 @@ impl Simulation {
             }
             let tcp = configs.intern(tcp);
             let mut sender = TcpSender::new(tcp.clone(), i as u32, isn_s, f.bytes, phase_s, f.trace);
+            sender.reserved = f.reservation.map(|r| Box::new(Reserved::new(r, stream(seed, "reserved", i as u64))));
             let mut receiver = TcpReceiver::new(tcp, i as u32, isn_r, f.bytes, phase_r);
             sender.open(isn_r);
             receiver.open(isn_s);
@@ -185,6 +189,13 @@ impl Simulation {
             delivered_series: match model.series_bin {
                 Some(bin) => model.flows.iter().map(|_| crate::net::channel::Series::new(bin)).collect(),
                 None => Vec::new(),
+            },
+            marking: if model.flows.iter().any(|f| f.marker.is_some()) {
+                let m =
+                    |f: &scenario::FlowModel| crate::net::marker::FlowMarking::new(f.marker, f.start, model.series_bin);
+                model.flows.iter().map(m).collect()
+            } else {
+                Vec::new()
             },
             violation: None,
             model,
@@ -390,6 +401,9 @@ impl Simulation {
 
     fn deliver(&mut self, pkt: Packet) {
         self.ledger.delivered += 1;
+        if let Some(m) = self.marking.get_mut(pkt.flow as usize) {
+            m.on_deliver(self.now, &pkt);
+        }
         let f = &mut self.flows[pkt.flow as usize];
         let before = f.receiver.delivered();
         match pkt.dir {
@@ -419,6 +433,9 @@ impl Simulation {
         let now = self.now;
         loop {
             let f = &mut self.flows[i as usize];
+            if let (Some(r), Some(m)) = (&mut f.sender.reserved, self.marking.get_mut(i as usize)) {
+                r.set_tokens(m.available_bytes(now));
+            }
             let (pkt, route) = if let Some(p) = f.sender.poll_transmit(now) {
                 (p, f.fwd_route)
             } else if let Some(p) = f.receiver.poll_transmit(now) {
@@ -443,6 +460,9 @@ impl Simulation {
 
     fn inject(&mut self, mut pkt: Packet, route: u32) {
         self.ledger.injected += 1;
+        if let Some(m) = self.marking.get_mut(pkt.flow as usize) {
+            m.on_send(self.now, &mut pkt);
+        }
         pkt.route_pos = route;
         self.forward(pkt);
     }
@@ -539,6 +559,7 @@ impl Simulation {
                 final_rto_s: secs(f.sender.rto()),
                 partial_segments: f.receiver.stats.partial_segments,
                 delivered_series: self.delivered_series.get(i).map(|s| s.bytes.clone()),
+                marking: self.marking.get_mut(i).map(|m| m.report(end)),
             });
             if m.trace {
                 let (rows, sends) = f.sender.take_trace();
@@ -581,6 +602,14 @@ impl Simulation {
             conservation: Conservation { cells: self.atm.cells.clone(), ..self.ledger.clone() },
         };
         (report, traces)
+    }
+
+    /// Write `queue-<channel>.csv` for every channel that traced its queue.
+    pub fn write_queue_traces(&self, dir: &Path) -> Result<(), Error> {
+        for (i, c) in self.channels.iter().enumerate() {
+            crate::net::queue::write_trace(&c.queue, &dir.join(format!("queue-{i}.csv")))?;
+        }
+        Ok(())
     }
 
     /// Write the pcap captures into `dir`.
@@ -700,6 +729,7 @@ pub fn run_scenario(text: &str, opts: &RunOptions) -> Result<(RunReport, Vec<Flo
             sends.flush()?;
         }
         sim.write_pcaps(dir)?;
+        sim.write_queue_traces(dir)?;
     }
     Ok((report, traces))
 }

@@ -45,6 +45,7 @@ fn ack_pkt(off: u64, wnd: u32) -> Packet {
         flags: flags::ACK,
         n_sack: 0,
         retransmit: false,
+        marked: false,
         sack: [SackBlock::default(); MAX_SACK_BLOCKS],
         tag: 0,
         cell: Default::default(),

@@ -33,6 +33,9 @@ pub struct ChannelStats {
     pub drops_loss: u64,
     /// Largest number of packets waiting in the queue.
     pub peak_queue_packets: u64,
+    /// Drops by cause and mark, for links with an explicit `qdisc`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub queue: Option<super::queue::QueueStats>,
 }
 
 #[derive(Debug, Clone)]
@@ -113,7 +116,7 @@ impl Channel {
     pub fn offer(&mut self, now: Time, pkt: Packet, pool: &mut PacketPool) -> Result<Next, Packet> {
         self.stats.arrivals += 1;
         let idle = self.on_wire.is_none();
-        if !self.queue.accepts(&pkt, idle) {
+        if !self.queue.accepts(now, &pkt, idle) {
             self.stats.drops_queue += 1;
             return Err(pkt);
         }
@@ -156,7 +159,7 @@ impl Channel {
             }
             self.pipe.push_back((at, w.id));
         }
-        let next_tx = self.queue.pop().map(|next| self.start_tx(now, next));
+        let next_tx = self.queue.pop(now).map(|next| self.start_tx(now, next));
         TxOutcome { id: w.id, lost, next_tx, arrive_at }
     }
 
@@ -188,6 +191,7 @@ impl Channel {
 
     pub fn finish_stats(&mut self) {
         self.stats.peak_queue_packets = self.queue.peak_packets as u64;
+        self.stats.queue = self.queue.final_stats();
     }
 }
 

@@ -98,4 +98,12 @@ mod tests {
         assert_eq!(pool.get(c).seq, 9);
         assert_eq!(pool.get(b).seq, 7, "other packets are untouched");
     }
+
+    #[test]
+    fn a_slot_stays_three_32_byte_halves() {
+        // The packet grew from 84 to 88 bytes with its reservation mark; the slot it lives in
+        // on the hot path must not grow with it.
+        assert!(std::mem::size_of::<crate::packet::Packet>() <= 96);
+        assert_eq!(std::mem::size_of::<Slot>(), 96);
+    }
 }

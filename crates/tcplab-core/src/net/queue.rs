@@ -1,19 +1,24 @@
-//! FIFO queues limited in packets (or ATM cells) or in bytes, with their drop policy.
+//! FIFO queues limited in packets (or ATM cells) or in bytes, with their drop discipline.
 //!
 //! The limit counts packets waiting, not the one being serialised (as in ns-2's DropTail).
-//! Plain queues drop at the tail; cell queues ask their `CellDropper` (PPD, EPD, SD), which
-//! also sees cells that go straight onto an idle link, so a frame being discarded stays
-//! discarded.
+//! The discipline is one small enum, matched per packet (no dynamic dispatch): drop-tail,
+//! RED or ERED (`red.rs`), or an ATM cell dropper (PPD, EPD, SD). Disciplines see every
+//! arrival, including those that go straight onto an idle link, so a frame being discarded
+//! stays discarded and RED's average counts every packet.
 //!
 //! The queue holds packet ids (the records stay in the `PacketPool`) with the two facts it
 //! needs when a packet leaves, so that serving a queue never reads the packet itself.
 
 use std::collections::VecDeque;
 
+use serde::Serialize;
+
 use crate::atm::drop::{vc_of, CellDropper};
 use crate::packet::Packet;
+use crate::time::Time;
 
 use super::pool::PacketId;
+use super::red::{Red, RedDrop};
 
 /// A waiting packet: its id, its size, and its virtual circuit (for cell policies).
 #[derive(Debug, Clone, Copy)]
@@ -29,6 +34,20 @@ impl Waiting {
     }
 }
 
+/// Write a queue's trace as CSV (time_s, packets, bytes, avg; avg empty without RED), if it
+/// kept one.
+pub fn write_trace(q: &Queue, path: &std::path::Path) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let Some(t) = &q.trace else { return Ok(()) };
+    let mut w = std::io::BufWriter::new(std::fs::File::create(path)?);
+    writeln!(w, "time_s,packets,bytes,avg")?;
+    for s in t.iter() {
+        let avg = s.avg.map(|a| format!("{a:.6}")).unwrap_or_default();
+        writeln!(w, "{:.9},{},{},{}", s.time as f64 / 1e9, s.packets, s.bytes, avg)?;
+    }
+    w.flush()
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum QueueLimit {
     Packets(u32),
@@ -36,25 +55,78 @@ pub enum QueueLimit {
     Bytes(u64),
 }
 
+/// Who decides which arrivals stay. Boxed arms: most queues are drop-tail, and a small queue
+/// keeps channels cache-friendly.
+#[derive(Debug, Clone)]
+pub enum Discipline {
+    DropTail,
+    /// RED, or ERED when its config has a rule for marked packets.
+    Red(Box<Red>),
+    Cells(Box<CellDropper>),
+}
+
+/// Drops by cause and by mark, and arrivals by mark, for queues that report them.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct QueueStats {
+    pub arrivals_marked: u64,
+    /// The buffer was full.
+    pub drops_overflow: u64,
+    /// RED's random drops between min_th and max_th.
+    pub drops_early: u64,
+    /// RED's drops with the average in the forced region.
+    pub drops_forced: u64,
+    /// Drops (any cause) of marked packets.
+    pub drops_marked: u64,
+    /// RED's average queue at the end of the run (packets, or bytes in byte mode).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub final_avg: Option<f64>,
+}
+
+/// One arrival as the queue saw it: what was waiting, and RED's average after the update.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct QueueSample {
+    pub time: Time,
+    pub packets: u32,
+    pub bytes: u64,
+    pub avg: Option<f64>,
+}
+
 #[derive(Debug, Clone)]
 pub struct Queue {
     buf: VecDeque<Waiting>,
     bytes: u64,
     limit: QueueLimit,
-    /// Boxed: most queues are not cell queues, and a small queue keeps channels cache-friendly.
-    cells: Option<Box<CellDropper>>,
+    disc: Discipline,
+    /// Counters by cause and mark (queues with an explicit discipline).
+    pub stats: Option<Box<QueueStats>>,
+    /// A sample per arrival, when the link asks for a queue trace.
+    pub trace: Option<Box<Vec<QueueSample>>>,
     /// Largest number of packets ever waiting.
     pub peak_packets: usize,
 }
 
 impl Queue {
     pub fn new(limit: QueueLimit) -> Self {
-        Self { buf: VecDeque::new(), bytes: 0, limit, cells: None, peak_packets: 0 }
+        Self::with_discipline(limit, Discipline::DropTail)
     }
 
     /// A queue of ATM cells whose drops `dropper` decides.
     pub fn with_cell_policy(limit: QueueLimit, dropper: CellDropper) -> Self {
-        Self { cells: Some(Box::new(dropper)), ..Self::new(limit) }
+        Self::with_discipline(limit, Discipline::Cells(Box::new(dropper)))
+    }
+
+    pub fn with_discipline(limit: QueueLimit, disc: Discipline) -> Self {
+        Self { buf: VecDeque::new(), bytes: 0, limit, disc, stats: None, trace: None, peak_packets: 0 }
+    }
+
+    /// Count drops by cause and mark from now on.
+    pub fn keep_stats(&mut self) {
+        self.stats = Some(Box::default());
+    }
+
+    /// Record a sample at every arrival from now on.
+    pub fn keep_trace(&mut self) {
+        self.trace = Some(Box::default());
     }
 
     fn fits(&self, pkt: &Packet) -> bool {
@@ -64,21 +136,54 @@ impl Queue {
         }
     }
 
-    /// Whether an arriving packet may stay (on an idle link it goes straight on).
-    pub fn accepts(&mut self, pkt: &Packet, link_idle: bool) -> bool {
-        match &mut self.cells {
-            Some(d) => {
+    /// Whether a packet arriving at `now` may stay (on an idle link it goes straight on).
+    pub fn accepts(&mut self, now: Time, pkt: &Packet, link_idle: bool) -> bool {
+        let (ok, early) = match &mut self.disc {
+            Discipline::DropTail => (link_idle || self.fits(pkt), None),
+            Discipline::Cells(d) => {
                 let occupancy = if link_idle { 0 } else { self.buf.len() };
-                d.admit(pkt, occupancy) && (link_idle || self.fits(pkt))
+                (d.admit(pkt, occupancy) && (link_idle || self.fits(pkt)), None)
             }
-            None => link_idle || self.fits(pkt),
+            Discipline::Red(red) => {
+                red.update_average(now, self.buf.len(), self.bytes);
+                match red.verdict(pkt.wire_bytes, pkt.marked) {
+                    Some(cause) => (false, Some(cause)),
+                    None => (link_idle || self.fits(pkt), None),
+                }
+            }
+        };
+        if self.stats.is_some() || self.trace.is_some() {
+            self.account(now, pkt, ok, early);
+        }
+        ok
+    }
+
+    #[cold]
+    fn account(&mut self, now: Time, pkt: &Packet, ok: bool, early: Option<RedDrop>) {
+        let avg = match &self.disc {
+            Discipline::Red(r) => Some(r.avg),
+            _ => None,
+        };
+        if let Some(t) = &mut self.trace {
+            t.push(QueueSample { time: now, packets: self.buf.len() as u32, bytes: self.bytes, avg });
+        }
+        let Some(s) = &mut self.stats else { return };
+        s.arrivals_marked += pkt.marked as u64;
+        if ok {
+            return;
+        }
+        s.drops_marked += pkt.marked as u64;
+        match early {
+            Some(RedDrop::Early) => s.drops_early += 1,
+            Some(RedDrop::Forced) => s.drops_forced += 1,
+            None => s.drops_overflow += 1,
         }
     }
 
     /// Enqueue `pkt`, stored as `id`, after `accepts` let it in.
     pub fn push(&mut self, id: PacketId, pkt: &Packet) {
         let w = Waiting::new(id, pkt);
-        if let Some(d) = &mut self.cells {
+        if let Discipline::Cells(d) = &mut self.disc {
             d.on_enqueue(w.vc);
         }
         self.bytes += w.wire_bytes as u64;
@@ -86,13 +191,28 @@ impl Queue {
         self.peak_packets = self.peak_packets.max(self.buf.len());
     }
 
-    pub fn pop(&mut self) -> Option<Waiting> {
-        let w = self.buf.pop_front()?;
+    /// The next packet to send at `now`; None leaves the link idle.
+    pub fn pop(&mut self, now: Time) -> Option<Waiting> {
+        let Some(w) = self.buf.pop_front() else {
+            if let Discipline::Red(r) = &mut self.disc {
+                r.went_idle(now);
+            }
+            return None;
+        };
         self.bytes -= w.wire_bytes as u64;
-        if let Some(d) = &mut self.cells {
+        if let Discipline::Cells(d) = &mut self.disc {
             d.on_dequeue(w.vc);
         }
         Some(w)
+    }
+
+    /// The counters with RED's final average filled in.
+    pub fn final_stats(&self) -> Option<QueueStats> {
+        let mut s = (**self.stats.as_ref()?).clone();
+        if let Discipline::Red(r) = &self.disc {
+            s.final_avg = Some(r.avg);
+        }
+        Some(s)
     }
 
     /// The ids of the waiting packets, first to leave first.

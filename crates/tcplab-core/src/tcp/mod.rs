@@ -5,6 +5,7 @@ pub mod config;
 pub mod growth;
 pub mod receiver;
 pub mod recovery;
+pub mod reserved;
 pub mod rtt;
 pub mod rtt_ns2;
 pub mod scoreboard;

@@ -13,6 +13,7 @@ use crate::time::{Dur, Time};
 use super::boston::BostonTx;
 use super::config::{Handshake, TcpConfig};
 use super::recovery::{Ctx, Recovery, SendChoice};
+use super::reserved::Reserved;
 use super::rtt::{RttEstimator, TimerClock};
 use super::scoreboard::Scoreboard;
 use super::seq::{to_wire, unwrap};
@@ -131,6 +132,8 @@ pub struct TcpSender {
     pub stats: SenderStats,
     trace: Option<Vec<TraceRow>>,
     sends: Option<Vec<SendRecord>>,
+    /// Policies of a connection with a reservation (`reserved.rs`), if any.
+    pub reserved: Option<Box<Reserved>>,
 }
 
 impl TcpSender {
@@ -181,6 +184,7 @@ impl TcpSender {
             stats: SenderStats::default(),
             trace: trace.then(Vec::new),
             sends: trace.then(Vec::new),
+            reserved: None,
         }
     }
 
@@ -226,12 +230,18 @@ impl TcpSender {
     }
 
     pub fn next_deadline(&self) -> Option<Time> {
-        self.rto_at
+        match self.reserved.as_ref().and_then(|r| r.next_deadline()) {
+            Some(r) => Some(self.rto_at.map_or(r, |t| t.min(r))),
+            None => self.rto_at,
+        }
     }
 
     /// A packet from the receiver.
     pub fn on_packet(&mut self, now: Time, pkt: &Packet) {
         self.burst_left = self.cfg.max_burst.unwrap_or(u32::MAX);
+        if let Some(r) = &mut self.reserved {
+            r.on_ack();
+        }
         if pkt.is_syn() {
             self.on_syn(now, pkt);
             return;
@@ -305,8 +315,18 @@ impl TcpSender {
             self.dupacks += 1;
             let threshold = self.cfg.dupack_threshold;
             let count = self.dupacks;
+            let before = self.win;
             let mut cx = ctx!(self);
             if self.recovery.on_dupack(&mut cx, count, threshold) {
+                if let Some(r) = &self.reserved {
+                    r.after_fast_retransmit(
+                        &mut self.win,
+                        before,
+                        self.rtt.srtt_ns(),
+                        self.peer_wnd,
+                        self.cfg.mss as u64,
+                    );
+                }
                 self.stats.fast_retransmits += 1;
                 // 4.4BSD stops the timer and the RTT measurement; sending the retransmission
                 // restarts the timer.
@@ -378,6 +398,9 @@ impl TcpSender {
 
     /// The retransmission timer: call at or after `next_deadline()`.
     pub fn on_timer(&mut self, now: Time) {
+        if let Some(r) = &mut self.reserved {
+            r.on_timer(now);
+        }
         match self.rto_at {
             Some(t) if now >= t => {}
             _ => return,
@@ -394,8 +417,9 @@ impl TcpSender {
             SenderState::Established if self.snd_max > self.snd_una => {
                 self.stats.timeouts += 1;
                 let mss = self.cfg.mss as u64;
-                let unflated = Window { cwnd: self.win.cwnd - self.recovery.inflation(), ..self.win };
-                self.win.ssthresh = unflated.halved_with_floor(self.peer_wnd, mss, self.cfg.ssthresh_floor as u64);
+                // The window before the timeout, without fast recovery's inflation.
+                let before = Window { cwnd: self.win.cwnd - self.recovery.inflation(), ..self.win };
+                self.win.ssthresh = before.halved_with_floor(self.peer_wnd, mss, self.cfg.ssthresh_floor as u64);
                 self.win.cwnd = mss;
                 self.snd_nxt = self.snd_una; // go back N
                 self.retransmit = None;
@@ -404,6 +428,9 @@ impl TcpSender {
                 self.extra_new = 0;
                 self.burst_left = self.cfg.max_burst.unwrap_or(u32::MAX);
                 self.recovery.on_timeout(&mut ctx!(self));
+                if let Some(r) = &self.reserved {
+                    r.after_timeout(&mut self.win, before, self.rtt.srtt_ns(), self.peer_wnd, mss);
+                }
                 self.rto_at = Some(self.rtt.deadline(now, self.backoff));
                 self.record(now);
             }
@@ -435,6 +462,9 @@ impl TcpSender {
         if let Some(p) = self.next_data(now) {
             return Some(p);
         }
+        if let Some(p) = self.reserved_send(now) {
+            return Some(p);
+        }
         if self.ack_due {
             self.ack_due = false;
             return Some(self.packet(0, 0, flags::ACK, 0));
@@ -459,6 +489,7 @@ impl TcpSender {
             SendChoice::Nothing => return None,
             SendChoice::NewData => self.new_data_len()?,
             SendChoice::Window => match self.sendable_len() {
+                Some(len) if !self.reserved_window_send(now, len) => return None,
                 Some(len) => len,
                 None if self.extra_new > 0 && self.snd_nxt == self.snd_max => {
                     let len = self.new_data_len()?;
@@ -467,6 +498,33 @@ impl TcpSender {
                 }
                 None => return None,
             },
+        };
+        let off = self.snd_nxt;
+        self.snd_nxt += len;
+        Some(self.data_packet(now, off, len))
+    }
+
+    /// Delayed send's gate on a segment the window lets go (`reserved.rs`).
+    fn reserved_window_send(&mut self, now: Time, len: u64) -> bool {
+        let size = len + self.cfg.header_bytes as u64;
+        let resend = self.snd_nxt < self.snd_max;
+        resend || self.reserved.as_mut().is_none_or(|r| r.window_send(now, size))
+    }
+
+    /// Timer-triggered data of a reserved connection: delayed send's one segment at expiry
+    /// (when MaxBurst kept the window path shut), or timed send's marked segments beyond cwnd.
+    fn reserved_send(&mut self, now: Time) -> Option<Packet> {
+        let r = self.reserved.as_mut()?;
+        r.start(now);
+        let len = if r.take_expired_credit() {
+            self.sendable_len()?
+        } else {
+            let len = self.new_data_len()?;
+            let size = len + self.cfg.header_bytes as u64;
+            if !self.reserved.as_mut()?.timed_send(size) {
+                return None;
+            }
+            len
         };
         let off = self.snd_nxt;
         self.snd_nxt += len;
@@ -583,6 +641,7 @@ impl TcpSender {
             flags,
             n_sack: 0,
             retransmit: false,
+            marked: false,
             sack: [SackBlock::default(); MAX_SACK_BLOCKS],
             tag,
             cell: Default::default(),
