@@ -171,8 +171,16 @@ pub fn flow_owners(model: &Model) -> Vec<(u32, u8)> {
 /// of travel: the request flow's data and the response flow's ACKs go client to server, the
 /// response flow's data and the request flow's ACKs server to client.
 pub fn share_vcs(dropper: CellDropper, model: &Model) -> CellDropper {
+    match shared_vc_map(model) {
+        Some(map) => dropper.with_shared_vcs(map),
+        None => dropper,
+    }
+}
+
+/// Per flow direction (`vc_of`): the VC it is accounted on; None when no flows share.
+fn shared_vc_map(model: &Model) -> Option<Vec<u32>> {
     if model.www.is_empty() {
-        return dropper;
+        return None;
     }
     let mut map: Vec<u32> = (0..2 * model.flows.len() as u32).collect();
     for p in &model.www {
@@ -180,7 +188,7 @@ pub fn share_vcs(dropper: CellDropper, model: &Model) -> CellDropper {
         map[2 * rs as usize + 1] = 2 * rq; // response ACKs: client to server
         map[2 * rq as usize + 1] = 2 * rs; // request ACKs: server to client
     }
-    dropper.with_shared_vcs(map)
+    Some(map)
 }
 
 #[cfg(test)]
@@ -242,6 +250,22 @@ mod tests {
         let (grown, _, first_flight) = second_response_window(true);
         assert!(grown >= 8_000);
         assert_eq!(first_flight, 1, "one segment: the initial window");
+    }
+
+    #[test]
+    fn a_pairs_flows_share_one_vc_per_direction_of_travel() {
+        let text = "duration = 1\nnodes = [\"a\", \"b\", \"c\", \"s\"]\n\
+                    [[link]]\na = \"a\"\nb = \"b\"\nrate = \"1Mbps\"\n\
+                    [[link]]\na = \"c\"\nb = \"s\"\nrate = \"1Mbps\"\n\
+                    [[flow]]\nsrc = \"a\"\ndst = \"b\"\n\
+                    [[www.pair]]\nclient = \"c\"\nserver = \"s\"\n";
+        let model = crate::scenario::parse(text).unwrap().validate(None).unwrap();
+        assert_eq!(model.www[0].flows, [1, 2]);
+        let map = super::shared_vc_map(&model).unwrap();
+        // Flow 0 (not a pair's) keeps its own VCs 0 and 1. Request flow 1: data c->s is VC 2,
+        // its ACKs s->c ride the response's data VC 4; response flow 2: data s->c is VC 4,
+        // its ACKs c->s ride the request's data VC 2.
+        assert_eq!(map, vec![0, 1, 2, 4, 4, 2]);
     }
 
     #[test]
