@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
 import tcplab
 from tcplab.satellite_metrics import atm_bytes_per_segment, max_tcp_throughput, satellite_metrics
-from tcplab.satellite_net import CASES, SatelliteConfig, initial_ssthresh, satellite_scenario
+from tcplab.satellite_net import CASES, SatelliteConfig, factorial, initial_ssthresh, satellite_scenario
 
 
 def test_capacity_follows_from_the_encapsulation() -> None:
@@ -75,3 +76,12 @@ def test_bad_configs_name_the_field() -> None:
     ]:
         with pytest.raises(ValueError, match=field):
             satellite_scenario(bad)
+
+
+def test_the_factorial_has_24_distinct_runs_per_link_type() -> None:
+    runs = factorial("meo", seed=7)
+    assert len(runs) == 24
+    assert all(r.seed == 7 for r in runs)
+    names = {satellite_scenario(replace(r, pairs=1)).split("\n", 1)[0] for r in runs}
+    assert len(names) == 24
+    assert {r.buffer_cells() for r in runs} == {10615, 21230, 42460}

@@ -28,6 +28,7 @@ This module depends on nothing else in tcplab: it only writes text.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = [
     "BUFFERS",
@@ -35,6 +36,7 @@ __all__ = [
     "FLAVOURS",
     "Case",
     "SatelliteConfig",
+    "factorial",
     "initial_ssthresh",
     "satellite_scenario",
 ]
@@ -96,6 +98,17 @@ class SatelliteConfig:
     def buffer_cells(self) -> int:
         case = CASES[self.case]
         return case.buffers[self.buffer] if self.buffer in (0, 1, 2) else self.buffer
+
+
+def factorial(case: str, **fixed: Any) -> list[SatelliteConfig]:
+    """The paper's full factorial for one link type: 4 flavours x 2 drop policies x 3 buffers
+    (24 runs; Sec. 8), other settings from ``fixed`` (e.g. ``seed``, ``duration_s``)."""
+    return [
+        SatelliteConfig(case=case, flavour=f, drop=d, buffer=b, **fixed)
+        for f in FLAVOURS
+        for d in DROPS
+        for b in range(3)
+    ]
 
 
 def initial_ssthresh(case: Case, bottleneck_bps: int = T3_BPS) -> int:
