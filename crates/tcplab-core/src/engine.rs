@@ -20,6 +20,8 @@ pub enum Event {
     /// Cells that reached ATM switch `0` at this instant go to their output buffers, inputs
     /// served round robin.
     SwitchService(u32),
+    /// A timer of application `0` may be due (lazy cancellation, as for flows).
+    AppTimer(u32),
     /// The end of the simulated interval.
     Stop,
 }

@@ -5,6 +5,7 @@
 //! [`metrics::RunReport`]. Time is an integer count of nanoseconds; equal-time events fire in
 //! insertion order, so one scenario and seed always give the same bytes out.
 
+pub mod app;
 pub mod atm;
 pub mod engine;
 pub mod error;

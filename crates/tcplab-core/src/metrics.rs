@@ -89,6 +89,9 @@ pub struct RunReport {
     pub flows: Vec<FlowReport>,
     pub links: Vec<LinkReport>,
     pub conservation: Conservation,
+    /// Per WWW pair (scenarios with `[www]` only).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub www: Vec<crate::app::www::WwwReport>,
 }
 
 /// A flow's time trace, kept apart from the report (it can be large).

@@ -52,6 +52,34 @@ pub struct Scenario {
     /// TCP settings applied to every flow before the flow's own `tcp` table.
     #[serde(default)]
     pub tcp: TcpSpec,
+    /// WWW client-server pairs (Goyal et al. 1998, Sec. 5), each on a persistent connection.
+    #[serde(default)]
+    pub www: Option<WwwSpec>,
+}
+
+/// The WWW model's settings and its pairs; omitted settings take the paper's values.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table of WWW settings and [[www.pair]] entries")]
+pub struct WwwSpec {
+    pub request_bytes: Option<Quantity>,
+    pub batch_period: Option<Quantity>,
+    pub request_gap_min: Option<Quantity>,
+    pub request_gap_max: Option<Quantity>,
+    pub pipelining: Option<bool>,
+    /// "none" (ns-2.1b3 keeps the window over idle time) or "rfc2581".
+    pub idle_restart: Option<String>,
+    /// TCP settings of the pairs' flows, over the scenario's `[tcp]`.
+    #[serde(default)]
+    pub tcp: TcpSpec,
+    #[serde(default, rename = "pair")]
+    pub pairs: Vec<WwwPairSpec>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table with a client and a server node")]
+pub struct WwwPairSpec {
+    pub client: String,
+    pub server: String,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -345,6 +373,15 @@ pub struct Model {
     pub flows: Vec<FlowModel>,
     /// File names of the pcap captures.
     pub pcaps: Vec<String>,
+    /// WWW pairs; their flows are in `flows` after the scenario's own.
+    pub www: Vec<WwwPairModel>,
+}
+
+#[derive(Debug, Clone)]
+pub struct WwwPairModel {
+    pub cfg: crate::app::www::WwwConfig,
+    /// The request flow (client to server) and the response flow (server to client).
+    pub flows: [u32; 2],
 }
 
 /// Parse a scenario from TOML text; errors name the field.
@@ -523,6 +560,45 @@ impl Scenario {
                 }
             }
         }
+        let www = match &self.www {
+            None => Vec::new(),
+            Some(w) => {
+                let host = |field: String, name: &str| -> Result<u32, ScenarioError> {
+                    let n = node(field.clone(), name)?;
+                    if switches[n as usize] {
+                        return err(field, format!("'{name}' is an ATM switch, not a host"));
+                    }
+                    Ok(n)
+                };
+                let cfg = www_config(w)?;
+                let tcp = tcp_config("www.tcp", &self.tcp.merged(&w.tcp))?;
+                let mut pairs = Vec::with_capacity(w.pairs.len());
+                for (i, p) in w.pairs.iter().enumerate() {
+                    let f = format!("www.pair[{i}]");
+                    let client = host(format!("{f}.client"), &p.client)?;
+                    let server = host(format!("{f}.server"), &p.server)?;
+                    if client == server {
+                        return err(format!("{f}.server"), "a pair's client and server must differ");
+                    }
+                    let first = flows.len() as u32;
+                    for (dir, src, dst) in [("request", client, server), ("response", server, client)] {
+                        flows.push(FlowModel {
+                            name: format!("www{i}.{dir}"),
+                            src,
+                            dst,
+                            start: 0,
+                            bytes: None,
+                            trace: false,
+                            tcp: tcp.clone(),
+                            marker: None,
+                            reservation: None,
+                        });
+                    }
+                    pairs.push(WwwPairModel { cfg, flows: [first, first + 1] });
+                }
+                pairs
+            }
+        };
         let per_packet_frames = match self.atm.reassembly.as_deref() {
             None | Some("aal5") => false,
             Some("per_packet") => true,
@@ -554,6 +630,7 @@ impl Scenario {
             channels,
             flows,
             pcaps,
+            www,
         })
     }
 
@@ -886,4 +963,41 @@ fn stack_knobs(fld: &dyn Fn(&str) -> String, s: &TcpSpec, c: &mut TcpConfig) -> 
         c.max_cwnd = (v > 0).then_some(v as u32);
     }
     Ok(())
+}
+
+fn www_config(w: &WwwSpec) -> Result<crate::app::www::WwwConfig, ScenarioError> {
+    let mut c = crate::app::www::WwwConfig::default();
+    if let Some(b) = &w.request_bytes {
+        c.request_bytes = q("www.request_bytes", bytes(b))?;
+        if c.request_bytes == 0 {
+            return err("www.request_bytes", "must be positive");
+        }
+    }
+    let dur = |name: &str, v: &Option<Quantity>| -> Result<Option<Dur>, ScenarioError> {
+        v.as_ref().map(|x| q(&format!("www.{name}"), duration_ns(x))).transpose()
+    };
+    if let Some(d) = dur("batch_period", &w.batch_period)? {
+        if d == 0 {
+            return err("www.batch_period", "must be positive");
+        }
+        c.batch_period = d;
+    }
+    if let Some(d) = dur("request_gap_min", &w.request_gap_min)? {
+        c.gap_min = d;
+    }
+    if let Some(d) = dur("request_gap_max", &w.request_gap_max)? {
+        c.gap_max = d;
+    }
+    if c.gap_max < c.gap_min {
+        return err("www.request_gap_max", "must not be below request_gap_min");
+    }
+    if let Some(p) = w.pipelining {
+        c.pipelining = p;
+    }
+    c.idle_restart = match w.idle_restart.as_deref() {
+        None | Some("none") => false,
+        Some("rfc2581") => true,
+        Some(o) => return err("www.idle_restart", format!("unknown '{o}' (use none or rfc2581)")),
+    };
+    Ok(c)
 }

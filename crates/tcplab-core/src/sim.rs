@@ -43,7 +43,11 @@ struct FlowRt {
     start: Time,
     /// Time of the earliest FlowTimer event in the queue for this flow.
     timer_pending: Option<Time>,
+    /// The application driving this flow and the flow's port in it (NO_APP: none).
+    app: (u32, u8),
 }
+
+const NO_APP: u32 = u32::MAX;
 
 pub struct Simulation {
     model: Model,
@@ -75,6 +79,8 @@ pub struct Simulation {
     /// A broken invariant found during the run (reported when it ends).
     violation: Option<String>,
     now: Time,
+    /// Applications (WWW pairs), their earliest queued timer, and a reused write list.
+    apps: crate::app::Apps,
 }
 
 impl Simulation {
@@ -106,7 +112,7 @@ impl Simulation {
                 let queue = match (c.cell_policy, c.limit) {
                     (Some(policy), crate::net::QueueLimit::Packets(cells)) => Queue::with_cell_policy(
                         c.limit,
-                        CellDropper::new(policy, cells as usize, 2 * model.flows.len()),
+                        crate::app::share_vcs(CellDropper::new(policy, cells as usize, 2 * model.flows.len()), &model),
                     ),
                     _ => crate::net::spec::packet_queue(c, seed, i as u64),
                 };
@@ -128,6 +134,7 @@ impl Simulation {
         let mut wire = Vec::with_capacity(model.flows.len());
         let mut pcap_flows = Vec::with_capacity(model.flows.len());
         let mut configs = ConfigTable::default();
+        let app_of_flow = crate::app::flow_owners(&model);
         for (i, f) in model.flows.iter().enumerate() {
             let field = format!("flow[{i}].dst");
             let no_route = |a: u32, b: u32| {
@@ -152,7 +159,9 @@ impl Simulation {
                 tcp.initial_ssthresh = path_bdp_bytes(&channels, &fwd, &rev).max(2 * tcp.mss as u64);
             }
             let tcp = configs.intern(tcp);
-            let mut sender = TcpSender::new(tcp.clone(), i as u32, isn_s, f.bytes, phase_s, f.trace);
+            // An application's flow starts with nothing written.
+            let total = if app_of_flow[i].0 == NO_APP { f.bytes } else { Some(0) };
+            let mut sender = TcpSender::new(tcp.clone(), i as u32, isn_s, total, phase_s, f.trace);
             sender.reserved = f.reservation.map(|r| Box::new(Reserved::new(r, stream(seed, "reserved", i as u64))));
             let mut receiver = TcpReceiver::new(tcp, i as u32, isn_r, f.bytes, phase_r);
             sender.open(isn_r);
@@ -164,6 +173,7 @@ impl Simulation {
                 rev_route: arena.add(&rev),
                 start: f.start,
                 timer_pending: None,
+                app: app_of_flow[i],
             });
             wire.push(FlowWire { data_base: isn_s.wrapping_add(1), mss: f.tcp.mss });
             pcap_flows.push(PcapFlow {
@@ -179,7 +189,8 @@ impl Simulation {
         let pcaps = model.pcaps.iter().map(|_| PcapWriter::new()).collect();
         let atm = AtmRuntime::new(model.atm, model.switches.clone(), &channels);
         // At most one pending event per channel stage, flow and switch, plus the stop.
-        let pending_bound = 2 * channels.len() + flows.len() + model.nodes.len() + 1;
+        let apps = crate::app::Apps::new(&model);
+        let pending_bound = 2 * channels.len() + flows.len() + model.nodes.len() + apps.len() + 1;
         Ok(Self {
             atm,
             cell_buf: Vec::new(),
@@ -198,6 +209,7 @@ impl Simulation {
                 Vec::new()
             },
             violation: None,
+            apps,
             model,
             q: EventQueue::for_pending(pending_bound),
             events: 0,
@@ -219,6 +231,10 @@ impl Simulation {
         for (i, f) in self.flows.iter().enumerate() {
             self.q.schedule(f.start, Event::FlowStart(i as u32));
         }
+        for a in 0..self.apps.len() as u32 {
+            self.apps.start(a, 0);
+            self.app_io(a);
+        }
         let end = self.model.duration;
         self.q.schedule(end, Event::Stop);
         while let Some((t, ev)) = self.q.pop() {
@@ -230,6 +246,7 @@ impl Simulation {
                 Event::FlowStart(f) => self.pump(f),
                 Event::FlowTimer(f) => self.on_flow_timer(f),
                 Event::SwitchService(n) => self.on_switch_service(n),
+                Event::AppTimer(a) => self.on_app_timer(a),
                 Event::Stop => break,
             }
         }
@@ -414,7 +431,38 @@ impl Simulation {
         if pkt.dir == Dir::Forward && pkt.shards.m > 0 {
             self.check_rebuilt(pkt.flow);
         }
+        let (app, port) = self.flows[pkt.flow as usize].app;
+        if app != NO_APP && pkt.dir == Dir::Forward {
+            let delivered = self.flows[pkt.flow as usize].receiver.delivered();
+            if delivered > before {
+                self.apps.delivered(app, port, self.now, delivered);
+                self.app_io(app);
+            }
+        }
         self.pump(pkt.flow);
+    }
+
+    fn on_app_timer(&mut self, a: u32) {
+        if self.apps.timer_fired(a, self.now) {
+            self.app_io(a);
+        }
+    }
+
+    /// Hand application `a`'s writes to its flows, send, and queue its next timer.
+    fn app_io(&mut self, a: u32) {
+        let now = self.now;
+        let mut writes = std::mem::take(&mut self.apps.io.writes);
+        for &(port, bytes) in &writes {
+            let flow = self.apps.flow(a, port);
+            let restart = self.apps.idle_restart(a);
+            self.flows[flow as usize].sender.app_write(now, bytes, restart);
+            self.pump(flow);
+        }
+        writes.clear();
+        self.apps.io.writes = writes;
+        if let Some(t) = self.apps.timer_to_queue(a) {
+            self.q.schedule(t.max(now), Event::AppTimer(a));
+        }
     }
 
     fn on_flow_timer(&mut self, i: u32) {
@@ -600,6 +648,7 @@ impl Simulation {
             flows,
             links,
             conservation: Conservation { cells: self.atm.cells.clone(), ..self.ledger.clone() },
+            www: self.apps.www_reports(&self.model),
         };
         (report, traces)
     }

@@ -6,8 +6,6 @@
 //! frames. Partial mode (TCP Boston, seed 003 Sec. 2.4) also hands on what arrived of a
 //! Boston-coded frame: the header plus the positions of the cells that made it.
 
-use std::collections::HashMap;
-
 use crate::packet::Packet;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,7 +28,7 @@ pub struct Rebuilt {
 #[derive(Debug, Default)]
 pub struct Reassembler {
     /// Cells since the last frame end, per VC.
-    pending: HashMap<usize, Vec<Packet>>,
+    pending: super::IntMap<usize, Vec<Packet>>,
 }
 
 impl Reassembler {

@@ -44,6 +44,9 @@ pub struct CellDropper {
     per_vc: Vec<u32>,
     /// VCs with at least one cell waiting.
     active: u32,
+    /// The VC each flow direction (`vc_of`) is accounted on, when flows share VCs; empty:
+    /// every flow direction is a VC of its own.
+    shared_vc: Vec<u32>,
 }
 
 /// A VC is one direction of one flow.
@@ -53,7 +56,19 @@ pub fn vc_of(p: &Packet) -> usize {
 
 impl CellDropper {
     pub fn new(policy: CellPolicy, capacity: usize, vcs: usize) -> Self {
-        Self { policy, capacity, discarding: vec![None; vcs], per_vc: vec![0; vcs], active: 0 }
+        Self { policy, capacity, discarding: vec![None; vcs], per_vc: vec![0; vcs], active: 0, shared_vc: Vec::new() }
+    }
+
+    /// Account flow direction `i` (as `vc_of` numbers them) on VC `map[i]`: one-way flows
+    /// that model one connection share its circuits.
+    pub fn with_shared_vcs(mut self, map: Vec<u32>) -> Self {
+        self.shared_vc = map;
+        self
+    }
+
+    #[inline]
+    fn account(&self, vc: usize) -> usize {
+        self.shared_vc.get(vc).map_or(vc, |&v| v as usize)
     }
 
     /// Whether to accept `cell` into a buffer now holding `occupancy` cells.
@@ -70,7 +85,7 @@ impl CellDropper {
             }
             self.discarding[vc] = None; // that frame ended without its last cell reaching us
         }
-        if cell.cell.index == 0 && self.refuses_new_frame(vc, occupancy) {
+        if cell.cell.index == 0 && self.refuses_new_frame(self.account(vc), occupancy) {
             self.discard_rest(vc, cell, false);
             return false;
         }
@@ -103,7 +118,7 @@ impl CellDropper {
 
     /// A cell of circuit `vc` (see `vc_of`) joined the buffer.
     pub fn on_enqueue(&mut self, vc: u32) {
-        let vc = vc as usize;
+        let vc = self.account(vc as usize);
         if self.per_vc[vc] == 0 {
             self.active += 1;
         }
@@ -111,7 +126,7 @@ impl CellDropper {
     }
 
     pub fn on_dequeue(&mut self, vc: u32) {
-        let vc = vc as usize;
+        let vc = self.account(vc as usize);
         self.per_vc[vc] -= 1;
         if self.per_vc[vc] == 0 {
             self.active -= 1;
@@ -168,5 +183,66 @@ mod tests {
         d.on_enqueue(vc_of(&cell(1, 2, 0, 1)) as u32);
         assert!(!d.admit(&cell(0, 3, 0, 2), 9), "8 > 0.8 * 9 / 2");
         assert!(d.admit(&cell(1, 4, 0, 2), 9), "1 < 3.6");
+    }
+
+    // Goyal et al. (1998) Sec. 4, cell by cell: buffer K = 100 cells, R = 0.8 K = 80.
+
+    /// Fill VC `vc` with `n` waiting cells.
+    fn hold(d: &mut CellDropper, vc: u32, n: u32) {
+        for _ in 0..n {
+            d.on_enqueue(vc);
+        }
+    }
+
+    #[test]
+    fn epd_refuses_only_new_frames_once_occupancy_exceeds_r() {
+        let mut d = CellDropper::new(CellPolicy::Epd { threshold: 80 }, 100, 2);
+        assert_eq!(offer(&mut d, 0, 1, 4, |_| 80), vec![0, 1, 2, 3], "X = R is not above R");
+        assert!(offer(&mut d, 0, 2, 4, |_| 81).is_empty(), "X > R: the whole new frame goes");
+        // A frame that began at X <= R keeps every cell while X climbs past R (room left).
+        assert_eq!(offer(&mut d, 0, 3, 6, |i| 78 + 3 * i as usize), vec![0, 1, 2, 3, 4, 5]);
+        // EPD knows no fair share: a VC with no cells waiting is refused as well.
+        assert!(offer(&mut d, 0, 4, 2, |_| 90).is_empty());
+    }
+
+    #[test]
+    fn sd_drops_whole_frames_only_of_vcs_above_z_x_over_na_when_x_exceeds_r() {
+        let mut d = CellDropper::new(CellPolicy::Sd { threshold: 80, z: 0.8 }, 100, 6);
+        // VC 0 (flow 0) holds 60 cells, VC 2 (flow 1) 25, VC 4 (flow 2) 5: X = 90, Na = 3,
+        // Z X / Na = 24.
+        hold(&mut d, 0, 60);
+        hold(&mut d, 2, 25);
+        hold(&mut d, 4, 5);
+        assert!(offer(&mut d, 0, 1, 3, |_| 90).is_empty(), "60 > 24: the whole frame is dropped");
+        assert!(offer(&mut d, 1, 2, 3, |_| 90).is_empty(), "25 > 24");
+        assert_eq!(offer(&mut d, 2, 3, 3, |_| 90), vec![0, 1, 2], "5 <= 24: kept");
+        // Below R nothing is dropped early, however unfair the buffer.
+        assert_eq!(offer(&mut d, 0, 4, 3, |_| 80), vec![0, 1, 2]);
+        // A frame admitted under the rule keeps its later cells even if its VC grows past
+        // its share meanwhile (the rule judges a frame by its first cell).
+        assert_eq!(offer(&mut d, 2, 5, 3, |i| 85 + i as usize), vec![0, 1, 2]);
+        // With Na = 1 and Z = 0.8, a lone VC over R exceeds 0.8 X: its new frames go.
+        let mut lone = CellDropper::new(CellPolicy::Sd { threshold: 80, z: 0.8 }, 100, 2);
+        hold(&mut lone, 0, 85);
+        assert!(offer(&mut lone, 0, 1, 2, |_| 85).is_empty());
+    }
+
+    #[test]
+    fn shared_vcs_pool_the_accounting_of_the_flow_directions_mapped_to_them() {
+        // Flow directions 0 and 3 share VC 0 (a request flow's data and a response flow's
+        // ACKs); flow direction 2 is VC 2.
+        let mut d =
+            CellDropper::new(CellPolicy::Sd { threshold: 80, z: 0.8 }, 100, 4).with_shared_vcs(vec![0, 1, 2, 0]);
+        hold(&mut d, 0, 20);
+        hold(&mut d, 3, 20);
+        hold(&mut d, 2, 45);
+        // X = 85, Na = 2 (not 3), share 34: the pooled VC 0 holds 40 and is above it.
+        assert_eq!(d.active, 2);
+        assert!(offer(&mut d, 0, 1, 2, |_| 85).is_empty());
+        let mut ack = cell(1, 2, 0, 2);
+        ack.dir = crate::packet::Dir::Reverse; // flow 1 reverse: direction 3, VC 0
+        assert!(!d.admit(&ack, 85));
+        d.on_dequeue(3);
+        assert_eq!(d.per_vc[0], 39);
     }
 }

@@ -1,8 +1,6 @@
 //! The ATM state of a running simulation: frame bookkeeping, switch input service and
 //! reassembly points. The simulation calls in here whenever a packet meets a cell link.
 
-use std::collections::HashMap;
-
 use serde::Serialize;
 
 use super::aal5::{Mode, Reassembler, Rebuilt};
@@ -41,8 +39,8 @@ pub struct AtmRuntime {
     arrived: Vec<Vec<(u32, Packet)>>,
     /// Per switch: the input served first in the next batch.
     next_input: Vec<u32>,
-    reassembly: HashMap<u32, Reassembler>,
-    frames: HashMap<u32, Frame>,
+    reassembly: super::IntMap<u32, Reassembler>,
+    frames: super::IntMap<u32, Frame>,
     next_pdu: u32,
     pub cells: CellLedger,
 }
@@ -66,8 +64,8 @@ impl AtmRuntime {
             n_inputs,
             arrived: vec![Vec::new(); nodes],
             next_input: vec![0; nodes],
-            reassembly: HashMap::new(),
-            frames: HashMap::new(),
+            reassembly: Default::default(),
+            frames: Default::default(),
             next_pdu: 0,
             cells: CellLedger::default(),
         }

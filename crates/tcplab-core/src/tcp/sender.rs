@@ -130,6 +130,8 @@ pub struct TcpSender {
     /// A pure ACK is due (answering a SYN-ACK when no data can carry the ACK).
     ack_due: bool,
     pub stats: SenderStats,
+    /// When data last left (RFC 2581's idle test for an application that writes later).
+    last_send: Time,
     trace: Option<Vec<TraceRow>>,
     sends: Option<Vec<SendRecord>>,
     /// Policies of a connection with a reservation (`reserved.rs`), if any.
@@ -182,6 +184,7 @@ impl TcpSender {
             ctl_due: false,
             ack_due: false,
             stats: SenderStats::default(),
+            last_send: 0,
             trace: trace.then(Vec::new),
             sends: trace.then(Vec::new),
             reserved: None,
@@ -227,6 +230,20 @@ impl TcpSender {
     /// True once every byte the application wrote has been acknowledged.
     pub fn all_acked(&self) -> bool {
         self.total.is_some_and(|t| self.state == SenderState::Established && self.snd_una >= t)
+    }
+
+    /// The application writes `bytes` more (a sender made with `total` Some). With
+    /// `idle_restart`, a connection that has sent nothing for more than an RTO and has
+    /// nothing outstanding restarts from the initial window (RFC 2581 Sec. 4.1); without it
+    /// the window is kept, as ns-2.1b3 does.
+    pub fn app_write(&mut self, now: Time, bytes: u64, idle_restart: bool) {
+        let written = self.total.get_or_insert(0);
+        let idle = self.snd_una >= *written && now.saturating_sub(self.last_send) > self.rtt.rto();
+        *written += bytes;
+        if idle_restart && idle && self.stats.data_segments > 0 {
+            self.win.cwnd = self.win.cwnd.min(self.cfg.initial_cwnd as u64 * self.cfg.mss as u64);
+            self.record(now);
+        }
     }
 
     pub fn next_deadline(&self) -> Option<Time> {
@@ -593,6 +610,7 @@ impl TcpSender {
             self.rto_at = Some(self.rtt.deadline(now, self.backoff));
         }
         self.ack_due = false;
+        self.last_send = now;
         self.burst_left = self.burst_left.saturating_sub(1);
         self.recovery.on_sent(&mut ctx!(self), off, len);
         if let Some(sends) = &mut self.sends {

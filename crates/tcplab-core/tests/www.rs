@@ -1,0 +1,104 @@
+//! The WWW application of Goyal et al. (1998) on a small copy of their satellite network.
+
+use tcplab_core::metrics::RunReport;
+use tcplab_core::{run_scenario, RunOptions};
+
+/// `n` server-client pairs across two ATM switches joined by a 45 Mb/s trunk with `delay`
+/// one way; the trunk's buffer holds `buffer` cells under `drop`.
+fn network(n: usize, delay: &str, buffer: u32, drop: &str, www: &str, duration: f64) -> String {
+    let mut s = format!(
+        "duration = {duration}\nnodes = [\"sw1\", \"sw2\", {}, {}]\nswitches = [\"sw1\", \"sw2\"]\n\
+         [tcp]\nvariant = \"newreno_ns2\"\nmss = 1024\nrcv_buf = 65535\ntimer = \"100ms\"\n\
+         initial_ssthresh = \"bdp\"\nsws_avoidance = false\n\
+         [[link]]\na = \"sw1\"\nb = \"sw2\"\nrate = \"45Mbps\"\ndelay = \"{delay}\"\natm = true\n\
+         queue = {buffer}\ndrop = {drop}\n",
+        (0..n).map(|i| format!("\"s{i}\"")).collect::<Vec<_>>().join(", "),
+        (0..n).map(|i| format!("\"c{i}\"")).collect::<Vec<_>>().join(", "),
+    );
+    for (host, sw) in [("s", "sw1"), ("c", "sw2")] {
+        for i in 0..n {
+            s += &format!(
+                "[[link]]\na = \"{host}{i}\"\nb = \"{sw}\"\nrate = \"149.76Mbps\"\ndelay = \"5us\"\natm = true\n\
+                 queue = 100000\n[link.ba]\nqueue = {buffer}\ndrop = {drop}\n"
+            );
+        }
+    }
+    s += &format!("[www]\n{www}\n");
+    for i in 0..n {
+        s += &format!("[[www.pair]]\nclient = \"c{i}\"\nserver = \"s{i}\"\n");
+    }
+    s
+}
+
+const EPD: &str = "{ policy = \"epd\", threshold = 0.8 }";
+
+fn run(text: &str, seed: u64) -> RunReport {
+    run_scenario(text, &RunOptions { seed: Some(seed), out_dir: None }).expect("runs").0
+}
+
+#[test]
+fn pairs_carry_several_responses_each_over_one_connection() {
+    let r = run(&network(4, "5ms", 2300, EPD, "", 25.0), 1);
+    assert_eq!(r.www.len(), 4);
+    assert_eq!(r.flows.len(), 8, "two one-way flows per pair");
+    for w in &r.www {
+        let resp = &r.flows[w.response_flow as usize];
+        assert_eq!((resp.src.as_str(), resp.dst.as_str()), (w.server.as_str(), w.client.as_str()));
+        assert!(w.batches >= 2, "{w:?}");
+        assert!(w.responses_completed >= 2, "several responses on one connection: {w:?}");
+        assert!(w.requests_served <= w.requests_sent && w.responses_completed <= w.requests_served);
+        // Bytes delivered on the response flow: every completed response, never more than asked.
+        assert!(resp.bytes_delivered <= w.bytes_requested, "{resp:?} {w:?}");
+        let req = &r.flows[w.request_flow as usize];
+        assert_eq!(req.bytes_delivered, 128 * w.requests_served);
+        assert!((w.scheduled_load_bps - w.bytes_requested as f64 * 8.0 / 25.0).abs() < 1e-6);
+    }
+}
+
+#[test]
+fn requests_occupy_cells_on_the_reverse_path() {
+    let r = run(&network(4, "5ms", 2300, EPD, "", 25.0), 2);
+    // Channel 1 is the trunk from the clients' switch to the servers' switch.
+    let back = &r.links[1];
+    assert_eq!((back.from.as_str(), back.to.as_str()), ("sw2", "sw1"));
+    assert_eq!(back.stats.drops_queue, 0);
+    let (mut req_segments, mut resp_acks) = (0, 0);
+    for w in &r.www {
+        req_segments += r.flows[w.request_flow as usize].data_segments;
+        resp_acks += r.flows[w.response_flow as usize].acks_sent;
+    }
+    assert!(req_segments > 0);
+    // A 128-byte request is 128 + 40 + 8 (LLC/SNAP) + 8 (AAL5) = 184 bytes: 4 cells; an
+    // ACK is 2 cells. The trunk carried both (less what was still on its way at the end).
+    let expected = 4 * req_segments + 2 * resp_acks;
+    assert!(back.stats.tx_packets <= expected, "{} cells, {expected} sent", back.stats.tx_packets);
+    assert!(back.stats.tx_packets + 64 >= expected, "{} cells, {expected} sent", back.stats.tx_packets);
+    assert!(back.stats.tx_packets > 2 * resp_acks + 3 * req_segments);
+}
+
+#[test]
+fn a_www_run_is_reproducible_and_seeds_differ() {
+    let text = network(3, "5ms", 531, "{ policy = \"sd\", threshold = 0.8, z = 0.8 }", "pipelining = false", 15.0);
+    let a = serde_json::to_string(&RunReport { wall_s: 0.0, ..run(&text, 4) }).unwrap();
+    let b = serde_json::to_string(&RunReport { wall_s: 0.0, ..run(&text, 4) }).unwrap();
+    let c = serde_json::to_string(&RunReport { wall_s: 0.0, ..run(&text, 5) }).unwrap();
+    assert_eq!(a, b);
+    assert_ne!(a, c);
+}
+
+#[test]
+fn bad_www_settings_name_their_field() {
+    let bad = |www: &str, field: &str| {
+        let e = run_scenario(&network(1, "5ms", 100, EPD, www, 1.0), &RunOptions::default()).unwrap_err();
+        assert!(e.to_string().contains(field), "{e} should name {field}");
+    };
+    bad("idle_restart = \"sometimes\"", "www.idle_restart");
+    bad("request_gap_min = \"1s\"\nrequest_gap_max = \"10ms\"", "www.request_gap_max");
+    bad("batch_period = 0", "www.batch_period");
+    let e = run_scenario(
+        &network(1, "5ms", 100, EPD, "", 1.0).replace("server = \"s0\"", "server = \"sw1\""),
+        &RunOptions::default(),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("www.pair[0].server"), "{e}");
+}

@@ -1,0 +1,196 @@
+"""The network of Goyal et al., "Performance Analysis of TCP Enhancements for WWW Traffic
+using UBR+ with Limited Buffers over Satellite Links" (ATM Forum 98-0876R1, 1998), Sec. 6,
+as scenario TOML for the core.
+
+100 WWW servers and 100 clients, one server per client, each pair on one persistent HTTP/1.1
+connection (the core's ``[www]`` model of Sec. 5). Servers attach to switch ``sw1``, clients
+to ``sw2``; the switches are joined by a 45 Mb/s T3, the bottleneck, whose one-way delay sets
+the case: 5 ms (WAN), 100 ms (multi-hop LEO / single-hop MEO) or 275 ms (GEO). Access links
+run at 155.52 Mb/s, 149.76 Mb/s after SONET overhead, with 5 us of delay. Every switch output
+port has the buffer of Table 2 under EPD (R = 0.8) or Selective Drop (R = 0.8, Z = 0.8).
+Cells carry LLC/SNAP (8 bytes) and the AAL5 trailer (8 bytes).
+
+TCP (Sec. 6.2): MSS 1024 (WAN) or 9180; a receive window of 64 KB (WAN) or 65535 bytes
+scaled by 2^5 (MEO, 2,097,120 bytes) or 2^6 (GEO, 4,194,240 bytes); initial ssthresh the
+bandwidth-delay product of the T3 over the round trip of the propagation delays (56,250,
+1,125,000 and 3,093,750 bytes), computed here, not typed; a 100 ms timer tick; no delayed
+ACK; no silly-window avoidance.
+
+Values the paper does not give, and what this module uses:
+- The hosts' own output queues (host to switch): 10^6 cells, so that the host never drops;
+  the paper's buffers are the switches'.
+- The switch ports towards the hosts get the same buffer and policy as the trunk (an
+  output-buffered switch has one buffer size); with one pair per port they never fill.
+
+This module depends on nothing else in tcplab: it only writes text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "BUFFERS",
+    "CASES",
+    "FLAVOURS",
+    "Case",
+    "SatelliteConfig",
+    "factorial",
+    "initial_ssthresh",
+    "satellite_scenario",
+]
+
+T3_BPS = 45_000_000
+ACCESS_RATE = "149.76Mbps"
+ACCESS_DELAY = "5us"
+HOST_QUEUE_CELLS = 1_000_000
+
+
+@dataclass(frozen=True)
+class Case:
+    """One link type of Sec. 6.1 with its TCP settings (Sec. 6.2) and buffers (Table 2)."""
+
+    name: str
+    one_way_delay_s: float
+    mss: int
+    window_scale: int
+    buffers: tuple[int, int, int]
+
+    @property
+    def rcv_buf(self) -> int:
+        """The effective receive window: 65535 shifted by the window scale."""
+        return 65535 << self.window_scale
+
+
+CASES: dict[str, Case] = {
+    "wan": Case("wan", 0.005, 1024, 0, (531, 1062, 2300)),
+    "meo": Case("meo", 0.100, 9180, 5, (10615, 21230, 42460)),
+    "geo": Case("geo", 0.275, 9180, 6, (29190, 58380, 116760)),
+}
+BUFFERS = {name: case.buffers for name, case in CASES.items()}
+
+# Sec. 3's flavours as the core names them: ns-2.1b3's NewReno with Hoe's changes, and SACK
+# with the PIPE algorithm of Sec. 3.2.
+FLAVOURS = {"vanilla": "vanilla", "reno": "reno", "newreno": "newreno_ns2", "sack": "sack"}
+
+DROPS = {
+    "epd": '{ policy = "epd", threshold = 0.8 }',
+    "sd": '{ policy = "sd", threshold = 0.8, z = 0.8 }',
+}
+
+
+@dataclass(frozen=True)
+class SatelliteConfig:
+    """One run of the factorial: link type, TCP flavour, drop policy and buffer (index 0-2
+    into Table 2's row, or a number of cells)."""
+
+    case: str = "meo"
+    flavour: str = "sack"
+    drop: str = "sd"
+    buffer: int = 1
+    pairs: int = 100
+    duration_s: float = 100.0
+    seed: int = 1
+    pipelining: bool = True
+    idle_restart: str = "none"
+
+    def buffer_cells(self) -> int:
+        case = CASES[self.case]
+        return case.buffers[self.buffer] if self.buffer in (0, 1, 2) else self.buffer
+
+
+def factorial(case: str, **fixed: Any) -> list[SatelliteConfig]:
+    """The paper's full factorial for one link type: 4 flavours x 2 drop policies x 3 buffers
+    (24 runs; Sec. 8), other settings from ``fixed`` (e.g. ``seed``, ``duration_s``)."""
+    return [
+        SatelliteConfig(case=case, flavour=f, drop=d, buffer=b, **fixed)
+        for f in FLAVOURS
+        for d in DROPS
+        for b in range(3)
+    ]
+
+
+def initial_ssthresh(case: Case, bottleneck_bps: int = T3_BPS) -> int:
+    """The bandwidth-delay product over the propagation round trip, in bytes (Hoe 1996)."""
+    return round(bottleneck_bps * 2 * case.one_way_delay_s / 8)
+
+
+def _check(cfg: SatelliteConfig) -> Case:
+    if cfg.case not in CASES:
+        raise ValueError(f"case: unknown '{cfg.case}' (use {', '.join(CASES)})")
+    if cfg.flavour not in FLAVOURS:
+        raise ValueError(f"flavour: unknown '{cfg.flavour}' (use {', '.join(FLAVOURS)})")
+    if cfg.drop not in DROPS:
+        raise ValueError(f"drop: unknown '{cfg.drop}' (use {', '.join(DROPS)})")
+    if cfg.pairs < 1:
+        raise ValueError("pairs: must be at least 1")
+    if cfg.buffer_cells() < 1:
+        raise ValueError("buffer: must be 0, 1, 2 or a positive number of cells")
+    return CASES[cfg.case]
+
+
+def _link(a: str, b: str, rate: str, delay: str, queue_ab: int, queue_ba: int, drop: str) -> str:
+    """A cell link; `drop` applies to the direction(s) whose queue is a switch's."""
+    return (
+        f'[[link]]\na = "{a}"\nb = "{b}"\nrate = "{rate}"\ndelay = "{delay}"\natm = true\n'
+        f"[link.ab]\nqueue = {queue_ab}\n{drop if a.startswith('sw') else ''}"
+        f"[link.ba]\nqueue = {queue_ba}\n{drop}"
+    )
+
+
+def satellite_scenario(cfg: SatelliteConfig) -> str:
+    """The scenario TOML of one run."""
+    case = _check(cfg)
+    buffer = cfg.buffer_cells()
+    drop = f"drop = {DROPS[cfg.drop]}\n"
+    servers = [f"s{i}" for i in range(cfg.pairs)]
+    clients = [f"c{i}" for i in range(cfg.pairs)]
+    nodes = ", ".join(f'"{n}"' for n in ["sw1", "sw2", *servers, *clients])
+    delay_ms = case.one_way_delay_s * 1000
+    parts = [
+        f'name = "satellite-{case.name}-{cfg.flavour}-{cfg.drop}-{buffer}"\n'
+        f"duration = {cfg.duration_s}\nseed = {cfg.seed}\nnodes = [{nodes}]\n"
+        'switches = ["sw1", "sw2"]\n\n'
+        '[atm]\ntrailer = true\nllc_snap = true\nreassembly = "aal5"\n\n'
+        f'[tcp]\nvariant = "{FLAVOURS[cfg.flavour]}"\nmss = {case.mss}\nrcv_buf = {case.rcv_buf}\n'
+        f'window_scaling = true\ninitial_ssthresh = {initial_ssthresh(case)}\ntimer = "100ms"\n'
+        "delayed_ack = false\nsws_avoidance = false\nnagle = false\n\n"
+        f'[www]\npipelining = {str(cfg.pipelining).lower()}\nidle_restart = "{cfg.idle_restart}"\n\n',
+        _link("sw1", "sw2", "45Mbps", f"{delay_ms:g}ms", buffer, buffer, drop),
+    ]
+    # Host-side queues are the hosts' own (no drop policy); switch-side ones are Table 2's.
+    for s in servers:
+        parts.append(_link(s, "sw1", ACCESS_RATE, ACCESS_DELAY, HOST_QUEUE_CELLS, buffer, drop))
+    for c in clients:
+        parts.append(_link(c, "sw2", ACCESS_RATE, ACCESS_DELAY, HOST_QUEUE_CELLS, buffer, drop))
+    for s, c in zip(servers, clients, strict=True):
+        parts.append(f'[[www.pair]]\nclient = "{c}"\nserver = "{s}"\n')
+    return "\n".join(parts)
+
+
+def main() -> None:
+    """Write the example scenarios under scenarios/ (one per link type, SACK with SD and the
+    1 RTT buffer), and the MEO benchmark."""
+    from pathlib import Path
+
+    out = Path(__file__).resolve().parents[2] / "scenarios"
+    for case in CASES:
+        cfg = SatelliteConfig(case=case)
+        (out / f"satellite_{case}.toml").write_text(_header(cfg) + satellite_scenario(cfg))
+    bench = SatelliteConfig(case="meo", flavour="newreno")
+    text = satellite_scenario(bench).replace('name = "satellite-', 'name = "bench-satellite-', 1)
+    (out / "bench_satellite_meo.toml").write_text(_header(bench) + text)
+
+
+def _header(cfg: SatelliteConfig) -> str:
+    return (
+        "# Goyal et al. (1998), Sec. 6: 100 WWW server-client pairs over two ATM switches and a\n"
+        f"# 45 Mb/s T3; {cfg.case.upper()}, {cfg.flavour}, {cfg.drop.upper()}, "
+        f"{cfg.buffer_cells()}-cell buffers.\n"
+        "# Written by `python -m tcplab.satellite_net` (edit that module, not this file).\n"
+    )
+
+
+if __name__ == "__main__":
+    main()
