@@ -73,6 +73,13 @@ def padhye_approx(p: float, rtt: float, t0: float, b: int, w_max: float) -> floa
     return min(w_max / rtt, 1.0 / (td + to))
 
 
+def timeout_share(p: float, b: int, w_max: float) -> float:
+    """The model's probability that a loss indication is a timeout: Q-hat at min(E[W_u], W_max)."""
+    k = (2 + b) / (3 * b)
+    e_wu = k + math.sqrt(8 * (1 - p) / (3 * b * p) + k * k)
+    return _q_hat(p, min(e_wu, w_max))
+
+
 def _q_hat(p: float, w: float) -> float:
     """Probability that a loss in a window of w packets is a timeout, eq. (24)."""
     q = 1.0 - p

@@ -45,8 +45,9 @@ def table(points: list[pc.Point]) -> list[str]:
     lines = [
         "| delayed ACK (b) | loss p | measured goodput (pkt/s) | model (pkt/s) | ratio | "
         "worst run ratio | send rate (pkt/s) | closed form (pkt/s) | RTT (ms) | T0 (s) | "
-        "loss indications / pkt | ratio at p = loss indications | timeouts / seq. | fast rexmits |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "loss indications / pkt | ratio at p = loss indications | send rate / model | "
+        "timeout seq. / timeouts | fast rexmits | timeout share: measured / model |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for (delack, loss), pts in sorted(groups(points).items()):
         mean = statistics.fmean
@@ -55,6 +56,8 @@ def table(points: list[pc.Point]) -> list[str]:
         model = mean(pt.model_pps for pt in pts)
         t0s = [pt.measured.t0_s for pt in pts if pt.measured.timeout_sequences]
         t0 = f"{mean(t0s):.3f}" if t0s else "not measured"
+        seqs = sum(pt.measured.timeout_sequences for pt in pts)
+        frs = sum(pt.measured.fast_retransmits for pt in pts)
         lines.append(
             f"| {'on (2)' if delack else 'off (1)'} | {loss:.3f} | {good:.2f} | {model:.2f} | "
             f"{good / model:.3f} | {worst:.3f} | "
@@ -63,9 +66,10 @@ def table(points: list[pc.Point]) -> list[str]:
             f"{1e3 * mean(pt.measured.rtt_s for pt in pts):.1f} | {t0} | "
             f"{mean(pt.measured.loss_indication_rate for pt in pts):.4f} | "
             f"{good / mean(pt.model_lir_pps for pt in pts):.3f} | "
-            f"{sum(pt.measured.timeouts for pt in pts)} / "
-            f"{sum(pt.measured.timeout_sequences for pt in pts)} | "
-            f"{sum(pt.measured.fast_retransmits for pt in pts)} |")
+            f"{mean(pt.measured.send_pps for pt in pts) / model:.3f} | "
+            f"{seqs} / {sum(pt.measured.timeouts for pt in pts)} | {frs} | "
+            f"{seqs / max(1, seqs + frs):.3f} / "
+            f"{pc.timeout_share(loss, 2 if delack else 1, pc.RCV_BUF // pc.MSS):.3f} |")
     return lines
 
 
@@ -138,6 +142,10 @@ def report(points: list[pc.Point], args: argparse.Namespace, misses: list[pc.Poi
         f"[{1 - pc.BOUND:.2f}, {1 + pc.BOUND:.2f}]. `closed form` is eq. (33) for reference;",
         "`ratio at p = loss indications` evaluates the full model at the measured loss",
         "indication rate instead of the configured loss rate (the paper's own trace analysis).",
+        "`send rate / model` compares what the model itself predicts: Padhye et al. count every",
+        "packet sent, retransmissions included. `timeout share` is the fraction of loss",
+        "indications that were timeout sequences, measured and as the model's Q-hat at E[W]",
+        "(eq. 24) gives it.",
         "",
         "## Results",
         "",
