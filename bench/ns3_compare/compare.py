@@ -9,6 +9,7 @@ import argparse
 import json
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -16,6 +17,12 @@ REPO = HERE.parents[1]
 NS3_PYTHON = HERE / ".venv-ns3" / "bin" / "python"
 TCPLAB = REPO / ".venv" / "bin" / "tcplab"
 TIMEOUT_S = 1800  # far above any expected run; only guards against a hang
+# Settings added to the bench scenario's [tcp] table so tcplab does ns-3's work:
+# - ns-3's point-to-point links add a 2-byte PPP header to every packet; tcplab's wire size is
+#   payload + header_bytes, so 42 makes both a 1042-byte data packet and a 42-byte ACK;
+# - ns-3's BulkSend opens its connection with a three-way handshake; so does tcplab's sender.
+TCPLAB_TCP_OVERRIDES = {"header_bytes": "42", "handshake": '"sender"'}
+GOODPUT_GAP = 0.02  # a larger goodput difference needs an explanation (README)
 
 
 def last_json(stdout: str) -> dict:
@@ -39,29 +46,58 @@ def best_of(cmd: list[str], repeat: int, wall_key: str) -> dict:
     return min((run_json(cmd) for _ in range(repeat)), key=lambda r: r[wall_key])
 
 
+def jain(xs: list[float]) -> float:
+    """Jain's fairness index: 1 when every flow gets the same goodput."""
+    sq = sum(x * x for x in xs)
+    return sum(xs) ** 2 / (len(xs) * sq) if sq > 0 else 0.0
+
+
 def ns3_result(flows: int, sim_time: float, sack: bool, repeat: int) -> dict:
     cmd = [str(NS3_PYTHON), str(HERE / "ns3_dumbbell.py"),
            "--flows", str(flows), "--sim-time", str(sim_time)] + (["--sack"] if sack else [])
     r = best_of(cmd, repeat, "run_wall_s")
     return {"wall_s": r["run_wall_s"], "packets_forwarded": r["packets_forwarded"],
-            "sim_time_s": r["sim_time_s"], "raw": r}
+            "sim_time_s": r["sim_time_s"], "goodput_bps": r["bottleneck_goodput_bps"],
+            "jain": r["jain_index"], "drops": r["bottleneck_drops"],
+            "recoveries": r["fast_recoveries"], "timeouts": r["timeout_sequences"], "raw": r}
 
 
-def tcplab_result(flows: int, repeat: int) -> dict | str:
+def with_tcp_overrides(text: str, overrides: dict[str, str]) -> str:
+    """The scenario text with extra lines in its [tcp] table (values are TOML literals)."""
+    head = "[tcp]\n"
+    if head not in text:
+        raise ValueError("the scenario has no [tcp] table to add settings to")
+    extra = "".join(f"{k} = {v}\n" for k, v in overrides.items())
+    return text.replace(head, head + extra, 1)
+
+
+def tcplab_result(flows: int, repeat: int, stack: str | None) -> dict | str:
     """tcplab's numbers, or a string saying why there are none."""
     scenario = REPO / "scenarios" / f"bench_dumbbell_{flows}.toml"
     if not TCPLAB.exists():
         return f"tcplab not installed ({TCPLAB} missing)"
     if not scenario.exists():
         return f"scenario {scenario.relative_to(REPO)} missing"
+    overrides = dict(TCPLAB_TCP_OVERRIDES)
+    if stack is not None:
+        overrides["stack"] = json.dumps(stack)  # a JSON string is a valid TOML string
     try:
-        r = best_of([str(TCPLAB), "run", str(scenario.relative_to(REPO)), "--json"],
-                    repeat, "wall_s")
-        return {"wall_s": r["wall_s"], "packets_forwarded": r["packets_forwarded"],
-                "sim_time_s": r["sim_time_s"], "raw": r}
+        with tempfile.TemporaryDirectory(prefix="ns3cmp-") as tmp:
+            path = Path(tmp) / scenario.name
+            path.write_text(with_tcp_overrides(scenario.read_text(), overrides))
+            r = best_of([str(TCPLAB), "run", str(path), "--json"], repeat, "wall_s")
     except (RuntimeError, ValueError, KeyError) as e:
         # Still show ns-3's numbers when tcplab is broken mid-development.
         return f"tcplab run failed: {type(e).__name__}: {e}"
+    # Same definitions as the ns-3 side: bytes the receivers' applications got over the
+    # whole run; drops at the bottleneck queue (R1 -> R2), the only queue that overflows.
+    flow_goodput = [f["bytes_delivered"] * 8 / r["sim_time_s"] for f in r["flows"]]
+    drops = sum(c["drops_queue"] for c in r["links"] if (c["from"], c["to"]) == ("r1", "r2"))
+    return {"wall_s": r["wall_s"], "packets_forwarded": r["packets_forwarded"],
+            "sim_time_s": r["sim_time_s"], "goodput_bps": sum(flow_goodput),
+            "jain": jain(flow_goodput), "drops": drops,
+            "recoveries": sum(f["fast_retransmits"] for f in r["flows"]),
+            "timeouts": sum(f["timeouts"] for f in r["flows"]), "raw": r}
 
 
 def main() -> int:
@@ -72,6 +108,8 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=3, help="keep the fastest of R runs "
                     "(the shared machine adds up to ~1.5x noise)")
     ap.add_argument("--ns3-sack", action="store_true", help="run ns-3 with SACK on")
+    ap.add_argument("--stack", default=None, help="tcplab TCP stack preset, passed as "
+                    "[tcp] stack (only for a tcplab that has stack presets)")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     args = ap.parse_args()
 
@@ -83,7 +121,7 @@ def main() -> int:
     results: dict[str, dict] = {}
     for n in args.flows:
         row: dict = {"ns-3": ns3_result(n, args.sim_time, args.ns3_sack, args.repeat)}
-        tcplab = tcplab_result(n, args.repeat)
+        tcplab = tcplab_result(n, args.repeat, args.stack)
         if isinstance(tcplab, str):
             row["tcplab_missing"] = tcplab
         else:
@@ -98,6 +136,8 @@ def main() -> int:
             # handshakes on every link). A big gap means the two count or model
             # different things, and the speed ratio is suspect.
             pkts = row["tcplab"]["packets_forwarded"] / row["ns-3"]["packets_forwarded"]
+            row["goodput_ratio_tcplab_over_ns3"] = (row["tcplab"]["goodput_bps"]
+                                                    / row["ns-3"]["goodput_bps"])
             if row["tcplab"]["sim_time_s"] != row["ns-3"]["sim_time_s"]:
                 row["warning"] = "simulated times differ"
             elif not 0.8 <= pkts <= 1.25:
@@ -108,16 +148,21 @@ def main() -> int:
         print(json.dumps({"flows": results}, indent=2))
         return 0
 
-    print(f"{'flows':>5}  {'simulator':<9} {'sim_s':>6} {'wall_s':>8} "
-          f"{'pkts_fwd':>10} {'pkts/wall_s':>12}")
+    print(f"{'flows':>5}  {'simulator':<9} {'sim_s':>6} {'wall_s':>8} {'pkts_fwd':>10} "
+          f"{'pkts/wall_s':>12} {'goodput_Mb/s':>12} {'jain':>6} {'drops':>6} {'recov':>6} {'RTOs':>5}")
     for n, row in results.items():
         for sim in ("ns-3", "tcplab"):
             if sim in row:
                 r = row[sim]
                 print(f"{n:>5}  {sim:<9} {r['sim_time_s']:>6g} {r['wall_s']:>8.3f} "
-                      f"{r['packets_forwarded']:>10} {r['packets_per_wall_s']:>12,.0f}")
+                      f"{r['packets_forwarded']:>10} {r['packets_per_wall_s']:>12,.0f} "
+                      f"{r['goodput_bps'] / 1e6:>12.3f} {r['jain']:>6.3f} {r['drops']:>6} "
+                      f"{r['recoveries']:>6} {r['timeouts']:>5}")
         if "tcplab" in row:
-            print(f"{'':>5}  tcplab/ns-3 speed ratio: {row['ratio_tcplab_over_ns3']:.2f}x"
+            gap = row["goodput_ratio_tcplab_over_ns3"] - 1
+            print(f"{'':>5}  tcplab/ns-3 speed ratio: {row['ratio_tcplab_over_ns3']:.2f}x, "
+                  f"goodput {gap:+.1%}"
+                  + (" (above 2%: see README)" if abs(gap) > GOODPUT_GAP else "")
                   + (f"  (WARNING: {row['warning']})" if "warning" in row else ""))
         else:
             print(f"{'':>5}  tcplab: {row['tcplab_missing']}")

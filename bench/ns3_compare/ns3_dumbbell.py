@@ -3,8 +3,9 @@
 
 N senders -- 100 Mb/s, 1 ms -- R1 == 10 Mb/s, 20 ms, 100p drop-tail == R2 -- 100 Mb/s, 1 ms -- N receivers.
 One bulk TCP NewReno flow per sender/receiver pair, MSS 1000 B, no delayed ACK,
-1 MB socket buffers, min RTO 200 ms, flow i starts at i * 10 ms: the same as
-scenarios/bench_dumbbell_{10,100}.toml. Only Simulator::Run() is timed.
+1 MB socket buffers, min RTO 200 ms, initial window 1, no timestamps, SACK or limited
+transmit, flow i starts at i * 10 ms: the same as scenarios/bench_dumbbell_{10,100}.toml
+with tcplab's TCP defaults (see configure_tcp). Only Simulator::Run() is timed.
 
 Run with bench/ns3_compare/.venv-ns3/bin/python (see setup.sh).
 """
@@ -31,6 +32,24 @@ uint64_t drops = 0;
 uint32_t peak = 0;
 void OnDrop(ns3::Ptr<const ns3::Packet>) { ++drops; }
 void OnQueueLen(uint32_t, uint32_t now) { peak = now > peak ? now : peak; }
+// Loss recovery events of the senders, from each socket's congestion-state trace (it fires
+// on changes only, so a run of backed-off timeouts counts once, as one timeout sequence).
+uint64_t recoveries = 0, rto_entries = 0, recovery_to_rto = 0;
+void OnCongState(ns3::TcpSocketState::TcpCongState_t old, ns3::TcpSocketState::TcpCongState_t now) {
+    if (now == ns3::TcpSocketState::CA_RECOVERY) ++recoveries;
+    if (now == ns3::TcpSocketState::CA_LOSS) {
+        ++rto_entries;
+        if (old == ns3::TcpSocketState::CA_RECOVERY) ++recovery_to_rto;
+    }
+}
+void HookSender(uint32_t node) {
+    ns3::Config::ConnectWithoutContext("/NodeList/" + std::to_string(node) +
+        "/$ns3::TcpL4Protocol/SocketList/0/CongState", ns3::MakeCallback(&OnCongState));
+}
+// The socket exists once BulkSend has started; hook it 1 ns later.
+void HookSenderAt(double start_s, uint32_t node) {
+    ns3::Simulator::Schedule(ns3::Seconds(start_s) + ns3::NanoSeconds(1), &HookSender, node);
+}
 bool Watch(ns3::Ptr<ns3::Node> router, ns3::Ptr<ns3::Queue<ns3::Packet>> queue) {
     drops = 0;
     peak = 0;
@@ -51,23 +70,50 @@ SINK_PORT = 5000
 # Defaults of --min-rto-ms and --start-step-ms, as in tcplab's bench scenario files.
 MIN_RTO_MS = 200  # ns-3's own default is 1 s
 START_STEP_MS = 10  # flow i starts at i * step
+INITIAL_CWND = 1  # segments; ns-3's own default is 10
+RECOVERY_TYPES = {"classic": "ns3::TcpClassicRecovery", "prr": "ns3::TcpPrrRecovery"}
 
 
-def configure_tcp(sack: bool, min_rto_ms: float) -> None:
-    """Defaults for every TCP socket: plain NewReno, cwnd-limited."""
+def configure_tcp(sack: bool, min_rto_ms: float, initial_cwnd: int, recovery: str) -> None:
+    """Defaults for every TCP socket: set to what tcplab's bench scenarios use.
+
+    tcplab's side is `[tcp] variant = "newreno"` (RFC 6582), mss 1000, 1 MiB receive buffer,
+    fine timer, min_rto 200 ms, and the defaults of docs/scenario.md for everything else:
+    initial window 1, no delayed ACK, no timestamps, no SACK, no limited transmit, Nagle off,
+    40-byte IP + TCP headers, a sender that never gives up on a segment.
+    """
     cfg = ns.Config.SetDefault
     cfg("ns3::TcpL4Protocol::SocketType", ns.StringValue("ns3::TcpNewReno"))
     # ns-3's default recovery is PRR with SACK on; classic recovery without SACK is
-    # textbook RFC 6582 NewReno, the default here. --sack restores ns-3's SACK.
-    cfg("ns3::TcpL4Protocol::RecoveryType", ns.StringValue("ns3::TcpClassicRecovery"))
+    # textbook RFC 6582 NewReno, as tcplab's `newreno`. --sack restores ns-3's SACK.
+    cfg("ns3::TcpL4Protocol::RecoveryType", ns.StringValue(RECOVERY_TYPES[recovery]))
     cfg("ns3::TcpSocketBase::Sack", ns.BooleanValue(sack))
+    # RFC 3042 limited transmit is on in ns-3; tcplab has none.
+    cfg("ns3::TcpSocketBase::LimitedTransmit", ns.BooleanValue(False))
     # No timestamp option: data packets are 1000 + 20 TCP + 20 IP (+2 PPP) bytes.
     cfg("ns3::TcpSocketBase::Timestamp", ns.BooleanValue(False))
     cfg("ns3::TcpSocket::SegmentSize", ns.UintegerValue(MSS))
+    # ns-3 starts with 10 segments (RFC 6928); tcplab's default is 1.
+    cfg("ns3::TcpSocket::InitialCwnd", ns.UintegerValue(initial_cwnd))
     cfg("ns3::TcpSocket::DelAckCount", ns.UintegerValue(1))  # ACK every segment
+    cfg("ns3::TcpSocket::TcpNoDelay", ns.BooleanValue(True))  # Nagle off, as tcplab's default
     cfg("ns3::TcpSocket::SndBufSize", ns.UintegerValue(SOCKET_BUFFER))
     cfg("ns3::TcpSocket::RcvBufSize", ns.UintegerValue(SOCKET_BUFFER))
+    # ns-3 aborts a connection after 6 timeouts of one segment; tcplab keeps backing off
+    # (up to max_rto), so a flow starved by a run of timeouts would vanish from ns-3 only.
+    cfg("ns3::TcpSocket::DataRetries", ns.UintegerValue(1_000_000))
     cfg("ns3::TcpSocketBase::MinRto", ns.TimeValue(ns.Seconds(min_rto_ms / 1000)))
+    # RTO = max(min_rto, srtt + max(G, 4 rttvar)); tcplab's fine timer has no granularity G
+    # (ns-3's default is 1 ms), and no timer ticks.
+    cfg("ns3::TcpSocketBase::ClockGranularity", ns.TimeValue(ns.NanoSeconds(1)))
+    # tcplab's initial RTO is 3 s (docs/scenario.md `initial_rto`); ns-3 uses it for the SYN.
+    cfg("ns3::TcpSocket::ConnTimeout", ns.TimeValue(ns.Seconds(3)))
+
+
+def jain(xs: list[float]) -> float:
+    """Jain's fairness index of the flows' goodputs: 1 when all are equal."""
+    sq = sum(x * x for x in xs)
+    return sum(xs) ** 2 / (len(xs) * sq) if sq > 0 else 0.0
 
 
 def p2p_device(dev: ns.Ptr[ns.NetDevice]) -> ns.Ptr[ns.PointToPointNetDevice]:
@@ -76,8 +122,9 @@ def p2p_device(dev: ns.Ptr[ns.NetDevice]) -> ns.Ptr[ns.PointToPointNetDevice]:
 
 
 def run(flows: int, sim_time: float, sack: bool = False,
-        min_rto_ms: float = MIN_RTO_MS, start_step_ms: float = START_STEP_MS) -> dict:
-    configure_tcp(sack, min_rto_ms)
+        min_rto_ms: float = MIN_RTO_MS, start_step_ms: float = START_STEP_MS,
+        initial_cwnd: int = INITIAL_CWND, recovery: str = "classic") -> dict:
+    configure_tcp(sack, min_rto_ms, initial_cwnd, recovery)
 
     routers, senders, receivers = ns.NodeContainer(), ns.NodeContainer(), ns.NodeContainer()
     routers.Create(2)
@@ -133,6 +180,7 @@ def run(flows: int, sim_time: float, sack: bool = False,
         bulk.SetAttribute("SendSize", ns.UintegerValue(MSS))
         app = bulk.Install(senders.Get(i))
         app.Start(ns.Seconds(i * start_step_ms / 1000))
+        cppyy.gbl.bench.HookSenderAt(i * start_step_ms / 1000, senders.Get(i).GetId())
 
     bq = p2p_device(bottleneck.Get(0)).GetQueue()
     if not cppyy.gbl.bench.Watch(routers.Get(0), bq):
@@ -150,7 +198,8 @@ def run(flows: int, sim_time: float, sack: bool = False,
     for k in range(all_devices.GetN()):
         q = p2p_device(all_devices.Get(k)).GetQueue()
         forwarded += q.GetTotalReceivedPackets() - q.GetNPackets()
-    goodput_bps = sum(s.GetTotalRx() for s in sinks) * 8 / sim_time
+    flow_goodput = [s.GetTotalRx() * 8 / sim_time for s in sinks]
+    goodput_bps = sum(flow_goodput)
     # Share of bottleneck capacity spent transmitting (includes retransmissions).
     bottleneck_bits = (bq.GetTotalReceivedBytes() - bq.GetNBytes()) * 8
     utilization = bottleneck_bits / (ns.DataRate(BOTTLENECK_RATE).GetBitRate() * sim_time)
@@ -167,12 +216,19 @@ def run(flows: int, sim_time: float, sack: bool = False,
         "run_wall_s": round(run_wall, 4),
         "packets_forwarded": forwarded,
         "packets_per_wall_s": round(forwarded / run_wall),
+        "initial_cwnd": initial_cwnd,
+        "recovery": recovery,
         "bottleneck_goodput_bps": round(goodput_bps),
+        "flow_goodput_bps": [round(g) for g in flow_goodput],
+        "jain_index": round(jain(flow_goodput), 6),
         "bottleneck_utilization": round(utilization, 4),
         # Sanity: the bottleneck must fill to exactly its limit and drop beyond it.
         "bottleneck_queue_limit": BOTTLENECK_QUEUE,
         "bottleneck_queue_peak": int(cppyy.gbl.bench.peak),
         "bottleneck_drops": int(cppyy.gbl.bench.drops + bq.GetTotalDroppedPackets()),
+        "fast_recoveries": int(cppyy.gbl.bench.recoveries),
+        "timeout_sequences": int(cppyy.gbl.bench.rto_entries),
+        "recoveries_ending_in_timeout": int(cppyy.gbl.bench.recovery_to_rto),
     }
 
 
@@ -184,11 +240,15 @@ def main() -> None:
     ap.add_argument("--min-rto-ms", type=float, default=MIN_RTO_MS)
     ap.add_argument("--start-step-ms", type=float, default=START_STEP_MS,
                     help="flow i starts at i * step")
+    ap.add_argument("--initial-cwnd", type=int, default=INITIAL_CWND,
+                    help="segments (ns-3's own default is 10)")
+    ap.add_argument("--recovery", choices=sorted(RECOVERY_TYPES), default="classic",
+                    help="fast recovery: classic (RFC 6582 NewReno, as tcplab) or prr (ns-3's default)")
     args = ap.parse_args()
     if not 1 <= args.flows <= 127:  # two /24 per flow from 10.0.1.0 upwards
         ap.error("--flows must be in 1..127")
     print(json.dumps(run(args.flows, args.sim_time, args.sack, args.min_rto_ms,
-                         args.start_step_ms)))
+                         args.start_step_ms, args.initial_cwnd, args.recovery)))
 
 
 if __name__ == "__main__":
