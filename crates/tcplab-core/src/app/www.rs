@@ -8,6 +8,12 @@
 //! virtual circuits at ATM switches (one VC per direction of travel), so a request and the
 //! ACKs of a response are accounted on the same VC, as they would be on one connection.
 //!
+//! Writes are bytes and leave as segments of their own size: the paper's Sec. 6.2 and 7 speak
+//! of segments smaller than an MSS (requests, small files, the last segment of a file), which
+//! ns-2's one-way agents, rounding every write up to whole packets of `packetSize_`, would not
+//! produce; its idle agents keep cwnd (the retransmission timer is cancelled once everything
+//! is acknowledged, so slow-start restart never triggers).
+//!
 //! - Client: a batch of requests every `batch_period` (10 s), the first batch at a random
 //!   phase in [0, batch_period) so that the clients are not synchronised (the paper does not
 //!   say; a common start would put 100 batches on the network at once). A batch holds 1..9
