@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from tcplab.plot import plot_flow_trace, read_trace, read_trace_for_plot
+from tcplab.report.plot import plot_flow_trace, read_trace, read_trace_for_plot
 
 
 def _sawtooth_trace(path: Path, rows: int) -> pd.DataFrame:

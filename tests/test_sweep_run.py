@@ -16,10 +16,10 @@ import pytest
 import tcplab
 from conftest import REPO
 from conftest import tcplab as run_cli
-from tcplab import worker
-from tcplab.expand import expand
-from tcplab.spec import SweepSpec, load_spec
-from tcplab.store import Store
+from tcplab.experiment import worker
+from tcplab.experiment.expand import expand
+from tcplab.experiment.spec import SweepSpec, load_spec
+from tcplab.experiment.store import Store
 
 BASE = {
     "name": "two-hosts",

@@ -1,24 +1,22 @@
-"""The ``tcplab`` command line: a thin layer over tcplab.api, bench, plot, sweep, anova, reproduce.
+"""The ``tcplab`` command line: a thin layer over tcplab.experiment (run, bench, sweep),
+tcplab.analysis (anova) and tcplab.report (reproduce), plus each study's own commands, mounted
+by discovery.
 
-Every command is wrapped by ``cli_errors``, the one place that turns exceptions into messages:
-user mistakes print one paragraph to stderr and exit with status 2, simulator bugs
-(InvariantError) exit with status 1, and neither shows a traceback.
+Every command is wrapped by ``tcplab.errors.cli_errors``, the one place that turns exceptions
+into messages: user mistakes print one paragraph to stderr and exit with status 2, simulator
+bugs (InvariantError) exit with status 1, and neither shows a traceback.
 """
 
 from __future__ import annotations
 
-import functools
 import json
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, NoReturn, TypeVar
+from typing import Annotated
 
 import typer
 
-from tcplab.cli_boston import boston_app
-from tcplab.errors import InternalError, InvariantError, ScenarioError, UserError, describe
-from tcplab.hfc_cli import hfc_app
+from tcplab.errors import UserError, cli_errors
 
 app = typer.Typer(
     name="tcplab",
@@ -27,9 +25,6 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-app.add_typer(boston_app, name="boston")
-
-F = TypeVar("F", bound=Callable[..., Any])
 
 U64_MAX = 2**64 - 1
 SeedOpt = Annotated[
@@ -40,33 +35,6 @@ FileArg = Annotated[
     Path, typer.Argument(metavar="FILE.toml", help="Scenario file (TOML).", show_default=False)
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")]
-
-
-def _fail(status: int, message: str) -> NoReturn:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(status)
-
-
-def cli_errors(fn: F) -> F:
-    """Report exceptions as one-paragraph errors. A parameter named ``file`` names the input."""
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        source = kwargs.get("file")
-        try:
-            return fn(*args, **kwargs)
-        except (ScenarioError, UserError, OSError) as e:
-            _fail(2, describe(e, source))
-        except (InvariantError, InternalError) as e:
-            _fail(
-                1,
-                f"{describe(e, source)}\nThis is a bug in tcplab, not in the scenario: please report it "
-                "with the scenario file and the seed.",
-            )
-        except KeyboardInterrupt:
-            _fail(130, "interrupted")
-
-    return wrapper  # type: ignore[return-value]
 
 
 def _info(message: str, to_stderr: bool) -> None:
@@ -88,8 +56,8 @@ def run(
     json_out: JsonOpt = False,
 ) -> None:
     """Run one scenario and print its results."""
-    from tcplab.api import load_scenario
-    from tcplab.api import run as run_scenario
+    from tcplab.experiment.api import load_scenario
+    from tcplab.experiment.api import run as run_scenario
 
     text = load_scenario(file)
     if out is not None:
@@ -97,13 +65,13 @@ def run(
     result = run_scenario(text, seed=seed, out_dir=out)
     plots: list[Path] = []
     if out is not None:
-        from tcplab.plot import plot_run
+        from tcplab.report.plot import plot_run
 
         plots = plot_run(out, result.report)
     if json_out:
         sys.stdout.write(result.to_json() + "\n")
     else:
-        from tcplab.tables import print_run
+        from tcplab.report.terminal import print_run
 
         print_run(result.report)
     if out is not None:
@@ -114,7 +82,7 @@ def run(
 @cli_errors
 def validate(file: FileArg, seed: SeedOpt = None) -> None:
     """Check a scenario file without running it."""
-    from tcplab.api import validate as validate_scenario
+    from tcplab.experiment.api import validate as validate_scenario
 
     validate_scenario(Path(file), seed)
     typer.echo(f"{file}: ok")
@@ -136,7 +104,7 @@ def bench(
     ] = None,
 ) -> None:
     """Run the standard performance scenarios, each in a fresh process, and check the targets."""
-    from tcplab import bench as benchmod
+    from tcplab.experiment import bench as benchmod
 
     for name in only or []:
         if name not in benchmod.SCENARIOS:
@@ -146,7 +114,7 @@ def bench(
     if json_out:
         sys.stdout.write(json.dumps(result) + "\n")
     else:
-        from tcplab.tables import print_bench
+        from tcplab.report.terminal import print_bench
 
         print_bench(result)
 
@@ -188,7 +156,7 @@ def sweep(
     ] = None,
 ) -> None:
     """Run a factorial sweep with replications into a result store (reruns skip stored runs)."""
-    from tcplab.runner import run_sweep
+    from tcplab.experiment.runner import run_sweep
 
     result = run_sweep(spec, store=store, workers=workers, dask=dask, quiet=quiet)
     typer.echo(result.summary())
@@ -227,8 +195,8 @@ def anova(
     ] = False,
 ) -> None:
     """Jain's (1991) factorial analysis: allocation of variation, main effects with confidence intervals."""
-    from tcplab.anova import factorial_anova, read_observations
-    from tcplab.anova_text import format_anova
+    from tcplab.analysis.anova import factorial_anova, read_observations
+    from tcplab.analysis.anova_text import format_anova
 
     df = read_observations(file)
     names = [f.strip() for f in factors.split(",") if f.strip()]
@@ -253,7 +221,7 @@ def reproduce(
     quiet: QuietOpt = False,
 ) -> None:
     """Reproduce studies into DIR/STUDY/ (report.md, PNGs, claims.json) and DIR/index.md."""
-    from tcplab.reproduce import reproduce as reproduce_studies
+    from tcplab.report.reproduce import reproduce as reproduce_studies
 
     outputs = reproduce_studies(
         study,
@@ -271,7 +239,17 @@ def reproduce(
     typer.echo(f"wrote {out / 'index.md'}")
 
 
-app.add_typer(hfc_app, name="hfc")
+def _mount_studies() -> None:
+    """Each study's own commands as ``tcplab NAME ...``, found by discovery (no study imported
+    by name here)."""
+    from tcplab.report.study import discover
+
+    for study in discover().values():
+        if study.cli is not None:
+            app.add_typer(study.cli(), name=study.name)
+
+
+_mount_studies()
 
 
 def main() -> None:

@@ -1,4 +1,4 @@
-"""The studies ``tcplab reproduce`` knows: one module each, declaring ``STUDY`` (tcplab.study).
+"""The studies ``tcplab reproduce`` knows: one module each, declaring ``STUDY`` (tcplab.report.study).
 
 Modules whose names start with '_' are helpers, not studies.
 """
