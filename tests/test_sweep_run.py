@@ -91,7 +91,7 @@ def test_per_flow_results_reports_and_traces_are_stored(tmp_path: Path) -> None:
     base["flow"].append({"src": "a", "dst": "b", "bytes": "100KB"})
     spec = SweepSpec(name="traced", base=base, factors={"tcp.variant": ["reno", "newreno"]})
     result = tcplab.sweep(spec, store=tmp_path / "t.sqlite", workers=1)
-    flows = result.flows_df
+    flows = result.flows_df()
     assert len(flows) == 4 and set(flows["id"]) == {0, 1}
     assert list(flows.loc[flows["id"] == 1, "bytes_delivered"]) == [100_000, 100_000]
     key = result.df["key"].iloc[0]

@@ -17,6 +17,11 @@ from typing import Annotated
 import typer
 
 from tcplab.errors import UserError, cli_errors
+from tcplab.experiment.bench import SCENARIOS as BENCH_SCENARIOS
+from tcplab.report.study import discover
+
+# Every study package, found by discovery: cli.py names none of them.
+STUDIES = discover()
 
 app = typer.Typer(
     name="tcplab",
@@ -24,6 +29,9 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # Plain click help: flags show no "<bool>" metavar, and paragraphs are re-wrapped to the
+    # terminal instead of keeping the docstrings' line breaks mid-sentence.
+    rich_markup_mode=None,
 )
 
 U64_MAX = 2**64 - 1
@@ -60,14 +68,15 @@ def run(
     from tcplab.experiment.api import run as run_scenario
 
     text = load_scenario(file)
+    before: dict[Path, int] = {}
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
+        before = _files(out)
     result = run_scenario(text, seed=seed, out_dir=out)
-    plots: list[Path] = []
     if out is not None:
         from tcplab.report.plot import plot_run
 
-        plots = plot_run(out, result.report)
+        plot_run(out, result.report)
     if json_out:
         sys.stdout.write(result.to_json() + "\n")
     else:
@@ -75,7 +84,14 @@ def run(
 
         print_run(result.report)
     if out is not None:
-        _info(f"wrote {out}/summary.json" + "".join(f", {p.name}" for p in plots), to_stderr=json_out)
+        after = _files(out)
+        wrote = sorted(p.name for p, mtime in after.items() if before.get(p) != mtime)
+        _info(f"wrote to {out}/: " + ", ".join(wrote), to_stderr=json_out)
+
+
+def _files(folder: Path) -> dict[Path, int]:
+    """The files in ``folder`` with their modification times, to tell which a run wrote."""
+    return {p: p.stat().st_mtime_ns for p in folder.iterdir() if p.is_file()}
 
 
 @app.command()
@@ -91,7 +107,9 @@ def validate(file: FileArg, seed: SeedOpt = None) -> None:
 # ---------------------------------------------------------------- bench
 
 
-@app.command()
+@app.command(
+    help="Run the benchmark scenarios and check the targets.\n\nEach scenario runs in a fresh process."
+)
 @cli_errors
 def bench(
     json_out: JsonOpt = False,
@@ -99,16 +117,17 @@ def bench(
     only: Annotated[
         list[str] | None,
         typer.Option(
-            "--only", help="Run only this scenario (repeatable): dumbbell_10, dumbbell_100, scale_10k."
+            "--only",
+            metavar="NAME",
+            help=f"Run only this scenario (repeatable): {', '.join(BENCH_SCENARIOS)}.",
         ),
     ] = None,
 ) -> None:
-    """Run the standard performance scenarios, each in a fresh process, and check the targets."""
     from tcplab.experiment import bench as benchmod
 
     for name in only or []:
-        if name not in benchmod.SCENARIOS:
-            known = ", ".join(benchmod.SCENARIOS)
+        if name not in BENCH_SCENARIOS:
+            known = ", ".join(BENCH_SCENARIOS)
             raise UserError(f"--only: unknown scenario '{name}' (known: {known})")
     result = benchmod.run_bench(only, quick, progress=lambda n: typer.echo(f"running {n} ...", err=True))
     if json_out:
@@ -155,7 +174,11 @@ def sweep(
         typer.Option("--csv", help="Also write the sweep's results, one row per run, to this CSV file."),
     ] = None,
 ) -> None:
-    """Run a factorial sweep with replications into a result store (reruns skip stored runs)."""
+    """Run a factorial sweep into a result store.
+
+    Replications of every point run on local workers or Dask; a rerun skips the runs already
+    stored.
+    """
     from tcplab.experiment.runner import run_sweep
 
     result = run_sweep(spec, store=store, workers=workers, dask=dask, quiet=quiet)
@@ -194,7 +217,10 @@ def anova(
         bool, typer.Option("--no-interactions", help="Leave first-order interactions in the error.")
     ] = False,
 ) -> None:
-    """Jain's (1991) factorial analysis: allocation of variation, main effects with confidence intervals."""
+    """Factorial analysis after Jain (1991).
+
+    Allocation of variation, main effects with confidence intervals, first-order interactions.
+    """
     from tcplab.analysis.anova import factorial_anova, read_observations
     from tcplab.analysis.anova_text import format_anova
 
@@ -213,14 +239,21 @@ def anova(
 @app.command()
 @cli_errors
 def reproduce(
-    study: Annotated[str, typer.Argument(help="A study name, or 'all'.")],
+    study: Annotated[
+        str,
+        typer.Argument(metavar="STUDY", help=f"One of {', '.join(STUDIES)}, or 'all'.", show_default=False),
+    ],
     quick: Annotated[bool, typer.Option("--quick", help="Quick mode (fewer runs, shorter times).")] = False,
     out: Annotated[Path, typer.Option("--out", help="Output folder.")] = Path("out"),
     workers: WorkersOpt = None,
     dask: DaskOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
-    """Reproduce studies into DIR/STUDY/ (report.md, PNGs, claims.json) and DIR/index.md."""
+    """Reproduce a study, or all of them, from the simulator.
+
+    Writes DIR/STUDY/report.md (claims, figures, tables), the PNGs, claims.json and study.json,
+    and DIR/index.md over every study reproduced into DIR.
+    """
     from tcplab.report.reproduce import reproduce as reproduce_studies
 
     outputs = reproduce_studies(
@@ -242,11 +275,10 @@ def reproduce(
 def _mount_studies() -> None:
     """Each study's own commands as ``tcplab NAME ...``, found by discovery (no study imported
     by name here)."""
-    from tcplab.report.study import discover
-
-    for study in discover().values():
+    for study in STUDIES.values():
         if study.cli is not None:
-            app.add_typer(study.cli(), name=study.name)
+            short = f"The {study.name} study's own commands ({study.papers[0].short()})."
+            app.add_typer(study.cli(), name=study.name, short_help=short)
 
 
 _mount_studies()

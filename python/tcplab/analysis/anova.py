@@ -86,6 +86,42 @@ class AnovaResult:
     def percent_error(self) -> float:
         return 100 * self.ss_e / self.ss_t if self.ss_t else math.nan
 
+    def __repr__(self) -> str:
+        top = max(self.components, key=lambda c: c.percent, default=None)
+        biggest = f", largest={top.name!r} ({top.percent:.1f}%)" if top else ""
+        return (
+            f"AnovaResult(response={self.response!r}, factors={list(self.factors)}, n={self.n}"
+            f"{biggest}, error={self.percent_error:.1f}%)"
+        )
+
+    def to_frame(self) -> pd.DataFrame:
+        """The allocation of variation as a DataFrame: one row per component (factor or pair of
+        factors) and one for the error, with ss, percent and dof."""
+        rows = [
+            {"component": c.name, "ss": c.ss, "percent": c.percent, "dof": c.dof} for c in self.components
+        ]
+        rows.append({"component": "error", "ss": self.ss_e, "percent": self.percent_error, "dof": self.dof_e})
+        return pd.DataFrame(rows).set_index("component")
+
+    def effects_frame(self) -> pd.DataFrame:
+        """The main effects as a DataFrame: factor, level, effect, ci_low, ci_high, significant
+        (missing intervals are NaN, ``significant`` then <NA>)."""
+        df = pd.DataFrame(
+            [
+                {
+                    "factor": e.factor,
+                    "level": e.level,
+                    "effect": e.effect,
+                    "ci_low": math.nan if e.ci_low is None else e.ci_low,
+                    "ci_high": math.nan if e.ci_high is None else e.ci_high,
+                    "significant": e.significant,
+                }
+                for e in self.effects
+            ]
+        )
+        df["significant"] = df["significant"].astype("boolean")
+        return df
+
     def component(self, *factors: str) -> Component:
         for c in self.components:
             if c.factors == tuple(factors):

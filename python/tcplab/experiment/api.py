@@ -68,7 +68,15 @@ def run(
     text = scenario_text(source)
     out = Path(out_dir) if out_dir is not None else None
     report = json.loads(_core.run_scenario(text, seed, os.fspath(out) if out else None))
-    return RunResult(report=report, out_dir=out)
+    return RunResult(report=report, out_dir=out, series_bin_s=_series_bin_s(text))
+
+
+def _series_bin_s(text: str) -> float | None:
+    """The scenario's ``series_bin`` in seconds (the core checked it), or None."""
+    from tcplab.units import duration_s
+
+    value = loads(text).get("series_bin")
+    return None if value is None else duration_s(value, "series_bin")
 
 
 @dataclass(frozen=True)
@@ -77,6 +85,14 @@ class RunResult:
 
     report: dict[str, Any]
     out_dir: Path | None = None
+    series_bin_s: float | None = None  # the scenario's series_bin, for series_df's times
+
+    def __repr__(self) -> str:
+        return (
+            f"RunResult(seed={self.report.get('seed')}, flows={len(self.report.get('flows', []))}, "
+            f"events={self.report.get('events')}, sim_time_s={self.report.get('sim_time_s')}, "
+            f"out_dir={str(self.out_dir) if self.out_dir else None!r})"
+        )
 
     @property
     def flows(self) -> list[dict[str, Any]]:
@@ -103,16 +119,23 @@ class RunResult:
         return self.report["seed"]
 
     def flows_df(self) -> pd.DataFrame:
-        """One row per flow, indexed by flow id."""
-        import pandas as pd
+        """One row per flow, indexed by flow id (missing values NaN; series in ``series_df``)."""
+        from tcplab.experiment.frames import flows_frame
 
-        return pd.DataFrame(self.flows).set_index("id")
+        return flows_frame(self.flows)
 
     def links_df(self) -> pd.DataFrame:
         """One row per link direction (channel), indexed by channel id (link i: 2i a->b, 2i+1 b->a)."""
-        import pandas as pd
+        from tcplab.experiment.frames import links_frame
 
-        return pd.DataFrame(self.links).set_index("id")
+        return links_frame(self.links)
+
+    def series_df(self) -> pd.DataFrame:
+        """The run's time series (with ``series_bin``) in long format: bin, time_s, source, id,
+        flow, series, value."""
+        from tcplab.experiment.frames import series_frame
+
+        return series_frame(self.report, self.series_bin_s)
 
     def trace_path(self, flow_id: int) -> Path | None:
         """The trace CSV of a flow, if the run wrote one."""

@@ -50,11 +50,10 @@ class SweepResult:
     def df(self) -> pd.DataFrame:
         return sweep_frame(self.spec, self.store, self.runs)
 
-    @property
     def flows_df(self) -> pd.DataFrame:
         """One row per flow of each successful run: key, factor columns, replication, seed, and
-        the per-flow fields."""
-        with Store(self.store) as store:
+        the per-flow fields (a method, as on every result: ``RunResult.flows_df()``)."""
+        with Store(self.store, create=False) as store:
             flows = store.flows_df(keys=[r.key for r in self.runs], levels=False)
         if flows.empty:
             return flows
@@ -64,6 +63,12 @@ class SweepResult:
         """The failed runs: factor columns, replication, seed and error."""
         df = self.df
         return df.loc[df["status"] == "failed", [*self.spec.columns, "replication", "seed", "error"]]
+
+    def __repr__(self) -> str:
+        return (
+            f"SweepResult(sweep={self.spec.name!r}, runs={self.total}, ran={self.ran}, "
+            f"skipped={self.skipped}, failed={self.failed}, store={str(self.store)!r})"
+        )
 
     def summary(self) -> str:
         points = self.total // self.spec.replications
@@ -80,7 +85,10 @@ def _levels_frame(spec: SweepSpec, runs: tuple[Run, ...] | list[Run]) -> pd.Data
     import pandas as pd
 
     return pd.DataFrame(
-        [{"key": r.key, **{spec.label(p): _cell(r.levels[p]) for p in spec.paths}} for r in runs],
+        [
+            {"key": r.key, **{spec.label(p): _cell(spec.level_label(p, r.levels[p])) for p in spec.paths}}
+            for r in runs
+        ],
         columns=["key", *spec.columns],
     )
 
@@ -89,8 +97,9 @@ def sweep_frame(spec: SweepSpec, store_path: Path, runs: tuple[Run, ...] | list[
     """The runs of a sweep as stored, in expansion order, factor columns named by the labels.
 
     The factor columns come from the spec, not from the store, so a run stored by another sweep
-    (the same scenario and seed under other names) shows under this sweep's names."""
-    with Store(store_path) as store:
+    (the same scenario and seed under other names) shows under this sweep's names. The store
+    must exist (reading never creates one)."""
+    with Store(store_path, create=False) as store:
         stored = store.runs_df(keys=[r.key for r in runs], levels=False)
     order = {r.key: i for i, r in enumerate(runs)}
     df = _levels_frame(spec, runs).merge(stored, on="key", how="inner")
@@ -143,7 +152,7 @@ def run_sweep(
                     RunRecord(
                         key=run.key,
                         sweep=spec.name,
-                        levels={spec.label(p): v for p, v in run.levels.items()},
+                        levels={spec.label(p): spec.level_label(p, v) for p, v in run.levels.items()},
                         replication=run.replication,
                         seed=run.seed,
                         version=_core.__version__,
@@ -170,6 +179,9 @@ def run_sweep(
 def load_sweep(
     spec: SweepSpec | str | os.PathLike[str], store: str | os.PathLike[str] | None = None
 ) -> pd.DataFrame:
-    """The stored results of a sweep as a DataFrame, without running anything."""
+    """The stored results of a sweep as a DataFrame, without running anything.
+
+    Never creates files: a missing store raises UserError naming where it looked (the spec's
+    ``store``, else ``out/sweeps/<name>.sqlite`` under the working directory)."""
     spec = _as_spec(spec)
     return sweep_frame(spec, Path(store) if store is not None else default_store(spec), expand(spec))

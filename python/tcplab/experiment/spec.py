@@ -24,7 +24,7 @@ from tcplab.errors import UserError
 __all__ = ["SEED_MODES", "SweepSpec", "load_spec", "parse_spec"]
 
 SEED_MODES = ("per_run", "common")
-_KEYS = ("name", "base", "replications", "seed", "seeds", "factors", "zip", "labels", "store")
+_KEYS = ("name", "base", "replications", "seed", "seeds", "factors", "zip", "labels", "level_labels", "store")
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,10 @@ class SweepSpec:
     single factor. Each point is run ``replications`` times with seeds derived from ``seed``
     (``seeds = "per_run"``: from the seed, the point's levels and the replication index;
     ``"common"``: from the seed and the replication index only, so every point of replication
-    i sees the same random streams). ``labels`` renames paths in result tables.
+    i sees the same random streams). ``labels`` renames paths in result tables;
+    ``level_labels`` names a path's levels (one name per level, in order), shown in result tables
+    instead of the levels themselves: a table-valued level (a whole ``tcp`` table, say) then
+    reads as "modified TCP" rather than as JSON text.
     """
 
     base: Mapping[str, Any]
@@ -47,6 +50,7 @@ class SweepSpec:
     seeds: str = "per_run"
     name: str = "sweep"
     labels: Mapping[str, str] = field(default_factory=dict)
+    level_labels: Mapping[str, Sequence[str]] = field(default_factory=dict)
     store: Path | None = None
     source: str | None = None  # the spec file, for messages
 
@@ -63,6 +67,18 @@ class SweepSpec:
     def label(self, path: str) -> str:
         """The column name of a path in result tables."""
         return self.labels.get(path, path)
+
+    def level_label(self, path: str, level: Any) -> Any:
+        """What a result table shows for ``level`` of ``path``: its name if it has one."""
+        names = self.level_labels.get(path)
+        if names is None:
+            return level
+        return names[list(self._levels(path)).index(level)]
+
+    def _levels(self, path: str) -> Sequence[Any]:
+        if path in self.factors:
+            return self.factors[path]
+        return next(group[path] for group in self.zips if path in group)
 
     @property
     def paths(self) -> list[str]:
@@ -139,10 +155,26 @@ def check_spec(spec: SweepSpec) -> None:
             raise _fail(spec, f"labels.{path}: unknown factor (the factors are: {known})")
         if not isinstance(label, str) or not label:
             raise _fail(spec, f"labels.{path}: must be a non-empty string")
+    for path, names in spec.level_labels.items():
+        _check_level_labels(spec, seen, path, names)
     columns = [spec.labels.get(p, p) for p in seen]
     dupes = {c for c in columns if columns.count(c) > 1}
     if dupes:
         raise _fail(spec, f"labels: two factors share the column name {sorted(dupes)[0]!r}")
+
+
+def _check_level_labels(spec: SweepSpec, seen: set[str], path: str, names: Any) -> None:
+    where = f"level_labels.{path}"
+    if path not in seen:
+        known = ", ".join(sorted(seen)) or "none"
+        raise _fail(spec, f"{where}: unknown factor (the factors are: {known})")
+    if isinstance(names, str | bytes) or not isinstance(names, Sequence):
+        raise _fail(spec, f"{where}: must be a list of names, one per level")
+    levels = spec._levels(path)
+    if len(names) != len(levels):
+        raise _fail(spec, f"{where}: {len(names)} names for {len(levels)} levels")
+    if not all(isinstance(n, str) and n for n in names) or len(set(names)) != len(names):
+        raise _fail(spec, f"{where}: names must be distinct non-empty strings")
 
 
 # ---------------------------------------------------------------- reading TOML
@@ -200,6 +232,9 @@ def parse_spec(doc: Mapping[str, Any], root: Path = Path("."), source: str = "sp
     labels = doc.get("labels", {})
     if not isinstance(labels, Mapping):
         raise UserError(f'{source}: labels: must be a table of path = "column name"')
+    level_labels = doc.get("level_labels", {})
+    if not isinstance(level_labels, Mapping):
+        raise UserError(f"{source}: level_labels: must be a table of path = [names, one per level]")
     store = doc.get("store")
     if store is not None and not isinstance(store, str):
         raise UserError(f"{source}: store: must be a file name")
@@ -212,6 +247,7 @@ def parse_spec(doc: Mapping[str, Any], root: Path = Path("."), source: str = "sp
         seeds=doc.get("seeds", "per_run"),
         name=doc.get("name", Path(source).stem if source != "spec" else "sweep"),
         labels=_flatten(labels),
+        level_labels=_flatten(level_labels),
         store=(root / store) if store else None,
         source=source,
     )

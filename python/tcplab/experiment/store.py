@@ -77,14 +77,18 @@ class RunRecord:
 
 
 class Store:
-    """A result store file; ``Store(path)`` creates it if needed. Use as a context manager."""
+    """A result store file; ``Store(path)`` creates it if needed, ``Store(path, create=False)``
+    only opens an existing one (loading never creates files). Use as a context manager."""
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], create: bool = True) -> None:
         self.path = Path(path)
         self.traces_dir = self.path.with_name(self.path.name + ".traces")
         if self.path.is_dir():
             raise UserError(f"{self.path}: the store must be a file, and this is a directory")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if not create and not self.path.is_file():
+            raise UserError(f"{self.path}: no result store here (looked for {self.path.resolve()})")
+        if create:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
@@ -189,12 +193,17 @@ class Store:
     ) -> pd.DataFrame:
         """One row per run: key, sweep, status, error, one column per factor (as the sweep that
         ran it named it; ``levels=False`` leaves them out), replication, seed, version, the
-        metrics, wall_s and finished_at."""
+        metrics, wall_s, finished_at, and ``traced`` (whether the run stored traces, readable
+        with ``trace``). Missing metrics (a failed run's) are NaN."""
         import pandas as pd
 
         columns = [c for c in _COLUMNS if c not in _BULKY]
-        rows = self._select(columns, keys, sweep)
-        df = pd.DataFrame(rows, columns=columns)
+        rows = self._select([*columns, "traces"], keys, sweep)
+        df = pd.DataFrame(rows, columns=[*columns, "traces"])
+        df["traced"] = df.pop("traces").map(lambda s: bool(s) and s != "[]").astype(bool)
+        for name, kind in METRICS.items():
+            if kind in ("REAL", "INTEGER"):
+                df[name] = pd.to_numeric(df[name], errors="coerce")
         stored = df.pop("levels")
         if not levels:
             return df
@@ -218,7 +227,9 @@ class Store:
             factors = _scalars(json.loads(stored)) if levels else {}
             head = {"key": key, **factors, "replication": replication, "seed": seed}
             out.extend({**head, **f} for f in json.loads(flows))
-        return pd.DataFrame(out)
+        from tcplab.experiment.frames import records_frame
+
+        return records_frame(out) if out else pd.DataFrame()
 
     def report(self, key: str) -> dict[str, Any] | None:
         """The whole JSON report of a run, or None if it failed or is not stored."""
@@ -230,13 +241,20 @@ class Store:
         time; 'segments': every data segment sent)."""
         return self.traces_dir / key / f"{kind}-flow{flow_id}.parquet"
 
-    def trace(self, key: str, flow_id: int, kind: str = "trace") -> pd.DataFrame:
+    def trace(self, key: str, flow_id: int = 0, kind: str = "trace") -> pd.DataFrame:
+        """A traced flow's time series (Parquet), by run key (a ``key`` of ``runs_df``)."""
         import pandas as pd
 
+        if not isinstance(key, str) or not key:
+            raise UserError(
+                f"trace: the run key must be a key from load_runs()/runs_df() (column 'key'), got {key!r}"
+            )
         path = self.trace_path(key, flow_id, kind)
         if not path.exists():
             raise FileNotFoundError(f"{path}: no {kind} for flow {flow_id} of run {key[:12]}")
-        return pd.read_parquet(path)
+        from tcplab.experiment.frames import tidy_trace
+
+        return tidy_trace(pd.read_parquet(path))
 
 
 def _scalars(levels: Mapping[str, Any]) -> dict[str, Any]:
@@ -249,7 +267,5 @@ def _scalars(levels: Mapping[str, Any]) -> dict[str, Any]:
 
 def load_runs(path: str | os.PathLike[str], sweep: str | None = None) -> pd.DataFrame:
     """Every run of a store file (or of one sweep in it) as a DataFrame: one call."""
-    if not Path(path).is_file():
-        raise UserError(f"{path}: no such result store")
-    with Store(path) as store:
+    with Store(path, create=False) as store:
         return store.runs_df(sweep=sweep)

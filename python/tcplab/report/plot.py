@@ -26,8 +26,10 @@ _TRACE_NAME = re.compile(r"^trace-flow(\d+)\.csv$")
 
 
 def read_trace(path: str | Path) -> pd.DataFrame:
-    """A trace CSV: time_s, cwnd, ssthresh, snd_una, snd_nxt (bytes)."""
-    return pd.read_csv(path)
+    """A trace CSV: time_s, cwnd, ssthresh (NaN until set), snd_una, snd_nxt (bytes)."""
+    from tcplab.experiment.frames import tidy_trace
+
+    return tidy_trace(pd.read_csv(path))
 
 
 def read_trace_for_plot(path: str | Path, max_rows: int = PLOT_ROWS) -> pd.DataFrame:
@@ -38,12 +40,14 @@ def read_trace_for_plot(path: str | Path, max_rows: int = PLOT_ROWS) -> pd.DataF
     rows, and each group keeps its first and last row and those with its smallest and largest
     cwnd, so the sawtooth's peaks and troughs survive the thinning.
     """
+    from tcplab.experiment.frames import tidy_trace
+
     path = Path(path)
     group = -(-_estimated_rows(path) * 4 // max_rows)  # each group keeps up to 4 rows
     if group <= 4:
-        return pd.read_csv(path)
+        return tidy_trace(pd.read_csv(path))
     parts = [_thin(chunk, group) for chunk in pd.read_csv(path, chunksize=group * 4096)]
-    return pd.concat(parts, ignore_index=True)
+    return tidy_trace(pd.concat(parts, ignore_index=True))
 
 
 def _estimated_rows(path: Path) -> int:
@@ -91,7 +95,7 @@ def plot_flow_trace(trace: pd.DataFrame, path: str | Path, title: str = "") -> P
     seq.legend(loc="upper left", fontsize="small")
     seq.grid(alpha=0.3)
 
-    ssthresh = trace["ssthresh"].to_numpy(dtype=float)
+    ssthresh = np.array(trace["ssthresh"], dtype=float)  # a copy: traces read raw still hold the sentinel
     ssthresh[ssthresh >= _UNSET_SSTHRESH] = np.nan
     win.plot(t, trace["cwnd"] / kb, drawstyle="steps-post", lw=1, label="cwnd")
     win.plot(t, ssthresh / kb, drawstyle="steps-post", lw=1, ls="--", label="ssthresh")

@@ -17,7 +17,7 @@ from tcplab.report.claims import ABOUT_TOL, about, analytic, ordering, trend, va
 from tcplab.report.study import Claim
 from tcplab.studies.hfc import sweeps as sw
 from tcplab.studies.hfc.buffer import socket_buffer_bound
-from tcplab.studies.hfc.results import Results, onsets
+from tcplab.studies.hfc.results import Results, lookup, onsets
 from tcplab.studies.hfc.scenarios import CM_BUFFER, kib
 
 TOL = ABOUT_TOL
@@ -36,7 +36,7 @@ def pct(x: float) -> str:
 
 
 def m(table, **where: Any) -> float:
-    return sw.lookup(table, **where)
+    return lookup(table, **where)
 
 
 B8, B16, B24, B48 = kib(8), kib(16), kib(24), kib(48)

@@ -9,14 +9,13 @@ UserError naming the option; the shared ``cli_errors`` handler prints them and e
 from __future__ import annotations
 
 import json
-import math
-import re
 import sys
 from typing import Annotated
 
 import typer
 
 from tcplab.errors import UserError, cli_errors
+from tcplab.units import rate_bps, size_bytes
 
 hfc_app = typer.Typer(
     name="hfc",
@@ -25,43 +24,6 @@ hfc_app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-
-_NUMBER = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([A-Za-z/]*)\s*$")
-SIZE_UNITS = {"": 1, "B": 1, "kB": 1e3, "KB": 1e3, "MB": 1e6, "KiB": 1024, "MiB": 1024**2}
-RATE_UNITS = {
-    "": 1,
-    "bps": 1,
-    "b/s": 1,
-    "kbps": 1e3,
-    "Kbps": 1e3,
-    "kb/s": 1e3,
-    "Mbps": 1e6,
-    "Mb/s": 1e6,
-    "Gbps": 1e9,
-    "Gb/s": 1e9,
-}
-
-
-def parse_quantity(text: str, units: dict[str, float], option: str, what: str) -> float:
-    """A positive number with an optional unit, or UserError naming ``option``."""
-    m = _NUMBER.match(text)
-    if not m:
-        raise UserError(
-            f"{option}: '{text}' is not a {what} (a positive number, with a unit such as {_eg(units)})"
-        )
-    value, unit = float(m.group(1)), m.group(2)
-    if unit not in units:
-        raise UserError(
-            f"{option}: unknown unit '{unit}' in '{text}' (known: {', '.join(u for u in units if u)})"
-        )
-    value *= units[unit]
-    if not (value > 0 and math.isfinite(value)):
-        raise UserError(f"{option}: must be positive (got '{text}')")
-    return value
-
-
-def _eg(units: dict[str, float]) -> str:
-    return "'10KiB'" if "KiB" in units else "'25Mbps'"
 
 
 def _kb(n: float) -> str:
@@ -106,13 +68,13 @@ def buffer_command(
     """
     from tcplab.studies.hfc.buffer import MODES, overrun_onsets, simulate_overruns, socket_buffer_bound
 
-    c = parse_quantity(cm_buffer, SIZE_UNITS, "--cm-buffer", "size in bytes")
+    c = size_bytes(cm_buffer, "--cm-buffer")
     if connections < 1:
         raise UserError(f"--connections: must be at least 1 (got {connections})")
     if not 1 <= mss <= 65495:
         raise UserError(f"--mss: must be from 1 to 65495 bytes (got {mss})")
-    down = parse_quantity(down_rate, RATE_UNITS, "--down-rate", "rate in bit/s")
-    lan = parse_quantity(lan_rate, RATE_UNITS, "--lan-rate", "rate in bit/s")
+    down = rate_bps(down_rate, "--down-rate")
+    lan = rate_bps(lan_rate, "--lan-rate")
     if c < 1:
         raise UserError(f"--cm-buffer: must be at least one byte (got '{cm_buffer}')")
     bound = socket_buffer_bound(int(round(c)), connections, mss, down, lan)

@@ -19,7 +19,7 @@ from tcplab.report.figures import new_figure, save
 from tcplab.report.study import Figure
 from tcplab.studies.hfc import sweeps as sw
 from tcplab.studies.hfc.buffer import MODES, socket_buffer_bound
-from tcplab.studies.hfc.results import Results, onsets
+from tcplab.studies.hfc.results import Results, lookup, onsets
 from tcplab.studies.hfc.scenarios import CM_BUFFER, HTTP_HEADER, MSS
 
 
@@ -56,7 +56,7 @@ def _series(
 
 
 def _m(table: pd.DataFrame, **where: Any) -> float:
-    return sw.lookup(table, **where)
+    return lookup(table, **where)
 
 
 def _reps(table: pd.DataFrame) -> int:

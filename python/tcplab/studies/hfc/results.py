@@ -1,13 +1,19 @@
 """The HFC study's measured results: tables computed once from the sweeps, for figures and claims.
 
 ``derive(data)`` returns a ``Results``, computed once by the framework (``Study.derive``).
-Throughputs are Mb/s per transfer (see tcplab.studies.hfc.sweeps); tables hold the mean over
+Throughputs are Mb/s per transfer (below); tables hold the mean over
 replications (``mean``), the number of runs (``count``) and the half-width of a normal 90%
 interval (``ci``), or percentiles.
+
+Throughput is per transfer, as the paper's: the transfer's bytes (for HTTP, the body, not the
+response header) times 8 over the time from the connection's start (the first SYN) to the moment
+the PC holds the last byte. A transfer still unfinished at the end of the run is counted with
+the run's whole duration (a bound from above) and reported.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,12 +59,16 @@ class Results:
     timeout_waits: list[float]
     unfinished: dict[str, int] = field(default_factory=dict)
 
+    def __repr__(self) -> str:
+        tables = len(self.__dataclass_fields__)
+        return f"Results(hfc: {tables} tables, {len(self.timeout_waits)} timeouts traced)"
+
 
 def derive(data: StudyData) -> Results:
     """Every table the figures, claims and tables use, computed once by the framework."""
-    tp = {name: sw.throughput(data, name) for name in data.runs if not name.startswith(("fig16", "bufcheck"))}
-    tp["fig12_http"] = sw.throughput(data, "fig12_http", header=HTTP_HEADER)
-    tp["fig11_http"] = sw.throughput(data, "fig11_http", header=HTTP_HEADER)
+    tp = {name: throughput(data, name) for name in data.runs if not name.startswith(("fig16", "bufcheck"))}
+    tp["fig12_http"] = throughput(data, "fig12_http", header=HTTP_HEADER)
+    tp["fig11_http"] = throughput(data, "fig11_http", header=HTTP_HEADER)
     unfinished = {k: int(v["unfinished"].sum()) for k, v in tp.items() if int(v["unfinished"].sum())}
 
     fig6 = tp["fig6"]
@@ -77,7 +87,7 @@ def derive(data: StudyData) -> Results:
     fig7["lossy"] = [anyloss[(s, p)] for s, p in zip(fig7["size"], fig7["data_loss"], strict=True)]
 
     fig8_runs = tp["fig8"].merge(_cm_drops(data, "fig8"), on="key")
-    fig8 = sw.mean_by(fig8_runs, ["sock_buf", "size"])
+    fig8 = mean_by(fig8_runs, ["sock_buf", "size"])
     for col in ("timeouts", "fast_retransmits", "cm_drops"):
         fig8[col] = fig8_runs.groupby(["sock_buf", "size"])[col].mean().to_numpy()
 
@@ -97,10 +107,8 @@ def derive(data: StudyData) -> Results:
 
     fig12 = pd.concat(
         [
-            sw.mean_by(sw.with_config(tp["fig12_ftp"], sw.FIG12_CONFIGS), ["config", "size"]).assign(
-                pattern="ftp"
-            ),
-            sw.mean_by(sw.with_config(tp["fig12_http"], sw.FIG12_CONFIGS), ["config", "size"]).assign(
+            mean_by(with_config(tp["fig12_ftp"], sw.FIG12_CONFIGS), ["config", "size"]).assign(pattern="ftp"),
+            mean_by(with_config(tp["fig12_http"], sw.FIG12_CONFIGS), ["config", "size"]).assign(
                 pattern="http"
             ),
         ],
@@ -150,16 +158,16 @@ def derive(data: StudyData) -> Results:
         fig11=fig11,
         fig11_examples=examples,
         fig12=fig12,
-        fig13=_mean_with(sw.with_config(tp["fig13"], sw.FIG13_CONFIGS), ["config", "ack_loss"]),
+        fig13=_mean_with(with_config(tp["fig13"], sw.FIG13_CONFIGS), ["config", "ack_loss"]),
         fig14=_mean_with(tp["fig14"], ["mss", "ack_loss"]),
         fig15a=_mean_with(tp["fig15a"], ["timer", "data_loss"]),
         fig15b=_mean_with(tp["fig15b"], ["timer", "ack_loss"]),
         fig16=fig16,
         fig16_example=fig16_example,
-        fig17=_mean_with(sw.with_config(tp["fig17"], sw.FIG17_CONFIGS), ["config", "data_loss"]),
-        fig18=_mean_with(sw.with_config(tp["fig18"], sw.FIG18_CONFIGS), ["config", "data_loss", "size"]),
-        tahoe=_mean_with(sw.with_config(tp["tahoe_rx"], sw.TAHOE_CONFIGS), ["config", "data_loss"]),
-        sec7=_mean_with(sw.with_config(tp["sec7_ack"], sw.SEC7_CONFIGS), ["config", "ack_loss"]),
+        fig17=_mean_with(with_config(tp["fig17"], sw.FIG17_CONFIGS), ["config", "data_loss"]),
+        fig18=_mean_with(with_config(tp["fig18"], sw.FIG18_CONFIGS), ["config", "data_loss", "size"]),
+        tahoe=_mean_with(with_config(tp["tahoe_rx"], sw.TAHOE_CONFIGS), ["config", "data_loss"]),
+        sec7=_mean_with(with_config(tp["sec7_ack"], sw.SEC7_CONFIGS), ["config", "ack_loss"]),
         reflected=_mean_with(tp["sec7_reflected"], ["data_loss", "ack_loss"]),
         bufcheck=_bufcheck(data),
         timeout_waits=waits,
@@ -175,7 +183,7 @@ def json_first(cell: Any) -> int:
 
 
 def _mean_with(df: pd.DataFrame, by: list[str]) -> pd.DataFrame:
-    out = sw.mean_by(df, by)
+    out = mean_by(df, by)
     g = df.groupby(by, sort=True)
     for col in ("timeouts", "fast_retransmits", "time_s"):
         out[col] = g[col].mean().to_numpy()
@@ -217,7 +225,7 @@ def _per_connection(data: StudyData, sweep: str) -> pd.DataFrame:
                 }
             )
     flows = pd.DataFrame(rows)
-    out = sw.mean_by(flows, ["sock_buf"])
+    out = mean_by(flows, ["sock_buf"])
     runs = flows.groupby(["sock_buf", "key"]).agg(
         timeouts=("timeouts", "sum"), cm_drops=("cm_drops", "first")
     )
@@ -229,7 +237,7 @@ def _per_connection(data: StudyData, sweep: str) -> pd.DataFrame:
 
 def _first_ack(data: StudyData, sweep: str, pattern: str) -> pd.DataFrame:
     """Time from the first data segment to the first ACK that covers data (Fig. 11)."""
-    df = sw.with_config(sw.throughput(data, sweep), sw.FIG11_CONFIGS)
+    df = with_config(throughput(data, sweep), sw.FIG11_CONFIGS)
     rows = []
     for _, row in df.iterrows():
         seg = data.trace(row["key"], kind="segments")
@@ -317,3 +325,49 @@ def onsets(bufcheck: pd.DataFrame) -> dict[tuple[str, int], dict[str, int | None
             "multiple_drops": int(multi.iloc[0]) if len(multi) else None,
         }
     return out
+
+
+# ---------------------------------------------------------------- per-transfer tables
+
+
+def throughput(data: StudyData, sweep: str, size: int | None = None, header: int = 0) -> pd.DataFrame:
+    """The sweep's runs with ``size`` (bytes of the transfer, header left out) and ``mbps``."""
+    df = ok_runs(data[sweep])
+    spec = data.specs[sweep]
+    if "bytes" in df.columns:
+        df["size"] = df["bytes"].astype(int) - header
+    else:
+        df["size"] = size if size is not None else int(spec.base["flow"][0]["bytes"]) - header
+    duration = float(spec.base["duration"])
+    ct = df["mean_completion_time_s"].astype(float)
+    df["unfinished"] = df["completed"].astype(int) < df["flows"].astype(int)
+    df["time_s"] = ct.where(~df["unfinished"], duration)
+    df["mbps"] = df["size"] * 8 / df["time_s"] / 1e6
+    for col in ("sock_buf", "mss"):
+        if col in df.columns:
+            df[col] = df[col].astype(int)
+    return df
+
+
+def with_config(df: pd.DataFrame, names: Sequence[str]) -> pd.DataFrame:
+    df = df.copy()
+    df["config"] = [sw.config_name(c, names) for c in df["config"]]
+    return df
+
+
+def mean_by(df: pd.DataFrame, by: Sequence[str], value: str = "mbps") -> pd.DataFrame:
+    g = df.groupby(list(by), sort=True)[value]
+    out = g.agg(["mean", "count", "std"]).reset_index()
+    out["ci"] = 1.645 * out["std"] / np.sqrt(out["count"])
+    return out
+
+
+def lookup(table: pd.DataFrame, value: str = "mean", **where: Any) -> float:
+    m = np.ones(len(table), dtype=bool)
+    for k, v in where.items():
+        col = table[k]
+        m &= np.isclose(col, v) if isinstance(v, float) else (col == v).to_numpy()
+    rows = table[m]
+    if len(rows) != 1:
+        raise KeyError(f"{len(rows)} rows match {where}")
+    return float(rows[value].iloc[0])

@@ -32,6 +32,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from tcplab.units import kib
+
 __all__ = [
     "ACK_BYTES",
     "CM_BUFFER",
@@ -74,11 +76,6 @@ BIG_QUEUE = 100_000
 MSS = 1460
 HEADER_BYTES = 40
 ACK_BYTES = HEADER_BYTES
-
-
-def kib(n: float) -> int:
-    """n kilobytes of buffer, in bytes (1 KB = 1024 bytes for buffers)."""
-    return int(round(n * 1024))
 
 
 # Socket buffers: the paper's "8 kb" is read as the 4.4BSD default socket buffer of 8192 bytes,

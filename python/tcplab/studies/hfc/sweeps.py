@@ -1,15 +1,9 @@
-"""The HFC study's sweeps (Cohen and Ramanathan, 1998) and the tables of per-transfer throughput
-built from them.
+"""The HFC study's sweeps (Cohen and Ramanathan, 1998): levels, TCP configurations, replications.
 
 Every sweep uses common random numbers (``seeds = "common"``, one base seed): replication i of
 every point sees the same random streams, so curves are smooth and configurations are compared
 on the same loss draws, and runs that two sweeps share (the same scenario and seed) are
 simulated once and stored once.
-
-Throughput is per transfer, as the paper's: the transfer's bytes (for HTTP, the body, not the
-response header) times 8 over the time from the connection's start (the first SYN) to the moment
-the PC holds the last byte. A transfer still unfinished at the end of the run is counted with
-the run's whole duration (a bound from above) and reported.
 """
 
 from __future__ import annotations
@@ -18,12 +12,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
-import pandas as pd
-
-from tcplab.analysis.stats import ok_runs
 from tcplab.experiment.spec import SweepSpec
-from tcplab.report.study import StudyData
 from tcplab.studies.hfc.buffer import MODES, overrun_scenario
 from tcplab.studies.hfc.scenarios import (
     CM_BUFFER,
@@ -35,13 +24,13 @@ from tcplab.studies.hfc.scenarios import (
     hfc_scenario,
     kib,
 )
+from tcplab.units import KB
 
 SEED = 1998
 
 # ---------------------------------------------------------------- levels
 
 MB3 = 3_000_000  # the paper's "3-Mb" transfer: 3 megabytes (its "kb" are kilobytes)
-KB = 1000
 ACK_LOSS = [0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3]
 DATA_LOSS = [0.0, 0.005, 0.01, 0.02, 0.03, 0.05, 0.07, 0.1]
 DATA_LOSS_SIZES = [0.0, 0.01, 0.02, 0.03, 0.05, 0.07, 0.1]
@@ -349,49 +338,3 @@ def fig16_scenario(trace: bool) -> dict[str, Any]:
         "values": [FIG16_EXAMPLE, FIG16_EXAMPLE + 3],
     }
     return doc
-
-
-# ---------------------------------------------------------------- results as tables
-
-
-def throughput(data: StudyData, sweep: str, size: int | None = None, header: int = 0) -> pd.DataFrame:
-    """The sweep's runs with ``size`` (bytes of the transfer, header left out) and ``mbps``."""
-    df = ok_runs(data[sweep])
-    spec = data.specs[sweep]
-    if "bytes" in df.columns:
-        df["size"] = df["bytes"].astype(int) - header
-    else:
-        df["size"] = size if size is not None else int(spec.base["flow"][0]["bytes"]) - header
-    duration = float(spec.base["duration"])
-    ct = df["mean_completion_time_s"].astype(float)
-    df["unfinished"] = df["completed"].astype(int) < df["flows"].astype(int)
-    df["time_s"] = ct.where(~df["unfinished"], duration)
-    df["mbps"] = df["size"] * 8 / df["time_s"] / 1e6
-    for col in ("sock_buf", "mss"):
-        if col in df.columns:
-            df[col] = df[col].astype(int)
-    return df
-
-
-def with_config(df: pd.DataFrame, names: Sequence[str]) -> pd.DataFrame:
-    df = df.copy()
-    df["config"] = [config_name(c, names) for c in df["config"]]
-    return df
-
-
-def mean_by(df: pd.DataFrame, by: Sequence[str], value: str = "mbps") -> pd.DataFrame:
-    g = df.groupby(list(by), sort=True)[value]
-    out = g.agg(["mean", "count", "std"]).reset_index()
-    out["ci"] = 1.645 * out["std"] / np.sqrt(out["count"])
-    return out
-
-
-def lookup(table: pd.DataFrame, value: str = "mean", **where: Any) -> float:
-    m = np.ones(len(table), dtype=bool)
-    for k, v in where.items():
-        col = table[k]
-        m &= np.isclose(col, v) if isinstance(v, float) else (col == v).to_numpy()
-    rows = table[m]
-    if len(rows) != 1:
-        raise KeyError(f"{len(rows)} rows match {where}")
-    return float(rows[value].iloc[0])
