@@ -1,4 +1,4 @@
-"""Jain's factorial analysis against seed 002 (Goyal et al. 1998): Tables 4 and 7 in, 5/6 and 8/9 out.
+"""Jain's factorial analysis against Goyal et al. (1998): Tables 4 and 7 in, 5/6 and 8/9 out.
 
 Tables 4 and 7 (the efficiency and fairness of each TCP flavour x buffer size x drop policy
 combination, WAN and MEO) are transcribed in tests/data. The expected values below are the
@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from conftest import tcplab
-from tcplab.anova import AnovaResult, factorial_anova
+from tcplab.analysis.anova import AnovaResult, factorial_anova
 
 DATA = Path(__file__).parent / "data"
 FACTORS = ["tcp", "buffer", "drop_policy"]

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import tcplab
 from conftest import SCENARIOS
-from tcplab.scenario import dumbbell, read
+from tcplab.experiment.scenario import dumbbell, read
 
 SMALL = {
     "name": "small",

@@ -1,4 +1,4 @@
-"""Seed 003 (TCP Boston): wasted byte-hops (eqs. 1-7), the `tcplab boston waste` command, the
+"""TCP Boston (Bestavros and Kim, 1997): wasted byte-hops (eqs. 1-7), the `tcplab boston waste` command, the
 star and chain models, and a tiny run of the reproduce study."""
 
 from __future__ import annotations
@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 from conftest import tcplab
-from tcplab import boston_waste as bw
-from tcplab.api import run
-from tcplab.boston_model import (
+from tcplab.errors import UserError
+from tcplab.experiment.api import run
+from tcplab.studies.boston import waste as bw
+from tcplab.studies.boston.model import (
     CELL_BYTES,
     ChainConfig,
     StarConfig,
@@ -22,7 +23,6 @@ from tcplab.boston_model import (
     star,
     star_metrics,
 )
-from tcplab.errors import UserError
 
 # ---------------------------------------------------------------- eqs. 1-7
 
@@ -182,7 +182,7 @@ def test_study_sweeps_quick_and_full() -> None:
 
 def test_tiny_reproduce_writes_figures_and_claims(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import tcplab.studies.boston as study
-    from tcplab.reproduce import reproduce_study
+    from tcplab.report.reproduce import reproduce_study
 
     monkeypatch.setattr(study, "PACKET_SIZES", (4352, 9180))
     monkeypatch.setattr(study, "WINDOWS", (8000, 64000))
@@ -192,7 +192,7 @@ def test_tiny_reproduce_writes_figures_and_claims(tmp_path: Path, monkeypatch: p
     monkeypatch.setattr(study, "CHAIN_S", 4.0)
     out = reproduce_study(study.STUDY, tmp_path, quick=True, workers=1)
     assert out.claims_total >= 30
-    claims = json.loads(out.claims.read_text())
+    claims = json.loads(out.claims.read_text())["claims"]
     ids = {c["id"] for c in claims}
     assert {"eq7_ratio", "fig17_boston_effective", "chain_waste_order", "loss_ratio_1.7_2.4"} <= ids
     assert next(c for c in claims if c["id"] == "eq7_ratio")["holds"] is True

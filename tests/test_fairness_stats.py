@@ -1,4 +1,4 @@
-"""Fairness (Jain's index, max-min shares, seed 002 Sec. 7) and statistics over replications."""
+"""Fairness (Jain's index, max-min shares, Goyal et al. 1998, Sec. 7) and statistics over replications."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import math
 
 import pandas as pd
 import pytest
-from tcplab.fairness import jain_index, max_min_shares
-from tcplab.stats import mean_ci, summarize
+from tcplab.analysis.fairness import jain_index, max_min_shares
+from tcplab.analysis.stats import mean_ci, summarize
 
 
 def test_jain_index_equal_and_unequal_shares() -> None:

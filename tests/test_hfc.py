@@ -1,5 +1,5 @@
-"""The HFC study (seed 000): the Sec. V.B bound, `tcplab hfc buffer`, the mechanisms the study
-depends on, and a smoke run of the whole study at a tiny size."""
+"""The HFC study (Cohen and Ramanathan, 1998): the Sec. V.B bound, `tcplab hfc buffer`, the
+mechanisms the study depends on, and a smoke run of the whole study at a tiny size."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 import tcplab
 from tcplab.cli import app
-from tcplab.hfc_buffer import overrun_onsets, simulate_overruns, socket_buffer_bound
-from tcplab.hfc_model import CH_CM, CM_BUFFER, MSS, hfc_scenario, kib
+from tcplab.studies.hfc.buffer import overrun_onsets, simulate_overruns, socket_buffer_bound
+from tcplab.studies.hfc.scenarios import CH_CM, CM_BUFFER, MSS, hfc_scenario, kib
 from typer.testing import CliRunner
 
 runner = CliRunner()
@@ -162,7 +162,7 @@ def test_tahoe_era_receiver_delays_out_of_order_acks():
 
 
 def test_super_fast_retransmit_repairs_two_losses_in_a_window_of_eight():
-    from tcplab.hfc_sweeps import fig16_scenario
+    from tcplab.studies.hfc.sweeps import fig16_scenario
 
     doc = fig16_scenario(trace=False)
     fr = tcplab.run(doc, seed=1).flows[0]
@@ -175,13 +175,12 @@ def test_super_fast_retransmit_repairs_two_losses_in_a_window_of_eight():
 
 
 def test_study_smoke_tiny(tmp_path, monkeypatch):
-    from tcplab import hfc_sweeps
-    from tcplab.reproduce import reproduce_study
+    from tcplab.report.reproduce import reproduce_study
     from tcplab.studies.hfc import STUDY
 
-    monkeypatch.setattr(hfc_sweeps, "reps", lambda quick: {"dist": 2, "mean": 2, "det": 1, "trace": 1})
-    out = reproduce_study(STUDY, tmp_path, quick=True, workers=1)
-    claims = json.loads(out.claims.read_text())
+    assert STUDY.tiny is not None
+    out = reproduce_study(STUDY, tmp_path, quick=True, workers=1, specs=STUDY.tiny())
+    claims = json.loads(out.claims.read_text())["claims"]
     ids = [c["id"] for c in claims]
     assert len(ids) == len(set(ids)) >= 50
     assert all(isinstance(c["holds"], bool) and {"paper", "measured", "claim"} <= set(c) for c in claims)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from tcplab.plot import plot_flow_trace, read_trace, read_trace_for_plot
+from tcplab.report.plot import plot_flow_trace, read_trace, read_trace_for_plot
 
 
 def _sawtooth_trace(path: Path, rows: int) -> pd.DataFrame:
@@ -31,7 +31,9 @@ def _sawtooth_trace(path: Path, rows: int) -> pd.DataFrame:
 def test_small_traces_are_read_whole(tmp_path: Path) -> None:
     csv = tmp_path / "trace-flow0.csv"
     full = _sawtooth_trace(csv, 1000)
-    pd.testing.assert_frame_equal(read_trace_for_plot(csv), full)
+    read = read_trace_for_plot(csv)
+    assert read["ssthresh"].dtype == float and read["ssthresh"].isna().any()  # unset is NaN
+    pd.testing.assert_frame_equal(read.drop(columns="ssthresh"), full.drop(columns="ssthresh"))
 
 
 def test_large_traces_are_thinned_keeping_ends_and_extremes(tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from conftest import tcplab
-from tcplab.study import discover
+from tcplab.report.study import discover
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -33,10 +33,10 @@ def test_reproduce_quick_writes_reports_claims_and_index(tmp_path: Path) -> None
     for name in pngs:
         assert f"]({name})" in report
         assert (folder / name).read_bytes()[:8] == PNG_MAGIC
-    claims = json.loads((folder / "claims.json").read_text())
+    claims = json.loads((folder / "claims.json").read_text())["claims"]
     assert len(claims) >= 3
     for claim in claims:
-        assert set(claim) == {"id", "claim", "paper", "measured", "holds"}
+        assert set(claim) - {"tolerance"} == {"id", "kind", "claim", "paper", "measured", "holds"}
         assert isinstance(claim["holds"], bool)
     assert len({c["id"] for c in claims}) == len(claims)
     index = (tmp_path / "index.md").read_text()
@@ -46,7 +46,7 @@ def test_reproduce_quick_writes_reports_claims_and_index(tmp_path: Path) -> None
     # A second reproduce reuses every stored run and writes the same claims.
     again = tcplab("reproduce", "example_loss", "--quick", "--out", tmp_path, "--workers", "1")
     assert again.returncode == 0, again.stderr
-    assert json.loads((folder / "claims.json").read_text()) == claims
+    assert json.loads((folder / "claims.json").read_text())["claims"] == claims
     assert "| loss | variant (4), loss (5) | 5 | 100 | 0 | 100 | 0 |" in (folder / "report.md").read_text()
 
 

@@ -11,8 +11,8 @@ from conftest import SCENARIOS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tcplab import _core
-from tcplab.bench import scale_scenario
-from tcplab.scenario import dumps, read
+from tcplab.experiment.bench import scale_scenario
+from tcplab.experiment.scenario import dumps, read
 
 
 def test_example_scenarios_round_trip() -> None:

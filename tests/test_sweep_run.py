@@ -16,10 +16,10 @@ import pytest
 import tcplab
 from conftest import REPO
 from conftest import tcplab as run_cli
-from tcplab import worker
-from tcplab.expand import expand
-from tcplab.spec import SweepSpec, load_spec
-from tcplab.store import Store
+from tcplab.experiment import worker
+from tcplab.experiment.expand import expand
+from tcplab.experiment.spec import SweepSpec, load_spec
+from tcplab.experiment.store import Store
 
 BASE = {
     "name": "two-hosts",
@@ -91,7 +91,7 @@ def test_per_flow_results_reports_and_traces_are_stored(tmp_path: Path) -> None:
     base["flow"].append({"src": "a", "dst": "b", "bytes": "100KB"})
     spec = SweepSpec(name="traced", base=base, factors={"tcp.variant": ["reno", "newreno"]})
     result = tcplab.sweep(spec, store=tmp_path / "t.sqlite", workers=1)
-    flows = result.flows_df
+    flows = result.flows_df()
     assert len(flows) == 4 and set(flows["id"]) == {0, 1}
     assert list(flows.loc[flows["id"] == 1, "bytes_delivered"]) == [100_000, 100_000]
     key = result.df["key"].iloc[0]

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from conftest import REPO, tcplab
 from tcplab.errors import UserError
-from tcplab.expand import derive_seed, expand, run_key, set_path
-from tcplab.spec import SweepSpec, load_spec
+from tcplab.experiment.expand import derive_seed, expand, run_key, set_path
+from tcplab.experiment.spec import SweepSpec, load_spec
 
 BASE = {
     "name": "two-hosts",

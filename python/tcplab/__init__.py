@@ -18,23 +18,23 @@ import importlib
 from typing import Any
 
 from tcplab._core import InvariantError, ScenarioError, __version__
-from tcplab.api import RunResult, load_scenario, run, scenario_text, validate
 from tcplab.errors import UserError
+from tcplab.experiment.api import RunResult, load_scenario, run, scenario_text, validate
 
 _LAZY: dict[str, tuple[str, str]] = {
-    "AnovaResult": ("tcplab.anova", "AnovaResult"),
-    "factorial_anova": ("tcplab.anova", "factorial_anova"),
-    "jain_index": ("tcplab.fairness", "jain_index"),
-    "max_min_shares": ("tcplab.fairness", "max_min_shares"),
-    "SweepResult": ("tcplab.runner", "SweepResult"),
-    "load_sweep": ("tcplab.runner", "load_sweep"),
-    "sweep": ("tcplab.runner", "run_sweep"),
-    "SweepSpec": ("tcplab.spec", "SweepSpec"),
-    "load_spec": ("tcplab.spec", "load_spec"),
-    "mean_ci": ("tcplab.stats", "mean_ci"),
-    "summarize": ("tcplab.stats", "summarize"),
-    "Store": ("tcplab.store", "Store"),
-    "load_runs": ("tcplab.store", "load_runs"),
+    "AnovaResult": ("tcplab.analysis.anova", "AnovaResult"),
+    "factorial_anova": ("tcplab.analysis.anova", "factorial_anova"),
+    "jain_index": ("tcplab.analysis.fairness", "jain_index"),
+    "max_min_shares": ("tcplab.analysis.fairness", "max_min_shares"),
+    "SweepResult": ("tcplab.experiment.runner", "SweepResult"),
+    "load_sweep": ("tcplab.experiment.runner", "load_sweep"),
+    "sweep": ("tcplab.experiment.runner", "run_sweep"),
+    "SweepSpec": ("tcplab.experiment.spec", "SweepSpec"),
+    "load_spec": ("tcplab.experiment.spec", "load_spec"),
+    "mean_ci": ("tcplab.analysis.stats", "mean_ci"),
+    "summarize": ("tcplab.analysis.stats", "summarize"),
+    "Store": ("tcplab.experiment.store", "Store"),
+    "load_runs": ("tcplab.experiment.store", "load_runs"),
 }
 
 __all__ = [

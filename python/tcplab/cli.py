@@ -1,24 +1,27 @@
-"""The ``tcplab`` command line: a thin layer over tcplab.api, bench, plot, sweep, anova, reproduce.
+"""The ``tcplab`` command line: a thin layer over tcplab.experiment (run, bench, sweep),
+tcplab.analysis (anova) and tcplab.report (reproduce), plus each study's own commands, mounted
+by discovery.
 
-Every command is wrapped by ``cli_errors``, the one place that turns exceptions into messages:
-user mistakes print one paragraph to stderr and exit with status 2, simulator bugs
-(InvariantError) exit with status 1, and neither shows a traceback.
+Every command is wrapped by ``tcplab.errors.cli_errors``, the one place that turns exceptions
+into messages: user mistakes print one paragraph to stderr and exit with status 2, simulator
+bugs (InvariantError) exit with status 1, and neither shows a traceback.
 """
 
 from __future__ import annotations
 
-import functools
 import json
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, NoReturn, TypeVar
+from typing import Annotated
 
 import typer
 
-from tcplab.cli_boston import boston_app
-from tcplab.errors import InternalError, InvariantError, ScenarioError, UserError, describe
-from tcplab.hfc_cli import hfc_app
+from tcplab.errors import UserError, cli_errors
+from tcplab.experiment.bench import SCENARIOS as BENCH_SCENARIOS
+from tcplab.report.study import discover
+
+# Every study package, found by discovery: cli.py names none of them.
+STUDIES = discover()
 
 app = typer.Typer(
     name="tcplab",
@@ -26,10 +29,10 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # Plain click help: flags show no "<bool>" metavar, and paragraphs are re-wrapped to the
+    # terminal instead of keeping the docstrings' line breaks mid-sentence.
+    rich_markup_mode=None,
 )
-app.add_typer(boston_app, name="boston")
-
-F = TypeVar("F", bound=Callable[..., Any])
 
 U64_MAX = 2**64 - 1
 SeedOpt = Annotated[
@@ -40,33 +43,6 @@ FileArg = Annotated[
     Path, typer.Argument(metavar="FILE.toml", help="Scenario file (TOML).", show_default=False)
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")]
-
-
-def _fail(status: int, message: str) -> NoReturn:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(status)
-
-
-def cli_errors(fn: F) -> F:
-    """Report exceptions as one-paragraph errors. A parameter named ``file`` names the input."""
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        source = kwargs.get("file")
-        try:
-            return fn(*args, **kwargs)
-        except (ScenarioError, UserError, OSError) as e:
-            _fail(2, describe(e, source))
-        except (InvariantError, InternalError) as e:
-            _fail(
-                1,
-                f"{describe(e, source)}\nThis is a bug in tcplab, not in the scenario: please report it "
-                "with the scenario file and the seed.",
-            )
-        except KeyboardInterrupt:
-            _fail(130, "interrupted")
-
-    return wrapper  # type: ignore[return-value]
 
 
 def _info(message: str, to_stderr: bool) -> None:
@@ -88,33 +64,41 @@ def run(
     json_out: JsonOpt = False,
 ) -> None:
     """Run one scenario and print its results."""
-    from tcplab.api import load_scenario
-    from tcplab.api import run as run_scenario
+    from tcplab.experiment.api import load_scenario
+    from tcplab.experiment.api import run as run_scenario
 
     text = load_scenario(file)
+    before: dict[Path, int] = {}
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
+        before = _files(out)
     result = run_scenario(text, seed=seed, out_dir=out)
-    plots: list[Path] = []
     if out is not None:
-        from tcplab.plot import plot_run
+        from tcplab.report.plot import plot_run
 
-        plots = plot_run(out, result.report)
+        plot_run(out, result.report)
     if json_out:
         sys.stdout.write(result.to_json() + "\n")
     else:
-        from tcplab.tables import print_run
+        from tcplab.report.terminal import print_run
 
         print_run(result.report)
     if out is not None:
-        _info(f"wrote {out}/summary.json" + "".join(f", {p.name}" for p in plots), to_stderr=json_out)
+        after = _files(out)
+        wrote = sorted(p.name for p, mtime in after.items() if before.get(p) != mtime)
+        _info(f"wrote to {out}/: " + ", ".join(wrote), to_stderr=json_out)
+
+
+def _files(folder: Path) -> dict[Path, int]:
+    """The files in ``folder`` with their modification times, to tell which a run wrote."""
+    return {p: p.stat().st_mtime_ns for p in folder.iterdir() if p.is_file()}
 
 
 @app.command()
 @cli_errors
 def validate(file: FileArg, seed: SeedOpt = None) -> None:
     """Check a scenario file without running it."""
-    from tcplab.api import validate as validate_scenario
+    from tcplab.experiment.api import validate as validate_scenario
 
     validate_scenario(Path(file), seed)
     typer.echo(f"{file}: ok")
@@ -123,7 +107,9 @@ def validate(file: FileArg, seed: SeedOpt = None) -> None:
 # ---------------------------------------------------------------- bench
 
 
-@app.command()
+@app.command(
+    help="Run the benchmark scenarios and check the targets.\n\nEach scenario runs in a fresh process."
+)
 @cli_errors
 def bench(
     json_out: JsonOpt = False,
@@ -131,22 +117,23 @@ def bench(
     only: Annotated[
         list[str] | None,
         typer.Option(
-            "--only", help="Run only this scenario (repeatable): dumbbell_10, dumbbell_100, scale_10k."
+            "--only",
+            metavar="NAME",
+            help=f"Run only this scenario (repeatable): {', '.join(BENCH_SCENARIOS)}.",
         ),
     ] = None,
 ) -> None:
-    """Run the standard performance scenarios, each in a fresh process, and check the targets."""
-    from tcplab import bench as benchmod
+    from tcplab.experiment import bench as benchmod
 
     for name in only or []:
-        if name not in benchmod.SCENARIOS:
-            known = ", ".join(benchmod.SCENARIOS)
+        if name not in BENCH_SCENARIOS:
+            known = ", ".join(BENCH_SCENARIOS)
             raise UserError(f"--only: unknown scenario '{name}' (known: {known})")
     result = benchmod.run_bench(only, quick, progress=lambda n: typer.echo(f"running {n} ...", err=True))
     if json_out:
         sys.stdout.write(json.dumps(result) + "\n")
     else:
-        from tcplab.tables import print_bench
+        from tcplab.report.terminal import print_bench
 
         print_bench(result)
 
@@ -187,8 +174,12 @@ def sweep(
         typer.Option("--csv", help="Also write the sweep's results, one row per run, to this CSV file."),
     ] = None,
 ) -> None:
-    """Run a factorial sweep with replications into a result store (reruns skip stored runs)."""
-    from tcplab.runner import run_sweep
+    """Run a factorial sweep into a result store.
+
+    Replications of every point run on local workers or Dask; a rerun skips the runs already
+    stored.
+    """
+    from tcplab.experiment.runner import run_sweep
 
     result = run_sweep(spec, store=store, workers=workers, dask=dask, quiet=quiet)
     typer.echo(result.summary())
@@ -226,9 +217,12 @@ def anova(
         bool, typer.Option("--no-interactions", help="Leave first-order interactions in the error.")
     ] = False,
 ) -> None:
-    """Jain's (1991) factorial analysis: allocation of variation, main effects with confidence intervals."""
-    from tcplab.anova import factorial_anova, read_observations
-    from tcplab.anova_text import format_anova
+    """Factorial analysis after Jain (1991).
+
+    Allocation of variation, main effects with confidence intervals, first-order interactions.
+    """
+    from tcplab.analysis.anova import factorial_anova, read_observations
+    from tcplab.analysis.anova_text import format_anova
 
     df = read_observations(file)
     names = [f.strip() for f in factors.split(",") if f.strip()]
@@ -245,15 +239,22 @@ def anova(
 @app.command()
 @cli_errors
 def reproduce(
-    study: Annotated[str, typer.Argument(help="A study name, or 'all'.")],
+    study: Annotated[
+        str,
+        typer.Argument(metavar="STUDY", help=f"One of {', '.join(STUDIES)}, or 'all'.", show_default=False),
+    ],
     quick: Annotated[bool, typer.Option("--quick", help="Quick mode (fewer runs, shorter times).")] = False,
     out: Annotated[Path, typer.Option("--out", help="Output folder.")] = Path("out"),
     workers: WorkersOpt = None,
     dask: DaskOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
-    """Reproduce studies into DIR/STUDY/ (report.md, PNGs, claims.json) and DIR/index.md."""
-    from tcplab.reproduce import reproduce as reproduce_studies
+    """Reproduce a study, or all of them, from the simulator.
+
+    Writes DIR/STUDY/report.md (claims, figures, tables), the PNGs, claims.json and study.json,
+    and DIR/index.md over every study reproduced into DIR.
+    """
+    from tcplab.report.reproduce import reproduce as reproduce_studies
 
     outputs = reproduce_studies(
         study,
@@ -271,7 +272,16 @@ def reproduce(
     typer.echo(f"wrote {out / 'index.md'}")
 
 
-app.add_typer(hfc_app, name="hfc")
+def _mount_studies() -> None:
+    """Each study's own commands as ``tcplab NAME ...``, found by discovery (no study imported
+    by name here)."""
+    for study in STUDIES.values():
+        if study.cli is not None:
+            short = f"The {study.name} study's own commands ({study.papers[0].short()})."
+            app.add_typer(study.cli(), name=study.name, short_help=short)
+
+
+_mount_studies()
 
 
 def main() -> None:

@@ -9,11 +9,16 @@ and ``InvariantError`` come from the Rust core; ``UserError`` is for mistakes fo
 
 from __future__ import annotations
 
+import functools
 import os
+from collections.abc import Callable
+from typing import Any, NoReturn, TypeVar
 
 from tcplab._core import InvariantError, ScenarioError
 
-__all__ = ["InternalError", "InvariantError", "ScenarioError", "UserError", "describe"]
+__all__ = ["InternalError", "InvariantError", "ScenarioError", "UserError", "cli_errors", "describe"]
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 class UserError(Exception):
@@ -39,3 +44,37 @@ def describe(exc: BaseException, source: str | os.PathLike[str] | None = None) -
         reason = exc.strerror or str(exc)
         return f"{os.fspath(exc.filename)}: {reason.lower() if reason[:1].isupper() else reason}"
     return f"{_prefix(source)}{exc}"
+
+
+def _fail(status: int, message: str) -> NoReturn:
+    import typer
+
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(status)
+
+
+def cli_errors(fn: F) -> F:
+    """Wrap a CLI command so exceptions become one-paragraph errors (the one place that does).
+
+    User mistakes print to stderr and exit with status 2, simulator bugs (InvariantError) with
+    status 1, and neither shows a traceback. A parameter named ``file`` names the input. It
+    lives here, not in tcplab.cli, so that study CLIs use it without importing tcplab.cli.
+    """
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        source = kwargs.get("file")
+        try:
+            return fn(*args, **kwargs)
+        except (ScenarioError, UserError, OSError) as e:
+            _fail(2, describe(e, source))
+        except (InvariantError, InternalError) as e:
+            _fail(
+                1,
+                f"{describe(e, source)}\nThis is a bug in tcplab, not in the scenario: please report it "
+                "with the scenario file and the seed.",
+            )
+        except KeyboardInterrupt:
+            _fail(130, "interrupted")
+
+    return wrapper  # type: ignore[return-value]

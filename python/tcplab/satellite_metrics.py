@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tcplab.fairness import jain_index, max_min_shares
+from tcplab.analysis.fairness import jain_index, max_min_shares
 
 __all__ = [
     "SatelliteMetrics",

@@ -40,10 +40,27 @@ fn validate_scenario(text: &str, seed: Option<u64>) -> PyResult<()> {
     Ok(())
 }
 
+/// Parse a quantity with the scenario files' unit grammar (tcplab-core's parser, so Python and
+/// scenario files accept the same units). `kind` is "rate" (bit/s), "size" (bytes) or "duration"
+/// (seconds); a bad value raises ValueError with the core's message.
+#[pyfunction]
+fn parse_quantity(text: &str, kind: &str) -> PyResult<f64> {
+    use tcplab_core::units::{self, Quantity};
+    let q = Quantity::Text(text.to_string());
+    let bad = pyo3::exceptions::PyValueError::new_err;
+    match kind {
+        "rate" => units::rate_bps(&q).map(|v| v as f64).map_err(bad),
+        "size" => units::bytes(&q).map(|v| v as f64).map_err(bad),
+        "duration" => units::duration_ns(&q).map(|ns| ns as f64 / 1e9).map_err(bad),
+        _ => Err(bad(format!("unknown quantity kind '{kind}' (rate, size, duration)"))),
+    }
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(validate_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_quantity, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("InvariantError", m.py().get_type::<InvariantError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

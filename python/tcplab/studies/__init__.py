@@ -1,4 +1,5 @@
-"""The studies ``tcplab reproduce`` knows: one module each, declaring ``STUDY`` (tcplab.study).
+"""The studies ``tcplab reproduce`` knows: one package each, whose ``__init__`` declares
+``STUDY`` (``tcplab.report.study.Study``); the framework and the CLI find them by discovery.
 
-Modules whose names start with '_' are helpers, not studies.
+Names starting with '_' are helpers, not studies.
 """

@@ -1,0 +1,67 @@
+"""Child process of ``tcplab bench``: run one scenario file, print its measurements as JSON.
+
+Runs alone in a fresh interpreter so that the peak resident set size is this scenario's only.
+Imports nothing heavy (no pandas, no matplotlib) to keep the baseline small.
+
+    python -m tcplab.experiment._benchrun FILE.toml [REPEATS]
+
+With REPEATS > 1 the scenario runs that many times in the same process and the fastest run is
+reported (the usual way to take the noise of a shared machine out of a short timing); the
+median is reported alongside. The simulation is deterministic, so every repeat does the same work.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import statistics
+import sys
+import time
+
+from tcplab._core import run_scenario
+
+
+def peak_rss_mb() -> float:
+    """Peak resident set size of this process in MiB (ru_maxrss is KiB on Linux, bytes on macOS)."""
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return rss / 2**20 if sys.platform == "darwin" else rss / 2**10
+
+
+def measure(text: str, repeats: int = 1) -> dict[str, float | int | str]:
+    walls, totals = [], []
+    for _ in range(max(1, repeats)):
+        t0 = time.perf_counter()
+        report = json.loads(run_scenario(text))
+        totals.append(time.perf_counter() - t0)
+        walls.append(report["wall_s"])
+    wall = min(walls)
+    return {
+        "scenario": report["scenario"],
+        "flows": len(report["flows"]),
+        "sim_time_s": report["sim_time_s"],
+        "events": report["events"],
+        "packets_forwarded": report["packets_forwarded"],
+        "wall_s": wall,
+        "wall_s_median": statistics.median(walls),
+        "repeats": len(walls),
+        "total_s": min(totals),
+        "events_per_sec": report["events"] / wall if wall > 0 else 0.0,
+        "packets_per_sec": report["packets_forwarded"] / wall if wall > 0 else 0.0,
+        "goodput_bps_total": sum(f["goodput_bps"] for f in report["flows"]),
+        "peak_rss_mb": peak_rss_mb(),
+    }
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) not in (1, 2):
+        print("usage: python -m tcplab.experiment._benchrun FILE.toml [REPEATS]", file=sys.stderr)
+        return 2
+    with open(argv[0], encoding="utf-8") as f:
+        text = f.read()
+    repeats = int(argv[1]) if len(argv) == 2 else 1
+    print(json.dumps(measure(text, repeats)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

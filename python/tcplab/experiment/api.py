@@ -1,0 +1,159 @@
+"""Run scenarios from Python: ``run(...) -> RunResult``.
+
+A scenario can be given as a path to a TOML file, as TOML text, or as a dict shaped like the file
+(see ``tcplab.experiment.scenario``). Nothing here simulates: the Rust core (``tcplab._core``) does.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tcplab import _core
+from tcplab.experiment.scenario import dumps, loads
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["RunResult", "load_scenario", "run", "scenario_text", "validate"]
+
+ScenarioSource = str | os.PathLike[str] | Mapping[str, Any]
+
+
+def load_scenario(path: str | os.PathLike[str]) -> str:
+    """The text of a scenario file, checked to be TOML (raises ScenarioError if it is not).
+
+    FileNotFoundError / IsADirectoryError / PermissionError propagate unchanged.
+    """
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise _core.ScenarioError("scenario", "not a text file (it is not valid UTF-8)") from None
+    loads(text)  # Python's TOML errors are clearer than the core's; fields are checked there.
+    return text
+
+
+def _looks_like_text(s: str) -> bool:
+    return "\n" in s or "=" in s
+
+
+def scenario_text(source: ScenarioSource) -> str:
+    """TOML text for a path, a TOML string or a scenario dict."""
+    if isinstance(source, Mapping):
+        return dumps(source)
+    if isinstance(source, str) and _looks_like_text(source):
+        return source
+    return load_scenario(source)
+
+
+def validate(source: ScenarioSource, seed: int | None = None) -> None:
+    """Parse and check a scenario without running it; raises ScenarioError naming the field."""
+    _core.validate_scenario(scenario_text(source), seed)
+
+
+def run(
+    source: ScenarioSource,
+    seed: int | None = None,
+    out_dir: str | os.PathLike[str] | None = None,
+) -> RunResult:
+    """Run one scenario; with ``out_dir`` also write summary.json, traces and pcaps there.
+
+    ``seed`` overrides the scenario's own. Raises ScenarioError for bad input and
+    InvariantError if the simulator breaks one of its own invariants (a bug).
+    """
+    text = scenario_text(source)
+    out = Path(out_dir) if out_dir is not None else None
+    report = json.loads(_core.run_scenario(text, seed, os.fspath(out) if out else None))
+    return RunResult(report=report, out_dir=out, series_bin_s=_series_bin_s(text))
+
+
+def _series_bin_s(text: str) -> float | None:
+    """The scenario's ``series_bin`` in seconds (the core checked it), or None."""
+    from tcplab.units import duration_s
+
+    value = loads(text).get("series_bin")
+    return None if value is None else duration_s(value, "series_bin")
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """The report of one run (the JSON object of ``tcplab run --json``), plus where files went."""
+
+    report: dict[str, Any]
+    out_dir: Path | None = None
+    series_bin_s: float | None = None  # the scenario's series_bin, for series_df's times
+
+    def __repr__(self) -> str:
+        return (
+            f"RunResult(seed={self.report.get('seed')}, flows={len(self.report.get('flows', []))}, "
+            f"events={self.report.get('events')}, sim_time_s={self.report.get('sim_time_s')}, "
+            f"out_dir={str(self.out_dir) if self.out_dir else None!r})"
+        )
+
+    @property
+    def flows(self) -> list[dict[str, Any]]:
+        return self.report["flows"]
+
+    @property
+    def links(self) -> list[dict[str, Any]]:
+        return self.report["links"]
+
+    @property
+    def events(self) -> int:
+        return self.report["events"]
+
+    @property
+    def sim_time_s(self) -> float:
+        return self.report["sim_time_s"]
+
+    @property
+    def wall_s(self) -> float:
+        return self.report["wall_s"]
+
+    @property
+    def seed(self) -> int:
+        return self.report["seed"]
+
+    def flows_df(self) -> pd.DataFrame:
+        """One row per flow, indexed by flow id (missing values NaN; series in ``series_df``)."""
+        from tcplab.experiment.frames import flows_frame
+
+        return flows_frame(self.flows)
+
+    def links_df(self) -> pd.DataFrame:
+        """One row per link direction (channel), indexed by channel id (link i: 2i a->b, 2i+1 b->a)."""
+        from tcplab.experiment.frames import links_frame
+
+        return links_frame(self.links)
+
+    def series_df(self) -> pd.DataFrame:
+        """The run's time series (with ``series_bin``) in long format: bin, time_s, source, id,
+        flow, series, value."""
+        from tcplab.experiment.frames import series_frame
+
+        return series_frame(self.report, self.series_bin_s)
+
+    def trace_path(self, flow_id: int) -> Path | None:
+        """The trace CSV of a flow, if the run wrote one."""
+        if self.out_dir is None:
+            return None
+        path = self.out_dir / f"trace-flow{flow_id}.csv"
+        return path if path.exists() else None
+
+    def trace(self, flow_id: int) -> pd.DataFrame:
+        """A traced flow's time series: time_s, cwnd, ssthresh, snd_una, snd_nxt (bytes)."""
+        path = self.trace_path(flow_id)
+        if path is None:
+            raise FileNotFoundError(
+                f"no trace for flow {flow_id}: set trace = true on the flow and run with out_dir"
+            )
+        from tcplab.report.plot import read_trace
+
+        return read_trace(path)
+
+    def to_json(self) -> str:
+        return json.dumps(self.report)

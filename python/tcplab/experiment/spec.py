@@ -1,0 +1,268 @@
+"""Sweep specifications: a base scenario, factors with levels, zipped groups, replications.
+
+A spec is a TOML file (docs/experiments.md has the reference) or a ``SweepSpec`` built in
+Python. This module only reads and checks the spec's own shape; ``tcplab.experiment.expand`` applies the
+factors to the base scenario and checks the result against the core's schema.
+
+Factor paths are dotted keys into the scenario dict: ``tcp.variant``, ``link.0.ab.loss.p``,
+``flow.*.bytes`` (an integer picks an element of an array of tables, ``*`` every element).
+In the TOML file an unquoted dotted key (``link.0.rate = [...]``) is the same path as a quoted
+one (``"link.0.rate" = [...]``): TOML reads it as nested tables, which are flattened back.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tcplab.errors import UserError
+
+__all__ = ["SEED_MODES", "SweepSpec", "load_spec", "parse_spec"]
+
+SEED_MODES = ("per_run", "common")
+_KEYS = ("name", "base", "replications", "seed", "seeds", "factors", "zip", "labels", "level_labels", "store")
+
+
+@dataclass(frozen=True)
+class SweepSpec:
+    """A sweep: ``base`` (a scenario dict) run at every combination of the factor levels.
+
+    ``factors`` maps a path to its levels (a full factorial over all of them); each dict of
+    ``zips`` is one group of paths whose level lists have equal length and vary together, as a
+    single factor. Each point is run ``replications`` times with seeds derived from ``seed``
+    (``seeds = "per_run"``: from the seed, the point's levels and the replication index;
+    ``"common"``: from the seed and the replication index only, so every point of replication
+    i sees the same random streams). ``labels`` renames paths in result tables;
+    ``level_labels`` names a path's levels (one name per level, in order), shown in result tables
+    instead of the levels themselves: a table-valued level (a whole ``tcp`` table, say) then
+    reads as "modified TCP" rather than as JSON text.
+    """
+
+    base: Mapping[str, Any]
+    factors: Mapping[str, Sequence[Any]] = field(default_factory=dict)
+    zips: Sequence[Mapping[str, Sequence[Any]]] = ()
+    replications: int = 1
+    seed: int | None = None
+    seeds: str = "per_run"
+    name: str = "sweep"
+    labels: Mapping[str, str] = field(default_factory=dict)
+    level_labels: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    store: Path | None = None
+    source: str | None = None  # the spec file, for messages
+
+    def __post_init__(self) -> None:
+        check_spec(self)
+
+    @property
+    def base_seed(self) -> int:
+        if self.seed is not None:
+            return self.seed
+        seed = self.base.get("seed", 1)
+        return seed if isinstance(seed, int) and not isinstance(seed, bool) else 1
+
+    def label(self, path: str) -> str:
+        """The column name of a path in result tables."""
+        return self.labels.get(path, path)
+
+    def level_label(self, path: str, level: Any) -> Any:
+        """What a result table shows for ``level`` of ``path``: its name if it has one."""
+        names = self.level_labels.get(path)
+        if names is None:
+            return level
+        return names[list(self._levels(path)).index(level)]
+
+    def _levels(self, path: str) -> Sequence[Any]:
+        if path in self.factors:
+            return self.factors[path]
+        return next(group[path] for group in self.zips if path in group)
+
+    @property
+    def paths(self) -> list[str]:
+        """Every varied path: the factors', then each zipped group's."""
+        return [*self.factors, *(p for group in self.zips for p in group)]
+
+    @property
+    def columns(self) -> list[str]:
+        """The factor columns of the result table, in order."""
+        return [self.label(p) for p in self.paths]
+
+
+def _where(spec: SweepSpec) -> str:
+    return f"{spec.source}: " if spec.source else ""
+
+
+def _fail(spec: SweepSpec, message: str) -> UserError:
+    return UserError(f"{_where(spec)}{message}")
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _check_levels(spec: SweepSpec, where: str, path: Any, levels: Any) -> None:
+    if not isinstance(path, str) or not path or any(not part for part in path.split(".")):
+        raise _fail(spec, f"{where}: {path!r} is not a path like 'tcp.variant' or 'link.0.rate'")
+    if isinstance(levels, str | bytes | Mapping) or not isinstance(levels, Sequence):
+        raise _fail(spec, f"{where}.{path}: levels must be a list, got {levels!r}")
+    if len(levels) == 0:
+        raise _fail(spec, f"{where}.{path}: the list of levels is empty")
+    seen: list[Any] = []
+    for level in levels:
+        if level in seen:
+            raise _fail(spec, f"{where}.{path}: level {level!r} is listed twice")
+        seen.append(level)
+
+
+def check_spec(spec: SweepSpec) -> None:
+    """Check the spec's shape; paths are checked against the scenario by ``tcplab.experiment.expand``."""
+    if not isinstance(spec.base, Mapping):
+        raise _fail(spec, f"base: must be a scenario table, got {type(spec.base).__name__}")
+    if not isinstance(spec.name, str) or not spec.name:
+        raise _fail(spec, "name: must be a non-empty string")
+    if not _is_int(spec.replications) or spec.replications < 1:
+        raise _fail(spec, f"replications: must be a positive integer, got {spec.replications!r}")
+    if spec.seed is not None and (not _is_int(spec.seed) or not 0 <= spec.seed < 2**64):
+        raise _fail(spec, f"seed: must be an integer from 0 to 2^64-1, got {spec.seed!r}")
+    if spec.seeds not in SEED_MODES:
+        raise _fail(spec, f"seeds: must be one of {', '.join(SEED_MODES)}, got {spec.seeds!r}")
+    if not isinstance(spec.factors, Mapping):
+        raise _fail(spec, "factors: must be a table of path = [levels]")
+    for path, levels in spec.factors.items():
+        _check_levels(spec, "factors", path, levels)
+    seen = set(spec.factors)
+    for i, group in enumerate(spec.zips):
+        where = f"zip[{i}]"
+        if not isinstance(group, Mapping) or not group:
+            raise _fail(spec, f"{where}: must be a non-empty table of path = [levels]")
+        lengths = {}
+        for path, levels in group.items():
+            _check_levels(spec, where, path, levels)
+            lengths[path] = len(levels)
+        if len(set(lengths.values())) > 1:
+            sizes = ", ".join(f"{p} has {n}" for p, n in lengths.items())
+            raise _fail(spec, f"{where}: zipped lists must have the same length ({sizes})")
+        for path in group:
+            if path in seen:
+                raise _fail(spec, f"{where}.{path}: this path is already varied elsewhere in the spec")
+            seen.add(path)
+    for path, label in spec.labels.items():
+        if path not in seen:
+            known = ", ".join(sorted(seen)) or "none"
+            raise _fail(spec, f"labels.{path}: unknown factor (the factors are: {known})")
+        if not isinstance(label, str) or not label:
+            raise _fail(spec, f"labels.{path}: must be a non-empty string")
+    for path, names in spec.level_labels.items():
+        _check_level_labels(spec, seen, path, names)
+    columns = [spec.labels.get(p, p) for p in seen]
+    dupes = {c for c in columns if columns.count(c) > 1}
+    if dupes:
+        raise _fail(spec, f"labels: two factors share the column name {sorted(dupes)[0]!r}")
+
+
+def _check_level_labels(spec: SweepSpec, seen: set[str], path: str, names: Any) -> None:
+    where = f"level_labels.{path}"
+    if path not in seen:
+        known = ", ".join(sorted(seen)) or "none"
+        raise _fail(spec, f"{where}: unknown factor (the factors are: {known})")
+    if isinstance(names, str | bytes) or not isinstance(names, Sequence):
+        raise _fail(spec, f"{where}: must be a list of names, one per level")
+    levels = spec._levels(path)
+    if len(names) != len(levels):
+        raise _fail(spec, f"{where}: {len(names)} names for {len(levels)} levels")
+    if not all(isinstance(n, str) and n for n in names) or len(set(names)) != len(names):
+        raise _fail(spec, f"{where}: names must be distinct non-empty strings")
+
+
+# ---------------------------------------------------------------- reading TOML
+
+
+def _flatten(table: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Nested tables back to dotted paths: {"link": {"0": {"rate": [...]}}} -> {"link.0.rate": [...]}."""
+    flat: dict[str, Any] = {}
+    for key, value in table.items():
+        path = f"{prefix}.{key}" if prefix else key
+        if isinstance(value, Mapping):
+            flat.update(_flatten(value, path))
+        else:
+            flat[path] = value
+    return flat
+
+
+def _base(doc: Mapping[str, Any], root: Path, source: str) -> tuple[dict[str, Any], str | None]:
+    from tcplab.experiment.scenario import loads
+
+    base = doc.get("base")
+    if isinstance(base, Mapping):
+        return dict(base), None
+    if not isinstance(base, str):
+        raise UserError(f"{source}: base: give a scenario file name or a [base] table")
+    path = Path(base) if Path(base).is_absolute() else root / base
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise UserError(f"{source}: base: cannot read {path}: {e.strerror or e}") from None
+    from tcplab.errors import ScenarioError
+
+    try:
+        return loads(text), os.fspath(path)
+    except ScenarioError as e:
+        raise UserError(f"{source}: base: {path}: {e.args[-1]}") from None
+
+
+def parse_spec(doc: Mapping[str, Any], root: Path = Path("."), source: str = "spec") -> SweepSpec:
+    """A spec from a parsed TOML document; relative paths are taken from ``root``."""
+    unknown = [k for k in doc if k not in _KEYS]
+    if unknown:
+        raise UserError(f"{source}: {unknown[0]}: unknown key (known: {', '.join(_KEYS)})")
+    if "base" not in doc:
+        raise UserError(f"{source}: base: missing (a scenario file name, or a [base] table)")
+    base, _ = _base(doc, root, source)
+    factors = doc.get("factors", {})
+    if not isinstance(factors, Mapping):
+        raise UserError(f"{source}: factors: must be a table of path = [levels]")
+    zips = doc.get("zip", [])
+    if isinstance(zips, Mapping):
+        zips = [zips]
+    if not isinstance(zips, list) or not all(isinstance(z, Mapping) for z in zips):
+        raise UserError(f"{source}: zip: must be a [zip] table or [[zip]] tables of path = [levels]")
+    labels = doc.get("labels", {})
+    if not isinstance(labels, Mapping):
+        raise UserError(f'{source}: labels: must be a table of path = "column name"')
+    level_labels = doc.get("level_labels", {})
+    if not isinstance(level_labels, Mapping):
+        raise UserError(f"{source}: level_labels: must be a table of path = [names, one per level]")
+    store = doc.get("store")
+    if store is not None and not isinstance(store, str):
+        raise UserError(f"{source}: store: must be a file name")
+    return SweepSpec(
+        base=base,
+        factors=_flatten(factors),
+        zips=[_flatten(z) for z in zips],
+        replications=doc.get("replications", 1),
+        seed=doc.get("seed"),
+        seeds=doc.get("seeds", "per_run"),
+        name=doc.get("name", Path(source).stem if source != "spec" else "sweep"),
+        labels=_flatten(labels),
+        level_labels=_flatten(level_labels),
+        store=(root / store) if store else None,
+        source=source,
+    )
+
+
+def load_spec(path: str | os.PathLike[str]) -> SweepSpec:
+    """Read a sweep spec file; raises UserError naming the file and the problem."""
+    p = Path(path)
+    source = os.fspath(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise UserError(f"{source}: not a text file (it is not valid UTF-8)") from None
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise UserError(f"{source}: not valid TOML: {e}") from None
+    return parse_spec(doc, p.parent, source)

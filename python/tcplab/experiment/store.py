@@ -1,0 +1,271 @@
+"""The result store: one SQLite file (WAL mode), one row per run, traces as Parquet beside it.
+
+A row is keyed by the run key (``tcplab.experiment.expand.run_key``: the expanded scenario, the seed and the
+tcplab version, hashed), which is the table's primary key, so a run is stored at most once. Each
+run is inserted in its own transaction when it finishes; a process killed half way leaves every
+finished run stored and nothing half-written. Trace files are written before their row, so a
+row's traces always exist (a file without a row is overwritten when the run is redone).
+
+Schema (``runs``): key, sweep, status ('ok' or 'failed'), error, levels (JSON {column: level}, the
+column being the factor's label or path, in the spec's order),
+replication, seed, version, the METRICS columns (tcplab.experiment.metrics), flow_metrics (JSON list, one
+object per flow), report (the run's whole JSON report), scenario (TOML text), traces (JSON list
+of file names under ``<store>.traces/<key>/``), wall_s, finished_at (UTC, ISO 8601).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tcplab.errors import UserError
+from tcplab.experiment.metrics import METRICS, flow_metrics, summary_metrics
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["RunRecord", "Store", "load_runs"]
+
+SCHEMA_VERSION = 1
+STATUSES = ("ok", "failed")
+
+_COLUMNS: dict[str, str] = {
+    "key": "TEXT PRIMARY KEY",
+    "sweep": "TEXT NOT NULL",
+    "status": "TEXT NOT NULL CHECK (status IN ('ok', 'failed'))",
+    "error": "TEXT",
+    "levels": "TEXT NOT NULL",
+    "replication": "INTEGER NOT NULL",
+    "seed": "INTEGER NOT NULL",
+    "version": "TEXT NOT NULL",
+    **METRICS,
+    "flow_metrics": "TEXT",
+    "report": "TEXT",
+    "scenario": "TEXT NOT NULL",
+    "traces": "TEXT NOT NULL DEFAULT '[]'",
+    "wall_s": "REAL",
+    "finished_at": "TEXT NOT NULL",
+}
+# Columns of runs_df(): everything but the bulky JSON and text columns.
+_BULKY = ("flow_metrics", "report", "scenario", "traces")
+
+
+@dataclass
+class RunRecord:
+    """One finished run, as the sweep's parent process stores it."""
+
+    key: str
+    sweep: str
+    levels: dict[str, Any]
+    replication: int
+    seed: int
+    version: str
+    scenario: str
+    report: dict[str, Any] | None = None
+    error: str | None = None
+    traces: dict[str, bytes] = field(default_factory=dict)  # file name -> Parquet bytes
+
+    @property
+    def status(self) -> str:
+        return "ok" if self.error is None else "failed"
+
+
+class Store:
+    """A result store file; ``Store(path)`` creates it if needed, ``Store(path, create=False)``
+    only opens an existing one (loading never creates files). Use as a context manager."""
+
+    def __init__(self, path: str | os.PathLike[str], create: bool = True) -> None:
+        self.path = Path(path)
+        self.traces_dir = self.path.with_name(self.path.name + ".traces")
+        if self.path.is_dir():
+            raise UserError(f"{self.path}: the store must be a file, and this is a directory")
+        if not create and not self.path.is_file():
+            raise UserError(f"{self.path}: no result store here (looked for {self.path.resolve()})")
+        if create:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._create()
+        except sqlite3.DatabaseError as e:
+            raise UserError(f"{self.path}: not a tcplab result store ({e})") from None
+
+    def _create(self) -> None:
+        (version,) = self._db.execute("PRAGMA user_version").fetchone()
+        if version not in (0, SCHEMA_VERSION):
+            raise UserError(f"{self.path}: store schema {version}, this tcplab reads {SCHEMA_VERSION}")
+        columns = ",\n  ".join(f"{name} {kind}" for name, kind in _COLUMNS.items())
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            self._db.execute(f"CREATE TABLE IF NOT EXISTS runs (\n  {columns}\n)")
+            self._db.execute("CREATE INDEX IF NOT EXISTS runs_sweep ON runs (sweep)")
+            self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------ writing
+
+    def put(self, record: RunRecord) -> None:
+        """Store one run in its own transaction, replacing an earlier row with the same key."""
+        names = self._write_traces(record)
+        report = record.report
+        metrics = summary_metrics(report) if report is not None else dict.fromkeys(METRICS)
+        row = {
+            "key": record.key,
+            "sweep": record.sweep,
+            "status": record.status,
+            "error": record.error,
+            "levels": json.dumps(record.levels),
+            "replication": record.replication,
+            "seed": record.seed,
+            "version": record.version,
+            **metrics,
+            "flow_metrics": json.dumps(flow_metrics(report)) if report is not None else None,
+            "report": json.dumps(report) if report is not None else None,
+            "scenario": record.scenario,
+            "traces": json.dumps(names),
+            "wall_s": report.get("wall_s") if report is not None else None,
+            "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        }
+        sql = f"INSERT OR REPLACE INTO runs ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})"
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            self._db.execute(sql, list(row.values()))
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+
+    def _write_traces(self, record: RunRecord) -> list[str]:
+        if not record.traces:
+            return []
+        folder = self.traces_dir / record.key
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, data in record.traces.items():
+            tmp = folder / f".{name}.tmp"
+            tmp.write_bytes(data)
+            tmp.replace(folder / name)
+        return sorted(record.traces)
+
+    # ------------------------------------------------------------ reading
+
+    def keys(self, status: str | None = "ok") -> set[str]:
+        """Keys of the stored runs (only the successful ones by default; None for all)."""
+        if status is None:
+            return {k for (k,) in self._db.execute("SELECT key FROM runs")}
+        return {k for (k,) in self._db.execute("SELECT key FROM runs WHERE status = ?", (status,))}
+
+    def count(self) -> int:
+        (n,) = self._db.execute("SELECT count(*) FROM runs").fetchone()
+        return int(n)
+
+    def _select(self, columns: Iterable[str], keys: Iterable[str] | None, sweep: str | None) -> list[Any]:
+        sql = f"SELECT {', '.join(columns)} FROM runs"
+        if sweep is not None:
+            rows = self._db.execute(sql + " WHERE sweep = ? ORDER BY rowid", (sweep,)).fetchall()
+        else:
+            rows = self._db.execute(sql + " ORDER BY rowid").fetchall()
+        if keys is None:
+            return rows
+        wanted = set(keys)
+        return [r for r in rows if r[0] in wanted]
+
+    def runs_df(
+        self, keys: Iterable[str] | None = None, sweep: str | None = None, levels: bool = True
+    ) -> pd.DataFrame:
+        """One row per run: key, sweep, status, error, one column per factor (as the sweep that
+        ran it named it; ``levels=False`` leaves them out), replication, seed, version, the
+        metrics, wall_s, finished_at, and ``traced`` (whether the run stored traces, readable
+        with ``trace``). Missing metrics (a failed run's) are NaN."""
+        import pandas as pd
+
+        columns = [c for c in _COLUMNS if c not in _BULKY]
+        rows = self._select([*columns, "traces"], keys, sweep)
+        df = pd.DataFrame(rows, columns=[*columns, "traces"])
+        df["traced"] = df.pop("traces").map(lambda s: bool(s) and s != "[]").astype(bool)
+        for name, kind in METRICS.items():
+            if kind in ("REAL", "INTEGER"):
+                df[name] = pd.to_numeric(df[name], errors="coerce")
+        stored = df.pop("levels")
+        if not levels:
+            return df
+        factors = pd.DataFrame([_scalars(json.loads(s)) for s in stored], index=df.index)
+        at = columns.index("replication") - 1  # after key, sweep, status, error
+        return pd.concat([df.iloc[:, :at], factors, df.iloc[:, at:]], axis=1)
+
+    def flows_df(
+        self, keys: Iterable[str] | None = None, sweep: str | None = None, levels: bool = True
+    ) -> pd.DataFrame:
+        """One row per flow of each successful run: key, the factor columns (unless
+        ``levels=False``), replication, seed, and the per-flow fields (id, name, goodput_bps,
+        bytes_delivered, retransmits, timeouts, fast_retransmits, completion_time_s)."""
+        import pandas as pd
+
+        rows = self._select(["key", "levels", "replication", "seed", "flow_metrics"], keys, sweep)
+        out = []
+        for key, stored, replication, seed, flows in rows:
+            if flows is None:
+                continue
+            factors = _scalars(json.loads(stored)) if levels else {}
+            head = {"key": key, **factors, "replication": replication, "seed": seed}
+            out.extend({**head, **f} for f in json.loads(flows))
+        from tcplab.experiment.frames import records_frame
+
+        return records_frame(out) if out else pd.DataFrame()
+
+    def report(self, key: str) -> dict[str, Any] | None:
+        """The whole JSON report of a run, or None if it failed or is not stored."""
+        row = self._db.execute("SELECT report FROM runs WHERE key = ?", (key,)).fetchone()
+        return json.loads(row[0]) if row and row[0] else None
+
+    def trace_path(self, key: str, flow_id: int, kind: str = "trace") -> Path:
+        """The Parquet file of a flow's trace (kind 'trace': cwnd/ssthresh/snd_una/snd_nxt over
+        time; 'segments': every data segment sent)."""
+        return self.traces_dir / key / f"{kind}-flow{flow_id}.parquet"
+
+    def trace(self, key: str, flow_id: int = 0, kind: str = "trace") -> pd.DataFrame:
+        """A traced flow's time series (Parquet), by run key (a ``key`` of ``runs_df``)."""
+        import pandas as pd
+
+        if not isinstance(key, str) or not key:
+            raise UserError(
+                f"trace: the run key must be a key from load_runs()/runs_df() (column 'key'), got {key!r}"
+            )
+        path = self.trace_path(key, flow_id, kind)
+        if not path.exists():
+            raise FileNotFoundError(f"{path}: no {kind} for flow {flow_id} of run {key[:12]}")
+        from tcplab.experiment.frames import tidy_trace
+
+        return tidy_trace(pd.read_parquet(path))
+
+
+def _scalars(levels: Mapping[str, Any]) -> dict[str, Any]:
+    """Levels as table cells: tables and lists become compact JSON text."""
+    return {
+        k: json.dumps(v, sort_keys=True, separators=(",", ":")) if isinstance(v, dict | list) else v
+        for k, v in levels.items()
+    }
+
+
+def load_runs(path: str | os.PathLike[str], sweep: str | None = None) -> pd.DataFrame:
+    """Every run of a store file (or of one sweep in it) as a DataFrame: one call."""
+    with Store(path, create=False) as store:
+        return store.runs_df(sweep=sweep)

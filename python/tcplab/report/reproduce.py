@@ -1,0 +1,154 @@
+"""``tcplab reproduce STUDY|all``: run studies' sweeps, then write their reports and an index.
+
+For each study (``tcplab.report.study``) into ``OUT/<study>/``: the sweeps run through the result
+store ``OUT/<study>/runs.sqlite`` (so a second reproduce reuses every run already done), then
+``report.md`` with the figures (PNG), the claims and tables, ``claims.json`` (the claims,
+each ``{id, kind, claim, paper, measured, holds}`` plus ``tolerance`` for value claims, and
+their counts by kind) and ``study.json`` (what the index shows, with the tcplab version, git
+commit when known, and mode). Then ``OUT/index.md`` lists every study reproduced into OUT so far.
+
+The study's results are derived once (``Study.derive``) and passed to its figures, claims and
+tables.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from tcplab.errors import UserError
+from tcplab.experiment.runner import SweepResult, run_sweep
+from tcplab.experiment.spec import SweepSpec
+from tcplab.report.markdown import claim_counts, index_markdown, provenance, report_markdown
+from tcplab.report.study import Study, StudyData, discover
+
+__all__ = ["StudyOutput", "reproduce", "reproduce_study", "write_index"]
+
+STORE_NAME = "runs.sqlite"
+
+
+@dataclass(frozen=True)
+class StudyOutput:
+    study: str
+    folder: Path
+    report: Path
+    claims: Path
+    figures: list[Path]
+    runs: int
+    claims_holding: int
+    claims_total: int
+
+
+def reproduce_study(
+    study: Study,
+    out: Path,
+    quick: bool = False,
+    workers: int | None = None,
+    dask: str | None = None,
+    quiet: bool = True,
+    specs: list[SweepSpec] | None = None,
+) -> StudyOutput:
+    """Run one study into ``out/<name>/``; ``specs`` replaces the study's sweeps (``Study.tiny``
+    in tests)."""
+    started = time.perf_counter()
+    folder = out / study.name
+    folder.mkdir(parents=True, exist_ok=True)
+    store = folder / STORE_NAME
+    if specs is None:
+        specs = study.sweeps(quick)
+    names = [s.name for s in specs]
+    if len(set(names)) != len(names):
+        raise UserError(f"study {study.name}: two sweeps share a name ({', '.join(names)})")
+    results: list[SweepResult] = [
+        run_sweep(spec, store=store, workers=workers, dask=dask, quiet=quiet) for spec in specs
+    ]
+    data = StudyData(
+        runs={r.spec.name: r.df for r in results},
+        store=store,
+        quick=quick,
+        specs={s.name: s for s in specs},
+    )
+    derived = study.derive(data)
+    figures = study.figures(derived, folder)
+    for fig in figures:
+        if not (folder / fig.file).is_file():
+            raise RuntimeError(f"study {study.name}: figure {fig.file} was declared but not written")
+    claims = study.claims(derived)
+    tables = study.tables(derived) if study.tables else []
+    wall_s = time.perf_counter() - started
+    prov = provenance(quick)
+    report = folder / "report.md"
+    report.write_text(
+        report_markdown(study, prov, results, figures, claims, tables, wall_s, store), encoding="utf-8"
+    )
+    counts = claim_counts(claims)
+    claims_path = folder / "claims.json"
+    claims_doc = {"counts": counts, "claims": [c.to_dict() for c in claims]}
+    claims_path.write_text(json.dumps(claims_doc, indent=2) + "\n", encoding="utf-8")
+    held = sum(c.holds for c in claims)
+    meta = {
+        "name": study.name,
+        "title": study.title,
+        "paper": study.paper,
+        **prov,
+        "claims": len(claims),
+        "claims_holding": held,
+        "claim_counts": counts,
+        "runs": sum(r.total for r in results),
+        "failed_runs": sum(r.failed for r in results),
+        "wall_s": wall_s,
+        "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+    (folder / "study.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+    return StudyOutput(
+        study=study.name,
+        folder=folder,
+        report=report,
+        claims=claims_path,
+        figures=[folder / f.file for f in figures],
+        runs=meta["runs"],
+        claims_holding=held,
+        claims_total=len(claims),
+    )
+
+
+def write_index(out: Path) -> Path:
+    """``out/index.md`` over every study folder in ``out`` that has a study.json."""
+    entries = []
+    for meta in sorted(out.glob("*/study.json")):
+        try:
+            entries.append(json.loads(meta.read_text(encoding="utf-8")))
+        except (OSError, json.JSONDecodeError):
+            continue  # a study folder being written by another reproduce
+    out.mkdir(parents=True, exist_ok=True)
+    index = out / "index.md"
+    index.write_text(index_markdown(entries), encoding="utf-8")
+    return index
+
+
+def reproduce(
+    study: str,
+    out: Path,
+    quick: bool = False,
+    workers: int | None = None,
+    dask: str | None = None,
+    quiet: bool = True,
+    progress: Callable[[str], None] | None = None,
+) -> list[StudyOutput]:
+    """Reproduce one study, or ``all``, then rewrite the index. Returns what each study wrote."""
+    studies = discover()
+    if study != "all" and study not in studies:
+        known = ", ".join(["all", *studies])
+        raise UserError(f"study: unknown study '{study}' (known: {known})")
+    chosen = list(studies.values()) if study == "all" else [studies[study]]
+    outputs = []
+    for s in chosen:
+        if progress:
+            progress(s.name)
+        outputs.append(reproduce_study(s, out, quick, workers, dask, quiet))
+    write_index(out)
+    return outputs

@@ -1,0 +1,195 @@
+"""What a study declares to the framework, and how the framework finds studies.
+
+A study is a package in ``tcplab.studies`` whose ``__init__`` defines ``STUDY = Study(...)``:
+
+- ``sweeps(quick) -> list[SweepSpec]``: the runs (names unique within the study). Quick mode
+  uses fewer replications and shorter runs, and the study says how in ``quick_note``.
+- ``tiny() -> list[SweepSpec]`` (a test hook): the same sweeps cut to the fewest, shortest runs
+  that still exercise every figure, claim and table.
+- ``derive(data) -> results``: everything the figures, claims and tables need, computed ONCE
+  by the framework from the sweeps' results (``StudyData``) and passed to the three below. A
+  study with nothing to derive leaves the default, which passes ``StudyData`` itself.
+- ``figures(results, outdir) -> list[Figure]``: draws PNGs into ``outdir`` and returns them with
+  captions that state what the paper reported beside what was measured.
+- ``claims(results) -> list[Claim]``: each claim has a ``kind`` (``tcplab.report.claims``) and
+  a ``holds`` computed from the measured data.
+- ``tables(results) -> list[Table]`` (optional): markdown tables for the report.
+- ``cli() -> typer.Typer`` (optional): the study's own commands, mounted as ``tcplab NAME ...``.
+  A study's CLI must not import ``tcplab.cli`` (``tcplab.errors.cli_errors`` handles errors).
+
+The framework (``tcplab.report.reproduce``) runs the sweeps through the result store, so running
+a study again reuses every run already done.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from tcplab.errors import UserError
+from tcplab.experiment.spec import SweepSpec
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import typer
+
+__all__ = ["KINDS", "Claim", "Figure", "Paper", "Study", "StudyData", "Table", "discover"]
+
+# What a claim checks. "value": a measured number within the stated tolerance of the paper's;
+# "ordering": one measured quantity above/below another or a threshold; "trend": a direction
+# along a factor; "proportion": a share tested against the paper's with a binomial test;
+# "analytic": the paper's own formula evaluated (nothing simulated); "diagnostic": a check of
+# this reproduction itself, not a statement of the paper.
+KINDS = ("value", "ordering", "trend", "proportion", "analytic", "diagnostic")
+
+
+@dataclass(frozen=True)
+class Paper:
+    """A paper as the product names it: authors, title and year (never a file name)."""
+
+    authors: str
+    title: str
+    year: int
+    venue: str = ""
+
+    def cite(self) -> str:
+        venue = f", {self.venue}" if self.venue else ""
+        return f"{self.authors}, {self.title}{venue}, {self.year}"
+
+    def short(self) -> str:
+        return f"{self.authors}, {self.year}"
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A PNG in the study's folder; ``caption`` says what the paper reported and what we measured."""
+
+    file: str
+    title: str
+    caption: str
+
+
+@dataclass(frozen=True)
+class Table:
+    title: str
+    frame: pd.DataFrame
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim: ``paper`` is what the paper reported, ``measured`` what tcplab measured
+    (JSON-able), ``holds`` whether the measured data support the claim (computed, never typed),
+    ``kind`` one of ``KINDS``, ``tolerance`` the relative tolerance of a value claim."""
+
+    id: str
+    claim: str
+    paper: Any
+    measured: Any
+    holds: bool
+    kind: str = field(kw_only=True)
+    tolerance: float | None = field(default=None, kw_only=True)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.holds, np.bool_):
+            object.__setattr__(self, "holds", bool(self.holds))
+        if not isinstance(self.holds, bool):
+            raise TypeError(f"claim {self.id}: holds must be a bool, got {self.holds!r}")
+        if self.kind not in KINDS:
+            raise ValueError(f"claim {self.id}: kind must be one of {', '.join(KINDS)}, got {self.kind!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {
+            "id": self.id,
+            "kind": self.kind,
+            "claim": self.claim,
+            "paper": _plain(self.paper),
+            "measured": _plain(self.measured),
+            "holds": self.holds,
+        }
+        if self.tolerance is not None:
+            out["tolerance"] = self.tolerance
+        return out
+
+
+def _plain(value: Any) -> Any:
+    """numpy scalars and containers of them as plain JSON values."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True)
+class StudyData:
+    """The sweeps' results a study derives its results from."""
+
+    runs: dict[str, pd.DataFrame]
+    store: Path
+    quick: bool
+    specs: dict[str, SweepSpec] = field(default_factory=dict)
+
+    def __getitem__(self, sweep: str) -> pd.DataFrame:
+        return self.runs[sweep]
+
+    def trace(self, key: str, flow_id: int = 0, kind: str = "trace") -> pd.DataFrame:
+        """A traced flow's time series from the store (Parquet)."""
+        from tcplab.experiment.store import Store
+
+        with Store(self.store) as store:
+            return store.trace(key, flow_id, kind)
+
+
+def _identity(data: StudyData) -> StudyData:
+    return data
+
+
+@dataclass(frozen=True)
+class Study:
+    name: str
+    title: str
+    papers: tuple[Paper, ...]
+    summary: str
+    sweeps: Callable[[bool], list[SweepSpec]]
+    figures: Callable[[Any, Path], list[Figure]]
+    claims: Callable[[Any], list[Claim]]
+    tiny: Callable[[], list[SweepSpec]] | None = None
+    derive: Callable[[StudyData], Any] = _identity
+    tables: Callable[[Any], list[Table]] | None = None
+    cli: Callable[[], typer.Typer] | None = None
+    assumptions: tuple[str, ...] = ()
+    quick_note: str = "Fewer replications and shorter runs."
+
+    @property
+    def paper(self) -> str:
+        """The papers reproduced, cited by authors, title and year."""
+        return "; ".join(p.cite() for p in self.papers)
+
+
+def discover() -> dict[str, Study]:
+    """Every study package (or module) in ``tcplab.studies`` that declares ``STUDY``, by name.
+
+    Names starting with '_' are helpers, not studies.
+    """
+    import tcplab.studies as pkg
+
+    found: dict[str, Study] = {}
+    for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{pkg.__name__}.{info.name}")
+        study = getattr(module, "STUDY", None)
+        if not isinstance(study, Study):
+            continue
+        if study.name in found:
+            raise UserError(f"two study packages declare the name '{study.name}'")
+        found[study.name] = study
+    return found

@@ -1,0 +1,505 @@
+"""TCP Boston (Bestavros and Kim, 1997) as scenarios and metrics: the star network of Sec. 3, the multi-hop
+chain used to check the wasted byte-hops of Sec. 4.3, and the paper's metrics.
+
+**Star** (Fig. 6): ``sources`` hosts and one sink on one output-buffered ATM switch; every link
+1.5 Mb/s with 10 ms of propagation delay. The switch's output buffer towards the sink holds
+``buffer`` cells (FIFO; tail drop, or EPD for "Reno with EPD"). AAL5 without trailer or LLC/SNAP
+(the paper's simulator marks the last cell with a flag instead): a packet of b IP bytes is
+ceil(b/48) cells. TCP Boston sends a header cell plus ceil(mss/47) shard cells per segment.
+
+How a source's link feeds the switch (``access``) is the one modelling choice the paper leaves
+open that decides whether a single source can overflow the switch (it does in the paper: Fig. 15
+reports a 2.3% cell drop rate with one source):
+
+- ``"payload"`` (the default): the access link moves 48-byte cell payloads at 1.5 Mb/s, i.e.
+  53-byte cells at 1.5 x 53/48 = 1.656 Mb/s, the way a packet link of ns serialises a packet's
+  IP bytes at 1.5 Mb/s; the switch's output link sends 53-byte cells at 1.5 Mb/s, so it is the
+  bottleneck even for one source (the cell tax);
+- ``"cell"``: 53-byte cells at 1.5 Mb/s on every link; a source's cells arrive no faster than
+  the output drains them, so a lone source never loses a cell (its standing queue sits in its
+  own interface);
+- ``"packet"``: the access links are packet links at 1.5 Mb/s and the switch cuts each packet
+  into cells that enter its output buffer at the same instant (a burst of a whole packet).
+
+**Chain** (Sec. 4.3): a tagged connection crosses ``switches`` cell switches in a line
+(``switches + 1`` hops); the switch ``congested`` (1-based, default the middle one) is shared
+with ``cross`` Reno connections that enter there and leave at the next switch, so only the
+congested link carries both. Its output buffer is small; every other buffer is large.
+
+TCP, for every connection (ns-1 defaults of the time, see docs/boston.md): Reno, 100 ms timer
+ticks, RTO = srtt + 4 rttvar in ticks and at least 2 ticks, 6 s before the first RTT sample,
+exponential backoff to 64 times with no other upper bound; no delayed ACKs; one ACK per packet.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from tcplab.errors import UserError
+
+__all__ = [
+    "ACCESS_MODELS",
+    "BUFFERS",
+    "PACKET_SIZES",
+    "PROTOCOLS",
+    "WINDOWS",
+    "ChainConfig",
+    "ChainWaste",
+    "StarConfig",
+    "StarMetrics",
+    "cells_per_packet",
+    "chain",
+    "chain_waste",
+    "run_chain",
+    "protocol_of",
+    "series",
+    "star",
+    "star_metrics",
+]
+
+LINK_BPS = 1_500_000
+DELAY_S = 0.010
+CELL_BYTES = 53
+CELL_PAYLOAD = 48
+SHARD_BYTES = 47
+HEADER_BYTES = 40
+BIG_QUEUE = 100_000
+
+PACKET_SIZES = (512, 1518, 4352, 9180)
+WINDOWS = (8000, 16000, 32000, 64000)  # the paper's kB are 1000 bytes (27 kB = 512 cells of 53)
+BUFFERS = (64, 256, 512, 1000, 2000, 4000)
+ACCESS_MODELS = ("payload", "cell", "packet")
+EPD_THRESHOLD = 0.8
+
+# ns-1 TCP (1995-97): tcp-tick 0.1 s, RTO of at least 2 ticks, rtxcur_init 6 s, backoff x64.
+NS1_TCP: dict[str, Any] = {
+    "variant": "reno",
+    "timer": "100ms",
+    "min_rto": "200ms",
+    "initial_rto": "6s",
+    "max_rto": "100000s",
+    "delayed_ack": False,
+    # N = 2m distinct shards (GF(2^8) up to m = 128, GF(2^16) with 2-byte ids above: a
+    # 9180-byte packet is m = 199, N = 398). Decoding a 199-shard GF(2^16) segment is slow, so
+    # one rebuilt segment in a hundred is decoded and checked byte for byte.
+    "boston_dispersal": 2,
+    "boston_verify_every": 100,
+}
+
+
+@dataclass(frozen=True)
+class Protocol:
+    name: str
+    label: str
+    codec: str
+    drop: Mapping[str, Any]
+
+
+PROTOCOLS: dict[str, Protocol] = {
+    "reno": Protocol("reno", "Reno", "plain", {"policy": "tail"}),
+    "reno_epd": Protocol("reno_epd", "Reno with EPD", "plain", {"policy": "epd", "threshold": EPD_THRESHOLD}),
+    "boston": Protocol("boston", "Boston", "boston", {"policy": "tail"}),
+    "boston_bitmap": Protocol(
+        "boston_bitmap", "Boston (bitmap, Sec. 2.5)", "boston_bitmap", {"policy": "tail"}
+    ),
+}
+
+
+def protocol(name: str) -> Protocol:
+    try:
+        return PROTOCOLS[name]
+    except KeyError:
+        raise UserError(f"protocol: unknown protocol '{name}' (known: {', '.join(PROTOCOLS)})") from None
+
+
+def protocol_of(codec: str, drop: Any) -> str:
+    """The protocol name of a run from its codec and its bottleneck drop policy (dict or JSON)."""
+    policy = (json.loads(drop) if isinstance(drop, str) else drop or {}).get("policy", "tail")
+    for p in PROTOCOLS.values():
+        if p.codec == codec and p.drop["policy"] == policy:
+            return p.name
+    raise ValueError(f"no protocol has codec {codec!r} and drop policy {policy!r}")
+
+
+def mss_of(packet: int) -> int:
+    """TCP payload of an IP packet of ``packet`` bytes."""
+    return packet - HEADER_BYTES
+
+
+def cells_per_packet(packet: int, protocol_name: str) -> int:
+    """Cells of one full-size packet: ceil(b/48) (AAL5 without trailer), or for Boston a header
+    cell plus ceil(mss/47) shard cells."""
+    if PROTOCOLS[protocol_name].codec == "plain":
+        return math.ceil(packet / CELL_PAYLOAD)
+    return 1 + math.ceil(mss_of(packet) / SHARD_BYTES)
+
+
+def access_rate_bps(access: str) -> float:
+    if access == "payload":
+        return LINK_BPS * CELL_BYTES / CELL_PAYLOAD
+    if access in ("cell", "packet"):
+        return float(LINK_BPS)
+    raise UserError(f"access: unknown access model '{access}' (known: {', '.join(ACCESS_MODELS)})")
+
+
+def _tcp(packet: int, window: int, proto: Protocol, extra: Mapping[str, Any] | None) -> dict[str, Any]:
+    tcp = {**NS1_TCP, "mss": mss_of(packet), "rcv_buf": window, "codec": proto.codec}
+    if extra:
+        tcp.update(extra)
+    return tcp
+
+
+def _access_link(src: str, dst: str, access: str) -> dict[str, Any]:
+    link: dict[str, Any] = {"a": src, "b": dst, "rate": access_rate_bps(access), "delay": DELAY_S}
+    link["queue"] = BIG_QUEUE
+    if access != "packet":
+        link["atm"] = True
+    return link
+
+
+# ---------------------------------------------------------------- the star of Sec. 3
+
+
+@dataclass(frozen=True)
+class StarConfig:
+    """One run of the star network. ``window`` is the receive window in bytes (a window below
+    one packet still lets one packet out per round trip)."""
+
+    sources: int = 16
+    protocol: str = "reno"
+    packet: int = 9180
+    window: int = 64000
+    buffer: int = 512
+    duration: float = 700.0
+    access: str = "payload"
+    stagger: float = 0.05
+    series_bin: float | None = None
+    seed: int = 1
+    tcp: Mapping[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        protocol(self.protocol)
+        access_rate_bps(self.access)
+        if self.sources < 1:
+            raise UserError(f"sources: must be at least 1, got {self.sources}")
+        if self.packet <= HEADER_BYTES:
+            raise UserError(f"packet: must exceed the {HEADER_BYTES}-byte TCP/IP header, got {self.packet}")
+
+
+def star(cfg: StarConfig) -> dict[str, Any]:
+    """The scenario dict of one star run. Link 0 is switch -> sink (channel 0 the bottleneck);
+    link i + 1 joins source i to the switch (channel 2i + 2 carries its data)."""
+    proto = protocol(cfg.protocol)
+    names = [f"s{i}" for i in range(cfg.sources)]
+    bottleneck: dict[str, Any] = {
+        "a": "sw",
+        "b": "sink",
+        "rate": LINK_BPS,
+        "delay": DELAY_S,
+        "atm": True,
+        "queue": BIG_QUEUE,
+        "ab": {"queue": cfg.buffer, "drop": dict(proto.drop)},
+    }
+    doc: dict[str, Any] = {
+        "name": f"boston-star-{cfg.protocol}-{cfg.sources}",
+        "duration": cfg.duration,
+        "seed": cfg.seed,
+        "nodes": ["sw", "sink", *names],
+        "switches": ["sw"],
+        "atm": {"trailer": False, "llc_snap": False},
+        "tcp": _tcp(cfg.packet, cfg.window, proto, cfg.tcp),
+        "link": [bottleneck, *(_access_link(n, "sw", cfg.access) for n in names)],
+        "flow": [{"src": n, "dst": "sink", "start": round(i * cfg.stagger, 9)} for i, n in enumerate(names)],
+    }
+    if cfg.series_bin is not None:
+        doc["series_bin"] = cfg.series_bin
+        bottleneck["per_flow_series"] = True  # each connection's cells on the bottleneck (Fig. 16)
+    return doc
+
+
+@dataclass(frozen=True)
+class StarMetrics:
+    """The paper's metrics of one star run (definitions in docs/boston.md)."""
+
+    effective_throughput: float  # useful cells over the bottleneck's cell capacity
+    goodput_fraction: float  # application bytes over 1.5 Mb/s
+    utilization: float  # of the bottleneck link
+    cell_loss_rate: float  # cells dropped at the switch / cells arriving there
+    packet_loss_rate: float  # data packets not delivered intact / data packets sent
+    loss_rate: float  # the paper's: packet loss (Reno, EPD), cell loss (Boston)
+    retransmission_rate: float  # cells of retransmissions / cells sent (packets if not cells)
+    response_time_ms_per_byte: float  # connection time over bytes delivered (byte-weighted mean)
+    offered_fraction: float  # bytes into the switch over the bottleneck's capacity
+    jain_fairness: float
+    min_share: float  # smallest connection's share of the application bytes
+    timeouts: int
+    fast_retransmits: int
+    partial_segments: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def star_metrics(report: Mapping[str, Any], packet: int, protocol_name: str) -> StarMetrics:
+    flows = report["flows"]
+    links = report["links"]
+    t = float(report["sim_time_s"])
+    capacity_bytes = LINK_BPS * t / 8
+    delivered = sum(int(f["bytes_delivered"]) for f in flows)
+    segments = sum(int(f["data_segments"]) for f in flows)
+    bott = links[0]
+    useful_cells = delivered / mss_of(packet) * cells_per_packet(packet, protocol_name)
+    cell_loss = bott["drops_queue"] / bott["arrivals"] if bott["arrivals"] else 0.0
+    packet_loss = report["conservation"]["dropped"] / segments if segments else 0.0
+    boston = PROTOCOLS[protocol_name].codec != "plain"
+    active = sum(t - float(f["start_s"]) for f in flows)
+    retransmits = sum(int(f["retransmits"]) for f in flows)
+    access = [ln for ln in links if ln["to"] == "sw"]
+    cpp = cells_per_packet(packet, protocol_name)
+    if access and all(ln["atm"] for ln in access):
+        # Cells the sources sent, less the cells of first transmissions (full segments).
+        sent = sum(int(ln["tx_packets"]) for ln in access)
+        retx = max(sent - (segments - retransmits) * cpp, 0) / sent if sent else 0.0
+    else:
+        retx = retransmits / segments if segments else 0.0
+    shares = [int(f["bytes_delivered"]) for f in flows]
+    square = sum(x * x for x in shares)
+    return StarMetrics(
+        effective_throughput=useful_cells * CELL_BYTES / capacity_bytes,
+        goodput_fraction=delivered / capacity_bytes,
+        utilization=float(bott["utilization"]),
+        cell_loss_rate=cell_loss,
+        packet_loss_rate=packet_loss,
+        loss_rate=cell_loss if boston else packet_loss,
+        retransmission_rate=retx,
+        response_time_ms_per_byte=active / delivered * 1e3 if delivered else math.inf,
+        offered_fraction=sum(int(ln["tx_bytes"]) for ln in access) / capacity_bytes,
+        jain_fairness=(sum(shares) ** 2 / (len(shares) * square)) if square else 0.0,
+        min_share=min(shares) / delivered if delivered else 0.0,
+        timeouts=sum(int(f["timeouts"]) for f in flows),
+        fast_retransmits=sum(int(f["fast_retransmits"]) for f in flows),
+        partial_segments=sum(int(f.get("partial_segments", 0)) for f in flows),
+    )
+
+
+def _padded(values: Sequence[int] | None, n: int) -> list[int]:
+    out = list(values or [])[:n]
+    return out + [0] * (n - len(out))
+
+
+def series(report: Mapping[str, Any], flow: int | None = None) -> dict[str, list[int]]:
+    """Bytes per series bin at the switch input (bytes the sources' links serialised towards the
+    switch), on the bottleneck link, and delivered to the receiving applications: for every
+    source, or for one (``flow``; its bottleneck bytes come from the link's per-flow series)."""
+    links = report["links"]
+    n = max(len(ln.get("tx_bytes_series") or []) for ln in links)
+    access = [ln for ln in links if ln["to"] == "sw"]
+    flows = report["flows"]
+    if flow is not None:
+        src = flows[flow]["src"]
+        access = [ln for ln in access if ln["from"] == src]
+        flows = [flows[flow]]
+    switch_in = [
+        sum(col) for col in zip(*(_padded(ln.get("tx_bytes_series"), n) for ln in access), strict=True)
+    ]
+    receiver = [sum(col) for col in zip(*(_padded(f.get("delivered_series"), n) for f in flows), strict=True)]
+    per_flow = links[0].get("per_flow_tx_bytes_series")
+    if flow is None or len(report["flows"]) == 1:
+        bottleneck = _padded(links[0].get("tx_bytes_series"), n)
+    else:
+        bottleneck = _padded(per_flow[flow], n) if per_flow else []
+    return {"switch_input": switch_in, "bottleneck": bottleneck, "receiver": receiver}
+
+
+# ---------------------------------------------------------------- the chain of Sec. 4.3
+
+
+@dataclass(frozen=True)
+class ChainConfig:
+    """A tagged connection over ``switches`` switches in a line; packets of ``m`` cells
+    (48 m IP bytes); ``cross`` Reno connections share the output of switch ``congested``."""
+
+    switches: int = 3
+    protocol: str = "reno"
+    m: int = 10
+    cross: int = 4
+    buffer: int = 256
+    congested: int | None = None
+    window: int = 64000
+    duration: float = 60.0
+    seed: int = 1
+
+    def __post_init__(self) -> None:
+        protocol(self.protocol)
+        if self.switches < 1:
+            raise UserError(f"--hops: must be an integer of at least 1, got {self.switches}")
+        if not 1 <= self.m <= 240:
+            raise UserError(f"--m: the simulated chain takes 1 to 240 cells per packet, got {self.m}")
+        if not 1 <= self.where <= self.switches:
+            raise UserError(f"congested: must name a switch from 1 to {self.switches}, got {self.congested}")
+        if self.cross < 1:
+            raise UserError(f"--cross: must be at least 1, got {self.cross}")
+
+    @property
+    def where(self) -> int:
+        return self.congested if self.congested is not None else (self.switches + 1) // 2
+
+    @property
+    def hops(self) -> int:
+        return self.switches + 1
+
+    @property
+    def packet(self) -> int:
+        return CELL_PAYLOAD * self.m
+
+
+def chain(cfg: ChainConfig) -> dict[str, Any]:
+    """Link j (0-based) is hop j + 1 of the tagged connection (its channel 2j carries the data);
+    then one link per cross source into the congested switch, then the cross sink's link."""
+    proto = protocol(cfg.protocol)
+    path = ["src", *(f"sw{i}" for i in range(1, cfg.switches + 1)), "dst"]
+    k = cfg.where
+    links: list[dict[str, Any]] = []
+    for j in range(cfg.hops):
+        link: dict[str, Any] = {
+            "a": path[j],
+            "b": path[j + 1],
+            "rate": access_rate_bps("payload"),
+            "delay": DELAY_S,
+            "atm": True,
+            "queue": BIG_QUEUE,
+        }
+        if j == k:  # the output of switch k: the one bottleneck
+            link["rate"] = LINK_BPS
+            link["ab"] = {"queue": cfg.buffer, "drop": dict(proto.drop)}
+        links.append(link)
+    cross = [f"x{i}" for i in range(cfg.cross)]
+    links += [_access_link(x, f"sw{k}", "payload") for x in cross]
+    exit_node = path[k + 1]
+    separate = exit_node != "dst"
+    if separate:
+        links.append(
+            {
+                "a": exit_node,
+                "b": "xsink",
+                "rate": LINK_BPS,
+                "delay": DELAY_S,
+                "atm": True,
+                "queue": BIG_QUEUE,
+            }
+        )
+    tagged_tcp = _tcp(cfg.packet, cfg.window, proto, None)
+    cross_tcp = _tcp(cfg.packet, cfg.window, PROTOCOLS["reno"], None)
+    flows = [{"name": "tagged", "src": "src", "dst": "dst", "start": 0.0, "tcp": tagged_tcp}]
+    flows += [
+        {
+            "name": f"cross{i}",
+            "src": x,
+            "dst": "xsink" if separate else "dst",
+            "start": 0.1 * (i + 1),
+            "tcp": cross_tcp,
+        }
+        for i, x in enumerate(cross)
+    ]
+    return {
+        "name": f"boston-chain-{cfg.protocol}-{cfg.switches}",
+        "duration": cfg.duration,
+        "seed": cfg.seed,
+        "nodes": [*path, *cross, *(["xsink"] if separate else [])],
+        "switches": path[1:-1],
+        "atm": {"trailer": False, "llc_snap": False},
+        "tcp": dict(NS1_TCP),
+        "link": links,
+        "flow": flows,
+    }
+
+
+@dataclass(frozen=True)
+class ChainWaste:
+    """Cell-hops of the tagged connection: what crossed each hop, what the application used."""
+
+    protocol: str
+    hops: int
+    delta: int
+    m: int  # cells of a full packet of this protocol
+    p: float  # measured: tagged cells out of the congested switch / tagged cells into it
+    packets: float  # t: useful packets delivered
+    cells_per_hop: list[float]
+    total_cell_hops: float
+    useful_cell_hops: float
+    wasted_cell_hops: float
+    exact: bool  # False when the congested link's tagged cells had to be estimated
+
+    @property
+    def wasted_per_packet(self) -> float:
+        return self.wasted_cell_hops / self.packets if self.packets else math.inf
+
+    @property
+    def wasted_bytes_hops(self) -> float:
+        return self.wasted_cell_hops * CELL_BYTES
+
+    def formula_per_packet(self) -> float:
+        """Eqs. 1-3 per packet, at this run's measured p, delta and h."""
+        from tcplab.studies.boston.waste import waste_boston, waste_epd, waste_reno
+
+        if self.protocol == "reno":
+            return waste_reno(self.p, self.m, 1, self.delta, self.hops)
+        if self.protocol == "reno_epd":
+            return waste_epd(self.p, self.m, 1, self.delta)
+        return waste_boston(self.p, self.m, 1, self.delta)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d.update(wasted_per_packet=self.wasted_per_packet, formula_per_packet=self.formula_per_packet())
+        return d
+
+
+def chain_waste(report: Mapping[str, Any], cfg: ChainConfig) -> ChainWaste:
+    """Wasted cell-hops of the tagged connection from the per-link cell counters.
+
+    Every hop before the congested link and every hop after it carries only the tagged
+    connection's data cells, so its counter is exact. The congested link also carries the cross
+    traffic: the tagged cells on it are those on the next hop (buffers there never drop) when
+    the cross traffic leaves at the next switch; with a single switch (the congested link is the
+    last hop) they are estimated from the buffer's overall drop rate."""
+    links = report["links"]
+    k = cfg.where
+    on = [float(links[2 * j]["tx_packets"]) for j in range(cfg.hops)]  # channel 2j: link j, a->b
+    into = float(links[2 * (k - 1)]["delivered"])  # tagged cells reaching switch k
+    exact = k < cfg.switches
+    if exact:
+        on[k] = float(links[2 * (k + 1)]["arrivals"])
+    else:
+        bott = links[2 * k]
+        rate = bott["drops_queue"] / bott["arrivals"] if bott["arrivals"] else 0.0
+        on[k] = into * (1.0 - rate)
+    p = on[k] / into if into else 1.0
+    tagged = report["flows"][0]
+    mss = mss_of(cfg.packet)
+    cpp = cells_per_packet(cfg.packet, cfg.protocol)
+    packets = int(tagged["bytes_delivered"]) / mss
+    total = sum(on)
+    useful = packets * cpp * cfg.hops
+    return ChainWaste(
+        protocol=cfg.protocol,
+        hops=cfg.hops,
+        delta=k,
+        m=cpp,
+        p=p,
+        packets=packets,
+        cells_per_hop=on,
+        total_cell_hops=total,
+        useful_cell_hops=useful,
+        wasted_cell_hops=max(total - useful, 0.0),
+        exact=exact,
+    )
+
+
+def run_chain(cfg: ChainConfig) -> ChainWaste:
+    from tcplab.experiment.api import run
+
+    return chain_waste(run(chain(cfg)).report, cfg)

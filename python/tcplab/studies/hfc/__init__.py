@@ -1,0 +1,137 @@
+"""TCP over hybrid fiber-coax access networks: Cohen and Ramanathan, 1998, Secs. IV-VII.
+
+**The network** (Sec. IV.A, Fig. 1): a server on the cable head-end sends to a subscriber's PC
+over one HFC downstream channel of 25 Mb/s; ACKs return on a separate 3 Mb/s upstream channel.
+The cable modem (CM) forwards to the PC over 10 Mb/s 10Base-T; its buffer is unbounded in
+Sec. IV and 10 KB in Sec. V. The round trip is 20 ms (all of it on the HFC hop, 10 ms each
+way). Data packets are lost downstream and ACKs upstream, independently (Bernoulli per packet,
+each direction set on its own). Several connections share one CM in Fig. 10.
+
+**TCP** (Secs. III-VI): 4.4BSD Reno at both ends: a 500 ms coarse timer (RTO = srtt + 4 rttvar
+in ticks, at least two ticks, firing on tick boundaries), 6 s before the first RTT sample; the PC
+delays ACKs (every second full segment, or on its free-running 200 ms clock) and ACKs
+out-of-order data at once (Reno-era; Tahoe-era PCs keep delaying); the socket buffer is set at
+both ends; MSS 1460 with 40 bytes of TCP/IP header. Connections open with a three-way handshake:
+FTP data connections are opened by the server (window 1 after the handshake), HTTP connections by
+the PC (the server, as acceptor, ends the handshake with window 2), and the HTTP server writes
+its 200-byte response header as a segment of its own before the body. The server-side
+enhancements of Sec. VI: initial window 2, smaller MSS, the 200 ms timer, super fast retransmit
+(fast retransmit on the first duplicate ACK) and their combination ("modified TCP": initial
+window 2, 200 ms timer, super fast retransmit).
+
+**Throughput** is per transfer: the transfer's bytes (an HTTP body without its header) times 8
+over the time from the connection's first SYN to the moment the PC holds the last byte. The
+handshake's packets cross the same lossy channels as the rest (media errors spare no packet).
+
+**Choices the paper leaves open** (each used throughout):
+
+- *"3-Mb"* is 3 megabytes (3,000,000 bytes): the paper's "kb" are kilobytes ("30 kb ... approximately
+  20 packets of 1.5 kb each"), so its "Mb" are megabytes. Transfer sizes are powers of 1000 bytes;
+  buffers (8, 16, 24, 48 KB socket buffers, 10 KB CM) are powers of 1024 (4.4BSD's 8192-byte
+  default socket buffer; 10 KiB is the paper's "seven packets").
+- *The Fig. 12 fix for HTTP*: "increase the initial setting of the TCP window ... at the local
+  servers alone to two packets" is applied as 4.4BSD would apply it: the initial window becomes 2,
+  and the handshake's last ACK still adds one segment at the acceptor. An HTTP server therefore
+  starts with 3 segments (header + two full segments, which the PC ACKs at once), an FTP server
+  with 2. (Setting the HTTP server's window to 2, as it already is, would change nothing, and the
+  paper says the fix helps HTTP.)
+- *The MSS values of Fig. 14*: 1460 (the paper's default), 1024 and 512 bytes, after Sec. VI.B's own
+  example of "1-kb" and "0.5-kb" packets.
+- *The "modified TCP Reno transmitter" of Sec. IV.D (Figs. 6-7)*, used "to evaluate the effect of
+  packet loss without being biased by the implementation of delayed ACK", is read as the server's
+  initial window of 2 (Sec. VI.A's server-side fix for the delayed-ACK stall). Fig. 18 uses the same
+  transmitter as its "TCP" and adds the 200 ms timer and super fast retransmit for "modified TCP".
+- *Socket buffer where the paper does not say*: 8 KB (the paper's default, stated for Figs. 4, 6, 13),
+  with the unbounded CM of Sec. IV; Fig. 3's "larger" buffer is 24 KB.
+- *Sec. VII's "enhancements"* for ACK loss: modified TCP, MSS 512 and a 16 KB socket buffer (the
+  largest of the paper's grid under the Sec. V.B bound of about 19 KB).
+
+The `tcplab hfc buffer` command computes the Sec. V.B bound for any CM buffer, connection count,
+MSS and rates, and with `--simulate` checks it against the simulator.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tcplab.report.study import Paper, Study
+from tcplab.studies.hfc import sweeps as sw
+from tcplab.studies.hfc.claims import claims
+from tcplab.studies.hfc.figures import figures
+from tcplab.studies.hfc.results import derive
+from tcplab.studies.hfc.tables import tables
+
+if TYPE_CHECKING:
+    import typer
+
+
+def _cli() -> typer.Typer:
+    from tcplab.studies.hfc.cli import hfc_app
+
+    return hfc_app
+
+
+def _quick_note() -> str:
+    q, f = sw.reps(True), sw.reps(False)
+    return (
+        f"{q['dist']} runs per point for the percentile figure (Fig. 7) and the short transfers "
+        f"of Figs. 6 and 18, {q['mean']} for the other means, {q['det']} for lossless runs, {q['trace']} "
+        f"traced runs for Fig. 5 (full mode: {f['dist']}, {f['mean']}, {f['det']} and {f['trace']})."
+    )
+
+
+STUDY = Study(
+    name="hfc",
+    title="TCP over hybrid fiber-coax access networks",
+    papers=(
+        Paper(
+            "R. Cohen and S. Ramanathan",
+            "TCP for High Performance in Hybrid Fiber Coaxial Broad-Band Access Networks",
+            1998,
+            "IEEE/ACM Transactions on Networking 6(1)",
+        ),
+    ),
+    summary=__doc__ or "",
+    sweeps=sw.sweeps,
+    tiny=sw.tiny,
+    derive=derive,
+    figures=figures,
+    claims=claims,
+    tables=tables,
+    cli=_cli,
+    assumptions=(
+        "Rates: 25 Mb/s downstream, 3 Mb/s upstream, 10 Mb/s CM to PC (paper). Propagation: 10 ms "
+        "each way on "
+        "the HFC hop, 0 on the 10Base-T cable, for the paper's 20 ms round trip; serialisation adds 1.8 ms.",
+        "Packets: MSS 1460 payload bytes + 40 bytes TCP/IP header (a 1500-byte packet); ACKs 40 "
+        "bytes (paper: "
+        "'1460 and 40 bytes'; read as payload, since a 30 KB transfer is 'about 20 packets of 1.5 kb'). "
+        "Link-layer framing is not modelled (the paper ignores it in Sec. V.B).",
+        "Queues: the head-end and upstream queues are large (100,000 packets): the paper avoids "
+        "overload. The "
+        "CM queue is unbounded in Sec. IV and 10240 bytes in Sec. V (bytes waiting, so 6 waiting 1500-byte "
+        "packets plus the one being sent: the paper's 'seven packets').",
+        "Loss: Bernoulli per packet on each channel, SYNs and handshake ACKs included (media errors do not "
+        "spare them); 'Poisson' loss in the paper.",
+        "TCP: 4.4BSD Reno (fast recovery left on the first new ACK), 500 ms ticks, minimum RTO two "
+        "ticks, RTO "
+        "srtt + 4 rttvar in ticks, initial RTO 6 s (4.4BSD's first SYN timeout), exponential backoff to "
+        "64 s; no window scaling; silly-window avoidance at the sender.",
+        "PC: delayed ACKs on every second full segment or the free-running 200 ms clock (so a wait of 0-200 "
+        "ms), out-of-order data ACKed at once (Reno-era), the application reads at once.",
+        "Socket buffers: 8192, 16384, 24576, 49152 bytes, set at both ends (server send buffer, PC receive "
+        "buffer). HTTP response header: 200 bytes. The HTTP request is not modelled: the server starts its "
+        "response when the handshake completes.",
+        "Throughput: bytes x 8 / (time the PC holds the last byte - time of the first SYN), per transfer, "
+        "averaged over runs (Fig. 10: per connection). Runs are long enough for every transfer to finish.",
+        "Seeds: common random numbers (replication i of every point uses the same seed), base seed 1998.",
+        "Fig. 16: a congestion window of eight segments (initial ssthresh 8 segments, 48 KB socket buffer so "
+        "the receiver window does not limit fast recovery), packets 20 and 23 lost (the paper's 11 and 14 "
+        "fall in slow start here); the claim also checks every pair (n, n + 3), n = 13..40.",
+        "Consequence, not a tuned value: an 8192-byte socket buffer holds 5 full segments (BSD's "
+        "silly-window "
+        "avoidance holds back the 892-byte rest) and the delayed-ACK PC keeps the odd one waiting, so 4 "
+        "segments cross per round trip in steady state: the lossless 8 KB baseline is 2.15 Mb/s.",
+    ),
+    quick_note=_quick_note(),
+)

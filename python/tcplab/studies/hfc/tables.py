@@ -1,0 +1,79 @@
+"""The HFC study's tables: the claims that do not hold and why, the Sec. V.B bound against the
+simulated overruns, and the numbers behind Fig. 4."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from tcplab.report.study import Table
+from tcplab.studies.hfc.buffer import MODES, socket_buffer_bound
+from tcplab.studies.hfc.claims import REASONS, claims
+from tcplab.studies.hfc.results import Results, onsets
+from tcplab.studies.hfc.scenarios import CM_BUFFER
+
+
+def tables(r: Results) -> list[Table]:
+    out = []
+    missed = [c for c in claims(r) if not c.holds]
+    out.append(
+        Table(
+            "Claims that do not hold, and why",
+            pd.DataFrame(
+                [
+                    {
+                        "claim": c.id,
+                        "paper": c.paper,
+                        "measured": c.measured,
+                        "why (as far as established)": REASONS.get(c.id, "not established"),
+                    }
+                    for c in missed
+                ]
+            ),
+            "The mechanisms were checked on traces of single runs (see the figures).",
+        )
+    )
+    on = onsets(r.bufcheck)
+    rows = []
+    for n in (1, 3):
+        b = socket_buffer_bound(CM_BUFFER, n)
+        row: dict[str, Any] = {
+            "connections": n,
+            "bound, at most one drop (KB)": round(b.max_bytes / 1024, 1),
+            "bound, no drop (KB)": round(b.strict_bytes / 1024, 1),
+        }
+        for mode in MODES:
+            o = on[(mode, n)]
+            row[f"{mode}: first drop / two drops (KB)"] = f"{_k(o['first_drop'])} / {_k(o['multiple_drops'])}"
+        rows.append(row)
+    out.append(
+        Table(
+            "Sec. V.B bound for the 10 KB CM against simulated overruns",
+            pd.DataFrame(rows),
+            "Bound: C >= (B n - 1) P (25 - 10)/25 with C = 10240/1460 segments. Simulation: lossless "
+            "transfers, socket buffers in 1 KB steps; modes as in bufcheck.png.",
+        )
+    )
+    f4 = r.fig4.pivot_table(index="data_loss", columns="sock_buf", values="mean")
+    f4.columns = [f"{c // 1024} KB" for c in f4.columns]
+    f4.index = [f"{p:.1%}" for p in f4.index]
+    f4.index.name = "downstream loss"
+    out.append(Table("Fig. 4 data: mean throughput (Mb/s) of a 3 MB transfer", f4.round(3)))
+    tt = r.fig4.pivot_table(index="data_loss", columns="sock_buf", values="timeouts")
+    tt.columns = [f"{c // 1024} KB" for c in tt.columns]
+    tt.index = [f"{p:.1%}" for p in tt.index]
+    tt.index.name = "downstream loss"
+    out.append(Table("Fig. 4 data: mean retransmission timeouts per 3 MB transfer", tt.round(2)))
+    if r.unfinished:
+        out.append(
+            Table(
+                "Transfers unfinished at the end of the run (counted with the run's duration)",
+                pd.DataFrame([{"sweep": k, "runs": v} for k, v in r.unfinished.items()]),
+            )
+        )
+    return out
+
+
+def _k(b: int | None) -> str:
+    return "none" if b is None else f"{b / 1024:g}"
