@@ -74,6 +74,8 @@ fn ered_marks_travel_and_marked_packets_drop_only_on_overflow() {
     assert!(m.marked_bytes_delivered as f64 <= 2e6 / 8.0 * 20.0 + 12_500.0, "{m:?}");
     let series: u64 = m.marked_delivered_series.as_ref().unwrap().iter().sum();
     assert_eq!(series, m.marked_bytes_delivered);
+    let lost: f64 = m.tokens_lost_series.as_ref().unwrap().iter().sum();
+    assert!((lost - m.tokens_lost_bytes).abs() < 1e-3 * m.tokens_lost_bytes.max(1.0), "{lost} vs {m:?}");
     // Best-effort flows carry nothing marked.
     let be = r.flows[1].marking.as_ref().unwrap();
     assert_eq!((be.marked_packets, be.marked_segments_delivered, be.tokens_lost_bytes), (0, 0, 0.0));

@@ -92,5 +92,6 @@ fn bad_reservation_fields_are_named() {
     assert_eq!(field(&no_marker), "flow[3].reservation");
     assert_eq!(field(&fig1("reno", r#"{ send = "delayed", interval = "20ms" }"#)), "flow[0].reservation.interval");
     assert_eq!(field(&fig1("reno", r#"{ window = "adaptive" }"#)), "flow[0].reservation.window");
+    assert_eq!(field(&fig1("reno", r#"{ send = "tmed", interval = "20ms" }"#)), "flow[0].reservation.send");
     assert_eq!(field(&fig1("reno", r#"{ send = "timed", interval = "0s" }"#)), "flow[0].reservation.interval");
 }

@@ -63,6 +63,8 @@ pub struct TokenBucket {
     peak: Option<Bucket>,
     last: Time,
     lost: u128,
+    /// Bytes of tokens lost per time bin, when series are recorded: (bin width, bytes).
+    lost_series: Option<(Dur, Vec<f64>)>,
     pub marked_packets: u64,
     pub unmarked_packets: u64,
 }
@@ -76,9 +78,16 @@ impl TokenBucket {
             peak: cfg.peak.map(|(r, d)| full(r, d)),
             last: start,
             lost: 0,
+            lost_series: None,
             marked_packets: 0,
             unmarked_packets: 0,
         }
+    }
+
+    /// Also record the tokens lost per `bin` of time.
+    pub fn with_lost_series(mut self, bin: Dur) -> Self {
+        self.lost_series = Some((bin, Vec::new()));
+        self
     }
 
     fn advance(&mut self, now: Time) {
@@ -86,8 +95,24 @@ impl TokenBucket {
         if dt == 0 {
             return;
         }
+        let (from, room) = (self.last, self.main.depth - self.main.tokens);
         self.last = now;
-        self.lost += self.main.refill(dt);
+        let lost = self.main.refill(dt);
+        self.lost += lost;
+        if let (Some((bin, series)), true) = (&mut self.lost_series, lost > 0) {
+            // The bucket filled at `full` and lost tokens at the full rate from then on:
+            // spread them over the bins that interval covers.
+            let full = from as f64 + room as f64 / self.main.rate_bps as f64;
+            let per_ns = self.main.rate_bps as f64 / NANOBITS_PER_BYTE as f64;
+            let (first, last) = ((full as u64 / *bin) as usize, (now / *bin) as usize);
+            if series.len() <= last {
+                series.resize(last + 1, 0.0);
+            }
+            for (i, v) in series.iter_mut().enumerate().take(last + 1).skip(first) {
+                let (a, b) = ((i as u64 * *bin) as f64, ((i as u64 + 1) * *bin) as f64);
+                *v += (b.min(now as f64) - a.max(full)).max(0.0) * per_ns;
+            }
+        }
         if let Some(p) = &mut self.peak {
             p.refill(dt);
         }
@@ -158,12 +183,22 @@ pub struct MarkingReport {
     pub marked_bytes_delivered: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub marked_delivered_series: Option<Vec<u64>>,
+    /// Bytes of tokens lost per `series_bin` (flows with a marker).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokens_lost_series: Option<Vec<f64>>,
 }
 
 impl FlowMarking {
     pub fn new(cfg: Option<MarkerConfig>, start: Time, series_bin: Option<Dur>) -> Self {
+        let bucket = |c| {
+            let b = TokenBucket::new(c, start);
+            match series_bin {
+                Some(bin) => b.with_lost_series(bin),
+                None => b,
+            }
+        };
         Self {
-            bucket: cfg.map(|c| TokenBucket::new(c, start)),
+            bucket: cfg.map(bucket),
             marked_segments_delivered: 0,
             marked_bytes_delivered: 0,
             series: series_bin.map(Series::new),
@@ -198,6 +233,7 @@ impl FlowMarking {
             Some(b) => (b.marked_packets, b.unmarked_packets, b.lost_bytes(end)),
             None => (0, 0, 0.0),
         };
+        let lost_series = self.bucket.as_ref().and_then(|b| b.lost_series.as_ref()).map(|(_, v)| v.clone());
         MarkingReport {
             marked_packets: marked,
             unmarked_packets: unmarked,
@@ -205,6 +241,7 @@ impl FlowMarking {
             marked_segments_delivered: self.marked_segments_delivered,
             marked_bytes_delivered: self.marked_bytes_delivered,
             marked_delivered_series: self.series.as_ref().map(|s| s.bytes.clone()),
+            tokens_lost_series: lost_series,
         }
     }
 }
@@ -246,6 +283,22 @@ mod tests {
         assert!(tb.mark(2 * MS, 1000));
         // Idle 1 s: 500,000 bytes arrive, 25,000 fit.
         assert_eq!(tb.lost_bytes(1002 * MS), 475_000.0);
+    }
+
+    #[test]
+    fn lost_tokens_are_spread_over_the_bins_where_the_bucket_was_full() {
+        // 1 Mb/s (125 bytes per ms), depth 2500 bytes, 10 ms bins. Emptied at 0, the bucket is
+        // full at 20 ms; by 45 ms 25 ms of tokens (3125 bytes) are lost: 1250 in bin 2,
+        // 1250 in bin 3, 625 in bin 4.
+        let mut tb = TokenBucket::new(MarkerConfig::depth_bytes(1_000_000, 2500, None), 0).with_lost_series(10 * MS);
+        assert!(tb.mark(0, 2500));
+        assert_eq!(tb.lost_bytes(45 * MS), 3125.0);
+        let series = tb.lost_series.as_ref().unwrap().1.clone();
+        let expect = [0.0, 0.0, 1250.0, 1250.0, 625.0];
+        assert_eq!(series.len(), expect.len());
+        for (got, want) in series.iter().zip(expect) {
+            assert!((got - want).abs() < 1e-6, "{series:?}");
+        }
     }
 
     #[test]

@@ -98,6 +98,9 @@ impl ReservationSpec {
             Ok(d)
         };
         let kind = self.send.as_deref().unwrap_or("ack");
+        if !["ack", "delayed", "timed"].contains(&kind) {
+            return err(format!("{f}.send"), format!("unknown '{kind}' (use ack, delayed or timed)"));
+        }
         if kind != "delayed" && self.max_delay.is_some() {
             return err(format!("{f}.max_delay"), "only for send = \"delayed\"");
         }
@@ -105,7 +108,6 @@ impl ReservationSpec {
             return err(format!("{f}.interval"), "only for send = \"timed\"");
         }
         let send = match kind {
-            "ack" => SendRule::AckClock,
             "delayed" => SendRule::Delayed {
                 // The paper's 0-50 ms (Sec. 5.1).
                 max_delay: self.max_delay.as_ref().map(|v| dur("max_delay", v)).transpose()?.unwrap_or(50 * MS),
@@ -117,7 +119,7 @@ impl ReservationSpec {
                     Some(v) => dur("interval", v)?,
                 },
             },
-            o => return err(format!("{f}.send"), format!("unknown '{o}' (use ack, delayed or timed)")),
+            _ => SendRule::AckClock,
         };
         Ok(ReservedConfig { rate_bps: m.rate_bps, adaptive_window, send })
     }
