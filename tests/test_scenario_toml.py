@@ -87,3 +87,9 @@ def test_scale_scenario_is_valid() -> None:
     assert len(doc["flow"]) == 200 and len(doc["nodes"]) == 402
     assert doc["flow"][-1]["start"] < 0.5
     _core.validate_scenario(dumps(doc))
+
+
+def test_a_key_ending_in_a_newline_is_quoted() -> None:
+    # `$` in a regex also matches before a final newline: such a key must not pass as bare.
+    doc = {"0\n": False}
+    assert tomllib.loads(dumps(doc)) == doc

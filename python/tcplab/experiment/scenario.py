@@ -21,7 +21,7 @@ from tcplab._core import ScenarioError
 
 __all__ = ["dumbbell", "dumps", "flow", "link", "loads", "read"]
 
-_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
 
 # ---------------------------------------------------------------- reading
@@ -94,7 +94,7 @@ def _dotted(path: list[str]) -> str:
 def _key(key: Any) -> str:
     if not isinstance(key, str):
         raise TypeError(f"TOML keys must be strings, got {key!r}")
-    return key if _BARE_KEY.match(key) else _string(key)
+    return key if _BARE_KEY.fullmatch(key) else _string(key)
 
 
 def _string(s: str) -> str:
