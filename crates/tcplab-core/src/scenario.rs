@@ -98,9 +98,10 @@ pub struct LinkSpec {
     pub ab: Option<DirSpec>,
     #[serde(default)]
     pub ba: Option<DirSpec>,
-    /// Capture both directions of this link to `link-<a>-<b>.pcap` in the output folder.
+    /// Capture both directions of this link to `link-<a>-<b>.pcap` in the output folder
+    /// (where on the link: see `PcapMode`).
     #[serde(default)]
-    pub pcap: bool,
+    pub pcap: crate::pcap::PcapMode,
     /// An ATM link: it carries 53-byte cells; `queue` counts cells.
     #[serde(default)]
     pub atm: bool,
@@ -263,8 +264,10 @@ pub struct ChannelModel {
     pub delay: Dur,
     pub limit: QueueLimit,
     pub loss: LossModelSpec,
-    /// Index into `Model::pcaps`.
+    /// Index into `Model::pcaps`: the capture at the sending end (before loss).
     pub pcap: Option<usize>,
+    /// Index into `Model::pcaps`: the capture at the receiving end (what arrived).
+    pub pcap_rx: Option<usize>,
     pub atm: bool,
     pub cell_policy: Option<CellPolicy>,
     pub per_flow_series: bool,
@@ -377,13 +380,15 @@ impl Scenario {
             if a == b {
                 return err(format!("{f}.b"), "a link must join two different nodes");
             }
-            if l.pcap && l.atm {
+            if l.pcap != crate::pcap::PcapMode::Off && l.atm {
                 return err(format!("{f}.pcap"), "pcap capture is not available on ATM (cell) links");
             }
-            let pcap = l.pcap.then(|| {
-                pcaps.push(format!("link-{}-{}.pcap", l.a, l.b));
+            let mut capture = |suffix: &str| {
+                pcaps.push(format!("link-{}-{}{suffix}.pcap", l.a, l.b));
                 pcaps.len() - 1
-            });
+            };
+            let pcap = l.pcap.send().then(|| capture(""));
+            let pcap_rx = l.pcap.receive().then(|| capture(".recv"));
             let both = DirSpec {
                 rate: l.rate.clone(),
                 delay: l.delay.clone(),
@@ -395,6 +400,7 @@ impl Scenario {
             for (from, to, dir, over) in [(a, b, "ab", &l.ab), (b, a, "ba", &l.ba)] {
                 let mut ch = Self::channel(&f, dir, &both, over.as_ref(), from, to, l.atm)?;
                 ch.pcap = pcap;
+                ch.pcap_rx = pcap_rx;
                 ch.per_flow_series = l.per_flow_series;
                 channels.push(ch);
             }
@@ -578,6 +584,7 @@ impl Scenario {
             limit,
             loss,
             pcap: None,
+            pcap_rx: None,
             atm,
             cell_policy,
             per_flow_series: false,

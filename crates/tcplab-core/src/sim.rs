@@ -109,6 +109,7 @@ impl Simulation {
                 };
                 let mut ch = Channel::new(c.from, c.to, c.rate_bps, c.delay, queue, loss);
                 ch.pcap = c.pcap;
+                ch.pcap_rx = c.pcap_rx;
                 ch.atm = c.atm;
                 ch.series = model.series_bin.map(|bin| Box::new(crate::net::channel::Series::new(bin)));
                 if c.per_flow_series {
@@ -170,6 +171,7 @@ impl Simulation {
                 mss: f.tcp.mss.min(65535) as u16,
                 sender_wscale: wscale_for(f.tcp.rcv_buf),
                 receiver_wscale: wscale_for(f.tcp.rcv_buf),
+                sack: f.tcp.recovery.uses_sack(),
             });
         }
         let pcaps = model.pcaps.iter().map(|_| PcapWriter::new()).collect();
@@ -256,6 +258,9 @@ impl Simulation {
         let (mut pkt, next) = self.channels[c as usize].arrive(&mut self.pool);
         if let Some(t) = next {
             self.q.schedule(t, Event::Arrive(c));
+        }
+        if let Some(p) = self.channels[c as usize].pcap_rx {
+            self.pcaps[p].record(self.now, &pkt, &self.pcap_flows[pkt.flow as usize]);
         }
         pkt.route_pos += 1;
         if pkt.cell.is_cell() {
