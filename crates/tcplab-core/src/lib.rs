@@ -8,6 +8,7 @@
 pub mod atm;
 pub mod engine;
 pub mod error;
+pub mod interrupt;
 pub mod metrics;
 pub mod net;
 pub mod packet;
@@ -16,9 +17,10 @@ pub mod rng;
 pub mod scenario;
 pub mod sim;
 pub mod tcp;
+pub mod test_hooks;
 pub mod time;
 pub mod units;
 
 pub use error::{Error, ScenarioError};
 pub use scenario::Scenario;
-pub use sim::{check_scenario, run_scenario, RunOptions};
+pub use sim::{check_scenario, run_scenario, run_scenario_interruptible, RunOptions};

@@ -88,6 +88,47 @@ pub fn wscale_for(buf: u32) -> u8 {
     s
 }
 
+/// The longest capture file name stem accepted (file systems allow 255 bytes per name).
+const MAX_STEM_BYTES: usize = 200;
+
+/// A node name made safe for a file name: ASCII letters, digits, `_` and `.` stay, every other
+/// byte (`/`, `-`, `%`, NUL, non-ASCII ...) becomes `%XX`. `-` is escaped so that it only ever
+/// separates the two names, which keeps different node pairs from sharing a file.
+pub fn escape_name(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for b in name.bytes() {
+        if b.is_ascii_alphanumeric() || b == b'_' || b == b'.' {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// The file name stem of link `index`'s captures: `link-<a>-<b>` with the names escaped, and
+/// `-<index>` added when another link between the same nodes already took that stem. `taken`
+/// holds the stems given so far. Err: the name would be too long for a file system.
+pub fn capture_stem(
+    a: &str,
+    b: &str,
+    index: usize,
+    taken: &mut std::collections::HashSet<String>,
+) -> Result<String, String> {
+    let mut stem = format!("link-{}-{}", escape_name(a), escape_name(b));
+    if !taken.insert(stem.clone()) {
+        stem = format!("{stem}-{index}");
+        taken.insert(stem.clone());
+    }
+    if stem.len() > MAX_STEM_BYTES {
+        return Err(format!(
+            "the capture's file name would be {} bytes long (at most {MAX_STEM_BYTES}); use shorter node names",
+            stem.len()
+        ));
+    }
+    Ok(stem)
+}
+
 /// One capture file, kept in memory and written at the end of the run.
 #[derive(Debug, Default)]
 pub struct PcapWriter {
@@ -240,6 +281,23 @@ mod tests {
         assert_eq!(wscale_for(65535), 0);
         assert_eq!(wscale_for(65536), 1);
         assert_eq!(wscale_for(1 << 20), 5);
+    }
+
+    #[test]
+    fn capture_names_are_escaped_and_unique() {
+        let mut taken = std::collections::HashSet::new();
+        let mut stem = |a: &str, b: &str, i| capture_stem(a, b, i, &mut taken).unwrap();
+        assert_eq!(stem("r1", "r2", 0), "link-r1-r2");
+        // Nothing that could leave the folder or hide the file survives.
+        let s = stem("x/../../..", "\0evil", 1);
+        assert!(!s.contains('/') && !s.contains('\0'), "{s}");
+        // "a-b" + "c" and "a" + "b-c" used to share link-a-b-c.pcap.
+        let (x, y) = (stem("a-b", "c", 2), stem("a", "b-c", 3));
+        assert_ne!(x, y);
+        // A second link between the same nodes gets its own file.
+        assert_eq!(stem("r1", "r2", 4), "link-r1-r2-4");
+        let long = "n".repeat(150);
+        assert!(capture_stem(&long, &long, 5, &mut std::collections::HashSet::new()).is_err());
     }
 
     #[test]

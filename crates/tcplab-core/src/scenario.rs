@@ -48,6 +48,9 @@ pub struct Scenario {
     /// TCP settings applied to every flow before the flow's own `tcp` table.
     #[serde(default)]
     pub tcp: TcpSpec,
+    /// Test-only: break the run on purpose (see `test_hooks`); refused unless enabled.
+    #[serde(default, rename = "_test_corrupt")]
+    pub test_corrupt: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -373,6 +376,7 @@ impl Scenario {
         };
         let mut channels = Vec::new();
         let mut pcaps = Vec::new();
+        let mut stems = std::collections::HashSet::new();
         for (i, l) in self.links.iter().enumerate() {
             let f = format!("link[{i}]");
             let a = node(format!("{f}.a"), &l.a)?;
@@ -383,8 +387,13 @@ impl Scenario {
             if l.pcap != crate::pcap::PcapMode::Off && l.atm {
                 return err(format!("{f}.pcap"), "pcap capture is not available on ATM (cell) links");
             }
+            let stem = match l.pcap {
+                crate::pcap::PcapMode::Off => String::new(),
+                _ => crate::pcap::capture_stem(&l.a, &l.b, i, &mut stems)
+                    .map_err(|m| ScenarioError::new(format!("{f}.pcap"), m))?,
+            };
             let mut capture = |suffix: &str| {
-                pcaps.push(format!("link-{}-{}{suffix}.pcap", l.a, l.b));
+                pcaps.push(format!("{stem}{suffix}.pcap"));
                 pcaps.len() - 1
             };
             let pcap = l.pcap.send().then(|| capture(""));
@@ -655,8 +664,15 @@ fn tcp_config(f: &str, s: &TcpSpec) -> Result<TcpConfig, ScenarioError> {
         v.as_ref().map(|x| q(&fld(name), bytes(x))).transpose()
     };
     if let Some(v) = size("rcv_buf", &s.rcv_buf)? {
-        if v == 0 || v > u32::MAX as u64 {
-            return err(fld("rcv_buf"), "must be between 1 byte and 4 GiB");
+        // RFC 7323 caps a window at 2^30 bytes: 32-bit sequence numbers stay unambiguous only
+        // while less than 2^31 bytes are outstanding.
+        if v == 0 || v > 1 << 30 {
+            return err(
+                fld("rcv_buf"),
+                format!(
+                    "must be between 1 byte and 1024MiB (2^30 bytes, the largest TCP window, RFC 7323); got {v} bytes"
+                ),
+            );
         }
         c.rcv_buf = v as u32;
     }
