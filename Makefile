@@ -7,22 +7,23 @@ BIN := $(VENV)/bin
 STAMP_DEPS := $(VENV)/.stamp-deps
 RUST_SRC := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml Cargo.lock
 
-.PHONY: setup build test test-rust test-python lint reproduce bench clean
+.PHONY: setup build test test-rust test-python test-wheel lint reproduce bench clean
 
 setup: build
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
+# Only the build tool here: the dependencies are pyproject.toml's, installed with the project.
 $(STAMP_DEPS): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet "maturin>=1.5,<2" numpy pandas matplotlib typer rich \
-		scipy pyarrow "dask[distributed]" statsmodels pytest hypothesis ruff
+	$(BIN)/pip install --quiet "maturin>=1.5,<2"
 	touch $@
 
-# maturin finds the virtualenv through VIRTUAL_ENV.
+# maturin finds the virtualenv through VIRTUAL_ENV; -E installs the project's extras with it.
+EXTRAS ?= dev,dask
 $(VENV)/.stamp-build: $(STAMP_DEPS) $(RUST_SRC) pyproject.toml
-	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --quiet
+	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --quiet -E $(EXTRAS)
 	touch $@
 
 build: $(VENV)/.stamp-build
@@ -38,7 +39,11 @@ test-rust:
 test-python: build
 	$(BIN)/pytest -q
 
-test: lint test-rust test-python
+# The built wheel in a fresh virtualenv, run from outside the checkout (about a minute).
+test-wheel: build
+	$(BIN)/pytest -q -m wheel tests/test_wheel.py
+
+test: lint test-rust test-python test-wheel
 
 reproduce: build
 	$(BIN)/tcplab reproduce all --quick --out out

@@ -34,6 +34,25 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
+
+def _print_version(value: bool) -> None:
+    if value:
+        from tcplab.version import version
+
+        typer.echo(f"tcplab {version()}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
+    ] = False,
+) -> None:
+    pass
+
+
 U64_MAX = 2**64 - 1
 SeedOpt = Annotated[
     int | None,
@@ -63,11 +82,12 @@ def run(
     ] = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Run one scenario and print its results."""
+    """Run one scenario (a file, or a packaged example's name) and print its results."""
+    from tcplab.experiment.examples import resolve_scenario
     from tcplab.experiment.api import load_scenario
     from tcplab.experiment.api import run as run_scenario
 
-    text = load_scenario(file)
+    text = load_scenario(resolve_scenario(file))
     before: dict[Path, int] = {}
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
@@ -102,6 +122,24 @@ def validate(file: FileArg, seed: SeedOpt = None) -> None:
 
     validate_scenario(Path(file), seed)
     typer.echo(f"{file}: ok")
+
+
+@app.command()
+@cli_errors
+def examples(
+    copy: Annotated[
+        Path | None, typer.Option("--copy", metavar="DIR", help="Copy every example into DIR to edit.")
+    ] = None,
+) -> None:
+    """List the example scenarios shipped with tcplab; `tcplab run NAME` runs one."""
+    from tcplab.experiment.examples import copy_examples, list_examples
+
+    if copy is not None:
+        for path in copy_examples(copy):
+            typer.echo(f"wrote {path}")
+        return
+    for e in list_examples():
+        typer.echo(f"{e.name:24} {e.summary}")
 
 
 # ---------------------------------------------------------------- bench

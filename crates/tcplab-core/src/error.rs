@@ -27,4 +27,7 @@ pub enum Error {
     /// A simulator invariant broke (conservation, in-order delivery): a bug, never a warning.
     #[error("internal invariant violated: {0}")]
     Invariant(String),
+    /// The caller's interrupt check (Ctrl-C) stopped the run; nothing was written.
+    #[error("interrupted")]
+    Interrupted,
 }

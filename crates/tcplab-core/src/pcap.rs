@@ -1,6 +1,10 @@
 //! pcap capture of a link: Ethernet / IPv4 / TCP headers with the real sequence, ACK, window
 //! and option fields, truncated after the TCP header (the payload is not simulated), so that
 //! Wireshark's TCP analysis reads the conversation.
+//!
+//! The payload is not stored, so checksums are computed as if it were all zero bytes: the
+//! IPv4 and TCP checksums of every header-only segment (SYNs, pure ACKs) verify in full, and
+//! a reader that had the zero payload would verify data segments too.
 
 use std::io::Write;
 
@@ -18,6 +22,55 @@ pub struct PcapFlow {
     /// Window scale shift each end announces in its SYN (0: no option).
     pub sender_wscale: u8,
     pub receiver_wscale: u8,
+    /// Both ends announce SACK-permitted in their SYNs (RFC 2018).
+    pub sack: bool,
+}
+
+/// Where on a link its packets are captured: `pcap = true | false | "send" | "receive" | "both"`.
+/// `send` (and `true`) records each packet as its last bit leaves the sending end, before the
+/// link's loss decision, so lost packets appear; `receive` records what reached the far end,
+/// when it arrived.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum PcapMode {
+    #[default]
+    Off,
+    Send,
+    Receive,
+    Both,
+}
+
+impl PcapMode {
+    pub fn send(self) -> bool {
+        matches!(self, Self::Send | Self::Both)
+    }
+
+    pub fn receive(self) -> bool {
+        matches!(self, Self::Receive | Self::Both)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for PcapMode {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = PcapMode;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str(r#"true, false, "send", "receive" or "both""#)
+            }
+            fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<PcapMode, E> {
+                Ok(if v { PcapMode::Send } else { PcapMode::Off })
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<PcapMode, E> {
+                match v {
+                    "send" => Ok(PcapMode::Send),
+                    "receive" => Ok(PcapMode::Receive),
+                    "both" => Ok(PcapMode::Both),
+                    _ => Err(E::invalid_value(serde::de::Unexpected::Str(v), &self)),
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// The IPv4 address of node `i` (10.x.y.z, unique for 16 million nodes).
@@ -33,6 +86,47 @@ pub fn wscale_for(buf: u32) -> u8 {
         s += 1;
     }
     s
+}
+
+/// The longest capture file name stem accepted (file systems allow 255 bytes per name).
+const MAX_STEM_BYTES: usize = 200;
+
+/// A node name made safe for a file name: ASCII letters, digits, `_` and `.` stay, every other
+/// byte (`/`, `-`, `%`, NUL, non-ASCII ...) becomes `%XX`. `-` is escaped so that it only ever
+/// separates the two names, which keeps different node pairs from sharing a file.
+pub fn escape_name(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for b in name.bytes() {
+        if b.is_ascii_alphanumeric() || b == b'_' || b == b'.' {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// The file name stem of link `index`'s captures: `link-<a>-<b>` with the names escaped, and
+/// `-<index>` added when another link between the same nodes already took that stem. `taken`
+/// holds the stems given so far. Err: the name would be too long for a file system.
+pub fn capture_stem(
+    a: &str,
+    b: &str,
+    index: usize,
+    taken: &mut std::collections::HashSet<String>,
+) -> Result<String, String> {
+    let mut stem = format!("link-{}-{}", escape_name(a), escape_name(b));
+    if !taken.insert(stem.clone()) {
+        stem = format!("{stem}-{index}");
+        taken.insert(stem.clone());
+    }
+    if stem.len() > MAX_STEM_BYTES {
+        return Err(format!(
+            "the capture's file name would be {} bytes long (at most {MAX_STEM_BYTES}); use shorter node names",
+            stem.len()
+        ));
+    }
+    Ok(stem)
 }
 
 /// One capture file, kept in memory and written at the end of the run.
@@ -86,14 +180,15 @@ impl PcapWriter {
         let mut ip = [0u8; 20];
         ip[0] = 0x45;
         ip[1] = pkt.ds_byte();
-        ip[2..4].copy_from_slice(&(ip_len.min(65535) as u16).to_be_bytes());
+        let ip_total = ip_len.min(65535) as u16;
+        ip[2..4].copy_from_slice(&ip_total.to_be_bytes());
         ip[4..6].copy_from_slice(&(self.packets as u16).to_be_bytes());
         ip[6] = 0x40; // don't fragment
         ip[8] = 64;
         ip[9] = 6;
         ip[12..16].copy_from_slice(&src_ip);
         ip[16..20].copy_from_slice(&dst_ip);
-        let sum = checksum(&ip);
+        let sum = fold(sum16(&ip));
         ip[10..12].copy_from_slice(&sum.to_be_bytes());
         self.buf.extend_from_slice(&ip);
         // TCP header. The window is scaled except in SYNs (RFC 7323).
@@ -113,7 +208,11 @@ impl PcapWriter {
         tcp[12] = ((tcp_len / 4) as u8) << 4;
         tcp[13] = pkt.flags;
         tcp[14..16].copy_from_slice(&wnd.to_be_bytes());
-        // Checksum left zero: the payload is not captured, so it could not be verified anyway.
+        // Over the pseudo-header, header and options; the zero payload adds nothing.
+        let seg_len = ip_total.saturating_sub(20);
+        let pseudo = sum16(&src_ip) + sum16(&dst_ip) + 6 + seg_len as u32;
+        let sum = fold(pseudo + sum16(&tcp) + sum16(&opts));
+        tcp[16..18].copy_from_slice(&sum.to_be_bytes());
         self.buf.extend_from_slice(&tcp);
         self.buf.extend_from_slice(&opts);
         self.packets += 1;
@@ -138,6 +237,9 @@ fn tcp_options(pkt: &Packet, f: &PcapFlow, forward: bool) -> Vec<u8> {
         if f.sender_wscale > 0 || f.receiver_wscale > 0 {
             o.extend_from_slice(&[1, 3, 3, ws]);
         }
+        if f.sack {
+            o.extend_from_slice(&[1, 1, 4, 2]);
+        }
     }
     if pkt.n_sack > 0 {
         o.extend_from_slice(&[1, 1, 5, 2 + 8 * pkt.n_sack]);
@@ -152,12 +254,23 @@ fn tcp_options(pkt: &Packet, f: &PcapFlow, forward: bool) -> Vec<u8> {
     o
 }
 
-fn checksum(b: &[u8]) -> u16 {
-    let mut s: u32 = b.chunks(2).map(|c| u16::from_be_bytes([c[0], *c.get(1).unwrap_or(&0)]) as u32).sum();
+/// The 16-bit big-endian words of `b` summed (an odd last byte is padded with zero); the
+/// u32 holds the carries of any header-sized input.
+fn sum16(b: &[u8]) -> u32 {
+    b.chunks(2).map(|c| u16::from_be_bytes([c[0], *c.get(1).unwrap_or(&0)]) as u32).sum()
+}
+
+/// The Internet checksum (RFC 1071) of a word sum: carries folded in, then complemented.
+fn fold(mut s: u32) -> u16 {
     while s > 0xffff {
         s = (s & 0xffff) + (s >> 16);
     }
     !(s as u16)
+}
+
+#[cfg(test)]
+fn checksum(b: &[u8]) -> u16 {
+    fold(sum16(b))
 }
 
 #[cfg(test)]
@@ -169,6 +282,23 @@ mod tests {
         assert_eq!(wscale_for(65535), 0);
         assert_eq!(wscale_for(65536), 1);
         assert_eq!(wscale_for(1 << 20), 5);
+    }
+
+    #[test]
+    fn capture_names_are_escaped_and_unique() {
+        let mut taken = std::collections::HashSet::new();
+        let mut stem = |a: &str, b: &str, i| capture_stem(a, b, i, &mut taken).unwrap();
+        assert_eq!(stem("r1", "r2", 0), "link-r1-r2");
+        // Nothing that could leave the folder or hide the file survives.
+        let s = stem("x/../../..", "\0evil", 1);
+        assert!(!s.contains('/') && !s.contains('\0'), "{s}");
+        // "a-b" + "c" and "a" + "b-c" used to share link-a-b-c.pcap.
+        let (x, y) = (stem("a-b", "c", 2), stem("a", "b-c", 3));
+        assert_ne!(x, y);
+        // A second link between the same nodes gets its own file.
+        assert_eq!(stem("r1", "r2", 4), "link-r1-r2-4");
+        let long = "n".repeat(150);
+        assert!(capture_stem(&long, &long, 5, &mut std::collections::HashSet::new()).is_err());
     }
 
     #[test]

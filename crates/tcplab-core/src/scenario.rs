@@ -52,6 +52,9 @@ pub struct Scenario {
     /// TCP settings applied to every flow before the flow's own `tcp` table.
     #[serde(default)]
     pub tcp: TcpSpec,
+    /// Test-only: break the run on purpose (see `test_hooks`); refused unless enabled.
+    #[serde(default, rename = "_test_corrupt")]
+    pub test_corrupt: Option<String>,
     /// WWW client-server pairs (Goyal et al. 1998, Sec. 5), each on a persistent connection.
     #[serde(default)]
     pub www: Option<WwwSpec>,
@@ -130,9 +133,10 @@ pub struct LinkSpec {
     pub ab: Option<DirSpec>,
     #[serde(default)]
     pub ba: Option<DirSpec>,
-    /// Capture both directions of this link to `link-<a>-<b>.pcap` in the output folder.
+    /// Capture both directions of this link to `link-<a>-<b>.pcap` in the output folder
+    /// (where on the link: see `PcapMode`).
     #[serde(default)]
-    pub pcap: bool,
+    pub pcap: crate::pcap::PcapMode,
     /// An ATM link: it carries 53-byte cells; `queue` counts cells.
     #[serde(default)]
     pub atm: bool,
@@ -328,8 +332,10 @@ pub struct ChannelModel {
     pub delay: Dur,
     pub limit: QueueLimit,
     pub loss: LossModelSpec,
-    /// Index into `Model::pcaps`.
+    /// Index into `Model::pcaps`: the capture at the sending end (before loss).
     pub pcap: Option<usize>,
+    /// Index into `Model::pcaps`: the capture at the receiving end (what arrived).
+    pub pcap_rx: Option<usize>,
     pub atm: bool,
     pub cell_policy: Option<CellPolicy>,
     pub per_flow_series: bool,
@@ -448,6 +454,7 @@ impl Scenario {
         };
         let mut channels = Vec::new();
         let mut pcaps = Vec::new();
+        let mut stems = std::collections::HashSet::new();
         for (i, l) in self.links.iter().enumerate() {
             let f = format!("link[{i}]");
             let a = node(format!("{f}.a"), &l.a)?;
@@ -458,13 +465,20 @@ impl Scenario {
             if l.trace_queue && l.atm {
                 return err(format!("{f}.trace_queue"), "queue traces are for packet links, not ATM (cell) links");
             }
-            if l.pcap && l.atm {
+            if l.pcap != crate::pcap::PcapMode::Off && l.atm {
                 return err(format!("{f}.pcap"), "pcap capture is not available on ATM (cell) links");
             }
-            let pcap = l.pcap.then(|| {
-                pcaps.push(format!("link-{}-{}.pcap", l.a, l.b));
+            let stem = match l.pcap {
+                crate::pcap::PcapMode::Off => String::new(),
+                _ => crate::pcap::capture_stem(&l.a, &l.b, i, &mut stems)
+                    .map_err(|m| ScenarioError::new(format!("{f}.pcap"), m))?,
+            };
+            let mut capture = |suffix: &str| {
+                pcaps.push(format!("{stem}{suffix}.pcap"));
                 pcaps.len() - 1
-            });
+            };
+            let pcap = l.pcap.send().then(|| capture(""));
+            let pcap_rx = l.pcap.receive().then(|| capture(".recv"));
             let both = DirSpec {
                 rate: l.rate.clone(),
                 delay: l.delay.clone(),
@@ -477,6 +491,7 @@ impl Scenario {
             for (from, to, dir, over) in [(a, b, "ab", &l.ab), (b, a, "ba", &l.ba)] {
                 let mut ch = Self::channel(&f, dir, &both, over.as_ref(), from, to, l.atm)?;
                 ch.pcap = pcap;
+                ch.pcap_rx = pcap_rx;
                 ch.per_flow_series = l.per_flow_series;
                 ch.trace_queue = l.trace_queue;
                 channels.push(ch);
@@ -720,6 +735,7 @@ impl Scenario {
             limit,
             loss,
             pcap: None,
+            pcap_rx: None,
             atm,
             cell_policy,
             per_flow_series: false,
@@ -798,8 +814,15 @@ fn tcp_config(f: &str, s: &TcpSpec) -> Result<TcpConfig, ScenarioError> {
         v.as_ref().map(|x| q(&fld(name), bytes(x))).transpose()
     };
     if let Some(v) = size("rcv_buf", &s.rcv_buf)? {
-        if v == 0 || v > u32::MAX as u64 {
-            return err(fld("rcv_buf"), "must be between 1 byte and 4 GiB");
+        // RFC 7323 caps a window at 2^30 bytes: 32-bit sequence numbers stay unambiguous only
+        // while less than 2^31 bytes are outstanding.
+        if v == 0 || v > 1 << 30 {
+            return err(
+                fld("rcv_buf"),
+                format!(
+                    "must be between 1 byte and 1024MiB (2^30 bytes, the largest TCP window, RFC 7323); got {v} bytes"
+                ),
+            );
         }
         c.rcv_buf = v as u32;
     }

@@ -118,6 +118,7 @@ impl Simulation {
                 };
                 let mut ch = Channel::new(c.from, c.to, c.rate_bps, c.delay, queue, loss);
                 ch.pcap = c.pcap;
+                ch.pcap_rx = c.pcap_rx;
                 ch.atm = c.atm;
                 ch.series = model.series_bin.map(|bin| Box::new(crate::net::channel::Series::new(bin)));
                 if c.per_flow_series {
@@ -184,6 +185,7 @@ impl Simulation {
                 mss: f.tcp.mss.min(65535) as u16,
                 sender_wscale: wscale_for(f.tcp.rcv_buf),
                 receiver_wscale: wscale_for(f.tcp.rcv_buf),
+                sack: f.tcp.recovery.uses_sack(),
             });
         }
         let pcaps = model.pcaps.iter().map(|_| PcapWriter::new()).collect();
@@ -227,6 +229,15 @@ impl Simulation {
 
     /// Run to the end of the scenario's duration.
     pub fn run(&mut self) -> Result<(RunReport, Vec<FlowTrace>), Error> {
+        self.run_interruptible(&mut || false)
+    }
+
+    /// Run, asking `interrupted` every `INTERRUPT_EVERY` events whether to stop (Ctrl-C): the
+    /// answer costs a call only that often, so the event loop keeps its speed.
+    pub fn run_interruptible(
+        &mut self,
+        interrupted: &mut dyn FnMut() -> bool,
+    ) -> Result<(RunReport, Vec<FlowTrace>), Error> {
         let wall = Instant::now();
         for (i, f) in self.flows.iter().enumerate() {
             self.q.schedule(f.start, Event::FlowStart(i as u32));
@@ -239,6 +250,9 @@ impl Simulation {
         self.q.schedule(end, Event::Stop);
         while let Some((t, ev)) = self.q.pop() {
             self.events += 1;
+            if self.events & (crate::interrupt::INTERRUPT_EVERY - 1) == 0 && interrupted() {
+                return Err(Error::Interrupted);
+            }
             self.now = t;
             match ev {
                 Event::TxDone(c) => self.on_tx_done(c),
@@ -284,6 +298,9 @@ impl Simulation {
         let (mut pkt, next) = self.channels[c as usize].arrive(&mut self.pool);
         if let Some(t) = next {
             self.q.schedule(t, Event::Arrive(c));
+        }
+        if let Some(p) = self.channels[c as usize].pcap_rx {
+            self.pcaps[p].record(self.now, &pkt, &self.pcap_flows[pkt.flow as usize]);
         }
         pkt.route_pos += 1;
         if pkt.cell.is_cell() {
@@ -661,6 +678,13 @@ impl Simulation {
         Ok(())
     }
 
+    /// Break the run on purpose (test hook, see `test_hooks`) so an invariant check must fire.
+    pub fn corrupt_for_test(&mut self, c: crate::test_hooks::Corruption) {
+        match c {
+            crate::test_hooks::Corruption::Conservation => self.ledger.injected += 1,
+        }
+    }
+
     /// Write the pcap captures into `dir`.
     pub fn write_pcaps(&self, dir: &Path) -> Result<(), Error> {
         for (p, name) in self.pcaps.iter().zip(&self.model.pcaps) {
@@ -752,17 +776,33 @@ impl Routes {
 
 /// Parse and validate a scenario, routes included, without running it.
 pub fn check_scenario(text: &str, seed: Option<u64>) -> Result<Model, Error> {
-    let model = scenario::parse(text)?.validate(seed)?;
+    let scenario = scenario::parse(text)?;
+    crate::test_hooks::corruption(&scenario)?;
+    let model = scenario.validate(seed)?;
     Simulation::new(model.clone())?;
     Ok(model)
 }
 
 /// Parse, validate, run, and (with an output folder) write summary.json, traces and pcaps.
 pub fn run_scenario(text: &str, opts: &RunOptions) -> Result<(RunReport, Vec<FlowTrace>), Error> {
+    run_scenario_interruptible(text, opts, &mut || false)
+}
+
+/// `run_scenario`, stopping with `Error::Interrupted` (and writing nothing) when `interrupted`
+/// answers true; it is asked every `interrupt::INTERRUPT_EVERY` events.
+pub fn run_scenario_interruptible(
+    text: &str,
+    opts: &RunOptions,
+    interrupted: &mut dyn FnMut() -> bool,
+) -> Result<(RunReport, Vec<FlowTrace>), Error> {
     let scenario = scenario::parse(text)?;
+    let corrupt = crate::test_hooks::corruption(&scenario)?;
     let model = scenario.validate(opts.seed)?;
     let mut sim = Simulation::new(model)?;
-    let (report, traces) = sim.run()?;
+    if let Some(c) = corrupt {
+        sim.corrupt_for_test(c);
+    }
+    let (report, traces) = sim.run_interruptible(interrupted)?;
     if let Some(dir) = &opts.out_dir {
         std::fs::create_dir_all(dir)?;
         let mut stable = report.clone();

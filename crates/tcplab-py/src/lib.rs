@@ -19,6 +19,7 @@ fn to_py(e: Error) -> PyErr {
         Error::Scenario(s) => ScenarioError::new_err((s.field, s.message)),
         Error::Io(io) => pyo3::exceptions::PyOSError::new_err(io.to_string()),
         Error::Invariant(m) => InvariantError::new_err(m),
+        Error::Interrupted => pyo3::exceptions::PyKeyboardInterrupt::new_err("interrupted"),
     }
 }
 
@@ -28,7 +29,12 @@ fn to_py(e: Error) -> PyErr {
 #[pyo3(signature = (text, seed=None, out_dir=None))]
 fn run_scenario(py: Python<'_>, text: String, seed: Option<u64>, out_dir: Option<PathBuf>) -> PyResult<String> {
     let opts = RunOptions { seed, out_dir };
-    let (report, _) = py.allow_threads(move || tcplab_core::run_scenario(&text, &opts)).map_err(to_py)?;
+    // The core runs without the GIL; now and then it takes the GIL back for a moment so that
+    // Python's signal handlers run (Ctrl-C raises KeyboardInterrupt, which stops the run).
+    let mut interrupted = || Python::with_gil(|py| py.check_signals().is_err());
+    let (report, _) = py
+        .allow_threads(move || tcplab_core::run_scenario_interruptible(&text, &opts, &mut interrupted))
+        .map_err(to_py)?;
     Ok(serde_json::to_string(&report).expect("report serialises"))
 }
 

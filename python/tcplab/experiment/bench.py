@@ -16,13 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from tcplab.errors import InternalError
+from tcplab.experiment.examples import scenario_dir
 from tcplab.experiment.api import load_scenario
 from tcplab.experiment.scenario import dumbbell, dumps, loads
 
 __all__ = ["SCENARIOS", "Target", "check_targets", "run_bench", "scenario_text"]
 
-REPO = Path(__file__).resolve().parents[3]
-SCENARIO_DIR = REPO / "scenarios"
+# Package data, so that an installed tcplab (no checkout) finds its benchmark inputs.
+SCENARIO_DIR = scenario_dir()
 
 # The performance targets (docs/cli.md lists them).
 DUMBBELL_EVENTS_PER_SEC = 10e6
@@ -36,7 +37,7 @@ QUICK_SCALE_S = 1.0
 
 def _scenario_file(name: str) -> Callable[[bool], str]:
     def make(quick: bool) -> str:
-        text = load_scenario(SCENARIO_DIR / f"bench_{name}.toml")
+        text = (SCENARIO_DIR / f"bench_{name}.toml").read_text(encoding="utf-8")
         if not quick:
             return text
         doc = loads(text)

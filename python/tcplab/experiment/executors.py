@@ -57,6 +57,10 @@ class ExecutorChoice:
             raise UserError(f"--workers: must be at least 1, got {self.workers}")
         if self.dask is not None and not self.dask.strip():
             raise UserError("--dask: give a scheduler address (tcp://host:8786) or 'local'")
+        if self.dask is not None:
+            from tcplab.extras import require
+
+            require("dask", "--dask")
 
     @property
     def n_workers(self) -> int:

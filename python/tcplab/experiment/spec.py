@@ -123,6 +123,10 @@ def check_spec(spec: SweepSpec) -> None:
         raise _fail(spec, f"base: must be a scenario table, got {type(spec.base).__name__}")
     if not isinstance(spec.name, str) or not spec.name:
         raise _fail(spec, "name: must be a non-empty string")
+    from tcplab.experiment.safe_names import file_name_problem
+
+    if (problem := file_name_problem(spec.name)) is not None:
+        raise _fail(spec, f"name: {problem}")
     if not _is_int(spec.replications) or spec.replications < 1:
         raise _fail(spec, f"replications: must be a positive integer, got {spec.replications!r}")
     if spec.seed is not None and (not _is_int(spec.seed) or not 0 <= spec.seed < 2**64):

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from rich import box
 from rich.console import Console
 from rich.table import Table
+
+from tcplab.report.flow_summary import summary_rows
 
 __all__ = ["print_bench", "print_run", "run_table"]
 
@@ -29,19 +31,38 @@ def run_table(report: Mapping[str, Any]) -> Table:
     for col in ("flow", "route", "goodput Mb/s", "KB", "retx", "fast", "RTO", "done s"):
         left = col in ("flow", "route")
         table.add_column(col, justify="left" if left else "right", no_wrap=left)
-    for f in report["flows"]:
-        done = f["completion_time_s"]
-        table.add_row(
-            f"{f['id']} {f['name']}",
-            f"{f['src']} -> {f['dst']}",
-            _mbps(f["goodput_bps"]),
-            f"{f['bytes_delivered'] / 1000:.1f}",
-            str(f["retransmits"]),
-            str(f["fast_retransmits"]),
-            str(f["timeouts"]),
-            f"{done:.3f}" if done is not None else "-",
-        )
+    for row in summary_rows(report["flows"], _flow_row, _FORMATS):
+        table.add_row(*row)
     return table
+
+
+def _count(v: float) -> str:
+    return str(int(v)) if float(v).is_integer() else f"{v:.2f}"
+
+
+# How summary rows (tcplab.report.flow_summary) print each column's statistics.
+_FORMATS: dict[str, Callable[[float], str]] = {
+    "goodput": _mbps,
+    "bytes": lambda b: f"{b / 1000:.1f}",
+    "retx": _count,
+    "fast": _count,
+    "rto": _count,
+    "done": lambda s: f"{s:.3f}",
+}
+
+
+def _flow_row(f: Mapping[str, Any]) -> list[str]:
+    done = f["completion_time_s"]
+    return [
+        f"{f['id']} {f['name']}",
+        f"{f['src']} -> {f['dst']}",
+        _mbps(f["goodput_bps"]),
+        f"{f['bytes_delivered'] / 1000:.1f}",
+        str(f["retransmits"]),
+        str(f["fast_retransmits"]),
+        str(f["timeouts"]),
+        f"{done:.3f}" if done is not None else "-",
+    ]
 
 
 def print_run(report: Mapping[str, Any], console: Console | None = None) -> None:

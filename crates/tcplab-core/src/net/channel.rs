@@ -55,6 +55,8 @@ pub struct Channel {
     pub stats: ChannelStats,
     /// Index of the pcap capture this channel writes to.
     pub pcap: Option<usize>,
+    /// Index of the capture of what reaches the far end.
+    pub pcap_rx: Option<usize>,
     /// An ATM link: it carries cells, and packets are cut into cells on entering it.
     pub atm: bool,
     /// Bytes serialised per time bin, when series are recorded.
@@ -105,6 +107,7 @@ impl Channel {
             pipe: VecDeque::new(),
             stats: ChannelStats::default(),
             pcap: None,
+            pcap_rx: None,
             atm: false,
             series: None,
             per_flow_series: None,

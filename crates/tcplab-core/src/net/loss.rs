@@ -42,9 +42,21 @@ pub enum LossModel {
         by: DropBy,
         /// Values still to drop, sorted ascending; each drops once.
         pending: Vec<u64>,
-        /// Packets of the flow seen so far (for TxIndex).
+        /// Packets of the flow seen so far (for TxIndex); for Offset and Segment, the highest
+        /// stream offset seen, which 32-bit sequence numbers are unwrapped against.
         seen: u64,
     },
+}
+
+/// The 64-bit stream offset nearest to `*highest` whose low 32 bits are `off32`, and `*highest`
+/// moved up to it. Exact while less than 2^31 bytes are outstanding, which the 1 GiB window cap
+/// (RFC 7323) guarantees: a segment, even a retransmission, is never 2^31 bytes away from the
+/// highest offset sent.
+fn unwrap_offset(off32: u32, highest: &mut u64) -> u64 {
+    let delta = off32.wrapping_sub(*highest as u32) as i32 as i64;
+    let off = (*highest as i64 + delta).max(0) as u64;
+    *highest = (*highest).max(off);
+    off
 }
 
 /// What the loss model needs to know about a flow to read stream offsets off a packet.
@@ -83,8 +95,7 @@ impl LossModel {
                             return false;
                         }
                         let fw = flows[pkt.flow as usize];
-                        // Offsets in drop lists are small; the 32-bit difference is exact.
-                        let off = pkt.seq.wrapping_sub(fw.data_base) as u64;
+                        let off = unwrap_offset(pkt.seq.wrapping_sub(fw.data_base), seen);
                         if *by == DropBy::Offset {
                             off
                         } else {
@@ -101,5 +112,25 @@ impl LossModel {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unwrap_offset;
+
+    #[test]
+    fn offsets_unwrap_past_4_gib_and_back_for_retransmissions() {
+        let mut hi = 0;
+        assert_eq!(unwrap_offset(1000, &mut hi), 1000);
+        let mut at = 1000u64;
+        while at < 3 << 32 {
+            at += 1 << 29;
+            assert_eq!(unwrap_offset(at as u32, &mut hi), at);
+        }
+        // A retransmission a little behind the highest offset, across the wrap.
+        let back = at - (1 << 30);
+        assert_eq!(unwrap_offset(back as u32, &mut hi), back);
+        assert_eq!(hi, at);
     }
 }

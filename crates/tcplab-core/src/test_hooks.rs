@@ -1,0 +1,35 @@
+//! A test-only way to break a run on purpose, so that tests can see an invariant check fire
+//! end to end (through the CLI and a sweep's result store), which a correct simulator never
+//! does by itself.
+//!
+//! A scenario asks with `_test_corrupt = "conservation"` (an empty string means no corruption,
+//! so a sweep can vary it). The field is refused unless the environment variable
+//! `TCPLAB_TEST_HOOKS` is `1`, so no user scenario breaks a run by accident.
+
+use crate::error::{Error, ScenarioError};
+use crate::scenario::Scenario;
+
+/// The environment variable that enables the hook.
+pub const ENABLE_VAR: &str = "TCPLAB_TEST_HOOKS";
+
+/// What to break.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Corruption {
+    /// Count one packet injected that never was: the packet conservation check must fail.
+    Conservation,
+}
+
+/// The corruption the scenario asks for, if any (errors name `_test_corrupt`).
+pub fn corruption(s: &Scenario) -> Result<Option<Corruption>, Error> {
+    let Some(what) = s.test_corrupt.as_deref() else { return Ok(None) };
+    let field = "_test_corrupt";
+    if std::env::var(ENABLE_VAR).as_deref() != Ok("1") {
+        let msg = format!("a test-only field; it is refused unless {ENABLE_VAR}=1");
+        return Err(ScenarioError::new(field, msg).into());
+    }
+    match what {
+        "" => Ok(None),
+        "conservation" => Ok(Some(Corruption::Conservation)),
+        other => Err(ScenarioError::new(field, format!("unknown corruption '{other}' (known: conservation)")).into()),
+    }
+}

@@ -1,0 +1,87 @@
+"""The scenario files shipped inside the package: examples and the benchmark inputs.
+
+They live in ``tcplab/scenarios`` (the repository's top-level ``scenarios`` is a link to it), so an
+installed tcplab finds them without a checkout: ``tcplab run lossy_link`` runs the packaged
+``lossy_link.toml``, ``tcplab examples`` lists them and ``tcplab examples --copy DIR`` copies
+them out for editing.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from importlib.resources import files
+from importlib.resources.abc import Traversable
+from pathlib import Path
+
+from tcplab.errors import UserError
+
+__all__ = ["Example", "copy_examples", "example_path", "list_examples", "resolve_scenario", "scenario_dir"]
+
+
+def scenario_dir() -> Traversable:
+    """The packaged scenarios folder."""
+    return files("tcplab") / "scenarios"
+
+
+@dataclass(frozen=True)
+class Example:
+    """One packaged scenario: its name (the path below the folder, without ``.toml``)."""
+
+    name: str
+    path: Traversable
+
+    @property
+    def summary(self) -> str:
+        """The first comment line of the file (its title), or ''."""
+        for line in self.path.read_text(encoding="utf-8").splitlines():
+            if line.startswith("#"):
+                return line.lstrip("# ").strip()
+            if line.strip():
+                break
+        return ""
+
+
+def list_examples() -> list[Example]:
+    """Every packaged scenario, sweeps included (``sweeps/loss_variants``), sorted by name."""
+    found: list[Example] = []
+
+    def walk(folder: Traversable, prefix: str) -> None:
+        for item in folder.iterdir():
+            if item.is_dir():
+                walk(item, f"{prefix}{item.name}/")
+            elif item.name.endswith(".toml"):
+                found.append(Example(prefix + item.name.removesuffix(".toml"), item))
+
+    walk(scenario_dir(), "")
+    return sorted(found, key=lambda e: e.name)
+
+
+def example_path(name: str) -> Traversable | None:
+    """The packaged scenario called ``name`` (with or without ``.toml``), or None."""
+    want = name.removesuffix(".toml")
+    return next((e.path for e in list_examples() if e.name == want), None)
+
+
+def resolve_scenario(file: str | os.PathLike[str]) -> str | os.PathLike[str] | Traversable:
+    """``file`` itself when it exists (a file always wins), else the packaged example of that name.
+
+    A name that is neither is returned unchanged, so the caller reports the missing file.
+    """
+    if Path(file).exists():
+        return file
+    packaged = example_path(str(file))
+    return packaged if packaged is not None else file
+
+
+def copy_examples(dest: Path) -> list[Path]:
+    """Copy every packaged scenario into ``dest`` (created if needed); never overwrites a file."""
+    examples = list_examples()
+    targets = [dest / f"{e.name}.toml" for e in examples]
+    clashes = [str(t) for t in targets if t.exists()]
+    if clashes:
+        raise UserError(f"--copy: {clashes[0]} already exists; choose an empty folder")
+    for e, t in zip(examples, targets, strict=True):
+        t.parent.mkdir(parents=True, exist_ok=True)
+        t.write_text(e.path.read_text(encoding="utf-8"), encoding="utf-8")
+    return targets
