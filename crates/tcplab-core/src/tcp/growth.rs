@@ -71,10 +71,11 @@ impl WindowRule {
     /// The part of cwnd the sender may use: ns-2 counts whole packets only.
     #[inline]
     pub fn usable(self, cwnd: u64, mss: u64) -> u64 {
-        match self {
-            Self::Ns2 => (cwnd / mss).max(1) * mss,
-            // A window below one segment (a zero ssthresh floor) still sends one.
-            _ => cwnd.max(mss),
+        if self == Self::Ns2 {
+            // At least one packet, also with a zero ssthresh floor (slowdown: cwnd_ >= 1).
+            (cwnd / mss).max(1) * mss
+        } else {
+            cwnd
         }
     }
 }
