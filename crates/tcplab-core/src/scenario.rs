@@ -979,6 +979,10 @@ fn stack_knobs(fld: &dyn Fn(&str) -> String, s: &TcpSpec, c: &mut TcpConfig) -> 
         }
         c.ssthresh_floor = v as u32;
     }
+    if c.ssthresh_floor == 0 && c.window_rule != WindowRule::Ns2 {
+        // Reno would deflate a byte-counted window to 0 and never send again.
+        return err(fld("ssthresh_floor"), "0 needs window_rule = \"ns2\" (a byte-counted window would fall to 0)");
+    }
     if let Some(v) = s.max_cwnd {
         if v < 0 || v > u32::MAX as i64 {
             return err(fld("max_cwnd"), format!("must be 0 (no cap) or a positive number of segments (got {v})"));

@@ -251,6 +251,26 @@ fn ns2_sinks_ack_every_packet_or_delay_exactly_100ms() {
     assert_eq!(acks(&mut r, 1202), [3], "out of order: a duplicate ACK at once");
 }
 
+#[test]
+fn ns2_maxcwnd_caps_the_window_and_a_zero_floor_still_sends_one_packet() {
+    // tcp.cc TcpAgent::opencwnd: `if (maxcwnd_ && (int(cwnd_) > maxcwnd_)) cwnd_ = maxcwnd_`.
+    let mut s = sender(config(Stack::Ns2, |c| c.max_cwnd = Some(3)));
+    drain(&mut s, 0);
+    for t in 1..=6 {
+        ack(&mut s, 10 * t, t, NS2_WND);
+        drain(&mut s, 10 * t);
+        assert!(s.window().cwnd <= 3000, "cwnd {} at ACK {t}", s.window().cwnd);
+    }
+    assert_eq!(s.snd_max() - s.snd_una(), 3000);
+    // ssthresh_floor = 0: a timeout with one packet out leaves ssthresh 0, and the window
+    // (cwnd_ = 1 after the timeout) still lets the retransmission go.
+    let mut s = sender(config(Stack::Ns1, |c| c.ssthresh_floor = 0));
+    assert_eq!(drain(&mut s, 0), [0]);
+    s.on_timer(3 * SEC);
+    assert_eq!(s.window().ssthresh, 0);
+    assert_eq!(drain(&mut s, 3000), [0]);
+}
+
 // ------------------------------------------------------------------ two hosts, ns-2
 
 /// a -> b over one 1 Mb/s, 50 ms link with a queue that never overflows: ns-2 semantics

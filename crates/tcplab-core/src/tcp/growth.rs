@@ -7,9 +7,9 @@
 //!   congestion avoidance `incr = maxseg * maxseg / cw + maxseg / 8`.
 //! - `Ns2`: ns-2 `tcp.cc` (TcpAgent::opencwnd, windowOption_ 1): cwnd_ and ssthresh_ count
 //!   packets; `cwnd_ += 1` while cwnd_ < ssthresh_, else `cwnd_ += 1 / cwnd_`. Here the window
-//!   is kept in bytes with one packet = one MSS, and the 1/cwnd_ step is done in exact
-//!   rational arithmetic (a remainder carried between ACKs) instead of a double; the sender
-//!   uses only whole packets of it (TcpAgent::window() truncates cwnd_ to an int).
+//!   is kept in bytes with one packet = one MSS, and the 1/cwnd_ step is done in integer
+//!   bytes with the remainder carried between ACKs, which stays within a byte of ns-2's
+//!   double; the sender uses only whole packets of it (TcpAgent::window() truncates cwnd_).
 
 use super::window::Window;
 
@@ -71,10 +71,11 @@ impl WindowRule {
     /// The part of cwnd the sender may use: ns-2 counts whole packets only.
     #[inline]
     pub fn usable(self, cwnd: u64, mss: u64) -> u64 {
-        match self {
-            Self::Ns2 => (cwnd / mss).max(1) * mss,
-            // A window below one segment (a zero ssthresh floor) still sends one.
-            _ => cwnd.max(mss),
+        if self == Self::Ns2 {
+            // At least one packet, also with a zero ssthresh floor (slowdown: cwnd_ >= 1).
+            (cwnd / mss).max(1) * mss
+        } else {
+            cwnd
         }
     }
 }
@@ -135,8 +136,8 @@ mod tests {
 
     #[test]
     fn ns2_avoidance_adds_one_packet_per_window_exactly() {
-        // opencwnd: cwnd_ += 1/cwnd_. From 3 packets: 3 + 1/3 + 1/(3+1/3) + ... the
-        // remainder keeps the sum exact to the byte; after 3 ACKs cwnd_ is just above 3.96.
+        // opencwnd: cwnd_ += 1/cwnd_. From 3 packets: 3 + 1/3 + 1/(3+1/3) + ..., to the
+        // byte.
         let (mut win, mut r) = (w(3000, 2000), 0);
         for _ in 0..3 {
             WindowRule::Ns2.grow(&mut win, 1000, &mut r);

@@ -160,40 +160,35 @@ impl RttEstimator {
     }
 
     /// The un-backed-off timeout in ns, clamped to [min_rto, max_rto].
+    #[inline(always)]
     pub fn rto(&self) -> Dur {
         if !self.has_sample && !self.bsd44 {
             return self.ns2_rtxcur.unwrap_or(self.initial_rto);
         }
-        let raw = match self.clock {
+        match self.clock {
             // TCP_REXMTVAL: (t_srtt >> 3) + t_rttvar, i.e. srtt + 4 rttvar, in ticks.
-            TimerClock::Coarse { tick } => ((self.srtt >> 3) + self.rttvar) * tick,
-            TimerClock::Fine => self.srtt + (4 * self.rttvar).max(1),
+            TimerClock::Coarse { tick } => (((self.srtt >> 3) + self.rttvar) * tick).clamp(self.min_rto, self.max_rto),
+            TimerClock::Fine => (self.srtt + (4 * self.rttvar).max(1)).clamp(self.min_rto, self.max_rto),
+            // rtt_timeout clamps only after the backoff multiplies t_rtxcur_.
             TimerClock::Ns2 { tick } => super::rtt_ns2::rtxcur_ticks(self.srtt, self.rttvar) * tick,
-        };
-        if let TimerClock::Ns2 { .. } = self.clock {
-            return raw; // rtt_timeout clamps only after the backoff multiplies t_rtxcur_
         }
-        raw.clamp(self.min_rto, self.max_rto)
     }
 
     /// When a timer armed at `now` after `backoff` consecutive timeouts expires.
     pub fn deadline(&self, now: Time, backoff: u32) -> Time {
         let mult = BACKOFF[(backoff as usize).min(BACKOFF.len() - 1)];
-        let base = if self.bsd44 && !self.has_sample && backoff == 0 { self.initial_rto } else { self.rto() };
-        let rto = || base.saturating_mul(mult).clamp(self.min_rto, self.max_rto);
         match self.clock {
             TimerClock::Coarse { tick } => {
+                let base = if self.bsd44 && !self.has_sample && backoff == 0 { self.initial_rto } else { self.rto() };
+                let rto = base.saturating_mul(mult).clamp(self.min_rto, self.max_rto);
                 // The timer counts down once per tick: it fires on the rto_ticks-th boundary.
-                let ticks = rto().div_ceil(tick).max(1);
+                let ticks = rto.div_ceil(tick).max(1);
                 next_tick_after(now, tick, self.phase) + (ticks - 1) * tick
             }
-            TimerClock::Fine => now + rto(),
-            TimerClock::Ns2 { .. } => {
-                // rtt_timeout: t_rtxcur_ * t_backoff_, capped at maxrto_, at least 2 ticks
-                // (min_rto), and the ns timer fires exactly then.
-                let t = self.rto().saturating_mul(mult).min(self.max_rto).max(self.min_rto);
-                now + t
-            }
+            TimerClock::Fine => now + self.rto().saturating_mul(mult).clamp(self.min_rto, self.max_rto),
+            // rtt_timeout: t_rtxcur_ * t_backoff_, capped at maxrto_, at least 2 ticks
+            // (min_rto), and the ns timer fires exactly then.
+            TimerClock::Ns2 { .. } => now + self.rto().saturating_mul(mult).min(self.max_rto).max(self.min_rto),
         }
     }
 }

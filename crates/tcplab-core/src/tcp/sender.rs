@@ -33,7 +33,6 @@ macro_rules! ctx {
             retransmit: &mut $s.retransmit,
             extra_new: &mut $s.extra_new,
             scoreboard: &mut $s.scoreboard,
-            ssthresh_floor: $s.cfg.ssthresh_floor as u64,
         }
     };
 }
@@ -159,7 +158,7 @@ impl TcpSender {
             win: Window { cwnd: cfg.initial_cwnd as u64 * mss, ssthresh: cfg.initial_ssthresh },
             peer_wnd: cfg.advertised_window() as u64,
             max_peer_wnd: cfg.advertised_window() as u64,
-            recovery: Recovery::new(cfg.recovery, cfg.deflation, cfg.bug_fix, cfg.newreno_changes),
+            recovery: Recovery::new(&cfg),
             ca_rem: 0,
             cfg,
             flow,

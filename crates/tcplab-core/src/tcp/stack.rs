@@ -137,4 +137,12 @@ mod tests {
         Stack::Ns2.finish(&mut c, false, false);
         assert_eq!((c.rcv_buf, c.initial_ssthresh), (20 * 512, 20 * 512));
     }
+
+    #[test]
+    fn ns1_is_ns2_but_for_the_first_timeout() {
+        // docs/stacks.md: the only ns-1 difference implemented (ns-1's source was not found).
+        let (n1, n2) = (Stack::Ns1.preset(), Stack::Ns2.preset());
+        assert_eq!(TcpConfig { initial_rto: n2.initial_rto, stack: Stack::Ns2, ..n1 }, n2);
+        assert_eq!(n1.initial_rto, 3 * SEC);
+    }
 }

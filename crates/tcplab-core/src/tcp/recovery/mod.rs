@@ -18,8 +18,7 @@ pub use sack6675::Sack6675;
 pub use tahoe::Tahoe;
 pub use vanilla::Vanilla;
 
-use super::config::RecoveryKind;
-use super::growth::Deflation;
+use super::config::{RecoveryKind, TcpConfig};
 use super::scoreboard::Scoreboard;
 use super::window::Window;
 
@@ -40,14 +39,14 @@ pub struct Ctx<'a> {
     /// New segments the sender may send beyond the window (Hoe's "flywheel").
     pub extra_new: &'a mut u32,
     pub scoreboard: &'a mut Scoreboard,
-    /// Smallest ssthresh after a loss, segments.
-    pub ssthresh_floor: u64,
 }
 
 impl Ctx<'_> {
-    /// The slow-start threshold after a loss: half the usable window, whole segments.
-    pub fn halved(&self) -> u64 {
-        self.win.halved_with_floor(self.peer_wnd, self.mss, self.ssthresh_floor)
+    /// The slow-start threshold after a loss: half the usable window in whole segments, at
+    /// least `floor` segments (the policies hold the stack's floor, so that building a Ctx
+    /// on the hot path stays as cheap as it was).
+    pub fn halved(&self, floor: u64) -> u64 {
+        self.win.halved_with_floor(self.peer_wnd, self.mss, floor)
     }
 
     /// Bytes sent and not yet cumulatively acknowledged.
@@ -126,16 +125,18 @@ pub enum Recovery {
 }
 
 impl Recovery {
-    pub fn new(kind: RecoveryKind, deflation: Deflation, bug_fix: bool, newreno_changes: bool) -> Self {
-        match kind {
+    /// The policy `cfg.recovery` names, with the stack's rules from `cfg`.
+    pub fn new(cfg: &TcpConfig) -> Self {
+        let floor = cfg.ssthresh_floor as u64;
+        match cfg.recovery {
             RecoveryKind::Vanilla => Recovery::Vanilla(Vanilla),
-            RecoveryKind::Tahoe => Recovery::Tahoe(Tahoe::new(bug_fix)),
-            RecoveryKind::Reno => Recovery::Reno(Reno::new(deflation, bug_fix)),
+            RecoveryKind::Tahoe => Recovery::Tahoe(Tahoe::new(cfg.bug_fix, floor)),
+            RecoveryKind::Reno => Recovery::Reno(Reno::new(cfg.deflation, cfg.bug_fix).with_floor(floor)),
             RecoveryKind::NewReno => Recovery::NewReno(NewReno::new(NewRenoFlavor::Rfc6582)),
             RecoveryKind::NewRenoNs2 => {
-                Recovery::NewReno(NewReno::new(NewRenoFlavor::Ns2).with_flywheel(newreno_changes))
+                Recovery::NewReno(NewReno::new(NewRenoFlavor::Ns2).with_flywheel(cfg.newreno_changes).with_floor(floor))
             }
-            RecoveryKind::Sack => Recovery::Sack(SackPipe::new(bug_fix)),
+            RecoveryKind::Sack => Recovery::Sack(SackPipe::new(cfg.bug_fix, floor)),
             RecoveryKind::Sack6675 => Recovery::Sack6675(Sack6675::default()),
         }
     }
@@ -168,8 +169,8 @@ impl Recovery {
 }
 
 /// The shared first step of fast retransmit: halve, resend the first unacknowledged segment.
-pub fn fast_retransmit(cx: &mut Ctx) {
-    cx.win.ssthresh = cx.halved();
+pub fn fast_retransmit(cx: &mut Ctx, floor: u64) {
+    cx.win.ssthresh = cx.halved(floor);
     *cx.retransmit = Some(cx.snd_una);
 }
 
@@ -212,7 +213,6 @@ pub(crate) mod fixture {
                 retransmit: &mut self.retransmit,
                 extra_new: &mut self.extra_new,
                 scoreboard: &mut self.scoreboard,
-                ssthresh_floor: 2,
             }
         }
     }

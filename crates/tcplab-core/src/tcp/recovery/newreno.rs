@@ -30,16 +30,23 @@ pub struct NewReno {
     partial_acks: u32,
     /// Ns2 flavour: newreno_changes_ (Hoe's flywheel) on.
     flywheel: bool,
+    /// Ns2 flavour: smallest ssthresh after a loss, segments.
+    floor: u64,
 }
 
 impl NewReno {
     pub fn new(flavor: NewRenoFlavor) -> Self {
-        Self { flavor, in_recovery: false, recover: None, dups: 0, partial_acks: 0, flywheel: true }
+        Self { flavor, in_recovery: false, recover: None, dups: 0, partial_acks: 0, flywheel: true, floor: 2 }
     }
 
     /// tcp-newreno.cc NewRenoTcpAgent::recv: `if (newreno_changes_ > 0 && ...)`.
     pub fn with_flywheel(mut self, on: bool) -> Self {
         self.flywheel = on;
+        self
+    }
+
+    pub fn with_floor(mut self, floor: u64) -> Self {
+        self.floor = floor;
         self
     }
 }
@@ -63,7 +70,7 @@ impl LossRecovery for NewReno {
         }
         cx.win.ssthresh = match self.flavor {
             NewRenoFlavor::Rfc6582 => (cx.flight() / 2).max(2 * cx.mss),
-            NewRenoFlavor::Ns2 => cx.halved(),
+            NewRenoFlavor::Ns2 => cx.halved(self.floor),
         };
         cx.win.cwnd = cx.win.ssthresh + threshold as u64 * cx.mss;
         *cx.retransmit = Some(cx.snd_una);

@@ -31,6 +31,8 @@ pub struct Reno {
     dupwnd: u64,
     /// Inflated by duplicate ACKs that bugFix_ kept from a fast retransmit.
     inflated_only: bool,
+    /// Smallest ssthresh after a loss, segments.
+    floor: u64,
 }
 
 impl Default for Reno {
@@ -50,7 +52,13 @@ impl Reno {
             recover: 0,
             dupwnd: 0,
             inflated_only: false,
+            floor: 2,
         }
+    }
+
+    pub fn with_floor(mut self, floor: u64) -> Self {
+        self.floor = floor;
+        self
     }
 
     /// Inflation a timeout must leave out when it halves the window (ns-2 only).
@@ -73,8 +81,12 @@ impl LossRecovery for Reno {
                 self.inflated_only = true;
                 return false;
             }
-            fast_retransmit(cx);
-            cx.win.cwnd = cx.win.ssthresh + dupwnd;
+            // ns-2 closecwnd(1): cwnd_ = window()/2 in whole packets, where only ssthresh_
+            // is floored at 2; elsewhere cwnd restarts from ssthresh.
+            let half = cx.win.cwnd.min(cx.peer_wnd) / cx.mss / 2 * cx.mss;
+            fast_retransmit(cx, self.floor);
+            let base = if self.deflation == Deflation::Ns2 { half.max(cx.mss) } else { cx.win.ssthresh };
+            cx.win.cwnd = base + dupwnd;
             self.dupwnd = dupwnd;
             self.in_recovery = true;
             self.after_timeout = false;
@@ -198,5 +210,18 @@ mod tests {
         s.snd_una = 14_000;
         s.snd_max = 20_000;
         assert!(r.on_dupack(&mut s.cx(), 3, 3));
+    }
+
+    #[test]
+    fn ns2_small_window_halves_cwnd_below_the_ssthresh_floor() {
+        // tcp.cc closecwnd(1) / slowdown: cwnd_ = window()/2 = 1 packet for a window of 3,
+        // while ssthresh_ is floored at 2; window() = cwnd_ + dupwnd_ = 4.
+        let mut s = State::new(3000);
+        let mut r = Reno::new(Deflation::Ns2, true);
+        assert!(r.on_dupack(&mut s.cx(), 3, 3));
+        assert_eq!((s.win.ssthresh, s.win.cwnd), (2000, 4000));
+        s.snd_una = 6000;
+        r.on_new_ack(&mut s.cx(), 1000);
+        assert_eq!(s.win.cwnd, 1000, "back to cwnd_ = 1 packet; opencwnd then slow-starts");
     }
 }

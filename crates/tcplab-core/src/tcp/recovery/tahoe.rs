@@ -4,7 +4,7 @@
 
 use super::{AckVerdict, Ctx, LossRecovery};
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Tahoe {
     /// Highest byte sent when the last loss was detected: duplicate ACKs below it belong to
     /// the same loss episode and must not trigger another fast retransmit.
@@ -14,11 +14,19 @@ pub struct Tahoe {
     /// the timer. recover_ starts at packet 0, i.e. one segment: two packets must have been
     /// acknowledged before the first fast retransmit.
     strict: bool,
+    /// Smallest ssthresh after a loss, segments.
+    floor: u64,
+}
+
+impl Default for Tahoe {
+    fn default() -> Self {
+        Self::new(false, 2)
+    }
 }
 
 impl Tahoe {
-    pub fn new(bug_fix: bool) -> Self {
-        Self { recover: 0, strict: bug_fix }
+    pub fn new(bug_fix: bool, floor: u64) -> Self {
+        Self { recover: 0, strict: bug_fix, floor }
     }
 }
 
@@ -28,7 +36,7 @@ impl LossRecovery for Tahoe {
         if count != threshold || blocked {
             return false;
         }
-        cx.win.ssthresh = cx.halved();
+        cx.win.ssthresh = cx.halved(self.floor);
         cx.win.cwnd = cx.mss;
         *cx.snd_nxt = cx.snd_una; // go back N: the window rule resends from the hole
         self.recover = cx.snd_max;
@@ -68,7 +76,7 @@ mod tests {
         // tcp.cc TcpAgent::dupack_action: recovered = (highest_ack_ > recover_); with
         // bugFix_ an ACK standing exactly at recover_ does nothing and the timer must fire.
         let mut s = State::new(8000);
-        let mut t = Tahoe::new(true);
+        let mut t = Tahoe::new(true, 2);
         t.on_timeout(&mut s.cx()); // recover = 13000
         s.snd_una = 13_000;
         s.snd_max = 20_000;
