@@ -16,9 +16,9 @@ import tcplab as tl
 from conftest import REPO, SCENARIOS, tcplab
 from rich.console import Console
 from tcplab.errors import UserError
-from tcplab.report.flow_summary import HEAD_ROWS
 from tcplab.experiment.scenario import dumps
 from tcplab.experiment.spec import SweepSpec
+from tcplab.report.flow_summary import HEAD_ROWS
 from tcplab.report.terminal import print_run
 
 # ---------------------------------------------------------------- item 3: Ctrl-C

@@ -83,9 +83,9 @@ def run(
     json_out: JsonOpt = False,
 ) -> None:
     """Run one scenario (a file, or a packaged example's name) and print its results."""
-    from tcplab.experiment.examples import resolve_scenario
     from tcplab.experiment.api import load_scenario
     from tcplab.experiment.api import run as run_scenario
+    from tcplab.experiment.examples import resolve_scenario
 
     text = load_scenario(resolve_scenario(file))
     before: dict[Path, int] = {}

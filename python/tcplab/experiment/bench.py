@@ -17,7 +17,6 @@ from typing import Any
 
 from tcplab.errors import InternalError
 from tcplab.experiment.examples import scenario_dir
-from tcplab.experiment.api import load_scenario
 from tcplab.experiment.scenario import dumbbell, dumps, loads
 
 __all__ = ["SCENARIOS", "Target", "check_targets", "run_bench", "scenario_text"]

@@ -8,7 +8,6 @@ from typing import Any
 from rich import box
 from rich.console import Console
 from rich.table import Table
-
 from tcplab.report.flow_summary import summary_rows
 
 __all__ = ["print_bench", "print_run", "run_table"]
