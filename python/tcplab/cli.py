@@ -76,21 +76,27 @@ def _info(message: str, to_stderr: bool) -> None:
 def run(
     file: FileArg,
     seed: SeedOpt = None,
-    out: Annotated[
-        Path | None,
-        typer.Option("--out", help="Write summary.json, traces, pcaps and per-flow PNGs here."),
+    out_name: Annotated[
+        str | None,
+        typer.Option(
+            "--out", metavar="PATH", help="Write summary.json, traces, pcaps and per-flow PNGs here."
+        ),
     ] = None,
     json_out: JsonOpt = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="Write into a non-empty --out folder that tcplab did not write.")
+    ] = False,
 ) -> None:
     """Run one scenario (a file, or a packaged example's name) and print its results."""
     from tcplab.experiment.api import load_scenario
     from tcplab.experiment.api import run as run_scenario
     from tcplab.experiment.examples import resolve_scenario
+    from tcplab.experiment.out_dir import mark_out_dir, prepare_out_dir
 
     text = load_scenario(resolve_scenario(file))
     before: dict[Path, int] = {}
+    out = prepare_out_dir(out_name, force) if out_name is not None else None
     if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
         before = _files(out)
     result = run_scenario(text, seed=seed, out_dir=out)
     if out is not None:
@@ -106,6 +112,7 @@ def run(
     if out is not None:
         after = _files(out)
         wrote = sorted(p.name for p, mtime in after.items() if before.get(p) != mtime)
+        mark_out_dir(out)
         _info(f"wrote to {out}/: " + ", ".join(wrote), to_stderr=json_out)
 
 

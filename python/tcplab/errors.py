@@ -40,10 +40,13 @@ def describe(exc: BaseException, source: str | os.PathLike[str] | None = None) -
             field, message = exc.args
             return f"{_prefix(source)}{field}: {message}"
         return f"{_prefix(source)}{exc}"
-    if isinstance(exc, OSError) and exc.filename is not None:
+    if isinstance(exc, OSError) and isinstance(exc.filename, str | bytes | os.PathLike):
         reason = exc.strerror or str(exc)
         return f"{os.fspath(exc.filename)}: {reason.lower() if reason[:1].isupper() else reason}"
-    return f"{_prefix(source)}{exc}"
+    text = str(exc)
+    if source is not None and text.startswith(f"{os.fspath(source)}: "):
+        return text  # the message already names the input
+    return f"{_prefix(source)}{text}"
 
 
 def _fail(status: int, message: str) -> NoReturn:

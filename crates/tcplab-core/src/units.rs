@@ -91,11 +91,18 @@ const TIME_UNITS: &[(&str, f64)] = &[("", 1.0), ("s", 1.0), ("ms", 1e-3), ("us",
 const SIZE_UNITS: &[(&str, f64)] =
     &[("", 1.0), ("B", 1.0), ("kB", 1e3), ("KB", 1e3), ("MB", 1e6), ("GB", 1e9), ("KiB", 1024.0), ("MiB", 1048576.0)];
 
-/// A link rate in bit/s; must be positive.
+/// The fastest link accepted, 1 Pb/s: a byte then takes 8 fs, far below the 1 ns clock, so
+/// anything faster would only round to the same timing (and 1e308 used to saturate silently).
+pub const MAX_RATE_BPS: f64 = 1e15;
+
+/// A link rate in bit/s; must be positive and at most MAX_RATE_BPS.
 pub fn rate_bps(q: &Quantity) -> Result<u64, String> {
     let v = scaled(q, RATE_UNITS, "rate")?.round();
     if v < 1.0 {
         return Err("rate must be positive".into());
+    }
+    if v > MAX_RATE_BPS {
+        return Err(format!("rate must be at most {MAX_RATE_BPS:e} b/s (1 Pb/s), got {v:e} b/s"));
     }
     Ok(v as u64)
 }
@@ -112,9 +119,14 @@ pub fn duration_ns(q: &Quantity) -> Result<Dur, String> {
     Ok((s * SEC as f64).round() as Dur)
 }
 
-/// A size in bytes (zero allowed).
+/// A size in bytes (zero allowed, at most 2^64-1: larger values are refused, not saturated).
 pub fn bytes(q: &Quantity) -> Result<u64, String> {
-    Ok(scaled(q, SIZE_UNITS, "size")?.round() as u64)
+    let v = scaled(q, SIZE_UNITS, "size")?.round();
+    // u64::MAX as f64 rounds up to 2^64, which itself does not fit.
+    if v >= u64::MAX as f64 {
+        return Err(format!("size must be below 2^64 bytes, got {v:e}"));
+    }
+    Ok(v as u64)
 }
 
 #[cfg(test)]
@@ -140,6 +152,11 @@ mod tests {
     fn rejects_bad_values_with_reasons() {
         assert!(rate_bps(&t("-5Mbps")).unwrap_err().contains("negative"));
         assert!(rate_bps(&t("0bps")).unwrap_err().contains("positive"));
+        // Issue 11: huge values are refused, not saturated to u64::MAX.
+        assert!(rate_bps(&Quantity::Num(1e308)).unwrap_err().contains("at most"));
+        assert_eq!(rate_bps(&t("1000Gbps")).unwrap(), 1_000_000_000_000);
+        assert!(bytes(&Quantity::Num(1e308)).unwrap_err().contains("below 2^64"));
+        assert!(bytes(&Quantity::Num(18446744073709551615.0)).is_err());
         assert!(rate_bps(&t("10 furlongs")).unwrap_err().contains("unknown rate unit"));
         assert!(duration_ns(&t("fast")).unwrap_err().contains("number"));
         assert!(duration_ns(&Quantity::Num(1e300)).unwrap_err().contains("at most"));

@@ -17,35 +17,49 @@ from tcplab import _core
 from tcplab.experiment.scenario import dumps, loads
 
 if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
+
     import pandas as pd
 
-__all__ = ["RunResult", "load_scenario", "run", "scenario_text", "validate"]
+__all__ = ["RunResult", "TomlText", "load_scenario", "run", "scenario_text", "validate"]
 
 ScenarioSource = str | os.PathLike[str] | Mapping[str, Any]
 
 
-def load_scenario(path: str | os.PathLike[str]) -> str:
+def load_scenario(path: str | os.PathLike[str] | Traversable) -> TomlText:
     """The text of a scenario file, checked to be TOML (raises ScenarioError if it is not).
 
-    FileNotFoundError / IsADirectoryError / PermissionError propagate unchanged.
+    FileNotFoundError / IsADirectoryError / PermissionError propagate unchanged; a device, FIFO
+    or oversized file is refused with a UserError before it is read.
     """
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise _core.ScenarioError("scenario", "not a text file (it is not valid UTF-8)") from None
-    loads(text)  # Python's TOML errors are clearer than the core's; fields are checked there.
-    return text
+    if isinstance(path, str | os.PathLike):
+        from tcplab.experiment.input_files import read_input
+
+        text = read_input(path, "scenario")
+    else:  # a packaged example (importlib.resources)
+        text = path.read_text(encoding="utf-8")
+    if not loads(text):  # Python's TOML errors are clearer than the core's; fields are checked there.
+        raise _core.ScenarioError("scenario", "the file sets nothing (it is empty or only comments)")
+    return TomlText(text)
+
+
+class TomlText(str):
+    """Scenario text already read from a file: never taken for a file name again."""
 
 
 def _looks_like_text(s: str) -> bool:
-    return "\n" in s or "=" in s
+    return "\n" in s or "=" in s or not s.strip() or s.lstrip().startswith("#")
 
 
 def scenario_text(source: ScenarioSource) -> str:
-    """TOML text for a path, a TOML string or a scenario dict."""
+    """TOML text for a path, a TOML string or a scenario dict.
+
+    A string is TOML text if it is a ``TomlText`` (from ``load_scenario``), has a newline or an
+    ``=``, is blank or starts with a comment; otherwise it names a file.
+    """
     if isinstance(source, Mapping):
         return dumps(source)
-    if isinstance(source, str) and _looks_like_text(source):
+    if isinstance(source, TomlText) or (isinstance(source, str) and _looks_like_text(source)):
         return source
     return load_scenario(source)
 

@@ -33,6 +33,8 @@ def loads(text: str) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ScenarioError("scenario", f"not valid TOML: {e}") from None
+    except RecursionError:
+        raise ScenarioError("scenario", "not valid TOML: tables or arrays nested too deeply") from None
 
 
 def read(path: str | Path) -> dict[str, Any]:

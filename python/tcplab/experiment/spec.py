@@ -13,7 +13,6 @@ one (``"link.0.rate" = [...]``): TOML reads it as nested tables, which are flatt
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -162,9 +161,26 @@ def check_spec(spec: SweepSpec) -> None:
     for path, names in spec.level_labels.items():
         _check_level_labels(spec, seen, path, names)
     columns = [spec.labels.get(p, p) for p in seen]
+    _check_reserved(spec, columns)
     dupes = {c for c in columns if columns.count(c) > 1}
     if dupes:
         raise _fail(spec, f"labels: two factors share the column name {sorted(dupes)[0]!r}")
+
+
+def _check_reserved(spec: SweepSpec, columns: list[str]) -> None:
+    """A factor column named like a store column (seed, key, status...) would make result tables
+    ambiguous, so it is refused before any run is stored."""
+    from tcplab.experiment.store import RESERVED_COLUMNS
+
+    for column in columns:
+        if column in RESERVED_COLUMNS:
+            path = next(p for p in spec.paths if spec.labels.get(p, p) == column)
+            how = f"labels.{path}" if path in spec.labels else f"factors: {path}"
+            raise _fail(
+                spec,
+                f"{how}: the column name {column!r} is taken by the result table; "
+                f'give the factor another name, e.g. labels."{path}" = "{column}_level"',
+            )
 
 
 def _check_level_labels(spec: SweepSpec, seen: set[str], path: str, names: Any) -> None:
@@ -205,10 +221,14 @@ def _base(doc: Mapping[str, Any], root: Path, source: str) -> tuple[dict[str, An
     if not isinstance(base, str):
         raise UserError(f"{source}: base: give a scenario file name or a [base] table")
     path = Path(base) if Path(base).is_absolute() else root / base
+    from tcplab.experiment.input_files import read_input
+
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_input(path, "scenario")
     except OSError as e:
         raise UserError(f"{source}: base: cannot read {path}: {e.strerror or e}") from None
+    except UserError as e:
+        raise UserError(f"{source}: base: {e}") from None
     from tcplab.errors import ScenarioError
 
     try:
@@ -259,14 +279,9 @@ def parse_spec(doc: Mapping[str, Any], root: Path = Path("."), source: str = "sp
 
 def load_spec(path: str | os.PathLike[str]) -> SweepSpec:
     """Read a sweep spec file; raises UserError naming the file and the problem."""
+    from tcplab.experiment.input_files import parse_toml, read_input
+
     p = Path(path)
     source = os.fspath(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise UserError(f"{source}: not a text file (it is not valid UTF-8)") from None
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise UserError(f"{source}: not valid TOML: {e}") from None
+    doc = parse_toml(read_input(p, "sweep spec"), source)
     return parse_spec(doc, p.parent, source)

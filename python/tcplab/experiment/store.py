@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from tcplab.errors import UserError
 from tcplab.experiment.metrics import METRICS, flow_metrics, summary_metrics
+from tcplab.experiment.store_checks import check_before_open, damaged
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -52,6 +53,8 @@ _COLUMNS: dict[str, str] = {
     "wall_s": "REAL",
     "finished_at": "TEXT NOT NULL",
 }
+# Names a sweep's factor column may not take: they would collide with these in result tables.
+RESERVED_COLUMNS = frozenset([*_COLUMNS, "traced"])
 # Columns of runs_df(): everything but the bulky JSON and text columns.
 _BULKY = ("flow_metrics", "report", "scenario", "traces")
 
@@ -89,6 +92,9 @@ class Store:
             raise UserError(f"{self.path}: no result store here (looked for {self.path.resolve()})")
         if create:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+        # Before connecting: an unrelated SQLite file must not be switched to WAL mode, and a
+        # read-only folder is not "not a store".
+        check_before_open(self.path)
         try:
             self._db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
@@ -146,13 +152,14 @@ class Store:
             "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
         }
         sql = f"INSERT OR REPLACE INTO runs ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})"
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            self._db.execute(sql, list(row.values()))
-            self._db.execute("COMMIT")
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
+        with damaged(self.path):
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.execute(sql, list(row.values()))
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
 
     def _write_traces(self, record: RunRecord) -> list[str]:
         if not record.traces:
@@ -169,15 +176,26 @@ class Store:
 
     def keys(self, status: str | None = "ok") -> set[str]:
         """Keys of the stored runs (only the successful ones by default; None for all)."""
+        with damaged(self.path):
+            return self._keys(status)
+
+    def _keys(self, status: str | None) -> set[str]:
         if status is None:
             return {k for (k,) in self._db.execute("SELECT key FROM runs")}
         return {k for (k,) in self._db.execute("SELECT key FROM runs WHERE status = ?", (status,))}
 
     def count(self) -> int:
-        (n,) = self._db.execute("SELECT count(*) FROM runs").fetchone()
+        with damaged(self.path):
+            (n,) = self._db.execute("SELECT count(*) FROM runs").fetchone()
         return int(n)
 
     def _select(self, columns: Iterable[str], keys: Iterable[str] | None, sweep: str | None) -> list[Any]:
+        with damaged(self.path):
+            return self._select_rows(columns, keys, sweep)
+
+    def _select_rows(
+        self, columns: Iterable[str], keys: Iterable[str] | None, sweep: str | None
+    ) -> list[Any]:
         sql = f"SELECT {', '.join(columns)} FROM runs"
         if sweep is not None:
             rows = self._db.execute(sql + " WHERE sweep = ? ORDER BY rowid", (sweep,)).fetchall()
@@ -233,7 +251,8 @@ class Store:
 
     def report(self, key: str) -> dict[str, Any] | None:
         """The whole JSON report of a run, or None if it failed or is not stored."""
-        row = self._db.execute("SELECT report FROM runs WHERE key = ?", (key,)).fetchone()
+        with damaged(self.path):
+            row = self._db.execute("SELECT report FROM runs WHERE key = ?", (key,)).fetchone()
         return json.loads(row[0]) if row and row[0] else None
 
     def trace_path(self, key: str, flow_id: int, kind: str = "trace") -> Path:

@@ -1,0 +1,60 @@
+"""Reading the user's input files (scenarios, sweep specs) safely: regular files only, of a
+bounded size, decoded as UTF-8, parsed as TOML, every failure one line naming the file.
+
+A FIFO or ``/dev/zero`` given as a scenario would otherwise be read forever, and TOML nested a
+few hundred levels deep makes Python's parser raise RecursionError.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+import tomllib
+from typing import Any
+
+from tcplab.errors import UserError
+
+__all__ = ["MAX_INPUT_BYTES", "parse_toml", "read_input"]
+
+# Far above any real scenario or spec (the largest shipped one is a few kB).
+MAX_INPUT_BYTES = 16 * 1024 * 1024
+
+
+def read_input(path: str | os.PathLike[str], what: str = "scenario") -> str:
+    """The text of an input file; UserError (one line, naming the file) if it cannot be one."""
+    name = os.fspath(path)
+    if name == "":
+        raise UserError(f"{what}: the file name is empty")
+    # Missing, unreadable: the OSError goes up unchanged (the CLI puts it in one line). O_NONBLOCK
+    # so that opening a FIFO with no writer does not hang before the check below.
+    fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(errno.EISDIR, "Is a directory", name)
+        if not stat.S_ISREG(st.st_mode):
+            raise UserError(f"{name}: not a regular file (a device, FIFO or socket); give a {what} file")
+        if st.st_size > MAX_INPUT_BYTES:
+            raise UserError(f"{name}: {st.st_size} bytes, too large for a {what} (at most {MAX_INPUT_BYTES})")
+    except BaseException:
+        os.close(fd)
+        raise
+    with os.fdopen(fd, "rb") as f:
+        data = f.read(MAX_INPUT_BYTES + 1)
+    if len(data) > MAX_INPUT_BYTES:
+        raise UserError(f"{name}: too large for a {what} (at most {MAX_INPUT_BYTES} bytes)")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise UserError(f"{name}: not a text file (it is not valid UTF-8)") from None
+
+
+def parse_toml(text: str, source: str) -> dict[str, Any]:
+    """Parse TOML text; UserError naming ``source`` for a syntax error or absurd nesting."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise UserError(f"{source}: not valid TOML: {e}") from None
+    except RecursionError:
+        raise UserError(f"{source}: not valid TOML: tables or arrays nested too deeply") from None
