@@ -12,6 +12,7 @@ one (``"link.0.rate" = [...]``): TOML reads it as nested tables, which are flatt
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ from tcplab.errors import UserError
 __all__ = ["SEED_MODES", "SweepSpec", "load_spec", "parse_spec"]
 
 SEED_MODES = ("per_run", "common")
+MAX_RUNS = 1_000_000
 _KEYS = ("name", "base", "replications", "seed", "seeds", "factors", "zip", "labels", "level_labels", "store")
 
 
@@ -162,9 +164,31 @@ def check_spec(spec: SweepSpec) -> None:
         _check_level_labels(spec, seen, path, names)
     columns = [spec.labels.get(p, p) for p in seen]
     _check_reserved(spec, columns)
+    _check_size(spec)
     dupes = {c for c in columns if columns.count(c) > 1}
     if dupes:
         raise _fail(spec, f"labels: two factors share the column name {sorted(dupes)[0]!r}")
+
+
+def run_count(spec: SweepSpec) -> int:
+    """How many runs the sweep has: the factorial's points times the replications."""
+    points = math.prod(len(levels) for levels in spec.factors.values())
+    points *= math.prod(len(next(iter(group.values()))) for group in spec.zips)
+    return points * spec.replications
+
+
+def _check_size(spec: SweepSpec) -> None:
+    """Refuse, before anything is expanded, a sweep too large to expand or ever finish: at even
+    a millisecond a run, MAX_RUNS runs take a quarter of an hour of CPU, and expanding each run
+    costs about a kilobyte of memory (10^9 replications used to take 2 GB before one ran)."""
+    n = run_count(spec)
+    if n > MAX_RUNS:
+        raise _fail(
+            spec,
+            f"replications: the sweep has {n:,} runs ({spec.replications:,} replications of "
+            f"{n // spec.replications:,} points), more than the {MAX_RUNS:,} one sweep may hold; "
+            "split it into smaller sweeps",
+        )
 
 
 def _check_reserved(spec: SweepSpec, columns: list[str]) -> None:
