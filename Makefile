@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP_DEPS := $(VENV)/.stamp-deps
 RUST_SRC := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml Cargo.lock
 
-.PHONY: setup build test test-rust test-python test-wheel lint reproduce bench clean
+.PHONY: setup build test test-rust test-python test-wheel lint reproduce bench clean fuzz
 
 setup: build
 
@@ -44,6 +44,11 @@ test-wheel: build
 	$(BIN)/pytest -q -m wheel tests/test_wheel.py
 
 test: lint test-rust test-python test-wheel
+
+# Thousands of seeded mutations of the shipped scenarios and sweep specs (make test runs 300).
+FUZZ_CASES ?= 5000
+fuzz: build
+	TCPLAB_FUZZ_CASES=$(FUZZ_CASES) $(BIN)/pytest -q tests/test_fuzz.py
 
 reproduce: build
 	$(BIN)/tcplab reproduce all --quick --out out
