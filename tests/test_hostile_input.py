@@ -256,6 +256,16 @@ def test_docs_warn_that_dask_schedulers_must_be_trusted() -> None:
     assert "trusted" in docs and "unpickle" in docs
 
 
+def test_a_nul_in_a_file_name_is_one_line(tmp_path: Path) -> None:
+    # Found by tests/test_fuzz.py (spec case 250 of seed 11): os.open raised ValueError.
+    spec = tmp_path / "s.toml"
+    spec.write_text('base = "a\\u0000b.toml"\n')
+    with pytest.raises(UserError, match="base: .*contains a NUL character"):
+        load_spec(spec)
+    with pytest.raises(UserError, match="contains a NUL character"):
+        tl.load_scenario("a\0b.toml")
+
+
 def test_spec_base_that_is_a_fifo_names_the_field(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "pipe.toml")
     spec = tmp_path / "s.toml"

@@ -26,6 +26,8 @@ def read_input(path: str | os.PathLike[str], what: str = "scenario") -> str:
     name = os.fspath(path)
     if name == "":
         raise UserError(f"{what}: the file name is empty")
+    if "\0" in name:
+        raise UserError(f"{what}: the file name {name!r} contains a NUL character")
     # Missing, unreadable: the OSError goes up unchanged (the CLI puts it in one line). O_NONBLOCK
     # so that opening a FIFO with no writer does not hang before the check below.
     fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
