@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 import tcplab as tl
 from conftest import REPO, SCENARIOS, tcplab
-from tcplab import _core, bench
+from tcplab import _core
+from tcplab.experiment import bench
 from tcplab.errors import UserError
 from tcplab.experiment.examples import copy_examples, example_path, list_examples, resolve_scenario
 from tcplab.extras import require
