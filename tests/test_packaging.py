@@ -10,8 +10,8 @@ import pytest
 import tcplab as tl
 from conftest import REPO, SCENARIOS, tcplab
 from tcplab import _core
-from tcplab.experiment import bench
 from tcplab.errors import UserError
+from tcplab.experiment import bench
 from tcplab.experiment.examples import copy_examples, example_path, list_examples, resolve_scenario
 from tcplab.extras import require
 from tcplab.version import version
