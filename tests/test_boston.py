@@ -237,6 +237,7 @@ def test_results_are_derived_from_the_grid_that_ran(tiny_run: tuple[Any, Any]) -
     assert len(r.runs["star"]) == 80 and r.runs["star"]["key"].is_unique
     assert {(n, "boston", f) for n in (1, 16) for f in (None, 0)} <= set(r.series)
     assert 0 < r.at("star", "boston", "effective_throughput") <= 1
+    assert set(r.average_window) == {"reno", "reno_epd", "boston", "boston_bitmap"}  # from the traces
 
 
 def test_bitmap_as_boston_is_a_new_view_not_a_changed_global(tiny_run: tuple[Any, Any]) -> None:

@@ -530,8 +530,8 @@ def _fig15(r: Results) -> list[Claim]:
             "fig15_average_window",
             "One source alone: Boston keeps a larger average window than Reno (27.7 vs 23.9 kB)",
             {"boston_kB": 27.7, "reno_kB": 23.9},
-            {k: _r(v / 1000, 2) for k, v in r.windows.items()},
-            r.windows.get("boston", 0) > r.windows.get("reno", math.inf),
+            {k: _r(v / 1000, 2) for k, v in r.average_window.items()},
+            r.average_window.get("boston", 0) > r.average_window.get("reno", math.inf),
         ),
     ]
     return out

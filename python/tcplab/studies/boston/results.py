@@ -45,7 +45,7 @@ class Results:
     """``runs[kind]``: one row per run of the star sweeps of a kind ("star": the 16-source grid,
     "single": one source, "access_<model><n>": the sensitivity runs); ``means[kind]`` their means
     over replications indexed by ``FACTORS``; ``chain``: means by (m, protocol) of the chain's
-    waste; ``series``: bytes per second of the first run of each series sweep; ``windows``: the
+    waste; ``series``: bytes per second of the first run of each series sweep; ``average_window``: the
     lone source's time-averaged window by protocol. The grid (packets, windows, buffers, access
     models, chain packet sizes) is the one the sweeps ran."""
 
@@ -53,7 +53,7 @@ class Results:
     means: dict[str, pd.DataFrame]
     chain: pd.DataFrame
     series: dict[SeriesKey, dict[str, list[int]]]
-    windows: dict[str, float]
+    average_window: dict[str, float]
     packets: tuple[int, ...]
     window_sizes: tuple[int, ...]
     buffers: tuple[int, ...]
@@ -119,7 +119,7 @@ def derive(data: StudyData) -> Results:
         means={k: _means(t) for k, t in runs.items()},
         chain=chain,
         series=lines,
-        windows=_average_windows(data),
+        average_window=_average_windows(data),
         packets=tuple(sorted(int(x) for x in star["packet"].unique())),
         window_sizes=tuple(sorted(int(x) for x in star["window"].unique())),
         buffers=tuple(sorted(int(x) for x in star["buffer"].unique())),
