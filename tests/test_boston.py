@@ -179,17 +179,15 @@ def test_study_sweeps_quick_and_full() -> None:
 
 
 @pytest.fixture(scope="module")
-def tiny_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, Any]:
+def tiny_run(tiny_reproduction) -> tuple[Any, Any]:
     """The study's tiny grid reproduced once: (what reproduce wrote, the derived results)."""
     from tcplab.experiment.runner import run_sweep
-    from tcplab.report.reproduce import reproduce_study
     from tcplab.report.study import StudyData
     from tcplab.studies.boston import STUDY
     from tcplab.studies.boston.results import derive
 
-    out_dir = tmp_path_factory.mktemp("boston")
     specs = STUDY.tiny()
-    out = reproduce_study(STUDY, out_dir, quick=True, workers=1, specs=specs)
+    out = tiny_reproduction("boston")
     store = out.folder / "runs.sqlite"  # every run is in it now: run_sweep only reads
     runs = {s.name: run_sweep(s, store=store, workers=1).df for s in specs}
     data = StudyData(runs=runs, store=store, quick=True, specs={s.name: s for s in specs})
