@@ -41,8 +41,8 @@ class Plan:
     trace_duration_s: float
 
 
-FULL = Plan(duration_s=200.0, reps=5, sensitivity_reps=3, trace_duration_s=TRACE_START_S + TRACE_LEN_S)
-QUICK = Plan(duration_s=100.0, reps=2, sensitivity_reps=1, trace_duration_s=TRACE_START_S + TRACE_LEN_S)
+FULL = Plan(duration_s=200.0, reps=10, sensitivity_reps=5, trace_duration_s=TRACE_START_S + TRACE_LEN_S)
+QUICK = Plan(duration_s=100.0, reps=3, sensitivity_reps=2, trace_duration_s=TRACE_START_S + TRACE_LEN_S)
 TINY = Plan(duration_s=40.0, reps=1, sensitivity_reps=1, trace_duration_s=TRACE_START_S + TRACE_LEN_S)
 
 
