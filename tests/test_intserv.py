@@ -83,4 +83,4 @@ def test_tiny_reproduce(tmp_path):
     report = out.report.read_text()
     for f in out.figures:
         assert f.is_file() and f"]({f.name})" in report
-    assert len(out.figures) == 10
+    assert len(out.figures) == 12
