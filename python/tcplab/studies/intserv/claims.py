@@ -268,7 +268,17 @@ def _diagnostics(r: Results) -> list[Claim]:
         }
         for s in sorted([*RTT_SCALES, 1.0])
     }
+    at_awnd = {k: round(t.ssthresh_at_awnd, 3) for k, t in r.traces_fig1.items()}
     return [
+        diagnostic(
+            "window_change_keeps_ssthresh_at_awnd",
+            "Why the windowing change stalls New-Reno here: in the 5 s traces C4's ssthresh sits at the "
+            "advertised window (RWND from the smoothed RTT at or above AWND) more with the rate-adaptive "
+            "window than with plain TCP",
+            "not in the paper: share of the trace's ACKs with ssthresh = AWND",
+            at_awnd,
+            at_awnd["window"] > at_awnd["normal"],
+        ),
         diagnostic(
             "unloaded_window_100",
             "Fig. 1's links give an unloaded delay-bandwidth product of 100 packets, the paper's window",

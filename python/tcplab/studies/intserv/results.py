@@ -40,6 +40,7 @@ class Trace:
     core_lost_bytes: float  # over the whole run, the core's count
     replay_marked: int
     core_marked: int
+    ssthresh_at_awnd: float  # share of the window's trace rows with ssthresh at the advertised window
 
 
 @dataclass(frozen=True)
@@ -143,7 +144,8 @@ def _traces(data: StudyData, store: Store, sweep: str, factor: str) -> dict[str,
         trace = store.trace(key, C4, "trace")
         segments = store.trace(key, C4, "segments")
         end = float(report.get("sim_time_s", data.specs[sweep].base["duration"]))
-        out[str(run[factor])] = build_trace(trace, segments, rate, end, marking)
+        awnd = float(data.specs[sweep].base["tcp"]["rcv_buf"])
+        out[str(run[factor])] = build_trace(trace, segments, rate, end, marking, awnd)
     return out
 
 
@@ -173,7 +175,12 @@ def replay_bucket(
 
 
 def build_trace(
-    trace: pd.DataFrame, segments: pd.DataFrame, rate_bps: float, end_s: float, marking: dict[str, Any]
+    trace: pd.DataFrame,
+    segments: pd.DataFrame,
+    rate_bps: float,
+    end_s: float,
+    marking: dict[str, Any],
+    awnd: float = float("inf"),
 ) -> Trace:
     t0, t1 = TRACE_START_S, TRACE_START_S + TRACE_LEN_S
     # Two empty probes at the window's edges read the bucket's loss count there (an empty
@@ -205,6 +212,7 @@ def build_trace(
         core_lost_bytes=float(marking.get("tokens_lost_bytes", float("nan"))),
         replay_marked=int((marked & ~probe).sum()),
         core_marked=int(marking.get("marked_packets", -1)),
+        ssthresh_at_awnd=float((tr["ssthresh"] >= awnd).mean()) if len(tr) else float("nan"),
     )
 
 
