@@ -40,7 +40,7 @@ STUDY = Study(
             "W. Feng, D. Kandlur, D. Saha and K. G. Shin",
             "TCP Enhancements for an Integrated Services Internet",
             1997,
-            "IBM Research Report (preprint)",
+            "preprint",
         ),
     ),
     summary=__doc__ or "",
