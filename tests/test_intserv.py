@@ -68,10 +68,8 @@ def test_token_bucket_replay_hand_worked():
     assert lost_end == pytest.approx(1100)
 
 
-def test_tiny_reproduce(tmp_path):
-    from tcplab.report.reproduce import reproduce_study
-
-    out = reproduce_study(STUDY, tmp_path, quick=True, workers=1, specs=STUDY.tiny())
+def test_tiny_reproduce(tiny_reproduction):
+    out = tiny_reproduction("intserv")
     claims = json.loads(out.claims.read_text())["claims"]
     ids = {c["id"] for c in claims}
     assert len(ids) == len(claims) >= 20
