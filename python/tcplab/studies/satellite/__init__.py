@@ -50,7 +50,8 @@ STUDY = Study(
         "SACK is the PIPE algorithm of Sec. 3.2 (`sack`).",
         "The paper ran each configuration once; we run each "
         f"{FULL.replications} times (independent seeds) in full mode, so the ANOVA's error term is "
-        "the replication error plus the second-order interaction.",
+        "the replication error plus the second-order interaction. Replication i of every "
+        "configuration uses the same seed (common random numbers: the same WWW workload).",
         "The hosts' own output queues hold 10^6 cells (they never drop); the switch ports towards the "
         "hosts get the trunk's buffer and policy.",
         "The body of the paper's Table 10 (GEO per configuration) is missing from the available text; "
