@@ -100,7 +100,8 @@ def _allocation(r: Results, case: str) -> Table:
         pd.DataFrame(rows).fillna(""),
         f"Ours: Jain's factorial analysis (tcplab.analysis.anova) of our {a.n} runs ({a.replications} "
         f"per configuration; error degrees of freedom {a.dof_e}). Paper: Goyal et al. (1998), Table {n} "
-        "(one run per configuration; the error term is the second-order interaction, 6 degrees of freedom).",
+        "(one run per configuration; the error term is the second-order interaction, 6 degrees of freedom). "
+        "SSY and SS0 grow with the number of observations, so with replications compare the percentages.",
     )
 
 
