@@ -31,3 +31,22 @@ def lossy() -> Path:
 @pytest.fixture
 def dumbbell() -> Path:
     return SCENARIOS / "dumbbell.toml"
+
+
+@pytest.fixture(scope="session")
+def tiny_reproduction(tmp_path_factory: pytest.TempPathFactory):
+    """A study reproduced once per test session on its tiny grid, shared by the generic study
+    tests and the study's own (each tiny run costs tens of seconds)."""
+    from tcplab.report.reproduce import reproduce_study
+    from tcplab.report.study import discover
+
+    done: dict[str, object] = {}
+
+    def get(name: str):
+        if name not in done:
+            study = discover()[name]
+            out_dir = tmp_path_factory.mktemp(f"tiny-{name}")
+            done[name] = reproduce_study(study, out_dir, quick=True, workers=1, specs=study.tiny())
+        return done[name]
+
+    return get

@@ -5,23 +5,21 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import tcplab
 from tcplab.errors import UserError
 from tcplab.experiment.api import run
-from tcplab.studies.boston import waste as bw
-from tcplab.studies.boston.model import (
+from tcplab.studies.boston import analytic as bw
+from tcplab.studies.boston.metrics import chain_waste, series, star_metrics
+from tcplab.studies.boston.scenarios import (
     CELL_BYTES,
     ChainConfig,
     StarConfig,
     cells_per_packet,
     chain,
-    chain_waste,
-    series,
     star,
-    star_metrics,
 )
 
 # ---------------------------------------------------------------- eqs. 1-7
@@ -180,27 +178,79 @@ def test_study_sweeps_quick_and_full() -> None:
     assert star_f.factors["tcp.rcv_buf"] == [9140, 16000, 32000, 64000]
 
 
-def test_tiny_reproduce_writes_figures_and_claims(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import tcplab.studies.boston as study
-    from tcplab.report.reproduce import reproduce_study
+@pytest.fixture(scope="module")
+def tiny_run(tiny_reproduction) -> tuple[Any, Any]:
+    """The study's tiny grid reproduced once: (what reproduce wrote, the derived results)."""
+    from tcplab.experiment.runner import run_sweep
+    from tcplab.report.study import StudyData
+    from tcplab.studies.boston import STUDY
+    from tcplab.studies.boston.results import derive
 
-    monkeypatch.setattr(study, "PACKET_SIZES", (4352, 9180))
-    monkeypatch.setattr(study, "WINDOWS", (8000, 64000))
-    monkeypatch.setattr(study, "BUFFERS", (64, 512, 1000, 2000, 4000))
-    monkeypatch.setattr(study, "ACCESS_MODELS", ("payload",))
-    monkeypatch.setattr(study, "QUICK_S", 4.0)
-    monkeypatch.setattr(study, "CHAIN_S", 4.0)
-    out = reproduce_study(study.STUDY, tmp_path, quick=True, workers=1)
-    assert out.claims_total >= 30
-    claims = json.loads(out.claims.read_text())["claims"]
-    ids = {c["id"] for c in claims}
-    assert {"eq7_ratio", "fig17_boston_effective", "chain_waste_order", "loss_ratio_1.7_2.4"} <= ids
-    assert next(c for c in claims if c["id"] == "eq7_ratio")["holds"] is True
+    specs = STUDY.tiny()
+    out = tiny_reproduction("boston")
+    store = out.folder / "runs.sqlite"  # every run is in it now: run_sweep only reads
+    runs = {s.name: run_sweep(s, store=store, workers=1).df for s in specs}
+    data = StudyData(runs=runs, store=store, quick=True, specs={s.name: s for s in specs})
+    return out, derive(data)
+
+
+def test_tiny_reproduce_writes_figures_and_claims(tiny_run: tuple[Any, Any]) -> None:
+    out, _ = tiny_run
+    doc = json.loads(out.claims.read_text())
+    claims = doc["claims"]
+    assert out.claims_total == len(claims) == 33
+    kinds = {c["id"]: c["kind"] for c in claims}
+    assert kinds["eq7_ratio"] == "analytic" and kinds["ida_equals_bitmap"] == "diagnostic"
+    assert kinds["fig17_boston_effective"] == "value" and kinds["chain_waste_order"] == "ordering"
+    assert kinds["window_convergence"] == "trend"
+    by_kind = doc["counts"]["kinds"]
+    assert by_kind["analytic"]["total"] == 3 and by_kind["diagnostic"]["total"] == 1
+    eq7 = next(c for c in claims if c["id"] == "eq7_ratio")
+    assert eq7["holds"] is True and eq7["measured"] == [1.0, 6.51, 12.38]
+    # "About x" values carry the one tolerance; the others state theirs (a factor of 2, a range).
+    own = {"chain_matches_eqs", "response_margin_0.007", "loss_ratio_1.7_2.4"}
+    values = [c for c in claims if c["kind"] == "value"]
+    assert {c["id"] for c in values} >= own and len(values) == 11
+    assert all(c.get("tolerance") == 0.25 for c in values if c["id"] not in own)
     for name in (
         "fig07_loss_64kB.png",
         "fig10_effective_64kB.png",
         "fig14_effective_8kB.png",
         "fig17_all_16.png",
+        "sensitivity.png",
     ):
         assert (out.folder / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert "## Claims" in out.report.read_text()
+    report = out.report.read_text()
+    assert "## Claims" in report and "Quick mode. Quick mode" not in report
+    assert "seed 00" not in report.lower()
+
+
+def test_results_are_derived_from_the_grid_that_ran(tiny_run: tuple[Any, Any]) -> None:
+    _, r = tiny_run
+    assert r.packets == (4352, 9180) and r.window_sizes == (8000, 64000)
+    assert r.buffers == (64, 512, 1000, 2000, 4000) and r.access == ("payload",)
+    assert r.chain_m == (10, 40, 100)
+    assert set(r.runs) == {"star", "single", "access_payload1", "access_payload16"}
+    # 16 sources: 4 protocols x 2 packet sizes x 2 windows x 5 buffers, one replication.
+    assert len(r.runs["star"]) == 80 and r.runs["star"]["key"].is_unique
+    assert {(n, "boston", f) for n in (1, 16) for f in (None, 0)} <= set(r.series)
+    assert 0 < r.at("star", "boston", "effective_throughput") <= 1
+    assert set(r.average_window) == {"reno", "reno_epd", "boston", "boston_bitmap"}  # from the traces
+
+
+def test_bitmap_as_boston_is_a_new_view_not_a_changed_global(tiny_run: tuple[Any, Any]) -> None:
+    from tcplab.studies.boston.claims import claims
+
+    _, r = tiny_run
+    before = [c.to_dict() for c in claims(r)]
+    alt = r.judged_with("boston_bitmap")
+    assert alt is not r and alt.boston_as == "boston_bitmap" and r.boston_as == "boston"
+    ida, bitmap = ("boston", "effective_throughput"), ("boston_bitmap", "effective_throughput")
+    assert alt.at("star", *ida) == r.at("star", *bitmap)
+    assert alt.at("single", *bitmap) == r.at("single", *ida)
+    back = alt.judged_with("boston")
+    assert back.means["star"].equals(r.means["star"])
+    judged = {c.id: c for c in claims(alt)}
+    fig17 = judged["fig17_boston_effective"].measured
+    assert "IDA Boston (not judged)" in fig17 and fig17["boston"] == round(r.at("star", *bitmap), 4)
+    assert [c.to_dict() for c in claims(r)] == before  # claims of the original are unchanged

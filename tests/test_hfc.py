@@ -174,18 +174,17 @@ def test_super_fast_retransmit_repairs_two_losses_in_a_window_of_eight():
 # ---------------------------------------------------------------- the study, tiny
 
 
-def test_study_smoke_tiny(tmp_path, monkeypatch):
-    from tcplab.report.reproduce import reproduce_study
+def test_study_smoke_tiny(tiny_reproduction):
     from tcplab.studies.hfc import STUDY
 
     assert STUDY.tiny is not None
-    out = reproduce_study(STUDY, tmp_path, quick=True, workers=1, specs=STUDY.tiny())
+    out = tiny_reproduction("hfc")
     claims = json.loads(out.claims.read_text())["claims"]
     ids = [c["id"] for c in claims]
     assert len(ids) == len(set(ids)) >= 50
     assert all(isinstance(c["holds"], bool) and {"paper", "measured", "claim"} <= set(c) for c in claims)
     report = out.report.read_text()
     for n in (3, 4, 5, 6, 7, 8, 10, 12, 13, 14, 15, 16, 17, 18):
-        assert (tmp_path / "hfc" / f"fig{n}.png").is_file()
+        assert (out.folder / f"fig{n}.png").is_file()
         assert f"](fig{n}.png)" in report
     assert "bound_19kb" in report

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 import tcplab as tl
 from conftest import REPO, SCENARIOS, tcplab
-from tcplab import _core, bench
+from tcplab import _core
 from tcplab.errors import UserError
+from tcplab.experiment import bench
 from tcplab.experiment.examples import copy_examples, example_path, list_examples, resolve_scenario
 from tcplab.extras import require
 from tcplab.version import version

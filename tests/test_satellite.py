@@ -7,8 +7,14 @@ from dataclasses import replace
 
 import pytest
 import tcplab
-from tcplab.satellite_metrics import atm_bytes_per_segment, max_tcp_throughput, satellite_metrics
-from tcplab.satellite_net import CASES, SatelliteConfig, factorial, initial_ssthresh, satellite_scenario
+from tcplab.studies.satellite.metrics import atm_bytes_per_segment, max_tcp_throughput, satellite_metrics
+from tcplab.studies.satellite.network import (
+    CASES,
+    SatelliteConfig,
+    factorial,
+    initial_ssthresh,
+    satellite_scenario,
+)
 
 
 def test_capacity_follows_from_the_encapsulation() -> None:

@@ -14,7 +14,7 @@ PKG = Path(__file__).resolve().parents[1] / "python" / "tcplab"
 STUDIES = discover()
 # Studies still being converted to the package shape on their own branch: their own tests run
 # them on a tiny grid until they declare ``tiny``.
-PENDING_TINY = {"boston"}
+PENDING_TINY: set[str] = set()
 
 
 def test_the_known_studies_are_discovered() -> None:
@@ -36,14 +36,12 @@ def test_study_declares_the_interface(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(STUDIES))
-def test_study_runs_tiny_and_labels_every_claim(name: str, tmp_path: Path) -> None:
-    from tcplab.report.reproduce import reproduce_study
-
+def test_study_runs_tiny_and_labels_every_claim(name: str, tiny_reproduction) -> None:
     study = STUDIES[name]
     if study.tiny is None:
         assert name in PENDING_TINY, f"study {name} declares no tiny() test hook"
         pytest.skip(f"{name}: converted on its own branch; its own tests run it tiny")
-    out = reproduce_study(study, tmp_path, quick=True, workers=1, specs=study.tiny())
+    out = tiny_reproduction(name)
     doc = json.loads(out.claims.read_text())
     claims = doc["claims"]
     assert claims and len({c["id"] for c in claims}) == len(claims)
@@ -54,7 +52,7 @@ def test_study_runs_tiny_and_labels_every_claim(name: str, tmp_path: Path) -> No
         assert ("tolerance" in c) == (c.get("tolerance") is not None)
     assert doc["counts"]["total"] == len(claims) == out.claims_total
     assert sum(k["total"] for k in doc["counts"]["kinds"].values()) == len(claims)
-    meta = json.loads((tmp_path / name / "study.json").read_text())
+    meta = json.loads((out.folder / "study.json").read_text())
     assert meta["mode"] == "quick" and meta["tcplab_version"]
     assert meta["claim_counts"] == doc["counts"]
     report = out.report.read_text()

@@ -71,7 +71,7 @@ def _info(message: str, to_stderr: bool) -> None:
 # ---------------------------------------------------------------- run, validate
 
 
-@app.command()
+@app.command(short_help="Run one scenario (a file or an example name).")
 @cli_errors
 def run(
     file: FileArg,
@@ -131,7 +131,7 @@ def validate(file: FileArg, seed: SeedOpt = None) -> None:
     typer.echo(f"{file}: ok")
 
 
-@app.command()
+@app.command(short_help="List or copy the shipped example scenarios.")
 @cli_errors
 def examples(
     copy: Annotated[
@@ -153,7 +153,8 @@ def examples(
 
 
 @app.command(
-    help="Run the benchmark scenarios and check the targets.\n\nEach scenario runs in a fresh process."
+    short_help="Run the benchmark scenarios.",
+    help="Run the benchmark scenarios and check the targets.\n\nEach scenario runs in a fresh process.",
 )
 @cli_errors
 def bench(

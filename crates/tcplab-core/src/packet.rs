@@ -52,7 +52,7 @@ impl CellInfo {
     }
 }
 
-/// TCP Boston fields (seed 003 Sec. 2).
+/// TCP Boston fields (Bestavros and Kim 1997, Sec. 2).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Shards {
     /// Shards per complete segment (m); 0 for a packet that is not Boston-coded.
@@ -65,7 +65,7 @@ pub struct Shards {
     /// sequence number `seg` (a partial ACK); 0 otherwise.
     pub held: u16,
     pub seg: u32,
-    /// Bitmap variant (seed 003 Sec. 2.5): the cells carry the first `count` blocks that were
+    /// Bitmap variant (Bestavros and Kim 1997, Sec. 2.5): the cells carry the first `count` blocks that were
     /// still missing after the receiver's first `start` arrivals, instead of shards
     /// [start, start + count).
     pub relative: bool,

@@ -3,7 +3,7 @@
 use tcplab_core::metrics::RunReport;
 use tcplab_core::{run_scenario, RunOptions};
 
-/// Seed 003's network: `n` sources and one sink on one output-buffered switch, all links
+/// Bestavros and Kim (1997)'s network: `n` sources and one sink on one output-buffered switch, all links
 /// 1.5 Mb/s and 10 ms; `buffer` cells at the switch's output to the sink.
 fn star(n: usize, tcp: &str, buffer: u32, drop: &str, extra_link: &str, duration: f64) -> String {
     let mss = if tcp.contains("mss") { "" } else { "mss = 9140\n" };

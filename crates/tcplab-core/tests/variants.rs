@@ -110,7 +110,7 @@ fn sack_repairs_all_holes_in_about_one_round_trip() {
 
 #[test]
 fn super_fast_retransmit_recovers_the_fig16_losses_that_make_reno_time_out() {
-    // Seed 000 Fig. 16: a congestion window of eight packets, packets 11 and 14 lost. After
+    // Cohen and Ramanathan (1998) Fig. 16: a congestion window of eight packets, packets 11 and 14 lost. After
     // the first repair only two packets sent during recovery are left to produce duplicate
     // ACKs for packet 14: too few for the third-duplicate rule, enough for the first.
     let setup = "initial_cwnd = 8\ninitial_ssthresh = 8000";

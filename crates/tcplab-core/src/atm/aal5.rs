@@ -3,7 +3,7 @@
 //! Cells of a VC arrive in order; a frame ends with the cell marked last. If that cell was
 //! lost, the next frame's cells are appended to the same buffer and both frames fail the
 //! length/CRC check: exactly what real AAL5 does. Strict mode (plain TCP) delivers only intact
-//! frames. Partial mode (TCP Boston, seed 003 Sec. 2.4) also hands on what arrived of a
+//! frames. Partial mode (TCP Boston, Bestavros and Kim (1997) Sec. 2.4) also hands on what arrived of a
 //! Boston-coded frame: the header plus the positions of the cells that made it.
 
 use crate::packet::Packet;

@@ -7,7 +7,7 @@
 //! - EPD (early packet discard, Romanow and Floyd 1995): when the first cell of a frame
 //!   arrives and the buffer holds more than R cells, drop the whole frame; a frame already
 //!   admitted is kept if possible (on overflow, PPD takes over).
-//! - SD (selective drop, seed 002 Sec. 4.2): drop a new frame of VC i when the buffer holds
+//! - SD (selective drop, Goyal et al. (1998) Sec. 4.2): drop a new frame of VC i when the buffer holds
 //!   more than R cells and VC i holds more than Z * X / Na of them (X the occupancy, Na the
 //!   VCs with cells buffered); otherwise as EPD below R.
 

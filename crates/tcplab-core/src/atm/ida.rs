@@ -1,4 +1,4 @@
-//! The Information Dispersal Algorithm of TCP Boston over GF(2^8) (seed 003 Sec. 2.1).
+//! The Information Dispersal Algorithm of TCP Boston over GF(2^8) (Bestavros and Kim 1997, Sec. 2.1).
 //!
 //! A segment's payload is cut into m shards of 47 bytes (an ATM cell's 48 bytes minus the
 //! 1-byte shard id); dispersal produces N >= m shards of which any m rebuild the segment. The

@@ -49,9 +49,9 @@ pub const CELL_PAYLOAD: u32 = 48;
 /// AAL5 framing options.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AtmConfig {
-    /// The 8-byte AAL5 trailer in the last cell (seed 003's simulator leaves it out).
+    /// The 8-byte AAL5 trailer in the last cell (Bestavros and Kim (1997)'s simulator leaves it out).
     pub trailer: bool,
-    /// The 8-byte LLC/SNAP encapsulation header (RFC 1483, counted by seed 002 Sec. 7).
+    /// The 8-byte LLC/SNAP encapsulation header (RFC 1483, counted by Goyal et al. (1998) Sec. 7).
     pub llc_snap: bool,
     /// Judge each frame alone, as a simulator that knows packet boundaries does; real AAL5
     /// (false) appends the cells after a lost last cell to the next frame and loses both.
@@ -93,6 +93,6 @@ mod tests {
         assert_eq!(bare.cells_for(&pkt(40)), 1);
         let full = AtmConfig::default();
         assert_eq!(full.cells_for(&pkt(40)), 2); // 56 bytes
-        assert_eq!(full.cells_for(&pkt(1064)), 23); // seed 002: 1024 + 40 + 16 = 1080 -> 23 cells
+        assert_eq!(full.cells_for(&pkt(1064)), 23); // Goyal et al. (1998): 1024 + 40 + 16 = 1080 -> 23 cells
     }
 }

@@ -1,4 +1,4 @@
-//! TCP Boston's segment management (seed 003 Secs. 2.3-2.5): the sender's choice of which
+//! TCP Boston's segment management (Bestavros and Kim 1997, Secs. 2.3-2.5): the sender's choice of which
 //! dispersal shards a packet carries, and the receiver's collection of shards until a
 //! segment can be rebuilt.
 //!

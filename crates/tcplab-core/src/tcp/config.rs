@@ -17,9 +17,9 @@ pub enum RecoveryKind {
     Reno,
     /// NewReno as RFC 6582 specifies it.
     NewReno,
-    /// NewReno as ns-2.1b3 with Hoe's changes (seed 002 Sec. 3.1).
+    /// NewReno as ns-2.1b3 with Hoe's changes (Goyal et al. 1998, Sec. 3.1).
     NewRenoNs2,
-    /// SACK with the PIPE algorithm of seed 002 Sec. 3.2.
+    /// SACK with the PIPE algorithm of Goyal et al. (1998) Sec. 3.2.
     Sack,
     /// SACK loss recovery of RFC 6675.
     Sack6675,
@@ -108,9 +108,9 @@ pub struct TcpConfig {
     /// Set the initial ssthresh to the path's bandwidth-delay product (Hoe 1996).
     pub initial_ssthresh_bdp: bool,
     /// Bytes of the application's first write, which leave as a segment of their own (an
-    /// HTTP server's response header, written before the body; seed 000 Sec. VI.A).
+    /// HTTP server's response header, written before the body; Cohen and Ramanathan (1998) Sec. VI.A).
     pub first_write: Option<u64>,
-    /// TCP Boston's coding of segments into ATM-cell shards (seed 003); None: plain TCP.
+    /// TCP Boston's coding of segments into ATM-cell shards (Bestavros and Kim 1997); None: plain TCP.
     pub boston: Option<super::boston::BostonConfig>,
     /// The preset the other knobs started from (docs/stacks.md).
     pub stack: Stack,

@@ -431,7 +431,7 @@ mod tests {
 
     #[test]
     fn a_small_segment_and_a_full_one_are_not_two_full_segments() {
-        // The HTTP header case of seed 000 Sec. VI: header + one MSS leaves the ACK delayed.
+        // The HTTP header case of Cohen and Ramanathan (1998) Sec. VI: header + one MSS leaves the ACK delayed.
         let mut r = receiver(Some(BSD), None);
         r.on_packet(10 * MS, &data(0, 200));
         r.on_packet(11 * MS, &data(200, 1000));

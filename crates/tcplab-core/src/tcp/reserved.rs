@@ -99,7 +99,12 @@ impl Reserved {
     }
 
     fn adapted_ssthresh(&self, cwnd_before: u64, rwnd: u64, awnd: u64, mss: u64) -> u64 {
-        let half = (cwnd_before as i128 - rwnd as i128) / 2;
+        // Fig. 4's CWND is the usable window, min(cwnd, AWND), as in the classic halving it
+        // replaces (ns-2's slowdown halves window(), 4.4BSD min(snd_wnd, snd_cwnd)): a cwnd
+        // that grew past AWND while the receiver's window held the sender back would otherwise
+        // leave ssthresh at AWND, so a loss would not slow the sender at all.
+        let usable = cwnd_before.min(awnd);
+        let half = (usable as i128 - rwnd as i128) / 2;
         let ss = (rwnd as i128 + half).max(0) as u64;
         ss.min(awnd).max(2 * mss)
     }
@@ -214,9 +219,10 @@ mod tests {
         p.after_fast_retransmit(&mut w, before, srtt, 100_000, 1000);
         // ssthresh = 50 + (70 - 50)/2 = 60; cwnd = 60 + 3 (Reno's inflation kept).
         assert_eq!((w.ssthresh, w.cwnd), (60_000, 63_000));
-        // AWND caps ssthresh.
+        // AWND caps ssthresh: RWND = 4 Mb/s x 150 ms = 75 segments, above AWND = 55;
+        // 75 + (min(70, 55) - 75)/2 = 65, capped at 55.
         let mut w = Window { cwnd: 38_000, ssthresh: 35_000 };
-        p.after_fast_retransmit(&mut w, before, srtt, 55_000, 1000);
+        p.after_fast_retransmit(&mut w, before, 150 * MS, 55_000, 1000);
         assert_eq!((w.ssthresh, w.cwnd), (55_000, 58_000));
         // Timeout: cwnd = RWND + 1, ssthresh as above.
         let mut w = Window { cwnd: 1000, ssthresh: 35_000 };
@@ -226,6 +232,22 @@ mod tests {
         let mut w = Window { cwnd: 1000, ssthresh: 15_000 };
         p.after_timeout(&mut w, Window { cwnd: 30_000, ssthresh: 0 }, srtt, 100_000, 1000);
         assert_eq!((w.ssthresh, w.cwnd), (40_000, 51_000));
+    }
+
+    /// A window-limited sender's cwnd keeps growing past AWND (ns-2 has no cap); Fig. 4 halves
+    /// the usable window's part above RWND, not cwnd's, as the classic rule halves min(cwnd, AWND).
+    #[test]
+    fn rate_adaptive_window_halves_the_usable_window() {
+        let p = policy(SendRule::AckClock, true);
+        let srtt = 100 * MS; // RWND = 50 segments
+        let before = Window { cwnd: 180_000, ssthresh: 100_000 };
+        let mut w = Window { cwnd: 53_000, ssthresh: 50_000 };
+        p.after_fast_retransmit(&mut w, before, srtt, 100_000, 1000);
+        // 50 + (min(180, 100) - 50)/2 = 75 (with cwnd itself: min(50 + 65, 100) = 100, no backoff).
+        assert_eq!((w.ssthresh, w.cwnd), (75_000, 78_000));
+        let mut w = Window { cwnd: 1000, ssthresh: 50_000 };
+        p.after_timeout(&mut w, before, srtt, 100_000, 1000);
+        assert_eq!((w.ssthresh, w.cwnd), (75_000, 51_000));
     }
 
     #[test]

@@ -24,7 +24,7 @@ impl Scoreboard {
         trim_below(&mut self.retransmitted, snd_una);
     }
 
-    /// Forget all SACK information (after a timeout, as seed 002 Sec. 3.2 says).
+    /// Forget all SACK information (after a timeout, as Goyal et al. (1998) Sec. 3.2 says).
     pub fn clear(&mut self) {
         self.sacked.clear();
         self.retransmitted.clear();

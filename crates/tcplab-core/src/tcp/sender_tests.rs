@@ -200,7 +200,7 @@ fn a_lost_syn_is_resent_after_the_initial_timeout() {
 #[test]
 fn the_first_write_leaves_as_a_segment_of_its_own() {
     // An HTTP server with the acceptor's window of two: the 200-byte header, then one full
-    // segment, then it must wait for an ACK (seed 000 Sec. VI.A).
+    // segment, then it must wait for an ACK (Cohen and Ramanathan 1998, Sec. VI.A).
     let mut s = sender_with(TcpConfig { initial_cwnd: 2, first_write: Some(200), ..cfg() }, Some(10_000));
     assert_eq!(drain(&mut s, 0), vec![(0, 200), (200, 1000)]);
 }

@@ -63,7 +63,7 @@ def waste(
 ) -> None:
     """Wasted byte-hops of Boston, Reno with EPD and Reno (eqs. 1-7), optionally simulated."""
     from tcplab.errors import UserError
-    from tcplab.studies.boston import waste as bw
+    from tcplab.studies.boston import analytic as bw
 
     bw.check_p(p)
     bw.check_m(m)
@@ -109,8 +109,9 @@ def waste(
 
 
 def _simulate(switches: int, m: int, cross: int, buffer: int, duration: float, seed: int) -> dict[str, Any]:
-    from tcplab.studies.boston import waste as bw
-    from tcplab.studies.boston.model import ChainConfig, run_chain
+    from tcplab.studies.boston import analytic as bw
+    from tcplab.studies.boston.metrics import run_chain
+    from tcplab.studies.boston.scenarios import ChainConfig
 
     runs = {
         name: run_chain(

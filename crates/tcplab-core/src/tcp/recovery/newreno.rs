@@ -5,7 +5,7 @@
 //! - `Rfc6582`: partial ACKs deflate the window by the bytes acknowledged (plus one segment),
 //!   only the first partial ACK restarts the timer ("impatient"), and a fast retransmit needs
 //!   the ACK to be past the previous `recover` (no repeated fast retransmits).
-//! - `Ns2`: as seed 002 Sec. 3.1 describes ns-2.1b3: a partial ACK sets cwnd to ssthresh and
+//! - `Ns2`: as Goyal et al. (1998) Sec. 3.1 describes ns-2.1b3: a partial ACK sets cwnd to ssthresh and
 //!   restarts the timer every time; with Hoe's change, every second duplicate ACK in recovery
 //!   sends one new segment beyond the window to keep the ACK clock ("flywheel") turning.
 //!   (Hoe's other change, ssthresh from the path's bandwidth-delay product, is the

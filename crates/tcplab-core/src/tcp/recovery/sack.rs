@@ -1,4 +1,4 @@
-//! SACK with the PIPE algorithm exactly as seed 002 Sec. 3.2 describes it (after Fall and
+//! SACK with the PIPE algorithm exactly as Goyal et al. (1998) Sec. 3.2 describes it (after Fall and
 //! Floyd 1996): on the third duplicate ACK, resend the first unacknowledged segment, set
 //! PIPE = cwnd - 3 segments, halve cwnd (ssthresh = the new cwnd), remember RECOVER. In the
 //! fast-retransmit phase each duplicate ACK takes one segment off PIPE and a partial ACK two;

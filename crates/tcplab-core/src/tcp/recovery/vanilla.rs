@@ -1,5 +1,5 @@
 //! Vanilla TCP: slow start and congestion avoidance only; losses are found by timeout
-//! (seed 002 Sec. 3). Duplicate ACKs are ignored.
+//! (Goyal et al. 1998, Sec. 3). Duplicate ACKs are ignored.
 
 use super::{AckVerdict, Ctx, LossRecovery};
 

@@ -10,11 +10,17 @@ run at 155.52 Mb/s, 149.76 Mb/s after SONET overhead, with 5 us of delay. Every 
 port has the buffer of Table 2 under EPD (R = 0.8) or Selective Drop (R = 0.8, Z = 0.8).
 Cells carry LLC/SNAP (8 bytes) and the AAL5 trailer (8 bytes).
 
-TCP (Sec. 6.2): MSS 1024 (WAN) or 9180; a receive window of 64 KB (WAN) or 65535 bytes
-scaled by 2^5 (MEO, 2,097,120 bytes) or 2^6 (GEO, 4,194,240 bytes); initial ssthresh the
-bandwidth-delay product of the T3 over the round trip of the propagation delays (56,250,
-1,125,000 and 3,093,750 bytes), computed here, not typed; a 100 ms timer tick; no delayed
-ACK; no silly-window avoidance.
+TCP (Sec. 6.2) is the ns-2.1b stack preset (``tcp.stack = "ns2"``, docs/stacks.md), which
+already has the paper's 100 ms timer tick (``ns2:100ms``), no delayed ACK, no silly-window
+avoidance and no Nagle. Overridden on top of the preset, each because Sec. 3 or 6.2 says so:
+- ``mss``: 1024 (WAN) or 9180 (MEO, GEO), not ns-2's 1000;
+- ``rcv_buf`` and ``window_scaling``: 65535 bytes, scaled by 2^5 on MEO (2,097,120 bytes) or
+  2^6 on GEO (4,194,240 bytes), not ns-2's 20 packets;
+- ``initial_ssthresh``: the bandwidth-delay product of the T3 over the propagation round trip
+  (56,250, 1,125,000 and 3,093,750 bytes, computed here, not typed): Hoe's first change;
+- ``newreno_changes = true``: Hoe's second change, one new packet on the second duplicate ACK
+  in the fast-retransmit phase (Sec. 3.1: "we have incorporated two changes suggested by
+  [HOE96]"); ns-2.1b3 had it off by default. It only affects ``newreno_ns2``.
 
 Values the paper does not give, and what this module uses:
 - The hosts' own output queues (host to switch): 10^6 cells, so that the host never drops;
@@ -73,6 +79,9 @@ BUFFERS = {name: case.buffers for name, case in CASES.items()}
 # Sec. 3's flavours as the core names them: ns-2.1b3's NewReno with Hoe's changes, and SACK
 # with the PIPE algorithm of Sec. 3.2.
 FLAVOURS = {"vanilla": "vanilla", "reno": "reno", "newreno": "newreno_ns2", "sack": "sack"}
+
+# What this study sets over the ns-2 preset besides the per-case mss, window and ssthresh.
+NS2_OVERRIDES = "newreno_changes = true\n"
 
 DROPS = {
     "epd": '{ policy = "epd", threshold = 0.8 }',
@@ -153,9 +162,9 @@ def satellite_scenario(cfg: SatelliteConfig) -> str:
         f"duration = {cfg.duration_s}\nseed = {cfg.seed}\nnodes = [{nodes}]\n"
         'switches = ["sw1", "sw2"]\n\n'
         '[atm]\ntrailer = true\nllc_snap = true\nreassembly = "aal5"\n\n'
-        f'[tcp]\nvariant = "{FLAVOURS[cfg.flavour]}"\nmss = {case.mss}\nrcv_buf = {case.rcv_buf}\n'
-        f'window_scaling = true\ninitial_ssthresh = {initial_ssthresh(case)}\ntimer = "100ms"\n'
-        "delayed_ack = false\nsws_avoidance = false\nnagle = false\n\n"
+        f'[tcp]\nstack = "ns2"\nvariant = "{FLAVOURS[cfg.flavour]}"\n{NS2_OVERRIDES}'
+        f"mss = {case.mss}\nrcv_buf = {case.rcv_buf}\nwindow_scaling = true\n"
+        f"initial_ssthresh = {initial_ssthresh(case)}\n\n"
         f'[www]\npipelining = {str(cfg.pipelining).lower()}\nidle_restart = "{cfg.idle_restart}"\n\n',
         _link("sw1", "sw2", "45Mbps", f"{delay_ms:g}ms", buffer, buffer, drop),
     ]
@@ -174,7 +183,7 @@ def main() -> None:
     1 RTT buffer), and the MEO benchmark."""
     from pathlib import Path
 
-    out = Path(__file__).resolve().parents[2] / "scenarios"
+    out = Path(__file__).resolve().parents[4] / "scenarios"
     for case in CASES:
         cfg = SatelliteConfig(case=case)
         (out / f"satellite_{case}.toml").write_text(_header(cfg) + satellite_scenario(cfg))
@@ -188,7 +197,7 @@ def _header(cfg: SatelliteConfig) -> str:
         "# Goyal et al. (1998), Sec. 6: 100 WWW server-client pairs over two ATM switches and a\n"
         f"# 45 Mb/s T3; {cfg.case.upper()}, {cfg.flavour}, {cfg.drop.upper()}, "
         f"{cfg.buffer_cells()}-cell buffers.\n"
-        "# Written by `python -m tcplab.satellite_net` (edit that module, not this file).\n"
+        "# Written by `python -m tcplab.studies.satellite.network` (edit that module, not this file).\n"
     )
 
 

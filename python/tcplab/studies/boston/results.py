@@ -1,0 +1,249 @@
+"""The TCP Boston study's results, derived ONCE from the sweeps (``derive``) and passed to the
+figures, claims and tables: one row per run with the paper's factors and metrics, their means,
+the chain's wasted cell-hops, the per-second series and the lone source's average window.
+
+``Results.judged_with("boston_bitmap")`` is the same results with the bitmap variant standing
+in for IDA Boston (a diagnostic of how much the codec moves each claim); it is a new object,
+nothing is changed in place.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from tcplab.analysis.stats import ok_runs
+from tcplab.experiment.store import Store
+from tcplab.report.study import StudyData
+from tcplab.studies.boston.metrics import chain_waste, series, star_metrics
+from tcplab.studies.boston.scenarios import CELL_BYTES, LINK_BPS, PROTOCOLS, cells_per_packet, mss_of
+from tcplab.studies.boston.sweeps import (
+    CHAIN_PROTOS,
+    PROTOS,
+    REF_BUFFER,
+    REF_PACKET,
+    REF_WINDOW,
+    chain_config,
+    nominal_window,
+)
+
+__all__ = ["FACTORS", "Results", "derive", "loss_metric"]
+
+FACTORS = ["protocol", "packet", "window", "buffer", "timer"]  # the index of every means table
+SeriesKey = tuple[int, str, int | None]  # (sources, protocol, flow or None for all)
+Report = Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Results:
+    """``runs[kind]``: one row per run of the star sweeps of a kind ("star": the 16-source grid,
+    "single": one source, "access_<model><n>": the sensitivity runs); ``means[kind]`` their means
+    over replications indexed by ``FACTORS``; ``chain``: means by (m, protocol) of the chain's
+    waste; ``series``: bytes per second of the first run of each series sweep; ``average_window``: the
+    lone source's time-averaged window by protocol. The grid (packets, windows, buffers, access
+    models, chain packet sizes) is the one the sweeps ran."""
+
+    runs: dict[str, pd.DataFrame]
+    means: dict[str, pd.DataFrame]
+    chain: pd.DataFrame
+    series: dict[SeriesKey, dict[str, list[int]]]
+    average_window: dict[str, float]
+    packets: tuple[int, ...]
+    window_sizes: tuple[int, ...]
+    buffers: tuple[int, ...]
+    access: tuple[str, ...]
+    chain_m: tuple[int, ...]
+    duration_s: float  # of the star runs
+    boston_as: str = "boston"  # the codec judged as TCP Boston (IDA, as in the paper)
+
+    def __repr__(self) -> str:
+        n = sum(len(t) for t in self.runs.values())
+        return f"Results(boston: {n} star runs, {len(self.chain)} chain points, judged as {self.boston_as})"
+
+    def at(
+        self,
+        kind: str,
+        protocol: str,
+        metric: str,
+        packet: int = REF_PACKET,
+        window: int = REF_WINDOW,
+        buffer: int = REF_BUFFER,
+        timer: str = "100ms",
+    ) -> float:
+        """A metric's mean over replications at one point (the reference point by default)."""
+        return float(self.means[kind].loc[(protocol, packet, window, buffer, timer), metric])
+
+    @property
+    def other(self) -> str:
+        """The name of the Boston codec listed beside the judged one (not judged)."""
+        return "bitmap variant" if self.boston_as == "boston" else "IDA Boston"
+
+    def judged_with(self, codec: str) -> Results:
+        """These results with ``codec`` judged as TCP Boston (its rows and Boston's swap names)."""
+        if codec == self.boston_as:
+            return self
+        swap = {self.boston_as: codec, codec: self.boston_as}
+        runs = {
+            k: t.assign(protocol=t["protocol"].map(lambda p: swap.get(p, p))) for k, t in self.runs.items()
+        }
+        return replace(self, runs=runs, means={k: _means(t) for k, t in runs.items()}, boston_as=codec)
+
+
+def derive(data: StudyData) -> Results:
+    kinds: dict[str, list[pd.DataFrame]] = {}
+    chain_rows: list[dict[str, Any]] = []
+    lines: dict[SeriesKey, dict[str, list[int]]] = {}
+    with Store(data.store) as store:
+        for sweep, frame in data.runs.items():
+            kind, proto = _split(sweep)
+            df = ok_runs(frame).reset_index(drop=True)
+            reports = [store.report(k) or {} for k in df["key"]]
+            if kind.startswith("chain"):
+                chain_rows += _chain_rows(int(kind[len("chain") :]), proto, df, reports)
+            elif kind.startswith("series"):
+                lines.update(_series(int(kind[len("series") :]), proto, reports))
+            else:
+                group = "star" if re.fullmatch(r"star\d+", kind) else kind
+                kinds.setdefault(group, []).append(_star_rows(df, reports, proto, data.specs[sweep].base))
+    runs = {k: pd.concat(parts, ignore_index=True) for k, parts in kinds.items()}
+    star = runs["star"]
+    chain = pd.DataFrame(chain_rows).groupby(["m", "protocol"], sort=True).mean(numeric_only=True)
+    return Results(
+        runs=runs,
+        means={k: _means(t) for k, t in runs.items()},
+        chain=chain,
+        series=lines,
+        average_window=_average_windows(data),
+        packets=tuple(sorted(int(x) for x in star["packet"].unique())),
+        window_sizes=tuple(sorted(int(x) for x in star["window"].unique())),
+        buffers=tuple(sorted(int(x) for x in star["buffer"].unique())),
+        access=tuple(
+            dict.fromkeys(m.group(1) for k in runs if (m := re.fullmatch(r"access_([a-z]+)\d+", k)))
+        ),
+        chain_m=tuple(sorted({int(m) for m, _ in chain.index})),
+        duration_s=float(data.specs[f"star{REF_PACKET}_reno"].base["duration"]),
+    )
+
+
+def _split(sweep: str) -> tuple[str, str]:
+    """A sweep's kind and protocol: "star9180_reno_epd" -> ("star9180", "reno_epd")."""
+    for p in sorted(PROTOS, key=len, reverse=True):
+        if sweep.endswith(f"_{p}"):
+            return sweep[: -len(p) - 1], p
+    raise ValueError(f"boston: sweep {sweep!r} names no protocol")
+
+
+def _means(t: pd.DataFrame) -> pd.DataFrame:
+    return t.drop(columns=["key", "replication"]).groupby(FACTORS, sort=True).mean(numeric_only=True)
+
+
+def _source_means(report: Report, packet: int, protocol: str) -> dict[str, float]:
+    """Per source, averaged over the sources: bytes into the switch and effective throughput."""
+    flows = report["flows"]
+    cap = LINK_BPS * float(report["sim_time_s"]) / 8
+    cpp = cells_per_packet(packet, protocol)
+    access = [ln for ln in report["links"] if ln["to"] == "sw"]
+    return {
+        "source_bytes": float(np.mean([ln["tx_bytes"] for ln in access])),
+        "source_eff": float(
+            np.mean([f["bytes_delivered"] / mss_of(packet) * cpp * CELL_BYTES / cap for f in flows])
+        ),
+    }
+
+
+def _star_rows(df: pd.DataFrame, reports: list[Report], proto: str, base: Mapping[str, Any]) -> pd.DataFrame:
+    """One row per run: the factors as the paper names them and every metric."""
+    defaults = {
+        "mss": base["tcp"]["mss"],
+        "window": base["tcp"]["rcv_buf"],
+        "buffer": base["link"][0]["ab"]["queue"],
+        "timer": base["tcp"]["timer"],
+    }
+    rows = []
+    for (_, run), rep in zip(df.iterrows(), reports, strict=True):
+        if not rep:
+            continue
+
+        def level(col: str, run: pd.Series = run) -> Any:
+            v = run.get(col)
+            return defaults[col] if v is None or (isinstance(v, float) and math.isnan(v)) else v
+
+        packet = int(level("mss")) + 40
+        row: dict[str, Any] = {
+            "key": run["key"],
+            "protocol": proto,
+            "packet": packet,
+            "window": nominal_window(int(level("window")), packet),
+            "buffer": int(level("buffer")),
+            "timer": str(level("timer")),
+            "replication": int(run["replication"]),
+        }
+        row.update(star_metrics(rep, packet, proto).to_dict())
+        row.update(_source_means(rep, packet, proto))
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _chain_rows(m: int, proto: str, df: pd.DataFrame, reports: list[Report]) -> list[dict[str, Any]]:
+    if proto not in CHAIN_PROTOS:
+        raise ValueError(f"boston: no chain runs for {proto}")
+    rows = []
+    for (_, run), rep in zip(df.iterrows(), reports, strict=True):
+        w = chain_waste(rep, chain_config(m, proto))
+        rows.append(
+            {
+                "m": m,
+                "protocol": proto,
+                "replication": int(run["replication"]),
+                "p": w.p,
+                "packets": w.packets,
+                "wasted_per_packet": w.wasted_per_packet,
+                "formula_own_p": w.formula_per_packet(),
+                "delta": w.delta,
+                "hops": w.hops,
+                "cells": w.m,
+            }
+        )
+    return rows
+
+
+def _series(sources: int, proto: str, reports: list[Report]) -> dict[SeriesKey, dict[str, list[int]]]:
+    """The first run's series, for all sources and for source 0 alone."""
+    if not reports:
+        return {}
+    return {(sources, proto, flow): series(reports[0], flow) for flow in (None, 0)}
+
+
+def _average_windows(data: StudyData) -> dict[str, float]:
+    """Time-average of min(cwnd, receive window) of the lone source (trace of the series run)."""
+    out: dict[str, float] = {}
+    for proto in PROTOS:
+        sweep = f"series1_{proto}"
+        if sweep not in data.runs:
+            continue
+        df = ok_runs(data[sweep])
+        if df.empty:
+            continue
+        try:
+            tr = data.trace(df["key"].iloc[0], 0)
+        except FileNotFoundError:
+            continue
+        t = tr["time_s"].to_numpy(dtype=float)
+        w = np.minimum(tr["cwnd"].to_numpy(dtype=float), REF_WINDOW)
+        if t.size < 2:
+            continue
+        end = float(data.specs[sweep].base["duration"])
+        dt = np.diff(np.append(t, end))
+        out[proto] = float(np.sum(w * dt) / np.sum(dt))
+    return out
+
+
+def loss_metric(protocol: str) -> str:
+    """The paper's loss rate of a protocol: cells for Boston, packets for Reno (with or without EPD)."""
+    return "cell_loss_rate" if PROTOCOLS[protocol].codec != "plain" else "packet_loss_rate"

@@ -1,0 +1,186 @@
+"""The TCP Boston study's sweeps: the star grid of Figs. 7-14, one source alone (Fig. 15), the
+per-second series runs (Figs. 15-17), the access-link and timer sensitivity runs, and the chain
+of Sec. 4.3. Full, quick and tiny (test) modes differ only in their ``Grid``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tcplab.experiment.spec import SweepSpec
+from tcplab.studies.boston.scenarios import (
+    ACCESS_MODELS,
+    BUFFERS,
+    PACKET_SIZES,
+    PROTOCOLS,
+    WINDOWS,
+    ChainConfig,
+    StarConfig,
+    chain,
+    mss_of,
+    star,
+)
+
+__all__ = ["FULL", "PROTOS", "QUICK", "TINY", "Grid", "chain_config", "nominal_window", "sweeps", "tiny"]
+
+PROTOS = ("reno", "reno_epd", "boston", "boston_bitmap")
+CHAIN_PROTOS = ("reno", "reno_epd", "boston")
+NAMES = {p: PROTOCOLS[p].label for p in PROTOS}
+REF_PACKET, REF_WINDOW, REF_BUFFER = 9180, 64000, 512  # the paper's Figs. 15-17
+PAPER_S = 700.0  # the paper's run length; "per 700 s" values are scaled to it
+SERIES_S = 100  # the paper plots the first 100 s of Figs. 15-17
+SEED = 1997
+TIMERS = {"tcp.timer": ["100ms", "500ms"], "tcp.min_rto": ["200ms", "1s"]}
+
+LABELS = {
+    "tcp.mss": "mss",
+    "tcp.rcv_buf": "window",
+    "link.0.ab.queue": "buffer",
+    "tcp.timer": "timer",
+    "tcp.min_rto": "min_rto",
+}
+
+
+@dataclass(frozen=True)
+class Grid:
+    """What a mode runs: the star grid's levels, run lengths and replications."""
+
+    packets: tuple[int, ...]
+    windows: tuple[int, ...]
+    buffers: tuple[int, ...]
+    access: tuple[str, ...]
+    duration: float
+    reps: int
+    chain_m: tuple[int, ...] = (10, 40, 100)
+    chain_duration: float = 200.0
+
+
+FULL = Grid(PACKET_SIZES, WINDOWS, BUFFERS, ACCESS_MODELS, duration=PAPER_S, reps=3)
+QUICK = Grid(PACKET_SIZES, WINDOWS, BUFFERS, ACCESS_MODELS, duration=200.0, reps=1)
+# The fewest, shortest runs that still exercise every figure, claim and table (the claims need
+# the two largest packet sizes, 64/512/1000/2000/4000 cells and the 8 and 64 kB windows).
+TINY = Grid(
+    (4352, 9180), (8000, 64000), (64, 512, 1000, 2000, 4000), ("payload",), 4.0, 1, chain_duration=4.0
+)
+
+
+def chain_config(m: int, protocol: str = "reno", duration: float = FULL.chain_duration) -> ChainConfig:
+    """The study's chain: 3 switches, the middle one congested by 8 Reno connections, 256 cells."""
+    return ChainConfig(switches=3, protocol=protocol, m=m, cross=8, buffer=256, duration=duration)
+
+
+def rcv_buf(window: int, packet: int) -> int:
+    """The receive window for a nominal window: at least one full segment (the core's sender never
+    sends a segment that the window alone cut short, so a window below the MSS would send nothing;
+    ns-1 counted windows in packets, at least one)."""
+    return max(window, mss_of(packet))
+
+
+def nominal_window(buf: int, packet: int) -> int:
+    """The paper's window that a run's receive buffer stands for."""
+    return min((w for w in WINDOWS if rcv_buf(w, packet) == buf), default=buf)
+
+
+def _traced(doc: dict[str, Any]) -> dict[str, Any]:
+    doc["flow"][0]["trace"] = True
+    return doc
+
+
+def _per_protocol(
+    kind: str,
+    base: Callable[[str], dict[str, Any]],
+    reps: int,
+    factors: dict[str, list[Any]] | None = None,
+    zips: Sequence[dict[str, list[Any]]] = (),
+    protos: Sequence[str] = PROTOS,
+) -> list[SweepSpec]:
+    """One sweep per protocol (a protocol sets several fields: the codec and the drop policy)."""
+    return [
+        SweepSpec(
+            name=f"{kind}_{p}",
+            base=base(p),
+            factors=factors or {},
+            zips=list(zips),
+            replications=reps,
+            seed=SEED,
+            labels={k: v for k, v in LABELS.items() if k in (factors or {}) or any(k in z for z in zips)},
+        )
+        for p in protos
+    ]
+
+
+def _star_sweeps(g: Grid) -> list[SweepSpec]:
+    specs: list[SweepSpec] = []
+    for packet in g.packets:
+        # One sweep per packet size too: a window below one packet is one packet (see docs).
+        specs += _per_protocol(
+            f"star{packet}",
+            lambda p, k=packet: star(StarConfig(sources=16, protocol=p, packet=k, duration=g.duration)),
+            g.reps,
+            {"tcp.rcv_buf": [rcv_buf(w, packet) for w in g.windows], "link.0.ab.queue": list(g.buffers)},
+        )
+    return specs
+
+
+def _single_sweeps(g: Grid) -> list[SweepSpec]:
+    return _per_protocol(
+        "single",
+        lambda p: star(StarConfig(sources=1, protocol=p, duration=g.duration)),
+        g.reps,
+        {"tcp.mss": [mss_of(p) for p in g.packets], "link.0.ab.queue": list(g.buffers)},
+    )
+
+
+def _series_sweeps(g: Grid) -> list[SweepSpec]:
+    specs: list[SweepSpec] = []
+    for n in (1, 16):
+        specs += _per_protocol(
+            f"series{n}",
+            lambda p, n=n: _traced(
+                star(StarConfig(sources=n, protocol=p, duration=g.duration, series_bin=1.0))
+            ),
+            1,
+        )
+    return specs
+
+
+def _access_sweeps(g: Grid) -> list[SweepSpec]:
+    specs: list[SweepSpec] = []
+    for n in (1, 16):
+        for access in g.access:
+            specs += _per_protocol(
+                f"access_{access}{n}",
+                lambda p, n=n, a=access: star(
+                    StarConfig(sources=n, protocol=p, duration=g.duration, access=a)
+                ),
+                g.reps,
+                factors={"link.0.ab.queue": [64, REF_BUFFER]},
+                zips=[TIMERS],
+            )
+    return specs
+
+
+def _chain_sweeps(g: Grid) -> list[SweepSpec]:
+    specs: list[SweepSpec] = []
+    for m in g.chain_m:
+        specs += _per_protocol(
+            f"chain{m}",
+            lambda p, m=m: chain(chain_config(m, p, g.chain_duration)),
+            g.reps,
+            protos=CHAIN_PROTOS,
+        )
+    return specs
+
+
+def specs(g: Grid) -> list[SweepSpec]:
+    return _star_sweeps(g) + _single_sweeps(g) + _series_sweeps(g) + _access_sweeps(g) + _chain_sweeps(g)
+
+
+def sweeps(quick: bool) -> list[SweepSpec]:
+    return specs(QUICK if quick else FULL)
+
+
+def tiny() -> list[SweepSpec]:
+    return specs(TINY)

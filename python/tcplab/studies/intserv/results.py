@@ -1,0 +1,227 @@
+"""The study's results, derived once from the sweeps: throughput and compliant throughput per
+20 s window for every flow of every run, tokens lost, and C4's 5-second packet traces.
+
+Throughput per window is the paper's (Sec. 3): the data received in the window over its length;
+compliant throughput counts only marked segments. A run's throughput is the mean of its windows
+after the first (the first holds slow start from an idle network). The traces' lost tokens are
+replayed from the sender's segment log through the same token bucket the core uses (the log has
+every data segment with its send time, which is when the marker acts), and checked against the
+core's own count at the end of the run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from tcplab.analysis.stats import ok_runs
+from tcplab.experiment.store import Store
+from tcplab.report.study import StudyData
+from tcplab.studies.intserv.scenarios import C4, DEPTH, FIG1_CONNS, HEADER, MSS, WIRE
+from tcplab.studies.intserv.sweeps import MAIN_VARIANT, TRACE_LEN_S, TRACE_START_S
+
+DEPTH_S = float(DEPTH.removesuffix("ms")) / 1000
+WINDOW_SWEEPS = ("fig1", "fig11", "fig1_rtt")
+FACTORS = ("scheme", "recovery", "rtt_scale", "variant")
+
+
+@dataclass(frozen=True)
+class Trace:
+    """C4's packet trace over the 5-second window, in packets: cumulative ACK (snd_una / MSS),
+    cwnd, available window (cwnd - outstanding) and tokens lost since the window's start."""
+
+    acks: pd.DataFrame  # time_s, ack_pkts, cwnd_pkts, avail_pkts
+    tokens: pd.DataFrame  # time_s, lost_pkts (cumulative from the window's start)
+    lost_in_window_pkts: float
+    replay_lost_bytes: float  # over the whole run, replayed
+    core_lost_bytes: float  # over the whole run, the core's count
+    replay_marked: int
+    core_marked: int
+    ssthresh_at_awnd: float  # share of the window's trace rows with ssthresh at the advertised window
+
+
+@dataclass(frozen=True)
+class Results:
+    windows: pd.DataFrame  # sweep, factors, replication, flow, window, throughput_bps, compliant_bps
+    per_run: (
+        pd.DataFrame
+    )  # sweep, factors, replication, flow, throughput_bps, compliant_bps, tokens_lost_pkts_per_s
+    traces_fig1: dict[str, Trace]  # by scheme
+    traces_fig11: dict[str, Trace]  # by recovery
+    window_s: float
+
+    def __repr__(self) -> str:
+        traces = len(self.traces_fig1) + len(self.traces_fig11)
+        return f"Results(intserv: {len(self.per_run)} flow runs, {traces} traces)"
+
+    def mean(self, sweep: str, flow: str, column: str = "throughput_bps", **levels: Any) -> float:
+        """Mean over replications of a per-run quantity of one flow at one point."""
+        d = self.per_run[(self.per_run["sweep"] == sweep) & (self.per_run["flow"] == flow)]
+        for k, v in main_variant(sweep, levels).items():
+            d = d[d[k] == v]
+        if d.empty:
+            raise KeyError(f"no runs for {sweep} {flow} {levels}")
+        return float(d[column].mean())
+
+    def be_mean(self, sweep: str, column: str = "throughput_bps", **levels: Any) -> float:
+        """Mean over the three best-effort connections."""
+        return float(np.mean([self.mean(sweep, f"BE{i}", column, **levels) for i in (1, 2, 3)]))
+
+
+def derive(data: StudyData) -> Results:
+    rows: list[dict[str, Any]] = []
+    window_s = float(data.specs["fig1"].base["series_bin"])
+    with Store(data.store) as store:
+        for sweep in WINDOW_SWEEPS:
+            runs = ok_runs(data[sweep])
+            duration = float(data.specs[sweep].base["duration"])
+            for _, run in runs.iterrows():
+                report = store.report(run["key"])
+                if report is None:
+                    continue
+                head = {"sweep": sweep, "replication": int(run["replication"])}
+                head.update({f: run[f] for f in FACTORS if f in run.index})
+                rows.extend(_window_rows(head, report, window_s, duration))
+        windows = pd.DataFrame(rows)
+        per_run = _per_run(windows)
+        traces_fig1 = _traces(data, store, "fig1_traces", "scheme")
+        traces_fig11 = _traces(data, store, "fig11_traces", "recovery")
+    return Results(windows, per_run, traces_fig1, traces_fig11, window_s)
+
+
+def _window_rows(
+    head: dict[str, Any], report: dict[str, Any], window_s: float, duration: float
+) -> list[dict[str, Any]]:
+    out = []
+    whole = int(round(duration / window_s))
+    for flow in report["flows"]:
+        delivered = flow.get("delivered_series") or []
+        marking = flow.get("marking") or {}
+        marked = marking.get("marked_delivered_series") or []
+        lost = float(marking.get("tokens_lost_bytes", 0.0))
+        for w in range(whole):
+            got = delivered[w] if w < len(delivered) else 0
+            ok = marked[w] if w < len(marked) else 0
+            out.append(
+                {
+                    **head,
+                    "flow": flow["name"],
+                    "window": w,
+                    "throughput_bps": got * 8 / window_s,
+                    "compliant_bps": ok * 8 / window_s,
+                    "tokens_lost_pkts_per_s": lost / WIRE / duration,
+                }
+            )
+    return out
+
+
+def _per_run(windows: pd.DataFrame) -> pd.DataFrame:
+    """Each run's mean over its windows after the first (all of them if it has only one)."""
+    keys = ["sweep", *[f for f in FACTORS if f in windows.columns], "replication", "flow"]
+    steady = windows[windows["window"] > 0]
+    if steady.empty:
+        steady = windows
+    return (
+        steady.groupby(keys, dropna=False, sort=False)[
+            ["throughput_bps", "compliant_bps", "tokens_lost_pkts_per_s"]
+        ]
+        .mean()
+        .reset_index()
+    )
+
+
+def _traces(data: StudyData, store: Store, sweep: str, factor: str) -> dict[str, Trace]:
+    out = {}
+    runs = ok_runs(data[sweep])
+    rate = FIG1_CONNS[C4].reservation_bps
+    for _, run in runs.iterrows():
+        key = run["key"]
+        report = store.report(key) or {}
+        marking = report["flows"][C4].get("marking", {})
+        trace = store.trace(key, C4, "trace")
+        segments = store.trace(key, C4, "segments")
+        end = float(report.get("sim_time_s", data.specs[sweep].base["duration"]))
+        awnd = float(data.specs[sweep].base["tcp"]["rcv_buf"])
+        out[str(run[factor])] = build_trace(trace, segments, rate, end, marking, awnd)
+    return out
+
+
+def replay_bucket(
+    times: np.ndarray, sizes: np.ndarray, rate_bps: float, depth_s: float, end_s: float
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """The marker's token bucket (full at 0, tokens at ``rate_bps`` up to ``depth_s`` worth):
+    whether each packet (IP bytes ``sizes``, sent at ``times``) is marked, the bytes of tokens
+    lost up to each send, and the bytes lost by ``end_s``."""
+    depth = rate_bps * depth_s / 8
+    tokens, last, lost = depth, 0.0, 0.0
+    marked = np.zeros(len(times), dtype=bool)
+    lost_at = np.zeros(len(times))
+    for i, (t, size) in enumerate(zip(times, sizes, strict=True)):
+        tokens += (t - last) * rate_bps / 8
+        last = t
+        if tokens > depth:
+            lost += tokens - depth
+            tokens = depth
+        if tokens >= size:
+            tokens -= size
+            marked[i] = True
+        lost_at[i] = lost
+    tokens += (end_s - last) * rate_bps / 8
+    lost += max(0.0, tokens - depth)
+    return marked, lost_at, lost
+
+
+def build_trace(
+    trace: pd.DataFrame,
+    segments: pd.DataFrame,
+    rate_bps: float,
+    end_s: float,
+    marking: dict[str, Any],
+    awnd: float = float("inf"),
+) -> Trace:
+    t0, t1 = TRACE_START_S, TRACE_START_S + TRACE_LEN_S
+    # Two empty probes at the window's edges read the bucket's loss count there (an empty
+    # packet takes no tokens).
+    times = np.concatenate([segments["time_s"].to_numpy(dtype=float), [t0, t1]])
+    sizes = np.concatenate([segments["len"].to_numpy(dtype=float) + HEADER, [0.0, 0.0]])
+    order = np.argsort(times, kind="stable")
+    times, sizes = times[order], sizes[order]
+    marked, lost_at, lost_end = replay_bucket(times, sizes, rate_bps, DEPTH_S, end_s)
+    probe = sizes == 0
+    base = float(lost_at[probe & (times == t0)][0])
+    top = float(lost_at[probe & (times == t1)][0])
+    inside = (times >= t0) & (times <= t1)
+    tokens = pd.DataFrame({"time_s": times[inside], "lost_pkts": (lost_at[inside] - base) / WIRE})
+    tr = trace[(trace["time_s"] >= t0) & (trace["time_s"] < t1)]
+    acks = pd.DataFrame(
+        {
+            "time_s": tr["time_s"].to_numpy(dtype=float),
+            "ack_pkts": tr["snd_una"].to_numpy(dtype=float) / MSS,
+            "cwnd_pkts": tr["cwnd"].to_numpy(dtype=float) / MSS,
+            "avail_pkts": (tr["cwnd"] - (tr["snd_nxt"] - tr["snd_una"])).to_numpy(dtype=float) / MSS,
+        }
+    )
+    return Trace(
+        acks=acks,
+        tokens=tokens,
+        lost_in_window_pkts=(top - base) / WIRE,
+        replay_lost_bytes=lost_end,
+        core_lost_bytes=float(marking.get("tokens_lost_bytes", float("nan"))),
+        replay_marked=int((marked & ~probe).sum()),
+        core_marked=int(marking.get("marked_packets", -1)),
+        ssthresh_at_awnd=float((tr["ssthresh"] >= awnd).mean()) if len(tr) else float("nan"),
+    )
+
+
+def main_variant(sweep: str, levels: dict[str, Any]) -> dict[str, Any]:
+    """Fig. 1's sweep runs three variants; unless asked, a figure or claim reads New-Reno's."""
+    if sweep == "fig1" and "variant" not in levels:
+        return {**levels, "variant": MAIN_VARIANT}
+    return levels
+
+
+def mbps(x: float) -> float:
+    return round(x / 1e6, 3)

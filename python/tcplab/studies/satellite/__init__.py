@@ -1,0 +1,65 @@
+"""Satellite study: WWW traffic over ATM UBR+ on WAN, MEO and GEO links (Goyal et al., 1998).
+
+100 WWW server-client pairs (the core's ``[www]`` model of Sec. 5: persistent HTTP/1.1,
+pipelined requests, file sizes of Table 1) share a 45 Mb/s T3 between two ATM switches whose
+one-way delay is 5 ms (WAN), 100 ms (multi-hop LEO / single-hop MEO) or 275 ms (GEO). For each
+link type the paper's full factorial: Vanilla, Reno, NewReno (ns-2.1b3) and SACK (Sec. 3) x EPD
+and Selective Drop x three switch buffers of about 0.5, 1 and 2 RTT x bandwidth (Table 2).
+Efficiency and fairness as Sec. 7 defines them, then Jain's factorial analysis (Sec. 8.1) of
+our runs beside the paper's Tables 4-12.
+
+Files: network.py (the scenario of Sec. 6), metrics.py (Sec. 7), paper.py (the paper's printed
+tables, as reference data), sweeps.py, results.py (derived once), tables.py, claims.py,
+figures.py. docs/satellite.md lists every choice the paper leaves open.
+"""
+
+from __future__ import annotations
+
+from tcplab.report.study import Paper, Study
+from tcplab.studies.satellite.claims import claims
+from tcplab.studies.satellite.figures import figures
+from tcplab.studies.satellite.results import derive
+from tcplab.studies.satellite.sweeps import FULL, QUICK, sweeps, tiny
+from tcplab.studies.satellite.tables import tables
+
+STUDY = Study(
+    name="satellite",
+    title="TCP enhancements for WWW traffic over ATM UBR+ on satellite links",
+    papers=(
+        Paper(
+            "M. Goyal, R. Goyal, R. Jain, B. Vandalore, S. Fahmy, T. vonDeak, K. Bhasin, N. Butts "
+            "and S. Kota",
+            "Performance Analysis of TCP Enhancements for WWW Traffic using UBR+ with Limited Buffers "
+            "over Satellite Links",
+            1998,
+            "ATM Forum contribution 98-0876R1",
+        ),
+    ),
+    summary=__doc__ or "",
+    sweeps=sweeps,
+    tiny=tiny,
+    derive=derive,
+    figures=figures,
+    claims=claims,
+    tables=tables,
+    assumptions=(
+        'TCP is the ns-2.1b stack preset (`tcp.stack = "ns2"`: 100 ms timer tick, no delayed ACK, no '
+        "silly-window avoidance), overridden only where Secs. 3 and 6.2 say: MSS 1024/9180, the scaled "
+        "receive window, initial ssthresh = bandwidth-delay product, and Hoe's flywheel "
+        "(`newreno_changes = true`) for NewReno.",
+        "SACK is the PIPE algorithm of Sec. 3.2 (`sack`).",
+        "The paper ran each configuration once; we run each "
+        f"{FULL.replications} times (independent seeds) in full mode, so the ANOVA's error term is "
+        "the replication error plus the second-order interaction. Replication i of every "
+        "configuration uses the same seed (common random numbers: the same WWW workload).",
+        "The hosts' own output queues hold 10^6 cells (they never drop); the switch ports towards the "
+        "hosts get the trunk's buffer and policy.",
+        "The body of the paper's Table 10 (GEO per configuration) is missing from the available text; "
+        "GEO is compared through Tables 11 and 12 only.",
+    ),
+    quick_note=(
+        f"{QUICK.replications} replication of {QUICK.duration_s:g} s runs (full mode: "
+        f"{FULL.replications} replications of {FULL.duration_s:g} s); still all 24 configurations for "
+        "each of WAN, MEO and GEO, so every table and claim is computed."
+    ),
+)

@@ -1,0 +1,91 @@
+"""The satellite study's results, derived once: efficiency and fairness per run (Sec. 7, from
+each run's stored report), their means per configuration, and Jain's factorial analysis of our
+runs per link type (``tcplab.analysis.anova``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from tcplab.analysis.anova import AnovaResult, factorial_anova
+from tcplab.analysis.stats import ok_runs
+from tcplab.experiment.store import Store
+from tcplab.report.study import StudyData
+from tcplab.studies.satellite.metrics import satellite_metrics
+from tcplab.studies.satellite.network import CASES, T3_BPS
+
+__all__ = ["FACTORS", "RESPONSES", "Results", "derive"]
+
+FACTORS = ["tcp", "buffer", "drop_policy"]
+RESPONSES = ("efficiency", "fairness")
+
+
+@dataclass(frozen=True)
+class Results:
+    runs: dict[str, pd.DataFrame]  # case -> one row per run: factors, replication, efficiency, fairness
+    means: dict[str, pd.DataFrame]  # case -> one row per configuration: mean and std of both
+    anova: dict[str, dict[str, AnovaResult]]  # case -> response -> analysis of our runs
+    duration_s: float
+    pairs: int
+    replications: int
+    events: int
+    wall_s: float  # summed over runs, as the core reported
+
+    def __repr__(self) -> str:
+        return f"Results(satellite: {', '.join(self.runs)}; {self.replications} replications)"
+
+    @property
+    def cases(self) -> list[str]:
+        return list(self.runs)
+
+    def mean(self, case: str, response: str, **where: str) -> float:
+        """The mean of ``response`` over every run of ``case`` matching ``where`` (factor=level)."""
+        df = self.runs[case]
+        for factor, level in where.items():
+            df = df[df[factor] == level]
+        return float(df[response].mean())
+
+
+def _metrics(store: Store, df: pd.DataFrame, case: str) -> pd.DataFrame:
+    rows = []
+    for key in df["key"]:
+        report = store.report(key) or {}
+        m = satellite_metrics(report, T3_BPS, CASES[case].mss)
+        rows.append({"key": key, "efficiency": m.efficiency, "fairness": m.fairness})
+    return df.merge(pd.DataFrame(rows), on="key")
+
+
+def _replication(df: pd.DataFrame) -> pd.Series:
+    return df.groupby(FACTORS, sort=False).cumcount()
+
+
+def derive(data: StudyData) -> Results:
+    runs: dict[str, pd.DataFrame] = {}
+    with Store(data.store) as store:
+        for case in CASES:
+            if case not in data.runs:
+                continue
+            df = ok_runs(data[case])
+            df = _metrics(store, df[["key", *FACTORS, "events", "wall_s"]], case)
+            df["replication"] = _replication(df)
+            runs[case] = df
+    means = {
+        case: df.groupby(FACTORS, sort=False)[list(RESPONSES)].agg(["mean", "std"]).reset_index()
+        for case, df in runs.items()
+    }
+    anova = {
+        case: {r: factorial_anova(df.dropna(subset=[r]), r, FACTORS) for r in RESPONSES}
+        for case, df in runs.items()
+    }
+    first = next(iter(data.specs.values()))
+    return Results(
+        runs=runs,
+        means=means,
+        anova=anova,
+        duration_s=float(first.base["duration"]),
+        pairs=len(first.base["www"]["pair"]),
+        replications=first.replications,
+        events=int(sum(df["events"].sum() for df in runs.values())),
+        wall_s=float(sum(df["wall_s"].sum() for df in runs.values())),
+    )

@@ -1,0 +1,84 @@
+"""The intserv study (Feng, Kandlur, Saha and Shin, 1997): its interface, the computed ideal
+shares and windows, the token-bucket replay of the traces, and a tiny run of the whole study."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from tcplab.report.study import discover
+from tcplab.studies.intserv import STUDY
+from tcplab.studies.intserv.results import replay_bucket
+from tcplab.studies.intserv.scenarios import (
+    IDEAL_BPS,
+    ideal_shares_bps,
+    timed_zero_loss_interval_s,
+    unloaded_bdp_packets,
+    unloaded_rtt_s,
+)
+
+
+def test_study_is_discovered_and_tiny_has_every_sweep():
+    assert discover()["intserv"] is STUDY
+    assert STUDY.tiny is not None
+    tiny = STUDY.tiny()
+    full = STUDY.sweeps(False)
+    assert [s.name for s in tiny] == [s.name for s in full] == [s.name for s in STUDY.sweeps(True)]
+    assert len({s.name for s in full}) == len(full)
+    # tiny really is smaller: shorter runs, no more replications
+    for t, f in zip(tiny, full, strict=True):
+        assert t.base["duration"] <= f.base["duration"] and t.replications <= f.replications
+
+
+def test_ideal_shares_are_computed_from_the_reservations():
+    assert ideal_shares_bps([1e6, 2e6, 4e6, 0, 0, 0]) == pytest.approx(
+        [1.5e6, 2.5e6, 4.5e6, 0.5e6, 0.5e6, 0.5e6]
+    )
+    assert IDEAL_BPS["C4"] == pytest.approx(4.5e6) and IDEAL_BPS["BE2"] == pytest.approx(0.5e6)
+    # another split: 5 Mb/s, one 3 Mb/s reservation and one best effort
+    assert ideal_shares_bps([3e6, 0], capacity_bps=5e6) == pytest.approx([4e6, 1e6])
+    with pytest.raises(ValueError):
+        ideal_shares_bps([6e6, 6e6])
+
+
+def test_windows_follow_the_unloaded_delay_bandwidth_product():
+    assert unloaded_bdp_packets("fig1") == 100  # the paper's advertised window
+    rtts = [unloaded_rtt_s("fig11", c) for c in ("C1", "C2", "C4", "BE1")]
+    assert rtts == sorted(rtts) and rtts[0] < rtts[-1]  # C1 shortest, best effort longest
+    assert (
+        unloaded_bdp_packets("fig1", 2.0) > unloaded_bdp_packets("fig1") > unloaded_bdp_packets("fig1", 0.5)
+    )
+
+
+def test_zero_token_loss_interval_of_sec5():
+    # 4 Mb/s, 50 ms: 25000 bytes deep; (25000 - 1039) bytes at 500000 bytes/s = 47.922 ms
+    assert timed_zero_loss_interval_s(4e6) == pytest.approx(0.047922)
+
+
+def test_token_bucket_replay_hand_worked():
+    # 8000 b/s = 1000 bytes/s, 0.5 s deep = 500 bytes, full at 0.
+    times = np.array([0.0, 0.1, 0.2, 1.5])
+    sizes = np.array([400.0, 400.0, 100.0, 400.0])
+    marked, lost_at, lost_end = replay_bucket(times, sizes, 8000, 0.5, 2.0)
+    # 500 -> take 400 -> 100; +100 = 200 < 400 unmarked; +100 = 300 -> take 100 -> 200;
+    # +1300 at 1.5 s: 1000 lost at the 500 cap -> take 400 -> 100; +500 by 2.0 s: 100 more lost.
+    assert marked.tolist() == [True, False, True, True]
+    assert lost_at.tolist() == pytest.approx([0, 0, 0, 1000])
+    assert lost_end == pytest.approx(1100)
+
+
+def test_tiny_reproduce(tiny_reproduction):
+    out = tiny_reproduction("intserv")
+    claims = json.loads(out.claims.read_text())["claims"]
+    ids = {c["id"] for c in claims}
+    assert len(ids) == len(claims) >= 20
+    assert {"sec3_reserved_below_ideal", "sec4_token_loss_falls", "sec6_maxburst_restores"} <= ids
+    assert all(isinstance(c["holds"], bool) and c["kind"] for c in claims)
+    by_id = {c["id"]: c for c in claims}
+    assert by_id["ideal_shares"]["holds"] and by_id["unloaded_window_100"]["holds"]
+    assert by_id["token_replay_matches_core"]["holds"]
+    report = out.report.read_text()
+    for f in out.figures:
+        assert f.is_file() and f"]({f.name})" in report
+    assert len(out.figures) == 12

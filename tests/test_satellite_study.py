@@ -1,0 +1,118 @@
+"""The satellite study (Goyal et al., 1998): its reference data, its sweeps, and a tiny run,
+locally and on a Dask LocalCluster. The interface and a tiny reproduce are also run for every
+study by tests/test_studies.py."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from scipy import stats
+from tcplab.analysis.anova import factorial_anova
+from tcplab.experiment.expand import expand
+from tcplab.report.reproduce import reproduce_study
+from tcplab.report.study import discover
+from tcplab.studies.satellite import paper
+from tcplab.studies.satellite.network import CASES
+from tcplab.studies.satellite.sweeps import FULL, QUICK, Grid, spec, sweeps
+
+DATA = Path(__file__).parent / "data"
+FILES = {"wan": "goyal98_table4_wan.csv", "meo": "goyal98_table7_meo.csv"}
+STUDY = discover()["satellite"]
+
+
+@pytest.mark.parametrize("case", ["wan", "meo"])
+def test_the_papers_tables_4_and_7_are_the_anova_tests_transcription(case: str) -> None:
+    ours = paper.results_table(case)
+    assert ours is not None
+    pd.testing.assert_frame_equal(ours, pd.read_csv(DATA / FILES[case]))
+    # and the ANOVA of the paper's own results gives the paper's Table 5 / 8 (within a digit)
+    a = factorial_anova(ours, "efficiency", ["tcp", "buffer", "drop_policy"])
+    assert a.component("tcp").percent == pytest.approx(paper.ALLOCATION[case]["tcp"][2], abs=0.011)
+    assert paper.results_table("geo") is None  # Table 10's body is not in the available text
+
+
+def test_the_typed_in_anova_tables_agree_with_the_anova_test() -> None:
+    from test_anova import ALLOCATION, EFFECTS
+
+    for case in ("wan", "meo"):
+        renamed = {k.replace("x drop", "x drop_policy"): v for k, v in ALLOCATION[case].items()}
+        assert renamed == paper.ALLOCATION[case]
+        assert EFFECTS[case] == paper.EFFECTS[case]
+
+
+@pytest.mark.parametrize("case", ["wan", "meo", "geo"])
+def test_the_typed_in_tables_are_self_consistent(case: str) -> None:
+    # Each table's parts must agree with each other to the printed digits: a typing error shows.
+    alloc, effects = paper.ALLOCATION[case], paper.EFFECTS[case]
+    t = stats.t.ppf(0.95, 6)
+    for i in (0, 1):
+        assert alloc["ssy"][i] - alloc["ss0"][i] == pytest.approx(alloc["sst"][i], abs=2e-4)
+        percents = [alloc[c][2 + i] for c in alloc if c not in ("ssy", "ss0", "sst", "se")]
+        assert sum(percents) < 100.01
+        for (factor, _), values in effects.items():
+            effect, low, high = values[i]
+            levels = {"tcp": 4, "buffer": 3, "drop_policy": 2}[factor]
+            half = t * alloc["se"][i] * math.sqrt((levels - 1) / 24)
+            assert high - effect == pytest.approx(half, abs=2e-4), (case, factor, i)
+            assert effect - low == pytest.approx(half, abs=2e-4), (case, factor, i)
+        # main effects of a factor sum to zero
+        for factor in ("tcp", "buffer", "drop_policy"):
+            assert sum(v[i][0] for (f, _), v in effects.items() if f == factor) == pytest.approx(0, abs=3e-4)
+
+
+def test_full_and_quick_grids() -> None:
+    full, quick = sweeps(False), sweeps(True)
+    assert [s.name for s in full] == ["wan", "meo", "geo"] == [s.name for s in quick]
+    assert all(s.replications == FULL.replications == 3 for s in full)
+    assert all(s.base["duration"] == 100.0 and len(s.base["www"]["pair"]) == 100 for s in full)
+    assert all(s.replications == 1 and s.base["duration"] == QUICK.duration_s for s in quick)
+    assert all(len(expand(s)) == 24 * s.replications for s in quick)
+
+
+def test_each_run_sets_policy_and_buffer_on_every_switch_port() -> None:
+    runs = expand(spec("geo", Grid(("geo",), 1.0, 1, pairs=3)))
+    seen = set()
+    for run in runs:
+        links = run.scenario["link"]
+        trunk = links[0]
+        policy, queue = trunk["ab"]["drop"]["policy"], trunk["ab"]["queue"]
+        assert queue in CASES["geo"].buffers
+        for link in links:
+            assert link["ba"]["drop"]["policy"] == policy and link["ba"]["queue"] == queue
+        for host_side in links[1:]:
+            assert "drop" not in host_side["ab"] and host_side["ab"]["queue"] == 1_000_000
+        assert run.scenario["tcp"]["stack"] == "ns2"
+        seen.add((run.scenario["tcp"]["variant"], policy, queue))
+    assert len(seen) == 24
+
+
+def _tiny_wan() -> list:
+    # 10 pairs for 4 s: every server has asked for something, so every fairness is defined.
+    return [spec("wan", Grid(("wan",), 4.0, 1, pairs=10))]
+
+
+def test_a_tiny_reproduce_writes_the_three_kinds_of_tables(tmp_path: Path) -> None:
+    out = reproduce_study(STUDY, tmp_path, quick=True, workers=1, specs=_tiny_wan())
+    report = out.report.read_text()
+    for n in (4, 5, 6):
+        assert f"the paper's Table {n}" in report
+    assert out.runs == 24 and len(out.figures) == 1
+    claims = {c["id"]: c for c in json.loads(out.claims.read_text())["claims"]}
+    assert claims["efficiency_within_capacity"]["holds"]
+    assert claims["wan_efficiency_largest_factor"]["kind"] == "ordering"
+
+
+def test_the_study_runs_unchanged_on_a_dask_cluster(tmp_path: Path) -> None:
+    from dask.distributed import LocalCluster
+
+    with LocalCluster(n_workers=1, threads_per_worker=1, dashboard_address=None) as cluster:
+        remote = reproduce_study(
+            STUDY, tmp_path / "r", quick=True, dask=cluster.scheduler_address, specs=_tiny_wan()
+        )
+    local = reproduce_study(STUDY, tmp_path / "l", quick=True, workers=1, specs=_tiny_wan())
+    assert remote.runs == local.runs == 24
+    assert remote.claims.read_text() == local.claims.read_text()
