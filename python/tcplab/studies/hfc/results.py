@@ -135,7 +135,7 @@ def derive(data: StudyData) -> Results:
     fig5, waits = _fig5(data, tp["fig5"])
     fig9 = {}
     for _, row in tp["fig9"].iterrows():
-        fig9[int(row["sock_buf"])] = {
+        fig9[sw.nominal_buffer(int(row["sock_buf"]))] = {
             "key": row["key"],
             "timeouts": int(row["timeouts"]),
             "fast_retransmits": int(row["fast_retransmits"]),
@@ -217,7 +217,7 @@ def _per_connection(data: StudyData, sweep: str) -> pd.DataFrame:
             t = f["completion_time_s"] if f["completion_time_s"] is not None else duration
             rows.append(
                 {
-                    "sock_buf": int(buf),
+                    "sock_buf": sw.nominal_buffer(int(buf)),
                     "key": key,
                     "mbps": size * 8 / t / 1e6,
                     "timeouts": f["timeouts"],
@@ -346,6 +346,12 @@ def throughput(data: StudyData, sweep: str, size: int | None = None, header: int
     for col in ("sock_buf", "mss"):
         if col in df.columns:
             df[col] = df[col].astype(int)
+    # Under ns the levels are windows in packets; tables keep the paper's nominal buffers and
+    # timer granularities so figures and claims read the same on every stack.
+    if "sock_buf" in df.columns:
+        df["sock_buf"] = [sw.nominal_buffer(int(b)) for b in df["sock_buf"]]
+    if "timer" in df.columns:
+        df["timer"] = [str(t).removeprefix("ns2:") for t in df["timer"]]
     return df
 
 

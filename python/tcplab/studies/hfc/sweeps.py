@@ -20,9 +20,13 @@ from tcplab.studies.hfc.scenarios import (
     HTTP_HEADER,
     MODIFIED_TCP,
     MSS,
+    PRIMARY_STACK,
     SOCKET_BUFFERS,
+    STACKS,
     hfc_scenario,
     kib,
+    stack_timer,
+    window_packets,
 )
 from tcplab.units import KB
 
@@ -86,10 +90,12 @@ NAMES = {
 }
 
 
-def tcp_table(name: str, sock_buf: int = kib(8), pattern: str = "ftp") -> dict[str, Any]:
+def tcp_table(
+    name: str, sock_buf: int = kib(8), pattern: str = "ftp", stack: str = PRIMARY_STACK
+) -> dict[str, Any]:
     """The whole ``[tcp]`` table of a configuration (a sweep level replaces the table), as
-    ``hfc_scenario`` builds it for ``pattern``."""
-    doc = hfc_scenario(size=1, sock_buf=sock_buf, pattern=pattern, tcp=CONFIGS[name])
+    ``hfc_scenario`` builds it for ``pattern`` on ``stack``."""
+    doc = hfc_scenario(size=1, sock_buf=sock_buf, pattern=pattern, tcp=CONFIGS[name], stack=stack)
     return doc["tcp"]
 
 
@@ -97,16 +103,19 @@ def _cell(level: Any) -> str:
     return json.dumps(level, sort_keys=True, separators=(",", ":"))
 
 
-def config_factor(names: Sequence[str], pattern: str = "ftp") -> list[dict[str, Any]]:
-    return [tcp_table(n, pattern=pattern) for n in names]
+def config_factor(
+    names: Sequence[str], pattern: str = "ftp", stack: str = PRIMARY_STACK
+) -> list[dict[str, Any]]:
+    return [tcp_table(n, pattern=pattern, stack=stack) for n in names]
 
 
 def config_name(cell: Any, names: Sequence[str]) -> str:
     """The configuration name of a ``config`` column cell (the tcp table as compact JSON)."""
     for n in names:
         for pattern in ("ftp", "http"):
-            if _cell(tcp_table(n, pattern=pattern)) == cell:
-                return n
+            for stack in STACKS:
+                if _cell(tcp_table(n, pattern=pattern, stack=stack)) == cell:
+                    return n
     raise KeyError(f"no configuration matches {cell}")
 
 
@@ -147,8 +156,21 @@ def _spec(
     )
 
 
-def _buffers(levels: Sequence[int]) -> dict[str, list[int]]:
+def _buffers(levels: Sequence[int], stack: str = "bsd44") -> dict[str, list[int]]:
+    """Socket buffers as sweep levels: bytes at both ends under BSD; under ns the window in
+    whole packets (``window_packets``), as bytes of MSS-sized packets."""
+    if stack != "bsd44":
+        levels = [window_packets(b) * MSS for b in levels]
     return {"tcp.rcv_buf": list(levels), "tcp.snd_buf": list(levels)}
+
+
+def nominal_buffer(window: int) -> int:
+    """The paper's socket buffer (bytes) an ns window of ``window`` bytes stands for; a BSD
+    buffer is its own nominal value."""
+    for b in (*FIG10_BUFFERS, *SOCKET_BUFFERS):
+        if window_packets(b) * MSS == window and window != b:
+            return b
+    return window
 
 
 FIG12_CONFIGS = ["tcp", "nodelack", "iw2"]
@@ -172,80 +194,93 @@ def reps(quick: bool) -> dict[str, int]:
 TINY_REPS = {"dist": 2, "mean": 2, "det": 1, "trace": 1}
 
 
-def sweeps(quick: bool) -> list[SweepSpec]:
-    return _sweeps(reps(quick))
+def sweeps(quick: bool, stack: str = PRIMARY_STACK) -> list[SweepSpec]:
+    return _sweeps(reps(quick), stack)
 
 
-def tiny() -> list[SweepSpec]:
+def tiny(stack: str = PRIMARY_STACK) -> list[SweepSpec]:
     """The quick grid with the fewest replications that still draw every figure (a test hook)."""
-    return _sweeps(TINY_REPS)
+    return _sweeps(TINY_REPS, stack)
 
 
-def _sweeps(r: dict[str, int]) -> list[SweepSpec]:
-    base = hfc_scenario(size=MB3)
+def _sweeps(r: dict[str, int], stack: str) -> list[SweepSpec]:
+    def hfc(**kw: Any) -> dict[str, Any]:
+        return hfc_scenario(stack=stack, **kw)
+
+    def buffers(levels: Sequence[int]) -> dict[str, list[int]]:
+        return _buffers(levels, stack)
+
+    def configs(names: Sequence[str], pattern: str = "ftp") -> list[dict[str, Any]]:
+        return config_factor(names, pattern, stack)
+
+    timers = [stack_timer(t, stack) for t in ("500ms", "200ms")]
+    base = hfc(size=MB3)
     out = [
-        _spec("fig3", base, r["mean"], {"link.0.ba.loss.p": ACK_LOSS}, [_buffers(FIG3_BUFFERS)]),
-        _spec("fig4", base, r["mean"], {"link.0.ab.loss.p": DATA_LOSS}, [_buffers(SOCKET_BUFFERS)]),
-        _spec("fig5", hfc_scenario(size=MB3, trace=True), r["trace"], {"link.0.ab.loss.p": [0.01, 0.03]}),
+        _spec("fig3", base, r["mean"], {"link.0.ba.loss.p": ACK_LOSS}, [buffers(FIG3_BUFFERS)]),
+        _spec("fig4", base, r["mean"], {"link.0.ab.loss.p": DATA_LOSS}, [buffers(SOCKET_BUFFERS)]),
+        _spec("fig5", hfc(size=MB3, trace=True), r["trace"], {"link.0.ab.loss.p": [0.01, 0.03]}),
         _spec(
             "fig6",
-            hfc_scenario(size=MB3, tcp=CONFIGS["iw2"]),
+            hfc(size=MB3, tcp=CONFIGS["iw2"]),
             r["dist"],
             {"link.0.ab.loss.p": DATA_LOSS_SIZES, "flow.*.bytes": FIG6_SIZES},
         ),
         _spec(
             "fig8",
-            hfc_scenario(size=MB3, cm_buffer=CM_BUFFER),
+            hfc(size=MB3, cm_buffer=CM_BUFFER),
             r["det"],
             {"flow.*.bytes": FIG8_SIZES},
-            [_buffers(SOCKET_BUFFERS)],
+            [buffers(SOCKET_BUFFERS)],
         ),
         _spec(
             "fig9",
-            hfc_scenario(size=1_000_000, cm_buffer=CM_BUFFER, trace=True),
+            hfc(size=1_000_000, cm_buffer=CM_BUFFER, trace=True),
             1,
-            zips=[_buffers([kib(24), kib(48)])],
+            zips=[buffers([kib(24), kib(48)])],
         ),
         _spec(
             "fig10",
-            hfc_scenario(size=300 * KB, cm_buffer=CM_BUFFER, connections=3),
+            hfc(size=300 * KB, cm_buffer=CM_BUFFER, connections=3),
             r["mean"],
-            zips=[_buffers(FIG10_BUFFERS)],
+            zips=[buffers(FIG10_BUFFERS)],
         ),
         _spec(
             "fig11_ftp",
-            hfc_scenario(size=30 * KB, pattern="ftp", trace=True),
+            hfc(size=30 * KB, pattern="ftp", trace=True),
             r["mean"],
-            {"tcp": config_factor(FIG11_CONFIGS)},
+            {"tcp": configs(FIG11_CONFIGS)},
         ),
         _spec(
             "fig11_http",
-            hfc_scenario(size=30 * KB, pattern="http", trace=True),
+            hfc(size=30 * KB, pattern="http", trace=True),
             r["mean"],
-            {"tcp": config_factor(FIG11_CONFIGS, "http")},
+            {"tcp": configs(FIG11_CONFIGS, "http")},
         ),
         _spec(
             "fig12_ftp",
-            hfc_scenario(size=MB3, pattern="ftp"),
+            hfc(size=MB3, pattern="ftp"),
             r["mean"],
-            {"flow.*.bytes": FIG12_SIZES, "tcp": config_factor(FIG12_CONFIGS)},
+            {"flow.*.bytes": FIG12_SIZES, "tcp": configs(FIG12_CONFIGS)},
         ),
         _spec(
             "fig12_http",
-            hfc_scenario(size=MB3, pattern="http"),
+            hfc(size=MB3, pattern="http"),
             r["mean"],
             {
                 "flow.*.bytes": [s + HTTP_HEADER for s in FIG12_SIZES],
-                "tcp": config_factor(FIG12_CONFIGS, "http"),
+                "tcp": configs(FIG12_CONFIGS, "http"),
             },
         ),
-        _spec("fig13", base, r["mean"], {"link.0.ba.loss.p": ACK_LOSS, "tcp": config_factor(FIG13_CONFIGS)}),
+        _spec("fig13", base, r["mean"], {"link.0.ba.loss.p": ACK_LOSS, "tcp": configs(FIG13_CONFIGS)}),
+        # On ns the 8 KB window stays 8760 bytes (6 packets of 1460): 8 packets of 1024 and 17 of
+        # 512. Recounting it per MSS (16 packets of 512 = 8 of 1024 = 8192 bytes) cannot be a
+        # sweep level, since two MSS values would share one window level.
         _spec("fig14", base, r["mean"], {"link.0.ba.loss.p": ACK_LOSS, "tcp.mss": FIG14_MSS}),
-        _spec("fig15a", base, r["mean"], {"link.0.ab.loss.p": DATA_LOSS, "tcp.timer": ["500ms", "200ms"]}),
-        _spec("fig15b", base, r["mean"], {"link.0.ba.loss.p": ACK_LOSS, "tcp.timer": ["500ms", "200ms"]}),
+        _spec("fig15a", base, r["mean"], {"link.0.ab.loss.p": DATA_LOSS, "tcp.timer": timers}),
+        _spec("fig15b", base, r["mean"], {"link.0.ba.loss.p": ACK_LOSS, "tcp.timer": timers}),
         _spec(
             "fig16",
-            fig16_scenario(trace=False),
+            fig16_scenario(trace=False, stack=stack),
             1,
             {
                 "link.0.ab.loss.values": [[n, n + 3] for n in FIG16_FIRST],
@@ -254,7 +289,7 @@ def _sweeps(r: dict[str, int]) -> list[SweepSpec]:
         ),
         _spec(
             "fig16_example",
-            fig16_scenario(trace=True),
+            fig16_scenario(trace=True, stack=stack),
             1,
             {"tcp.dupack_threshold": [3, 1]},
         ),
@@ -262,7 +297,7 @@ def _sweeps(r: dict[str, int]) -> list[SweepSpec]:
             "fig17",
             base,
             r["mean"],
-            {"link.0.ab.loss.p": DATA_LOSS_FIG17, "tcp": config_factor(FIG17_CONFIGS)},
+            {"link.0.ab.loss.p": DATA_LOSS_FIG17, "tcp": configs(FIG17_CONFIGS)},
         ),
         _spec(
             "fig18",
@@ -271,20 +306,20 @@ def _sweeps(r: dict[str, int]) -> list[SweepSpec]:
             {
                 "link.0.ab.loss.p": FIG18_LOSS,
                 "flow.*.bytes": FIG18_SIZES,
-                "tcp": config_factor(FIG18_CONFIGS),
+                "tcp": configs(FIG18_CONFIGS),
             },
         ),
         _spec(
             "tahoe_rx",
             base,
             r["mean"],
-            {"link.0.ab.loss.p": TAHOE_LOSS, "tcp": config_factor(TAHOE_CONFIGS)},
+            {"link.0.ab.loss.p": TAHOE_LOSS, "tcp": configs(TAHOE_CONFIGS)},
         ),
         _spec(
             "sec7_ack",
             base,
             r["mean"],
-            {"link.0.ba.loss.p": SEC7_ACK_LOSS, "tcp": config_factor(SEC7_CONFIGS)},
+            {"link.0.ba.loss.p": SEC7_ACK_LOSS, "tcp": configs(SEC7_CONFIGS)},
         ),
         _spec(
             "sec7_reflected",
@@ -298,7 +333,7 @@ def _sweeps(r: dict[str, int]) -> list[SweepSpec]:
             out.append(
                 _spec(
                     f"bufcheck_{mode}_n{n}",
-                    overrun_scenario(kib(8), mode, CM_BUFFER, n),
+                    overrun_scenario(kib(8), mode, CM_BUFFER, n, stack=stack),
                     1 if mode == "burst" else r["det"],
                     zips=[bufcheck_zip(mode, n)],
                 )
@@ -319,7 +354,7 @@ def bufcheck_zip(mode: str, n: int) -> dict[str, list[int]]:
     return z
 
 
-def fig16_scenario(trace: bool) -> dict[str, Any]:
+def fig16_scenario(trace: bool, stack: str = PRIMARY_STACK) -> dict[str, Any]:
     """Fig. 16's setting: a congestion window of eight segments when two segments three apart are
     lost. The socket buffer (48 KB) does not limit the window; slow start ends at eight segments
     (initial ssthresh) and congestion avoidance then grows the window by one segment per round
@@ -330,6 +365,7 @@ def fig16_scenario(trace: bool) -> dict[str, Any]:
         tcp={"initial_ssthresh": FIG16_WINDOW * MSS},
         trace=trace,
         duration_s=DURATION_S,
+        stack=stack,
     )
     doc["link"][0]["ab"]["loss"] = {
         "model": "drop_list",
