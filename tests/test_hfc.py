@@ -236,3 +236,18 @@ def test_study_smoke_tiny(tmp_path, monkeypatch):
     assert "bound_19kb" in report
     assert "| holds (ns1) |" in report and "| holds (bsd44) |" in report
     assert "On the paper's own stack (`ns1`)" in report and "Sensitivity run on `bsd44`" in report
+    # the 8 KB window's two readings on ns: every row measured under both
+    assert "The 8 KB socket buffer on ns, read two ways" in report
+    assert "w5_fig4" in report and "w5_fig4@bsd44" not in report
+
+
+def test_the_truncated_reading_only_changes_the_8kb_window():
+    from tcplab.studies.hfc import readings
+    from tcplab.studies.hfc.sweeps import tiny
+
+    specs = {s.name: s for s in tiny()}
+    for name in readings.SWEEPS:
+        main, alt = specs[name], specs[readings.PREFIX + name]
+        assert alt.base["tcp"]["rcv_buf"] == 5 * MSS and main.base["tcp"]["rcv_buf"] == 6 * MSS
+        assert {**alt.base, "tcp": None} == {**main.base, "tcp": None}
+    assert not any(s.name.startswith(readings.PREFIX) for s in tiny("bsd44"))

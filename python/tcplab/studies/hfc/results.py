@@ -23,6 +23,7 @@ import pandas as pd
 from tcplab.analysis.stats import ok_runs
 from tcplab.experiment.store import Store
 from tcplab.report.study import StudyData
+from tcplab.studies.hfc import readings
 from tcplab.studies.hfc import sweeps as sw
 from tcplab.studies.hfc.buffer import MODES
 from tcplab.studies.hfc.scenarios import CH_CM, HTTP_HEADER, MSS
@@ -58,6 +59,7 @@ class Results:
     bufcheck: pd.DataFrame
     timeout_waits: list[float]
     unfinished: dict[str, int] = field(default_factory=dict)
+    readings: pd.DataFrame | None = None
 
     def __repr__(self) -> str:
         tables = len(self.__dataclass_fields__)
@@ -68,6 +70,10 @@ def derive(data: StudyData) -> Results:
     """Every table the figures, claims and tables use, computed once by the framework."""
     tp = {name: throughput(data, name) for name in data.runs if not name.startswith(("fig16", "bufcheck"))}
     tp["fig12_http"] = throughput(data, "fig12_http", header=HTTP_HEADER)
+    if readings.PREFIX + "fig12_http" in data.runs:
+        tp[readings.PREFIX + "fig12_http"] = throughput(
+            data, readings.PREFIX + "fig12_http", header=HTTP_HEADER
+        )
     tp["fig11_http"] = throughput(data, "fig11_http", header=HTTP_HEADER)
     unfinished = {k: int(v["unfinished"].sum()) for k, v in tp.items() if int(v["unfinished"].sum())}
 
@@ -172,7 +178,16 @@ def derive(data: StudyData) -> Results:
         bufcheck=_bufcheck(data),
         timeout_waits=waits,
         unfinished=unfinished,
+        readings=_readings(tp),
     )
+
+
+def _readings(tp: dict[str, pd.DataFrame]) -> pd.DataFrame | None:
+    """Both readings of the 8 KB window on ns, when the truncated sweeps ran (not on BSD)."""
+    if not all(readings.PREFIX + n in tp for n in readings.SWEEPS):
+        return None
+    configs = {"fig12": sw.FIG12_CONFIGS, "fig13": sw.FIG13_CONFIGS}
+    return readings.table(tp, lambda df, fig: with_config(df, configs[fig]))
 
 
 def json_first(cell: Any) -> int:

@@ -8,11 +8,13 @@ simulated once and stored once.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tcplab.experiment.spec import SweepSpec
+from tcplab.studies.hfc import readings
 from tcplab.studies.hfc.buffer import MODES, overrun_scenario
 from tcplab.studies.hfc.scenarios import (
     CM_BUFFER,
@@ -109,12 +111,25 @@ def config_factor(
     return [tcp_table(n, pattern=pattern, stack=stack) for n in names]
 
 
+def _without_window(cell: Any) -> str:
+    """A configuration cell without its window (the two readings of the 8 KB buffer share names)."""
+    table = json.loads(cell) if isinstance(cell, str) else dict(cell)
+    return _cell({k: v for k, v in table.items() if k not in ("rcv_buf", "snd_buf")})
+
+
 def config_name(cell: Any, names: Sequence[str]) -> str:
     """The configuration name of a ``config`` column cell (the tcp table as compact JSON)."""
     for n in names:
         for pattern in ("ftp", "http"):
             for stack in STACKS:
                 if _cell(tcp_table(n, pattern=pattern, stack=stack)) == cell:
+                    return n
+    # the truncated reading of the 8 KB window (readings.py): the same configurations
+    want = _without_window(cell)
+    for n in names:
+        for pattern in ("ftp", "http"):
+            for stack in STACKS:
+                if _without_window(_cell(tcp_table(n, pattern=pattern, stack=stack))) == want:
                     return n
     raise KeyError(f"no configuration matches {cell}")
 
@@ -328,6 +343,8 @@ def _sweeps(r: dict[str, int], stack: str) -> list[SweepSpec]:
             zips=[{"link.0.ab.loss.p": REFLECTED_LOSS, "link.0.ba.loss.p": REFLECTED_LOSS}],
         ),
     ]
+    if stack != "bsd44":
+        out += _truncated_reading(out)
     for mode in MODES:
         for n in (1, 3):
             out.append(
@@ -338,6 +355,22 @@ def _sweeps(r: dict[str, int], stack: str) -> list[SweepSpec]:
                     zips=[bufcheck_zip(mode, n)],
                 )
             )
+    return out
+
+
+def _truncated_reading(specs: Sequence[SweepSpec]) -> list[SweepSpec]:
+    """Figs. 4-7, 12 and 13 again with the 8 KB window read as 5 whole packets (readings.py)."""
+    out = []
+    for spec in specs:
+        if spec.name not in readings.SWEEPS:
+            continue
+        base = copy.deepcopy(dict(spec.base))
+        base["tcp"] = readings.truncated(base["tcp"], MSS)
+        factors = dict(spec.factors)
+        if "tcp" in factors:
+            factors["tcp"] = [readings.truncated(t, MSS) for t in factors["tcp"]]
+        zips = [z for z in spec.zips if "tcp.rcv_buf" not in z]  # the 8 KB buffer only
+        out.append(_spec(readings.PREFIX + spec.name, base, spec.replications, factors, zips))
     return out
 
 
