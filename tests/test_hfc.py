@@ -251,3 +251,12 @@ def test_the_truncated_reading_only_changes_the_8kb_window():
         assert alt.base["tcp"]["rcv_buf"] == 5 * MSS and main.base["tcp"]["rcv_buf"] == 6 * MSS
         assert {**alt.base, "tcp": None} == {**main.base, "tcp": None}
     assert not any(s.name.startswith(readings.PREFIX) for s in tiny("bsd44"))
+
+
+def test_bsd44_pc_without_delayed_ack_acks_every_segment():
+    """The sensitivity run's "no delayed ACK" configurations really switch the preset's off."""
+    doc = hfc_scenario(size=1_000_000, sock_buf=kib(24), cm_buffer=CM_BUFFER, stack="bsd44")
+    delayed = tcplab.run(doc, seed=1).flows[0]
+    doc["tcp"]["delayed_ack"] = False
+    every = tcplab.run(doc, seed=1).flows[0]
+    assert every["completion_time_s"] != delayed["completion_time_s"]

@@ -289,7 +289,7 @@ def fig10(r: Results, out: Path) -> Figure:
         "fig10.png",
         "Fig. 10: per-connection throughput of three simultaneous 300 KB transfers",
         f"Mean over {_reps(r.fig10)} runs x 3 connections per point; lossless; the dashed line is the "
-        f"bound for n = 3 ({bound.max_bytes / 1024:.1f} KB). Paper: the smallest socket buffer performs "
+        f"bound for n = 3 ({bound.max_bytes:,.0f} bytes). Paper: the smallest socket buffer performs "
         f"best and throughput falls as the buffer grows. Measured: best at {_kb(best)} ("
         + ", ".join(f"{_kb(b)} {m:.2f}" for b, m in zip(t["sock_buf"], t["mean"], strict=True))
         + " Mb/s).",
@@ -551,7 +551,7 @@ def fig_bufcheck(r: Results, out: Path) -> Figure:
         "gives each connection an initial window as large as its socket buffer (the bound's own "
         "assumption); the slow-start runs start from one segment after the FTP handshake, with the "
         "paper's delayed-ACK PC and with a PC that ACKs every segment. Paper: the bound, about 19 KB for a "
-        f"10 KB CM and one connection, matches Fig. 8. Computed bound: {b1.max_bytes / 1024:.1f} KB. "
+        f"10 KB CM and one connection, matches Fig. 8. Computed bound: {b1.max_bytes:,.0f} bytes. "
         "Measured first CM drop (one connection): "
         + ", ".join(f"{m} {_fmt(on[(m, 1)]['first_drop'])}" for m in MODES)
         + "; two or more drops: "

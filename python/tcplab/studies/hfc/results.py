@@ -58,6 +58,8 @@ class Results:
     reflected: pd.DataFrame
     bufcheck: pd.DataFrame
     timeout_waits: list[float]
+    fig8_every_ack: pd.DataFrame
+    fig10_every_ack: pd.DataFrame
     unfinished: dict[str, int] = field(default_factory=dict)
     readings: pd.DataFrame | None = None
 
@@ -92,12 +94,10 @@ def derive(data: StudyData) -> Results:
     anyloss = fig6.assign(lossy=fig6["retransmits"] > 0).groupby(["size", "data_loss"])["lossy"].mean()
     fig7["lossy"] = [anyloss[(s, p)] for s, p in zip(fig7["size"], fig7["data_loss"], strict=True)]
 
-    fig8_runs = tp["fig8"].merge(_cm_drops(data, "fig8"), on="key")
-    fig8 = mean_by(fig8_runs, ["sock_buf", "size"])
-    for col in ("timeouts", "fast_retransmits", "cm_drops"):
-        fig8[col] = fig8_runs.groupby(["sock_buf", "size"])[col].mean().to_numpy()
-
+    fig8, fig8_runs = _fig8(data, tp, "fig8")
+    fig8_every, _ = _fig8(data, tp, "fig8" + sw.EVERY_ACK_SUFFIX)
     fig10 = _per_connection(data, "fig10")
+    fig10_every = _per_connection(data, "fig10" + sw.EVERY_ACK_SUFFIX)
 
     fig11 = pd.concat(
         [_first_ack(data, "fig11_ftp", "ftp"), _first_ack(data, "fig11_http", "http")], ignore_index=True
@@ -161,6 +161,8 @@ def derive(data: StudyData) -> Results:
         fig8_runs=fig8_runs,
         fig9=fig9,
         fig10=fig10,
+        fig8_every_ack=fig8_every,
+        fig10_every_ack=fig10_every,
         fig11=fig11,
         fig11_examples=examples,
         fig12=fig12,
@@ -180,6 +182,15 @@ def derive(data: StudyData) -> Results:
         unfinished=unfinished,
         readings=_readings(tp),
     )
+
+
+def _fig8(data: StudyData, tp: dict[str, pd.DataFrame], sweep: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Fig. 8's means by socket buffer and size, with timeouts, fast retransmits and CM drops."""
+    runs = tp[sweep].merge(_cm_drops(data, sweep), on="key")
+    out = mean_by(runs, ["sock_buf", "size"])
+    for col in ("timeouts", "fast_retransmits", "cm_drops"):
+        out[col] = runs.groupby(["sock_buf", "size"])[col].mean().to_numpy()
+    return out, runs
 
 
 def _readings(tp: dict[str, pd.DataFrame]) -> pd.DataFrame | None:

@@ -343,6 +343,7 @@ def _sweeps(r: dict[str, int], stack: str) -> list[SweepSpec]:
             zips=[{"link.0.ab.loss.p": REFLECTED_LOSS, "link.0.ba.loss.p": REFLECTED_LOSS}],
         ),
     ]
+    out += _every_ack(out)
     if stack != "bsd44":
         out += _truncated_reading(out)
     for mode in MODES:
@@ -355,6 +356,22 @@ def _sweeps(r: dict[str, int], stack: str) -> list[SweepSpec]:
                     zips=[bufcheck_zip(mode, n)],
                 )
             )
+    return out
+
+
+EVERY_ACK = ("fig8", "fig10")
+EVERY_ACK_SUFFIX = "_every_ack"
+
+
+def _every_ack(specs: Sequence[SweepSpec]) -> list[SweepSpec]:
+    """Figs. 8 and 10 again with a PC that ACKs every segment: slow start then doubles the window
+    per round trip and overruns the CM where the delayed-ACK PC's gentler growth does not."""
+    out = []
+    for spec in specs:
+        if spec.name in EVERY_ACK:
+            base = copy.deepcopy(dict(spec.base))
+            base["tcp"]["delayed_ack"] = False
+            out.append(_spec(spec.name + EVERY_ACK_SUFFIX, base, spec.replications, spec.factors, spec.zips))
     return out
 
 

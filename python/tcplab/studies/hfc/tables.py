@@ -9,7 +9,7 @@ import pandas as pd
 
 from tcplab.report.study import Table
 from tcplab.studies.hfc.buffer import MODES, socket_buffer_bound
-from tcplab.studies.hfc.claims import REASONS, claims
+from tcplab.studies.hfc.claims import REASONS, bound_str, claims
 from tcplab.studies.hfc.results import Results, onsets
 from tcplab.studies.hfc.scenarios import CM_BUFFER
 
@@ -40,8 +40,8 @@ def tables(r: Results) -> list[Table]:
         b = socket_buffer_bound(CM_BUFFER, n)
         row: dict[str, Any] = {
             "connections": n,
-            "bound, at most one drop (KB)": round(b.max_bytes / 1024, 1),
-            "bound, no drop (KB)": round(b.strict_bytes / 1024, 1),
+            "bound, at most one drop": bound_str(b),
+            "bound, no drop (bytes)": f"{b.strict_bytes:,.0f}",
         }
         for mode in MODES:
             o = on[(mode, n)]
