@@ -100,7 +100,8 @@ def _quick_note() -> str:
     return (
         f"{q['dist']} runs per point for the percentile figure (Fig. 7) and the short transfers "
         f"of Figs. 6 and 18, {q['mean']} for the other means, {q['det']} for lossless runs, {q['trace']} "
-        f"traced runs for Fig. 5 (full mode: {f['dist']}, {f['mean']}, {f['det']} and {f['trace']})."
+        f"traced runs for Fig. 5, {q['share']} runs for the one-in-five proportion (full mode: {f['dist']}, "
+        f"{f['mean']}, {f['det']}, {f['trace']} and {f['share']})."
     )
 
 

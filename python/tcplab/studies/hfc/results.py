@@ -59,6 +59,7 @@ class Results:
     bufcheck: pd.DataFrame
     timeout_waits: list[float]
     fig8_every_ack: pd.DataFrame
+    fig7_share: tuple[int, int]
     fig10_every_ack: pd.DataFrame
     unfinished: dict[str, int] = field(default_factory=dict)
     readings: pd.DataFrame | None = None
@@ -162,6 +163,7 @@ def derive(data: StudyData) -> Results:
         fig9=fig9,
         fig10=fig10,
         fig8_every_ack=fig8_every,
+        fig7_share=(int((tp["fig7_share"]["retransmits"] > 0).sum()), len(tp["fig7_share"])),
         fig10_every_ack=fig10_every,
         fig11=fig11,
         fig11_examples=examples,
