@@ -142,11 +142,46 @@ def test_delayed_ack_stall_and_initial_window_two(tmp_path, pattern):
 
 def test_http_header_leaves_as_its_own_segment(tmp_path):
     out = tmp_path / "http"
-    tcplab.run(hfc_scenario(size=30_000, pattern="http", trace=True), seed=1, out_dir=out)
+    doc = hfc_scenario(size=30_000, pattern="http", trace=True, stack="bsd44")
+    tcplab.run(doc, seed=1, out_dir=out)
     seg = pd.read_csv(out / "segments-flow0.csv")
     assert list(seg["len"][:2]) == [200, MSS]
     # the acceptor's window of two: header + one full segment, then the wait
     assert seg["time_s"][2] - seg["time_s"][0] > 0.02
+
+
+def test_http_on_ns_has_no_handshake_and_starts_with_one_packet(tmp_path):
+    out = tmp_path / "http"
+    tcplab.run(hfc_scenario(size=30_000, pattern="http", trace=True), seed=1, out_dir=out)
+    seg = pd.read_csv(out / "segments-flow0.csv")
+    assert seg["len"][0] == 200 and seg["time_s"][0] == 0.0  # no SYN before the header
+    # a window of one packet's bytes (the header and the rest of the first MSS, neither a full
+    # segment) waits for the PC's fixed 200 ms delayed ACK
+    assert list(seg["len"][:2]) == [200, MSS - 200]
+    assert 0.200 <= seg["time_s"][2] - seg["time_s"][0] <= 0.240
+
+
+def test_ns_stack_counts_the_socket_buffer_in_whole_packets():
+    from tcplab.studies.hfc.scenarios import stack_tcp, window_packets
+
+    # the paper's own conversion: 10 kb is "seven packets"
+    assert window_packets(CM_BUFFER) == 7
+    assert [window_packets(kib(b)) for b in (8, 16, 24, 48)] == [6, 11, 17, 34]
+    ns = stack_tcp("ns1", kib(8), {"timer": "200ms", "mss": 512})
+    assert (ns["stack"], ns["rcv_buf"], ns["timer"]) == ("ns1", 16 * 512, "ns2:200ms")
+    assert "snd_buf" not in ns and "handshake" not in ns
+    bsd = stack_tcp("bsd44", kib(8), {"timer": "200ms"})
+    assert (bsd["rcv_buf"], bsd["snd_buf"], bsd["timer"]) == (kib(8), kib(8), "200ms")
+    with pytest.raises(ValueError, match="stack"):
+        stack_tcp("linux", kib(8))
+
+
+def test_ns_lossless_8kb_window_of_six_packets_beats_bsd():
+    """The window in packets is the 8 KB buffer's 6 packets on ns; BSD's byte buffer holds 5 and
+    its SWS avoidance the rest, so ns runs faster lossless."""
+    ns = tcplab.run(hfc_scenario(size=300_000), seed=1).flows[0]
+    bsd = tcplab.run(hfc_scenario(size=300_000, stack="bsd44"), seed=1).flows[0]
+    assert ns["completion_time_s"] < bsd["completion_time_s"]
 
 
 def test_tahoe_era_receiver_delays_out_of_order_acks():
@@ -174,12 +209,23 @@ def test_super_fast_retransmit_repairs_two_losses_in_a_window_of_eight():
 # ---------------------------------------------------------------- the study, tiny
 
 
-def test_study_smoke_tiny(tiny_reproduction):
+def test_study_smoke_tiny(tmp_path):
+    from tcplab.report.reproduce import reproduce_study
     from tcplab.studies.hfc import STUDY
 
     assert STUDY.tiny is not None
-    out = tiny_reproduction("hfc")
-    claims = json.loads(out.claims.read_text())["claims"]
+    from tcplab.studies.hfc.sweeps import tiny
+
+    out = reproduce_study(
+        STUDY, tmp_path, quick=True, workers=1, specs=STUDY.tiny(), sensitivity_specs={"bsd44": tiny("bsd44")}
+    )
+    doc = json.loads(out.claims.read_text())
+    claims = doc["claims"]
+    assert doc["stack"] == "ns1" and STUDY.stacks == ("ns1", "bsd44")
+    bsd = doc["sensitivity"]["bsd44"]["claims"]
+    assert [c["id"] for c in bsd] == [c["id"] for c in claims]
+    # the two stacks ran different scenarios: some measured value differs
+    assert any(a["measured"] != b["measured"] for a, b in zip(claims, bsd, strict=True))
     ids = [c["id"] for c in claims]
     assert len(ids) == len(set(ids)) >= 50
     assert all(isinstance(c["holds"], bool) and {"paper", "measured", "claim"} <= set(c) for c in claims)
@@ -188,3 +234,29 @@ def test_study_smoke_tiny(tiny_reproduction):
         assert (out.folder / f"fig{n}.png").is_file()
         assert f"](fig{n}.png)" in report
     assert "bound_19kb" in report
+    assert "| holds (ns1) |" in report and "| holds (bsd44) |" in report
+    assert "On the paper's own stack (`ns1`)" in report and "Sensitivity run on `bsd44`" in report
+    # the 8 KB window's two readings on ns: every row measured under both
+    assert "The 8 KB socket buffer on ns, read two ways" in report
+    assert "w5_fig4" in report and "w5_fig4@bsd44" not in report
+
+
+def test_the_truncated_reading_only_changes_the_8kb_window():
+    from tcplab.studies.hfc import readings
+    from tcplab.studies.hfc.sweeps import tiny
+
+    specs = {s.name: s for s in tiny()}
+    for name in readings.SWEEPS:
+        main, alt = specs[name], specs[readings.PREFIX + name]
+        assert alt.base["tcp"]["rcv_buf"] == 5 * MSS and main.base["tcp"]["rcv_buf"] == 6 * MSS
+        assert {**alt.base, "tcp": None} == {**main.base, "tcp": None}
+    assert not any(s.name.startswith(readings.PREFIX) for s in tiny("bsd44"))
+
+
+def test_bsd44_pc_without_delayed_ack_acks_every_segment():
+    """The sensitivity run's "no delayed ACK" configurations really switch the preset's off."""
+    doc = hfc_scenario(size=1_000_000, sock_buf=kib(24), cm_buffer=CM_BUFFER, stack="bsd44")
+    delayed = tcplab.run(doc, seed=1).flows[0]
+    doc["tcp"]["delayed_ack"] = False
+    every = tcplab.run(doc, seed=1).flows[0]
+    assert every["completion_time_s"] != delayed["completion_time_s"]

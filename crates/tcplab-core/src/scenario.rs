@@ -902,6 +902,9 @@ fn tcp_config(f: &str, s: &TcpSpec) -> Result<TcpConfig, ScenarioError> {
             aligned: s.delayed_ack_aligned.unwrap_or(true),
             immediate_on_out_of_order: immediate,
         });
+    } else if s.delayed_ack == Some(false) {
+        // `delayed_ack = false` must also switch off a preset's delayed ACKs (bsd44's).
+        c.delayed_ack = None;
     }
     if let Some(h) = &s.handshake {
         c.handshake = match h.as_str() {

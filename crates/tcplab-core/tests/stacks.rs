@@ -440,3 +440,17 @@ fn bsd44_reno_two_fast_retransmits_for_two_drops_a_timeout_for_three_or_four() {
         [(1, 0), (2, 0), (2, 1), (2, 1)]
     );
 }
+
+/// `delayed_ack = false` switches off the bsd44 preset's delayed ACKs: with every segment
+/// ACKed, slow start grows faster and the same lossless transfer finishes sooner.
+#[test]
+fn bsd44_delayed_ack_false_overrides_the_preset() {
+    let run = |extra: &str| {
+        let tcp = format!("stack = \"bsd44\"\nmss = 1000\nrcv_buf = \"1MiB\"\nsnd_buf = \"1MiB\"\n{extra}");
+        let (r, _) = common::run(&common::two_hosts(&tcp, "", 200_000, 60.0));
+        r.flows[0].completion_time_s.expect("finishes")
+    };
+    let delayed = run("");
+    let every = run("delayed_ack = false");
+    assert!(every < delayed, "every-segment ACKs {every} s, delayed ACKs {delayed} s");
+}

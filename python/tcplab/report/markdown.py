@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -82,23 +82,51 @@ def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> lis
     return lines
 
 
-def _claims(claims: Sequence[Claim]) -> list[str]:
+def _count_line(claims: Sequence[Claim]) -> str:
     n = claim_counts(claims)
     v, o, a = n["values"], n["orderings_trends_proportions"], n["analytic_diagnostic"]
-    lines = [
-        "## Claims",
-        "",
+    return (
         f"{n['holding']} of {n['total']} claims hold on the measured data: "
         f"{v['holding']} of {v['total']} reproduced values, "
         f"{o['holding']} of {o['total']} orderings, trends and proportions, "
         f"{a['holding']} of {a['total']} analytic and diagnostic checks "
-        "(not simulated results of the paper).",
-        "",
-        f"Tolerance: {POLICY}",
-        "",
-    ]
-    rows = [(c.id, c.kind, c.claim, c.paper, c.measured, "yes" if c.holds else "**no**") for c in claims]
-    return lines + markdown_table(["id", "kind", "claim", "paper", "measured", "holds"], rows) + [""]
+        "(not simulated results of the paper)."
+    )
+
+
+def _claims(
+    claims: Sequence[Claim],
+    stack: str | None = None,
+    sensitivity: Mapping[str, Sequence[Claim]] | None = None,
+) -> list[str]:
+    sensitivity = sensitivity or {}
+    headline = _count_line(claims)
+    lines = ["## Claims", ""]
+    if stack is None:
+        lines += [headline, ""]
+    else:
+        lines += [f"On the paper's own stack (`{stack}`): {headline}", ""]
+        for st, cs in sensitivity.items():
+            lines += [f"Sensitivity run on `{st}`: {_count_line(cs)}", ""]
+    lines += [f"Tolerance: {POLICY}", ""]
+    other = {st: {c.id: c for c in cs} for st, cs in sensitivity.items()}
+    headers = ["id", "kind", "claim", "paper", "measured", "holds"]
+    if stack is not None and other:
+        headers[-2:] = [f"measured ({stack})", f"holds ({stack})"]
+        for st in other:
+            headers += [f"measured ({st})", f"holds ({st})"]
+    rows = []
+    for c in claims:
+        row: list[Any] = [c.id, c.kind, c.claim, c.paper, c.measured, _yes(c.holds)]
+        for by_id in other.values():
+            o = by_id.get(c.id)
+            row += [o.measured, _yes(o.holds)] if o is not None else ["-", "-"]
+        rows.append(row)
+    return lines + markdown_table(headers, rows) + [""]
+
+
+def _yes(holds: bool) -> str:
+    return "yes" if holds else "**no**"
 
 
 def _figures(figures: Sequence[Figure]) -> list[str]:
@@ -143,6 +171,7 @@ def report_markdown(
     tables: Sequence[Table],
     wall_s: float,
     store: Path,
+    sensitivity: Mapping[str, Sequence[Claim]] | None = None,
 ) -> str:
     lines = [f"# {study.title}", "", f"Paper: {study.paper}", ""]
     mode = f"**Quick mode.** {study.quick_note}" if prov["quick"] else "Full mode."
@@ -150,7 +179,12 @@ def report_markdown(
     lines += [mode, "", f"tcplab {prov['tcplab_version']}{commit}.", "", study.summary.strip(), ""]
     if study.assumptions:
         lines += ["## Assumptions", ""] + [f"- {a}" for a in study.assumptions] + [""]
-    lines += _claims(claims) + _figures(figures) + _tables(tables) + _runs(results)
+    lines += (
+        _claims(claims, study.stacks[0] if study.stacks else None, sensitivity)
+        + _figures(figures)
+        + _tables(tables)
+        + _runs(results)
+    )
     lines += [
         f'Results store: `{store.name}` (SQLite; load it with `tcplab.load_runs("{store.name}")`).',
         f"Wall time: {wall_s:.1f} s. Claims as JSON: [claims.json](claims.json).",

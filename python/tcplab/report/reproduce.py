@@ -4,7 +4,8 @@ For each study (``tcplab.report.study``) into ``OUT/<study>/``: the sweeps run t
 store ``OUT/<study>/runs.sqlite`` (so a second reproduce reuses every run already done), then
 ``report.md`` with the figures (PNG), the claims and tables, ``claims.json`` (the claims,
 each ``{id, kind, claim, paper, measured, holds}`` plus ``tolerance`` for value claims, and
-their counts by kind) and ``study.json`` (what the index shows, with the tcplab version, git
+their counts by kind; for a study with sensitivity stacks, the claims on each under
+``sensitivity``) and ``study.json`` (what the index shows, with the tcplab version, git
 commit when known, and mode). Then ``OUT/index.md`` lists every study reproduced into OUT so far.
 
 The study's results are derived once (``Study.derive``) and passed to its figures, claims and
@@ -13,18 +14,20 @@ tables.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from tcplab.errors import UserError
 from tcplab.experiment.runner import SweepResult, run_sweep
 from tcplab.experiment.spec import SweepSpec
 from tcplab.report.markdown import claim_counts, index_markdown, provenance, report_markdown
-from tcplab.report.study import Study, StudyData, discover
+from tcplab.report.study import Claim, Study, StudyData, discover
 
 __all__ = ["StudyOutput", "reproduce", "reproduce_study", "write_index"]
 
@@ -51,9 +54,12 @@ def reproduce_study(
     dask: str | None = None,
     quiet: bool = True,
     specs: list[SweepSpec] | None = None,
+    sensitivity_specs: dict[str, list[SweepSpec]] | None = None,
 ) -> StudyOutput:
     """Run one study into ``out/<name>/``; ``specs`` replaces the study's sweeps (``Study.tiny``
-    in tests)."""
+    in tests) and ``sensitivity_specs`` the sweeps of its sensitivity stacks (by default the
+    study's own, unless ``specs`` is given)."""
+    stack_specs_default = specs is None
     started = time.perf_counter()
     folder = out / study.name
     folder.mkdir(parents=True, exist_ok=True)
@@ -79,15 +85,31 @@ def reproduce_study(
             raise RuntimeError(f"study {study.name}: figure {fig.file} was declared but not written")
     claims = study.claims(derived)
     tables = study.tables(derived) if study.tables else []
+    sensitivity: dict[str, list[Claim]] = {}
+    if sensitivity_specs is None and study.stack_sweeps is not None and stack_specs_default:
+        sensitivity_specs = {st: study.stack_sweeps(quick, st) for st in study.sensitivity_stacks}
+    for stack, stack_specs in (sensitivity_specs or {}).items():
+        stack_results, stack_claims = _sensitivity(
+            study, stack, stack_specs, store, quick, workers, dask, quiet
+        )
+        results += stack_results
+        sensitivity[stack] = stack_claims
     wall_s = time.perf_counter() - started
     prov = provenance(quick)
     report = folder / "report.md"
     report.write_text(
-        report_markdown(study, prov, results, figures, claims, tables, wall_s, store), encoding="utf-8"
+        report_markdown(study, prov, results, figures, claims, tables, wall_s, store, sensitivity),
+        encoding="utf-8",
     )
     counts = claim_counts(claims)
     claims_path = folder / "claims.json"
-    claims_doc = {"counts": counts, "claims": [c.to_dict() for c in claims]}
+    claims_doc: dict[str, Any] = {"counts": counts, "claims": [c.to_dict() for c in claims]}
+    if study.stacks:
+        claims_doc["stack"] = study.stacks[0]
+        claims_doc["sensitivity"] = {
+            st: {"counts": claim_counts(cs), "claims": [c.to_dict() for c in cs]}
+            for st, cs in sensitivity.items()
+        }
     claims_path.write_text(json.dumps(claims_doc, indent=2) + "\n", encoding="utf-8")
     held = sum(c.holds for c in claims)
     meta = {
@@ -98,6 +120,12 @@ def reproduce_study(
         "claims": len(claims),
         "claims_holding": held,
         "claim_counts": counts,
+        **({"stack": study.stacks[0]} if study.stacks else {}),
+        **(
+            {"claim_counts_by_stack": {st: claim_counts(cs) for st, cs in sensitivity.items()}}
+            if sensitivity
+            else {}
+        ),
         "runs": sum(r.total for r in results),
         "failed_runs": sum(r.failed for r in results),
         "wall_s": wall_s,
@@ -114,6 +142,29 @@ def reproduce_study(
         claims_holding=held,
         claims_total=len(claims),
     )
+
+
+def _sensitivity(
+    study: Study,
+    stack: str,
+    specs: list[SweepSpec],
+    store: Path,
+    quick: bool,
+    workers: int | None,
+    dask: str | None,
+    quiet: bool,
+) -> tuple[list[SweepResult], list[Claim]]:
+    """The study's sweeps on a sensitivity stack (named ``sweep@stack`` in the store and the
+    report), derived and evaluated as on the paper's stack: the claims only, no figures."""
+    renamed = [dataclasses.replace(s, name=f"{s.name}@{stack}") for s in specs]
+    results = [run_sweep(spec, store=store, workers=workers, dask=dask, quiet=quiet) for spec in renamed]
+    data = StudyData(
+        runs={s.name: r.df for s, r in zip(specs, results, strict=True)},
+        store=store,
+        quick=quick,
+        specs={s.name: s for s in specs},
+    )
+    return results, study.claims(study.derive(data))
 
 
 def write_index(out: Path) -> Path:

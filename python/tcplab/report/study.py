@@ -14,6 +14,11 @@ A study is a package in ``tcplab.studies`` whose ``__init__`` defines ``STUDY = 
 - ``claims(results) -> list[Claim]``: each claim has a ``kind`` (``tcplab.report.claims``) and
   a ``holds`` computed from the measured data.
 - ``tables(results) -> list[Table]`` (optional): markdown tables for the report.
+- ``stacks`` and ``stack_sweeps(quick, stack) -> list[SweepSpec]`` (optional): the TCP stacks
+  the study runs on. ``stacks[0]`` is the paper's own stack, which ``sweeps`` runs and the
+  figures, tables and headline claim count use; every other stack is a sensitivity run: the
+  framework runs ``stack_sweeps(quick, stack)``, derives and evaluates the claims on it, and the
+  claims table gets a column per stack.
 - ``cli() -> typer.Typer`` (optional): the study's own commands, mounted as ``tcplab NAME ...``.
   A study's CLI must not import ``tcplab.cli`` (``tcplab.errors.cli_errors`` handles errors).
 
@@ -167,6 +172,17 @@ class Study:
     cli: Callable[[], typer.Typer] | None = None
     assumptions: tuple[str, ...] = ()
     quick_note: str = "Fewer replications and shorter runs."
+    stacks: tuple[str, ...] = ()
+    stack_sweeps: Callable[[bool, str], list[SweepSpec]] | None = None
+
+    def __post_init__(self) -> None:
+        if len(self.stacks) > 1 and self.stack_sweeps is None:
+            raise ValueError(f"study {self.name}: sensitivity stacks need stack_sweeps")
+
+    @property
+    def sensitivity_stacks(self) -> tuple[str, ...]:
+        """The stacks run beside the paper's own (``stacks[0]``)."""
+        return self.stacks[1:]
 
     @property
     def paper(self) -> str:

@@ -7,21 +7,43 @@ Sec. IV and 10 KB in Sec. V. The round trip is 20 ms (all of it on the HFC hop, 
 way). Data packets are lost downstream and ACKs upstream, independently (Bernoulli per packet,
 each direction set on its own). Several connections share one CM in Fig. 10.
 
-**TCP** (Secs. III-VI): 4.4BSD Reno at both ends: a 500 ms coarse timer (RTO = srtt + 4 rttvar
-in ticks, at least two ticks, firing on tick boundaries), 6 s before the first RTT sample; the PC
-delays ACKs (every second full segment, or on its free-running 200 ms clock) and ACKs
-out-of-order data at once (Reno-era; Tahoe-era PCs keep delaying); the socket buffer is set at
-both ends; MSS 1460 with 40 bytes of TCP/IP header. Connections open with a three-way handshake:
-FTP data connections are opened by the server (window 1 after the handshake), HTTP connections by
-the PC (the server, as acceptor, ends the handshake with window 2), and the HTTP server writes
-its 200-byte response header as a segment of its own before the body. The server-side
-enhancements of Sec. VI: initial window 2, smaller MSS, the 200 ms timer, super fast retransmit
-(fast retransmit on the first duplicate ACK) and their combination ("modified TCP": initial
-window 2, 200 ms timer, super fast retransmit).
+**The stack.** The paper ran "the *ns* network simulator from Lawrence Berkeley Laboratories"
+(Sec. IV.A), in a manuscript received in July 1997: the LBL ns of that time is ns-1 (ns-2's first
+betas came from the VINT project in 1997), so the primary reproduction runs on tcplab's `ns1`
+preset (which is the ns-2.1b code paths with ns-1's 3 s first timeout; see docs/stacks.md for
+what could not be checked against ns-1's own source). 4.4BSD-Lite (`bsd44`) runs beside it as a
+sensitivity run; the claims table has a column per stack and the headline count is ns-1's.
+
+**TCP on ns-1** (the primary run): one-way Reno agents with no handshake (no SYN to lose); the
+window in packets (ns's `window_`): the paper's socket buffer converted to whole packets by
+rounding to the nearest, the conversion the paper itself makes in Sec. V.B ("10 kb (seven
+packets)"), so 8 KB is 6 packets of 1460 bytes, 16 KB 11, 24 KB 17, 48 KB 34; no send buffer
+beyond the window, no silly-window avoidance. Where the ns preset conflicts with the paper's
+text, the text wins: MSS 1460 (not ns's 1000), the 500 ms timer granularity (ns's exact timer,
+samples and RTO in 500 ms ticks, at least two ticks; not ns-2's 100 ms tick), and the PC's
+delayed ACK "limited to about 200 ms" as ns's fixed-interval delayed-ACK sink: every second
+segment, or 200 ms after the first unacknowledged one (ns's DelAckSink default is 100 ms), with
+out-of-order data ACKed at once. The 200 ms timer of Sec. VI is the same ns timer with 200 ms
+ticks.
+
+**TCP on 4.4BSD-Lite** (the sensitivity run): 4.4BSD Reno at both ends: a 500 ms coarse timer
+(RTO = srtt + 4 rttvar in ticks, at least two ticks, firing on tick boundaries), 6 s before the
+first RTT sample; the PC delays ACKs (every second full segment, or on its free-running 200 ms
+clock) and ACKs out-of-order data at once (Reno-era; Tahoe-era PCs keep delaying); the socket
+buffer in bytes at both ends; MSS 1460 with 40 bytes of TCP/IP header. Connections open with a
+three-way handshake: FTP data connections are opened by the server (window 1 after the
+handshake), HTTP connections by the PC (the server, as acceptor, ends the handshake with window
+2).
+
+On both stacks the HTTP server writes its 200-byte response header as a segment of its own
+before the body. The server-side enhancements of Sec. VI: initial window 2, smaller MSS, the
+200 ms timer, super fast retransmit (fast retransmit on the first duplicate ACK) and their
+combination ("modified TCP": initial window 2, 200 ms timer, super fast retransmit).
 
 **Throughput** is per transfer: the transfer's bytes (an HTTP body without its header) times 8
-over the time from the connection's first SYN to the moment the PC holds the last byte. The
-handshake's packets cross the same lossy channels as the rest (media errors spare no packet).
+over the time from the connection's start (its first SYN on BSD) to the moment the PC holds
+the last byte. On BSD the handshake's packets cross the same lossy channels as the rest (media
+errors spare no packet).
 
 **Choices the paper leaves open** (each used throughout):
 
@@ -30,7 +52,8 @@ handshake's packets cross the same lossy channels as the rest (media errors spar
   buffers (8, 16, 24, 48 KB socket buffers, 10 KB CM) are powers of 1024 (4.4BSD's 8192-byte
   default socket buffer; 10 KiB is the paper's "seven packets").
 - *The Fig. 12 fix for HTTP*: "increase the initial setting of the TCP window ... at the local
-  servers alone to two packets" is applied as 4.4BSD would apply it: the initial window becomes 2,
+  servers alone to two packets": on ns the initial window is simply 2. On BSD it is applied as
+  4.4BSD would apply it: the initial window becomes 2,
   and the handshake's last ACK still adds one segment at the acceptor. An HTTP server therefore
   starts with 3 segments (header + two full segments, which the PC ACKs at once), an FTP server
   with 2. (Setting the HTTP server's window to 2, as it already is, would change nothing, and the
@@ -59,6 +82,7 @@ from tcplab.studies.hfc import sweeps as sw
 from tcplab.studies.hfc.claims import claims
 from tcplab.studies.hfc.figures import figures
 from tcplab.studies.hfc.results import derive
+from tcplab.studies.hfc.scenarios import STACKS
 from tcplab.studies.hfc.tables import tables
 
 if TYPE_CHECKING:
@@ -76,7 +100,8 @@ def _quick_note() -> str:
     return (
         f"{q['dist']} runs per point for the percentile figure (Fig. 7) and the short transfers "
         f"of Figs. 6 and 18, {q['mean']} for the other means, {q['det']} for lossless runs, {q['trace']} "
-        f"traced runs for Fig. 5 (full mode: {f['dist']}, {f['mean']}, {f['det']} and {f['trace']})."
+        f"traced runs for Fig. 5, {q['share']} runs for the one-in-five proportion (full mode: {f['dist']}, "
+        f"{f['mean']}, {f['det']}, {f['trace']} and {f['share']})."
     )
 
 
@@ -94,6 +119,8 @@ STUDY = Study(
     summary=__doc__ or "",
     sweeps=sw.sweeps,
     tiny=sw.tiny,
+    stacks=STACKS,
+    stack_sweeps=sw.sweeps,
     derive=derive,
     figures=figures,
     claims=claims,
@@ -113,25 +140,32 @@ STUDY = Study(
         "packets plus the one being sent: the paper's 'seven packets').",
         "Loss: Bernoulli per packet on each channel, SYNs and handshake ACKs included (media errors do not "
         "spare them); 'Poisson' loss in the paper.",
-        "TCP: 4.4BSD Reno (fast recovery left on the first new ACK), 500 ms ticks, minimum RTO two "
-        "ticks, RTO "
-        "srtt + 4 rttvar in ticks, initial RTO 6 s (4.4BSD's first SYN timeout), exponential backoff to "
-        "64 s; no window scaling; silly-window avoidance at the sender.",
-        "PC: delayed ACKs on every second full segment or the free-running 200 ms clock (so a wait of 0-200 "
-        "ms), out-of-order data ACKed at once (Reno-era), the application reads at once.",
-        "Socket buffers: 8192, 16384, 24576, 49152 bytes, set at both ends (server send buffer, PC receive "
-        "buffer). HTTP response header: 200 bytes. The HTTP request is not modelled: the server starts its "
-        "response when the handshake completes.",
+        "Stack: ns-1 (the paper's LBL ns, by the manuscript's date) is the primary run; 4.4BSD-Lite the "
+        "sensitivity run. The paper's text wins over the ns preset for the MSS (1460), the timer "
+        "granularity (500 ms; 200 ms for the modified TCP) and the PC's delayed-ACK wait (200 ms, fixed "
+        "interval on ns).",
+        "TCP on ns-1: Reno with ns's window arithmetic and recovery, no handshake, timers firing exactly "
+        "when due with samples and RTO in 500 ms ticks (at least two), first timeout 3 s, windows in "
+        "packets: the socket buffer rounded to the nearest whole packet (8/16/24/48 KB = 6/11/17/34 "
+        "packets), as the paper rounds its 10 KB CM buffer to 'seven packets'.",
+        "TCP on 4.4BSD-Lite: Reno (fast recovery left on the first new ACK), 500 ms ticks, minimum RTO two "
+        "ticks, RTO srtt + 4 rttvar in ticks, initial RTO 6 s (4.4BSD's first SYN timeout), exponential "
+        "backoff to 64 s; no window scaling; silly-window avoidance at the sender; delayed ACKs on every "
+        "second full segment or the free-running 200 ms clock (a wait of 0-200 ms).",
+        "PC: out-of-order data ACKed at once (Reno-era), the application reads at once.",
+        "Socket buffers: 8192, 16384, 24576, 49152 bytes, set at both ends on BSD (server send buffer, PC "
+        "receive buffer); on ns the window in packets above. HTTP response header: 200 bytes. The HTTP "
+        "request is not modelled: the server starts its response when the connection opens.",
         "Throughput: bytes x 8 / (time the PC holds the last byte - time of the first SYN), per transfer, "
         "averaged over runs (Fig. 10: per connection). Runs are long enough for every transfer to finish.",
         "Seeds: common random numbers (replication i of every point uses the same seed), base seed 1998.",
         "Fig. 16: a congestion window of eight segments (initial ssthresh 8 segments, 48 KB socket buffer so "
         "the receiver window does not limit fast recovery), packets 20 and 23 lost (the paper's 11 and 14 "
         "fall in slow start here); the claim also checks every pair (n, n + 3), n = 13..40.",
-        "Consequence, not a tuned value: an 8192-byte socket buffer holds 5 full segments (BSD's "
-        "silly-window "
-        "avoidance holds back the 892-byte rest) and the delayed-ACK PC keeps the odd one waiting, so 4 "
-        "segments cross per round trip in steady state: the lossless 8 KB baseline is 2.15 Mb/s.",
+        "Consequence, not a tuned value: on BSD an 8192-byte socket buffer holds 5 full segments (BSD's "
+        "silly-window avoidance holds back the 892-byte rest) and the delayed-ACK PC keeps the odd one "
+        "waiting, so 4 segments cross per round trip in steady state (2.15 Mb/s lossless); on ns the "
+        "8 KB window is 6 packets.",
     ),
     quick_note=_quick_note(),
 )

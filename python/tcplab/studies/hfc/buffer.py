@@ -31,7 +31,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from tcplab.studies.hfc.scenarios import CH_CM, DOWN_BPS, LAN_BPS, MSS, hfc_scenario, kib
+from tcplab.studies.hfc.scenarios import CH_CM, DOWN_BPS, LAN_BPS, MSS, PRIMARY_STACK, hfc_scenario, kib
 
 __all__ = [
     "MODES",
@@ -121,6 +121,7 @@ def overrun_scenario(
     mss: int = MSS,
     down_bps: float = DOWN_BPS,
     lan_bps: float = LAN_BPS,
+    stack: str = PRIMARY_STACK,
 ) -> dict[str, Any]:
     """A lossless transfer through a CM of ``cm_buffer`` bytes, to count where CM drops begin.
 
@@ -150,6 +151,7 @@ def overrun_scenario(
         down_bps=down_bps,
         lan_bps=lan_bps,
         name=f"hfc-overrun-{mode}",
+        stack=stack,
     )
 
 

@@ -23,6 +23,7 @@ import pandas as pd
 from tcplab.analysis.stats import ok_runs
 from tcplab.experiment.store import Store
 from tcplab.report.study import StudyData
+from tcplab.studies.hfc import readings
 from tcplab.studies.hfc import sweeps as sw
 from tcplab.studies.hfc.buffer import MODES
 from tcplab.studies.hfc.scenarios import CH_CM, HTTP_HEADER, MSS
@@ -57,7 +58,11 @@ class Results:
     reflected: pd.DataFrame
     bufcheck: pd.DataFrame
     timeout_waits: list[float]
+    fig8_every_ack: pd.DataFrame
+    fig7_share: tuple[int, int]
+    fig10_every_ack: pd.DataFrame
     unfinished: dict[str, int] = field(default_factory=dict)
+    readings: pd.DataFrame | None = None
 
     def __repr__(self) -> str:
         tables = len(self.__dataclass_fields__)
@@ -68,6 +73,10 @@ def derive(data: StudyData) -> Results:
     """Every table the figures, claims and tables use, computed once by the framework."""
     tp = {name: throughput(data, name) for name in data.runs if not name.startswith(("fig16", "bufcheck"))}
     tp["fig12_http"] = throughput(data, "fig12_http", header=HTTP_HEADER)
+    if readings.PREFIX + "fig12_http" in data.runs:
+        tp[readings.PREFIX + "fig12_http"] = throughput(
+            data, readings.PREFIX + "fig12_http", header=HTTP_HEADER
+        )
     tp["fig11_http"] = throughput(data, "fig11_http", header=HTTP_HEADER)
     unfinished = {k: int(v["unfinished"].sum()) for k, v in tp.items() if int(v["unfinished"].sum())}
 
@@ -86,12 +95,10 @@ def derive(data: StudyData) -> Results:
     anyloss = fig6.assign(lossy=fig6["retransmits"] > 0).groupby(["size", "data_loss"])["lossy"].mean()
     fig7["lossy"] = [anyloss[(s, p)] for s, p in zip(fig7["size"], fig7["data_loss"], strict=True)]
 
-    fig8_runs = tp["fig8"].merge(_cm_drops(data, "fig8"), on="key")
-    fig8 = mean_by(fig8_runs, ["sock_buf", "size"])
-    for col in ("timeouts", "fast_retransmits", "cm_drops"):
-        fig8[col] = fig8_runs.groupby(["sock_buf", "size"])[col].mean().to_numpy()
-
+    fig8, fig8_runs = _fig8(data, tp, "fig8")
+    fig8_every, _ = _fig8(data, tp, "fig8" + sw.EVERY_ACK_SUFFIX)
     fig10 = _per_connection(data, "fig10")
+    fig10_every = _per_connection(data, "fig10" + sw.EVERY_ACK_SUFFIX)
 
     fig11 = pd.concat(
         [_first_ack(data, "fig11_ftp", "ftp"), _first_ack(data, "fig11_http", "http")], ignore_index=True
@@ -135,7 +142,7 @@ def derive(data: StudyData) -> Results:
     fig5, waits = _fig5(data, tp["fig5"])
     fig9 = {}
     for _, row in tp["fig9"].iterrows():
-        fig9[int(row["sock_buf"])] = {
+        fig9[sw.nominal_buffer(int(row["sock_buf"]))] = {
             "key": row["key"],
             "timeouts": int(row["timeouts"]),
             "fast_retransmits": int(row["fast_retransmits"]),
@@ -155,6 +162,9 @@ def derive(data: StudyData) -> Results:
         fig8_runs=fig8_runs,
         fig9=fig9,
         fig10=fig10,
+        fig8_every_ack=fig8_every,
+        fig7_share=(int((tp["fig7_share"]["retransmits"] > 0).sum()), len(tp["fig7_share"])),
+        fig10_every_ack=fig10_every,
         fig11=fig11,
         fig11_examples=examples,
         fig12=fig12,
@@ -172,7 +182,25 @@ def derive(data: StudyData) -> Results:
         bufcheck=_bufcheck(data),
         timeout_waits=waits,
         unfinished=unfinished,
+        readings=_readings(tp),
     )
+
+
+def _fig8(data: StudyData, tp: dict[str, pd.DataFrame], sweep: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Fig. 8's means by socket buffer and size, with timeouts, fast retransmits and CM drops."""
+    runs = tp[sweep].merge(_cm_drops(data, sweep), on="key")
+    out = mean_by(runs, ["sock_buf", "size"])
+    for col in ("timeouts", "fast_retransmits", "cm_drops"):
+        out[col] = runs.groupby(["sock_buf", "size"])[col].mean().to_numpy()
+    return out, runs
+
+
+def _readings(tp: dict[str, pd.DataFrame]) -> pd.DataFrame | None:
+    """Both readings of the 8 KB window on ns, when the truncated sweeps ran (not on BSD)."""
+    if not all(readings.PREFIX + n in tp for n in readings.SWEEPS):
+        return None
+    configs = {"fig12": sw.FIG12_CONFIGS, "fig13": sw.FIG13_CONFIGS}
+    return readings.table(tp, lambda df, fig: with_config(df, configs[fig]))
 
 
 def json_first(cell: Any) -> int:
@@ -217,7 +245,7 @@ def _per_connection(data: StudyData, sweep: str) -> pd.DataFrame:
             t = f["completion_time_s"] if f["completion_time_s"] is not None else duration
             rows.append(
                 {
-                    "sock_buf": int(buf),
+                    "sock_buf": sw.nominal_buffer(int(buf)),
                     "key": key,
                     "mbps": size * 8 / t / 1e6,
                     "timeouts": f["timeouts"],
@@ -346,6 +374,12 @@ def throughput(data: StudyData, sweep: str, size: int | None = None, header: int
     for col in ("sock_buf", "mss"):
         if col in df.columns:
             df[col] = df[col].astype(int)
+    # Under ns the levels are windows in packets; tables keep the paper's nominal buffers and
+    # timer granularities so figures and claims read the same on every stack.
+    if "sock_buf" in df.columns:
+        df["sock_buf"] = [sw.nominal_buffer(int(b)) for b in df["sock_buf"]]
+    if "timer" in df.columns:
+        df["timer"] = [str(t).removeprefix("ns2:") for t in df["timer"]]
     return df
 
 

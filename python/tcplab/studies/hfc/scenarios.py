@@ -44,10 +44,14 @@ __all__ = [
     "LAN_BPS",
     "MSS",
     "MODIFIED_TCP",
+    "PRIMARY_STACK",
+    "STACKS",
     "SOCKET_BUFFERS",
     "UP_BPS",
     "hfc_scenario",
     "kib",
+    "stack_tcp",
+    "window_packets",
 ]
 
 # ---------------------------------------------------------------- the network (Sec. IV.A)
@@ -111,6 +115,71 @@ BASE_TCP: dict[str, Any] = {
     "initial_rto": "6s",
 }
 
+# ---------------------------------------------------------------- the stack (Sec. IV.A)
+
+# "using the ns network simulator from Lawrence Berkeley Laboratories": the manuscript was
+# received in July 1997, so its simulations predate ns-2's first beta releases (ns-2.1b, 1997);
+# the LBL ns of that time is ns-1, and "from Lawrence Berkeley Laboratories" names LBL's ns rather
+# than the VINT project's ns-2. The primary reproduction therefore runs on tcplab's ns1 preset;
+# 4.4BSD-Lite (bsd44) runs beside it as a sensitivity run.
+PRIMARY_STACK = "ns1"
+STACKS = ("ns1", "bsd44")
+
+# The ns agents with the paper's own mechanisms kept where the preset would differ (the paper's
+# text wins): MSS 1460 (the preset's 1000 is ns's default packetSize_), the 500 ms timer
+# granularity (Sec. VI.C; the preset's tick is ns-2's 100 ms), a delayed-ACK PC whose wait is
+# "limited to about 200 ms" (Sec. III; ns's DelAckSink waits a fixed 100 ms by default) as a
+# fixed-interval delayed ACK, exactly 200 ms after the first unacknowledged segment. What is the
+# ns stack's own stays: no handshake (one-way agents), timers firing exactly when due, windows
+# counted in packets (``window_packets``), no sender socket buffer beyond the window, no SWS
+# avoidance or Nagle, ns's window arithmetic and Reno recovery.
+NS_TCP: dict[str, Any] = {
+    "variant": "reno",
+    "mss": MSS,
+    "header_bytes": HEADER_BYTES,
+    "timer": "ns2:500ms",
+    "delayed_ack": True,
+    "delayed_ack_aligned": False,
+    "delayed_ack_timeout": "200ms",
+    "out_of_order_ack": "immediate",
+    "initial_cwnd": 1,
+    "dupack_threshold": 3,
+}
+
+
+def window_packets(sock_buf: int, mss: int = MSS) -> int:
+    """An ns window (``window_``, in packets) for the paper's socket buffer in bytes.
+
+    The paper converts bytes to packets once, in Sec. V.B: "a CM buffer of 10 kb (seven
+    packets)"; 10 KiB / 1460 = 7.01 and 10 kB / 1460 = 6.85, so the paper's conversion is
+    rounding to the nearest packet, not truncation (which gives 6 for 10 kB). Applied to the
+    8 KB socket buffer (8192 / 1460 = 5.6) it gives 6 packets.
+    """
+    return max(1, round(sock_buf / mss))
+
+
+def stack_timer(timer: str, stack: str) -> str:
+    """The paper's timer granularity as ``stack`` runs it: a BSD tick clock, or ns's exact timer
+    with samples and the RTO in ticks of the same granularity."""
+    return f"ns2:{timer}" if stack in ("ns1", "ns2") and not timer.startswith("ns2:") else timer
+
+
+def stack_tcp(stack: str, sock_buf: int, tcp: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The whole ``[tcp]`` table for ``stack`` with the socket buffer ``sock_buf`` (bytes) and the
+    study's changes ``tcp`` (timers given as BSD ticks, as the paper gives them)."""
+    extra = dict(tcp or {})
+    if "timer" in extra:
+        extra["timer"] = stack_timer(str(extra["timer"]), stack)
+    if stack == "bsd44":
+        return {"stack": "bsd44", **BASE_TCP, "rcv_buf": sock_buf, "snd_buf": sock_buf, **extra}
+    if stack not in ("ns1", "ns2"):
+        raise ValueError(f"stack must be one of {', '.join(STACKS)}, got {stack!r}")
+    mss = int(extra.get("mss", MSS))
+    buf = int(extra.pop("rcv_buf", sock_buf))
+    extra.pop("snd_buf", None)
+    return {"stack": stack, **NS_TCP, "rcv_buf": window_packets(buf, mss) * mss, **extra}
+
+
 # The modified TCP of Sec. VI (Figs. 17-18): every change made at the server alone. Fig. 17's
 # best curve is "TCP with 200ms timer and super fast retransmit"; initial window 2 (Sec. VI.A)
 # is part of the combination, since it is the server-side fix of the same section. The MSS is
@@ -140,6 +209,7 @@ def hfc_scenario(
     down_bps: float = DOWN_BPS,
     lan_bps: float = LAN_BPS,
     name: str = "hfc",
+    stack: str = PRIMARY_STACK,
 ) -> dict[str, Any]:
     """One HFC scenario: ``connections`` downloads of ``size`` bytes each from the server to the PC.
 
@@ -152,8 +222,9 @@ def hfc_scenario(
         raise ValueError(f"pattern must be one of {', '.join(PATTERNS)}, got {pattern!r}")
     if connections < 1:
         raise ValueError("at least one connection")
-    settings = {**BASE_TCP, "rcv_buf": sock_buf, "snd_buf": sock_buf, **(tcp or {})}
-    settings["handshake"] = {"ftp": "sender", "http": "receiver", "bulk": "none"}[pattern]
+    settings = stack_tcp(stack, sock_buf, tcp)
+    if stack == "bsd44":
+        settings["handshake"] = {"ftp": "sender", "http": "receiver", "bulk": "none"}[pattern]
     lan_ab: dict[str, Any] = {"queue_bytes": cm_buffer} if cm_buffer is not None else {"queue": BIG_QUEUE}
     flows = []
     for i in range(connections):

@@ -8,11 +8,13 @@ simulated once and stored once.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tcplab.experiment.spec import SweepSpec
+from tcplab.studies.hfc import readings
 from tcplab.studies.hfc.buffer import MODES, overrun_scenario
 from tcplab.studies.hfc.scenarios import (
     CM_BUFFER,
@@ -20,9 +22,13 @@ from tcplab.studies.hfc.scenarios import (
     HTTP_HEADER,
     MODIFIED_TCP,
     MSS,
+    PRIMARY_STACK,
     SOCKET_BUFFERS,
+    STACKS,
     hfc_scenario,
     kib,
+    stack_timer,
+    window_packets,
 )
 from tcplab.units import KB
 
@@ -86,10 +92,12 @@ NAMES = {
 }
 
 
-def tcp_table(name: str, sock_buf: int = kib(8), pattern: str = "ftp") -> dict[str, Any]:
+def tcp_table(
+    name: str, sock_buf: int = kib(8), pattern: str = "ftp", stack: str = PRIMARY_STACK
+) -> dict[str, Any]:
     """The whole ``[tcp]`` table of a configuration (a sweep level replaces the table), as
-    ``hfc_scenario`` builds it for ``pattern``."""
-    doc = hfc_scenario(size=1, sock_buf=sock_buf, pattern=pattern, tcp=CONFIGS[name])
+    ``hfc_scenario`` builds it for ``pattern`` on ``stack``."""
+    doc = hfc_scenario(size=1, sock_buf=sock_buf, pattern=pattern, tcp=CONFIGS[name], stack=stack)
     return doc["tcp"]
 
 
@@ -97,16 +105,32 @@ def _cell(level: Any) -> str:
     return json.dumps(level, sort_keys=True, separators=(",", ":"))
 
 
-def config_factor(names: Sequence[str], pattern: str = "ftp") -> list[dict[str, Any]]:
-    return [tcp_table(n, pattern=pattern) for n in names]
+def config_factor(
+    names: Sequence[str], pattern: str = "ftp", stack: str = PRIMARY_STACK
+) -> list[dict[str, Any]]:
+    return [tcp_table(n, pattern=pattern, stack=stack) for n in names]
+
+
+def _without_window(cell: Any) -> str:
+    """A configuration cell without its window (the two readings of the 8 KB buffer share names)."""
+    table = json.loads(cell) if isinstance(cell, str) else dict(cell)
+    return _cell({k: v for k, v in table.items() if k not in ("rcv_buf", "snd_buf")})
 
 
 def config_name(cell: Any, names: Sequence[str]) -> str:
     """The configuration name of a ``config`` column cell (the tcp table as compact JSON)."""
     for n in names:
         for pattern in ("ftp", "http"):
-            if _cell(tcp_table(n, pattern=pattern)) == cell:
-                return n
+            for stack in STACKS:
+                if _cell(tcp_table(n, pattern=pattern, stack=stack)) == cell:
+                    return n
+    # the truncated reading of the 8 KB window (readings.py): the same configurations
+    want = _without_window(cell)
+    for n in names:
+        for pattern in ("ftp", "http"):
+            for stack in STACKS:
+                if _without_window(_cell(tcp_table(n, pattern=pattern, stack=stack))) == want:
+                    return n
     raise KeyError(f"no configuration matches {cell}")
 
 
@@ -147,8 +171,21 @@ def _spec(
     )
 
 
-def _buffers(levels: Sequence[int]) -> dict[str, list[int]]:
+def _buffers(levels: Sequence[int], stack: str = "bsd44") -> dict[str, list[int]]:
+    """Socket buffers as sweep levels: bytes at both ends under BSD; under ns the window in
+    whole packets (``window_packets``), as bytes of MSS-sized packets."""
+    if stack != "bsd44":
+        levels = [window_packets(b) * MSS for b in levels]
     return {"tcp.rcv_buf": list(levels), "tcp.snd_buf": list(levels)}
+
+
+def nominal_buffer(window: int) -> int:
+    """The paper's socket buffer (bytes) an ns window of ``window`` bytes stands for; a BSD
+    buffer is its own nominal value."""
+    for b in (*FIG10_BUFFERS, *SOCKET_BUFFERS):
+        if window_packets(b) * MSS == window and window != b:
+            return b
+    return window
 
 
 FIG12_CONFIGS = ["tcp", "nodelack", "iw2"]
@@ -165,87 +202,103 @@ def reps(quick: bool) -> dict[str, int]:
     means of 3 MB transfers, ``det`` for lossless runs (where only the coarse clocks' phases
     vary), ``trace`` for traced runs."""
     if quick:
-        return {"dist": 40, "mean": 20, "det": 3, "trace": 5}
-    return {"dist": 100, "mean": 100, "det": 10, "trace": 21}
+        return {"dist": 40, "mean": 20, "det": 3, "trace": 5, "share": 400}
+    return {"dist": 100, "mean": 100, "det": 10, "trace": 21, "share": 1000}
 
 
-TINY_REPS = {"dist": 2, "mean": 2, "det": 1, "trace": 1}
+TINY_REPS = {"dist": 2, "mean": 2, "det": 1, "trace": 1, "share": 2}
 
 
-def sweeps(quick: bool) -> list[SweepSpec]:
-    return _sweeps(reps(quick))
+def sweeps(quick: bool, stack: str = PRIMARY_STACK) -> list[SweepSpec]:
+    return _sweeps(reps(quick), stack)
 
 
-def tiny() -> list[SweepSpec]:
+def tiny(stack: str = PRIMARY_STACK) -> list[SweepSpec]:
     """The quick grid with the fewest replications that still draw every figure (a test hook)."""
-    return _sweeps(TINY_REPS)
+    return _sweeps(TINY_REPS, stack)
 
 
-def _sweeps(r: dict[str, int]) -> list[SweepSpec]:
-    base = hfc_scenario(size=MB3)
+def _sweeps(r: dict[str, int], stack: str) -> list[SweepSpec]:
+    def hfc(**kw: Any) -> dict[str, Any]:
+        return hfc_scenario(stack=stack, **kw)
+
+    def buffers(levels: Sequence[int]) -> dict[str, list[int]]:
+        return _buffers(levels, stack)
+
+    def configs(names: Sequence[str], pattern: str = "ftp") -> list[dict[str, Any]]:
+        return config_factor(names, pattern, stack)
+
+    timers = [stack_timer(t, stack) for t in ("500ms", "200ms")]
+    base = hfc(size=MB3)
     out = [
-        _spec("fig3", base, r["mean"], {"link.0.ba.loss.p": ACK_LOSS}, [_buffers(FIG3_BUFFERS)]),
-        _spec("fig4", base, r["mean"], {"link.0.ab.loss.p": DATA_LOSS}, [_buffers(SOCKET_BUFFERS)]),
-        _spec("fig5", hfc_scenario(size=MB3, trace=True), r["trace"], {"link.0.ab.loss.p": [0.01, 0.03]}),
+        _spec("fig3", base, r["mean"], {"link.0.ba.loss.p": ACK_LOSS}, [buffers(FIG3_BUFFERS)]),
+        _spec("fig4", base, r["mean"], {"link.0.ab.loss.p": DATA_LOSS}, [buffers(SOCKET_BUFFERS)]),
+        _spec("fig5", hfc(size=MB3, trace=True), r["trace"], {"link.0.ab.loss.p": [0.01, 0.03]}),
         _spec(
             "fig6",
-            hfc_scenario(size=MB3, tcp=CONFIGS["iw2"]),
+            hfc(size=MB3, tcp=CONFIGS["iw2"]),
             r["dist"],
             {"link.0.ab.loss.p": DATA_LOSS_SIZES, "flow.*.bytes": FIG6_SIZES},
         ),
+        # Sec. IV.D's "one in five" 30 KB transfers losing a packet at 1%, as a proportion: enough
+        # runs of the short transfer for a binomial test to tell 0.2 from its neighbours.
+        _spec("fig7_share", hfc(size=30 * KB, data_loss=0.01, tcp=CONFIGS["iw2"]), r["share"]),
         _spec(
             "fig8",
-            hfc_scenario(size=MB3, cm_buffer=CM_BUFFER),
+            hfc(size=MB3, cm_buffer=CM_BUFFER),
             r["det"],
             {"flow.*.bytes": FIG8_SIZES},
-            [_buffers(SOCKET_BUFFERS)],
+            [buffers(SOCKET_BUFFERS)],
         ),
         _spec(
             "fig9",
-            hfc_scenario(size=1_000_000, cm_buffer=CM_BUFFER, trace=True),
+            hfc(size=1_000_000, cm_buffer=CM_BUFFER, trace=True),
             1,
-            zips=[_buffers([kib(24), kib(48)])],
+            zips=[buffers([kib(24), kib(48)])],
         ),
         _spec(
             "fig10",
-            hfc_scenario(size=300 * KB, cm_buffer=CM_BUFFER, connections=3),
+            hfc(size=300 * KB, cm_buffer=CM_BUFFER, connections=3),
             r["mean"],
-            zips=[_buffers(FIG10_BUFFERS)],
+            zips=[buffers(FIG10_BUFFERS)],
         ),
         _spec(
             "fig11_ftp",
-            hfc_scenario(size=30 * KB, pattern="ftp", trace=True),
+            hfc(size=30 * KB, pattern="ftp", trace=True),
             r["mean"],
-            {"tcp": config_factor(FIG11_CONFIGS)},
+            {"tcp": configs(FIG11_CONFIGS)},
         ),
         _spec(
             "fig11_http",
-            hfc_scenario(size=30 * KB, pattern="http", trace=True),
+            hfc(size=30 * KB, pattern="http", trace=True),
             r["mean"],
-            {"tcp": config_factor(FIG11_CONFIGS, "http")},
+            {"tcp": configs(FIG11_CONFIGS, "http")},
         ),
         _spec(
             "fig12_ftp",
-            hfc_scenario(size=MB3, pattern="ftp"),
+            hfc(size=MB3, pattern="ftp"),
             r["mean"],
-            {"flow.*.bytes": FIG12_SIZES, "tcp": config_factor(FIG12_CONFIGS)},
+            {"flow.*.bytes": FIG12_SIZES, "tcp": configs(FIG12_CONFIGS)},
         ),
         _spec(
             "fig12_http",
-            hfc_scenario(size=MB3, pattern="http"),
+            hfc(size=MB3, pattern="http"),
             r["mean"],
             {
                 "flow.*.bytes": [s + HTTP_HEADER for s in FIG12_SIZES],
-                "tcp": config_factor(FIG12_CONFIGS, "http"),
+                "tcp": configs(FIG12_CONFIGS, "http"),
             },
         ),
-        _spec("fig13", base, r["mean"], {"link.0.ba.loss.p": ACK_LOSS, "tcp": config_factor(FIG13_CONFIGS)}),
+        _spec("fig13", base, r["mean"], {"link.0.ba.loss.p": ACK_LOSS, "tcp": configs(FIG13_CONFIGS)}),
+        # On ns the 8 KB window stays 8760 bytes (6 packets of 1460): 8 packets of 1024 and 17 of
+        # 512. Recounting it per MSS (16 packets of 512 = 8 of 1024 = 8192 bytes) cannot be a
+        # sweep level, since two MSS values would share one window level.
         _spec("fig14", base, r["mean"], {"link.0.ba.loss.p": ACK_LOSS, "tcp.mss": FIG14_MSS}),
-        _spec("fig15a", base, r["mean"], {"link.0.ab.loss.p": DATA_LOSS, "tcp.timer": ["500ms", "200ms"]}),
-        _spec("fig15b", base, r["mean"], {"link.0.ba.loss.p": ACK_LOSS, "tcp.timer": ["500ms", "200ms"]}),
+        _spec("fig15a", base, r["mean"], {"link.0.ab.loss.p": DATA_LOSS, "tcp.timer": timers}),
+        _spec("fig15b", base, r["mean"], {"link.0.ba.loss.p": ACK_LOSS, "tcp.timer": timers}),
         _spec(
             "fig16",
-            fig16_scenario(trace=False),
+            fig16_scenario(trace=False, stack=stack),
             1,
             {
                 "link.0.ab.loss.values": [[n, n + 3] for n in FIG16_FIRST],
@@ -254,7 +307,7 @@ def _sweeps(r: dict[str, int]) -> list[SweepSpec]:
         ),
         _spec(
             "fig16_example",
-            fig16_scenario(trace=True),
+            fig16_scenario(trace=True, stack=stack),
             1,
             {"tcp.dupack_threshold": [3, 1]},
         ),
@@ -262,7 +315,7 @@ def _sweeps(r: dict[str, int]) -> list[SweepSpec]:
             "fig17",
             base,
             r["mean"],
-            {"link.0.ab.loss.p": DATA_LOSS_FIG17, "tcp": config_factor(FIG17_CONFIGS)},
+            {"link.0.ab.loss.p": DATA_LOSS_FIG17, "tcp": configs(FIG17_CONFIGS)},
         ),
         _spec(
             "fig18",
@@ -271,20 +324,20 @@ def _sweeps(r: dict[str, int]) -> list[SweepSpec]:
             {
                 "link.0.ab.loss.p": FIG18_LOSS,
                 "flow.*.bytes": FIG18_SIZES,
-                "tcp": config_factor(FIG18_CONFIGS),
+                "tcp": configs(FIG18_CONFIGS),
             },
         ),
         _spec(
             "tahoe_rx",
             base,
             r["mean"],
-            {"link.0.ab.loss.p": TAHOE_LOSS, "tcp": config_factor(TAHOE_CONFIGS)},
+            {"link.0.ab.loss.p": TAHOE_LOSS, "tcp": configs(TAHOE_CONFIGS)},
         ),
         _spec(
             "sec7_ack",
             base,
             r["mean"],
-            {"link.0.ba.loss.p": SEC7_ACK_LOSS, "tcp": config_factor(SEC7_CONFIGS)},
+            {"link.0.ba.loss.p": SEC7_ACK_LOSS, "tcp": configs(SEC7_CONFIGS)},
         ),
         _spec(
             "sec7_reflected",
@@ -293,16 +346,51 @@ def _sweeps(r: dict[str, int]) -> list[SweepSpec]:
             zips=[{"link.0.ab.loss.p": REFLECTED_LOSS, "link.0.ba.loss.p": REFLECTED_LOSS}],
         ),
     ]
+    out += _every_ack(out)
+    if stack != "bsd44":
+        out += _truncated_reading(out)
     for mode in MODES:
         for n in (1, 3):
             out.append(
                 _spec(
                     f"bufcheck_{mode}_n{n}",
-                    overrun_scenario(kib(8), mode, CM_BUFFER, n),
+                    overrun_scenario(kib(8), mode, CM_BUFFER, n, stack=stack),
                     1 if mode == "burst" else r["det"],
                     zips=[bufcheck_zip(mode, n)],
                 )
             )
+    return out
+
+
+EVERY_ACK = ("fig8", "fig10")
+EVERY_ACK_SUFFIX = "_every_ack"
+
+
+def _every_ack(specs: Sequence[SweepSpec]) -> list[SweepSpec]:
+    """Figs. 8 and 10 again with a PC that ACKs every segment: slow start then doubles the window
+    per round trip and overruns the CM where the delayed-ACK PC's gentler growth does not."""
+    out = []
+    for spec in specs:
+        if spec.name in EVERY_ACK:
+            base = copy.deepcopy(dict(spec.base))
+            base["tcp"]["delayed_ack"] = False
+            out.append(_spec(spec.name + EVERY_ACK_SUFFIX, base, spec.replications, spec.factors, spec.zips))
+    return out
+
+
+def _truncated_reading(specs: Sequence[SweepSpec]) -> list[SweepSpec]:
+    """Figs. 4-7, 12 and 13 again with the 8 KB window read as 5 whole packets (readings.py)."""
+    out = []
+    for spec in specs:
+        if spec.name not in readings.SWEEPS:
+            continue
+        base = copy.deepcopy(dict(spec.base))
+        base["tcp"] = readings.truncated(base["tcp"], MSS)
+        factors = dict(spec.factors)
+        if "tcp" in factors:
+            factors["tcp"] = [readings.truncated(t, MSS) for t in factors["tcp"]]
+        zips = [z for z in spec.zips if "tcp.rcv_buf" not in z]  # the 8 KB buffer only
+        out.append(_spec(readings.PREFIX + spec.name, base, spec.replications, factors, zips))
     return out
 
 
@@ -319,7 +407,7 @@ def bufcheck_zip(mode: str, n: int) -> dict[str, list[int]]:
     return z
 
 
-def fig16_scenario(trace: bool) -> dict[str, Any]:
+def fig16_scenario(trace: bool, stack: str = PRIMARY_STACK) -> dict[str, Any]:
     """Fig. 16's setting: a congestion window of eight segments when two segments three apart are
     lost. The socket buffer (48 KB) does not limit the window; slow start ends at eight segments
     (initial ssthresh) and congestion avoidance then grows the window by one segment per round
@@ -330,6 +418,7 @@ def fig16_scenario(trace: bool) -> dict[str, Any]:
         tcp={"initial_ssthresh": FIG16_WINDOW * MSS},
         trace=trace,
         duration_s=DURATION_S,
+        stack=stack,
     )
     doc["link"][0]["ab"]["loss"] = {
         "model": "drop_list",
