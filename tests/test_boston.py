@@ -16,9 +16,12 @@ from tcplab.studies.boston.metrics import chain_waste, series, star_metrics
 from tcplab.studies.boston.scenarios import (
     CELL_BYTES,
     ChainConfig,
+    ShardGeometry,
     StarConfig,
     cells_per_packet,
     chain,
+    mss_of,
+    shard_geometry,
     star,
 )
 
@@ -119,8 +122,28 @@ def test_simulated_chain_wastes_least_with_boston_and_most_with_reno() -> None:
 
 def test_cells_per_packet() -> None:
     assert cells_per_packet(9180, "reno") == 192  # 191.25 -> 192, no AAL5 trailer
-    assert cells_per_packet(9180, "boston") == 196  # header + ceil(9140 / 47) shards
+    assert cells_per_packet(9180, "boston") == 200  # N = 2m > 256: header + ceil(9140 / 46) shards
+    assert cells_per_packet(9180, "boston_bitmap") == 196  # N = m: header + ceil(9140 / 47) blocks
+    assert cells_per_packet(4352, "boston") == 1 + 92  # N = 184 <= 256: 1-byte ids, 47-byte shards
     assert cells_per_packet(512, "reno_epd") == 11
+    assert shard_geometry(9140, "boston") == ShardGeometry(m=199, n=398, shard_bytes=46)
+
+
+@pytest.mark.parametrize(
+    ("packet", "protocol"), [(9180, "boston"), (9180, "boston_bitmap"), (1518, "boston")]
+)
+def test_cells_per_packet_matches_the_cores_codec(packet: int, protocol: str) -> None:
+    # A lone source with a huge buffer loses nothing, so the cells delivered over the bottleneck
+    # are the delivered segments' cells plus at most one segment still arriving.
+    cfg = StarConfig(sources=1, protocol=protocol, packet=packet, buffer=100_000, window=64000, duration=10.0)
+    report = run(star(cfg)).report
+    flow = report["flows"][0]
+    assert flow["retransmits"] == 0
+    segments = int(flow["bytes_delivered"]) // mss_of(packet)
+    assert segments > 100 and segments * mss_of(packet) == flow["bytes_delivered"]
+    cpp = cells_per_packet(packet, protocol)
+    extra = int(report["links"][0]["delivered"]) - segments * cpp
+    assert 0 <= extra < cpp, (extra, cpp)
 
 
 def test_star_metrics_and_series_of_a_short_run() -> None:
@@ -198,19 +221,23 @@ def test_tiny_reproduce_writes_figures_and_claims(tiny_run: tuple[Any, Any]) -> 
     out, _ = tiny_run
     doc = json.loads(out.claims.read_text())
     claims = doc["claims"]
-    assert out.claims_total == len(claims) == 33
+    assert out.claims_total == len(claims) == 34
     kinds = {c["id"]: c["kind"] for c in claims}
     assert kinds["eq7_ratio"] == "analytic" and kinds["ida_equals_bitmap"] == "diagnostic"
     assert kinds["fig17_boston_effective"] == "value" and kinds["chain_waste_order"] == "ordering"
     assert kinds["window_convergence"] == "trend"
     by_kind = doc["counts"]["kinds"]
-    assert by_kind["analytic"]["total"] == 3 and by_kind["diagnostic"]["total"] == 1
+    assert by_kind["analytic"]["total"] == 3 and by_kind["diagnostic"]["total"] == 2
+    assert kinds["gap_grows_with_packet_size"] == "diagnostic"
+    assert kinds["fig15_average_window"] == kinds["fig16_source_bytes"] == "value"
+    # Footnote 14 under both readings.
+    assert kinds["boston_cell_loss_at_most_2pct_higher"] == kinds["boston_cell_loss_at_most_2pp_higher"]
     eq7 = next(c for c in claims if c["id"] == "eq7_ratio")
     assert eq7["holds"] is True and eq7["measured"] == [1.0, 6.51, 12.38]
     # "About x" values carry the one tolerance; the others state theirs (a factor of 2, a range).
     own = {"chain_matches_eqs", "response_margin_0.007", "loss_ratio_1.7_2.4"}
     values = [c for c in claims if c["kind"] == "value"]
-    assert {c["id"] for c in values} >= own and len(values) == 11
+    assert {c["id"] for c in values} >= own and len(values) == 13
     assert all(c.get("tolerance") == 0.25 for c in values if c["id"] not in own)
     for name in (
         "fig07_loss_64kB.png",
@@ -254,3 +281,21 @@ def test_bitmap_as_boston_is_a_new_view_not_a_changed_global(tiny_run: tuple[Any
     fig17 = judged["fig17_boston_effective"].measured
     assert "IDA Boston (not judged)" in fig17 and fig17["boston"] == round(r.at("star", *bitmap), 4)
     assert [c.to_dict() for c in claims(r)] == before  # claims of the original are unchanged
+
+
+@pytest.mark.parametrize("protocol", ["reno", "boston"])
+def test_the_study_runs_on_ns1_by_default_and_on_bsd44(protocol: str) -> None:
+    from tcplab.studies.boston import STUDY
+    from tcplab.studies.boston.sweeps import sweeps
+
+    assert STUDY.stacks == ("ns1", "bsd44")
+    assert {s.base["tcp"]["stack"] for s in sweeps(True) if "tcp" in s.base} == {"ns1"}
+    bsd = [s for s in sweeps(True, "bsd44") if "tcp" in s.base]
+    assert bsd and all(s.base["tcp"]["stack"] == "bsd44" for s in bsd)
+    assert all(s.base["tcp"]["snd_buf"] >= 64000 for s in bsd if s.name.startswith("star"))  # not 8192
+    for stack in ("ns1", "bsd44"):
+        cfg = StarConfig(sources=2, protocol=protocol, buffer=512, duration=10.0, stack=stack)
+        report = run(star(cfg)).report
+        assert sum(int(f["bytes_delivered"]) for f in report["flows"]) > 100_000, stack
+    with pytest.raises(UserError, match="stack"):
+        star(StarConfig(stack="ns9"))

@@ -23,6 +23,15 @@ Metrics (docs/boston.md has the details):
 - **response time per byte**: connection time over bytes delivered to the application, summed
   over connections (the byte-weighted mean of each connection's time per byte), in ms/byte.
 
+**The stack.** The paper ran "a heavily modified" ns (Sec. 3) in 1996-97, i.e. ns-1, so the
+primary reproduction runs on tcplab's `ns1` preset (docs/stacks.md: the ns-2.1b code paths with
+ns-1's 3 s first timeout): one-way Reno agents with no handshake, one ACK per packet, windows in
+packets, ns's exact timer with 100 ms ticks and an RTO of at least two ticks, backoff to 64 s.
+The study overrides only what the paper sets: the MSS (its packet sizes), the window (its kB)
+and the codec. 4.4BSD-Lite (`bsd44`) runs beside it as a sensitivity run (its preset, plus a
+send buffer as large as the largest window so that the receive window alone limits the
+sender); the claims table has a column per stack and the headline count is ns-1's.
+
 Where the model disagrees with the paper, the report says so and why (see the claims' notes and
 docs/boston.md): the access-link model, the TCP timers of ns-1, and AAL5's handling of a lost
 last cell.
@@ -41,7 +50,8 @@ from tcplab.report.study import Paper, Study
 from tcplab.studies.boston.claims import claims
 from tcplab.studies.boston.figures import figures
 from tcplab.studies.boston.results import derive
-from tcplab.studies.boston.sweeps import FULL, QUICK, sweeps, tiny
+from tcplab.studies.boston.scenarios import STACKS
+from tcplab.studies.boston.sweeps import FULL, QUICK, SENSITIVITY_QUICK, sweeps, tiny
 from tcplab.studies.boston.tables import tables
 
 if TYPE_CHECKING:
@@ -67,6 +77,8 @@ STUDY = Study(
     ),
     summary=__doc__ or "",
     sweeps=sweeps,
+    stacks=STACKS,
+    stack_sweeps=sweeps,
     tiny=tiny,
     derive=derive,
     figures=figures,
@@ -77,23 +89,28 @@ STUDY = Study(
         "kB are 1000 bytes (the paper's 27 kB buffer is 512 cells x 53 bytes); windows are 8000-64000 "
         "bytes of receive window; a window below one packet still sends one packet per round trip.",
         "Packet size is the IP packet (TCP/IP header 40 bytes): MSS = size - 40. AAL5 without trailer "
-        "or LLC/SNAP: ceil(size/48) cells (9180 B: 192 cells). Boston: 1 header cell + ceil(MSS/47) "
-        "shard cells (9180 B: 196 cells) counted as a full packet's useful cells; IDA disperses m "
-        "shards into N = 2m (the paper wants N >> m), over GF(2^16) with 2-byte ids and 46-byte shards "
-        "when 2m exceeds 256 (9180 B: 199 shards); no redundancy.",
+        "or LLC/SNAP: ceil(size/48) cells (9180 B: 192 cells). Boston: 1 header cell + m shard cells, "
+        "counted as a full packet's useful cells, with m from the codec's geometry: IDA disperses m "
+        "shards into N = 2m (the paper wants N >> m) over GF(2^8) with 47-byte shards while N <= 256, "
+        "else over GF(2^16) with 2-byte ids and 46-byte shards (9180 B: m = 199, N = 398, 200 cells); "
+        "the bitmap variant sends m = ceil(MSS/47) blocks (9180 B: 196 cells); no redundancy.",
         "Access links: each source's link delivers 48-byte cell payloads at 1.5 Mb/s (53-byte cells at "
         "1.656 Mb/s), as an ns packet link serialises a packet's IP bytes; the switch's output sends "
         "53-byte cells at 1.5 Mb/s. This makes one source able to overflow the switch, as Fig. 15 "
         "reports. The alternatives are in the sensitivity table.",
-        "TCP as ns-1 (1995-97) configured it by default: Reno, tcp-tick 0.1 s, RTO = srtt + 4 rttvar in "
-        "ticks, at least 2 ticks (200 ms), 6 s before the first sample, backoff up to 64x and no other "
-        "cap; one ACK per packet (no delayed ACKs). The paper does not state these; they are fixed "
-        "across the study, not tuned.",
+        "TCP as the ns1 preset configures it (the paper states none of it): Reno, ns's exact timer with "
+        "tcp-tick 0.1 s, RTO = srtt + 4 rttvar in ticks and at least 2 ticks (200 ms), 3 s before the "
+        "first sample, backoff to 64 s; one ACK per packet; no handshake. The study used to run the "
+        "tcplab stack with these set by hand; three differ from it and follow the preset: the timer "
+        "fires when due (not on a tick clock), the first timeout is 3 s (was 6 s) and backoff stops at "
+        "64 s (was unbounded). Overrides: MSS, window and codec only. Sensitivity: 4.4BSD-Lite.",
         "EPD threshold 80% of the buffer (PPD on overflow), as the satellite study's switches.",
         "Sources start 50 ms apart (source i at 0.05 i s). Replications differ in the phases of the "
         "hosts' timer clocks.",
         POLICY,
     ),
     quick_note=f"{QUICK.duration:g} s runs and {QUICK.reps} replication per point (full mode: "
-    f"{FULL.duration:g} s and {FULL.reps}); 'per 700 s' values are scaled from the shorter runs.",
+    f"{FULL.duration:g} s and {FULL.reps}); 'per 700 s' values are scaled from the shorter runs. The "
+    f"4.4BSD-Lite sensitivity run uses the same grid in {SENSITIVITY_QUICK.duration:g} s runs in quick "
+    "mode (full mode: as the primary).",
 )

@@ -34,7 +34,7 @@ def claims(r: Results) -> list[Claim]:
         *_response(r),
         *_fig10(r),
         *_windows(r),
-        _footnote14(r),
+        *_footnote14(r),
         _codec(r),
         *_fig15(r),
         *_figs16_17(r),
@@ -393,11 +393,11 @@ def _windows(r: Results) -> list[Claim]:
             {f"{k} kB": v for k, v in gap.items()},
             all(a < b for a, b in zip(vals, vals[1:], strict=False)),
         ),
-        trend(
+        diagnostic(
             "gap_grows_with_packet_size",
             "With a 64 kB window the mean effective-throughput gap Boston minus Reno (over buffers) "
-            "grows with the packet size",
-            "Sec. 4.1: the gap grows with packet size (fragmentation)",
+            "grows with the packet size (not a statement of the paper: a check of the model)",
+            "not in the paper; Sec. 1 motivates Boston by fragmentation, which grows with packet size",
             gap_pk,
             all(a < b for a, b in zip(gv, gv[1:], strict=False)),
         ),
@@ -407,21 +407,35 @@ def _windows(r: Results) -> list[Claim]:
 # ---------------------------------------------------------------- Sec. 4.2 and the codec
 
 
-def _footnote14(r: Results) -> Claim:
-    excess = [
-        r.at("star", "boston", "cell_loss_rate", pk, W, b)
-        / max(r.at("star", "reno", "cell_loss_rate", pk, W, b), 1e-9)
-        - 1
+def _footnote14(r: Results) -> list[Claim]:
+    """Footnote 14's "a maximum of 2% higher cell loss rate" read both ways: relative to Reno's
+    rate, and in percentage points of cells."""
+    pairs = [
+        (r.at("star", "boston", "cell_loss_rate", pk, W, b), r.at("star", "reno", "cell_loss_rate", pk, W, b))
         for pk in r.packets
         for b in r.buffers
     ]
-    return ordering(
-        "boston_cell_loss_at_most_2pct_higher",
-        "Boston's cell loss rate is at most 2% (relative) above Reno's at every point of Fig. 7",
-        "Sec. 4.2, footnote 14: at most 2% higher, less as the cell loss rate increases",
-        {"max_relative_excess": _r(max(excess), 3), "median": _r(float(np.median(excess)), 3)},
-        max(excess) <= 0.02,
-    )
+    relative = [bo / max(re, 1e-9) - 1 for bo, re in pairs]
+    points = [bo - re for bo, re in pairs]
+    paper = "Sec. 4.2, footnote 14: at most 2% higher, less as the cell loss rate increases"
+    return [
+        ordering(
+            "boston_cell_loss_at_most_2pct_higher",
+            "Boston's cell loss rate is at most 2% (relative) above Reno's at every point of Fig. 7 "
+            "(footnote 14 read as relative)",
+            paper,
+            {"max_relative_excess": _r(max(relative), 3), "median": _r(float(np.median(relative)), 3)},
+            max(relative) <= 0.02,
+        ),
+        ordering(
+            "boston_cell_loss_at_most_2pp_higher",
+            "Boston's cell loss rate is at most 2 percentage points above Reno's at every point of "
+            "Fig. 7 (footnote 14 read as percentage points)",
+            paper,
+            {"max_excess_points": _r(100 * max(points), 2), "median": _r(100 * float(np.median(points)), 2)},
+            max(points) <= 0.02,
+        ),
+    ]
 
 
 def _codec(r: Results) -> Claim:
@@ -526,15 +540,23 @@ def _fig15(r: Results) -> list[Claim]:
             gain > 0 and about(gain, 0.0783, tolerance=TOL),
             TOL,
         ),
-        ordering(
-            "fig15_average_window",
-            "One source alone: Boston keeps a larger average window than Reno (27.7 vs 23.9 kB)",
-            {"boston_kB": 27.7, "reno_kB": 23.9},
-            {k: _r(v / 1000, 2) for k, v in r.average_window.items()},
-            r.average_window.get("boston", 0) > r.average_window.get("reno", math.inf),
-        ),
+        _average_window(r),
     ]
     return out
+
+
+def _average_window(r: Results) -> Claim:
+    """Footnote 17: the paper gives both averages, so both are judged."""
+    boston, reno = r.average_window.get("boston", math.nan), r.average_window.get("reno", math.nan)
+    return value(
+        "fig15_average_window",
+        f"One source alone: Boston's average window is about 27.7 kB (3.02 segments) and Reno's about "
+        f"23.9 kB (2.57 segments), each within {TOL:.0%}",
+        {"boston_kB": 27.7, "reno_kB": 23.9},
+        {k: _r(v / 1000, 2) for k, v in r.average_window.items()},
+        about(boston, 27700, tolerance=TOL) and about(reno, 23900, tolerance=TOL),
+        TOL,
+    )
 
 
 def _figs16_17(r: Results) -> list[Claim]:
@@ -544,13 +566,19 @@ def _figs16_17(r: Results) -> list[Claim]:
     scale = PAPER_S / r.duration_s  # bytes over 700 s
     b_bytes, r_bytes = s16("boston", "source_bytes") * scale, s16("reno", "source_bytes") * scale
     out = [
-        ordering(
+        value(
             "fig16_source_bytes",
-            "16 sources: a Boston source puts more bytes into the switch over 700 s than a Reno source "
-            "(6.7 vs 5.1 MB); mean per source, scaled to 700 s",
-            {"boston_MB": 6.7, "reno_MB": 5.1},
-            {"boston_MB": _r(b_bytes / 1e6, 2), "reno_MB": _r(r_bytes / 1e6, 2)},
-            b_bytes > r_bytes,
+            f"16 sources: a Boston source puts about 6.7 MB into the switch over 700 s and a Reno source "
+            f"about 5.1 MB (each within {TOL:.0%}; mean per source, scaled to 700 s; Boston's excess "
+            "is listed, not judged)",
+            {"boston_MB": 6.7, "reno_MB": 5.1, "boston_excess": _r(6.7 / 5.1 - 1, 3)},
+            {
+                "boston_MB": _r(b_bytes / 1e6, 2),
+                "reno_MB": _r(r_bytes / 1e6, 2),
+                "boston_excess": _r(b_bytes / r_bytes - 1, 3) if r_bytes else None,
+            },
+            about(b_bytes, 6.7e6, tolerance=TOL) and about(r_bytes, 5.1e6, tolerance=TOL),
+            TOL,
         ),
         ordering(
             "fig16_source_effective",

@@ -33,9 +33,12 @@ from tcplab.studies.boston.sweeps import (
     nominal_window,
 )
 
-__all__ = ["FACTORS", "Results", "derive", "loss_metric"]
+__all__ = ["BASE_TIMER", "FACTORS", "Results", "derive", "loss_metric"]
 
 FACTORS = ["protocol", "packet", "window", "buffer", "timer"]  # the index of every means table
+# The timer label of runs that keep their stack preset's timer (ns: exact, 100 ms ticks; bsd44:
+# 500 ms tick clock); the timer sensitivity runs set theirs and are labelled by its tick.
+BASE_TIMER = "stack"
 SeriesKey = tuple[int, str, int | None]  # (sources, protocol, flow or None for all)
 Report = Mapping[str, Any]
 
@@ -74,7 +77,7 @@ class Results:
         packet: int = REF_PACKET,
         window: int = REF_WINDOW,
         buffer: int = REF_BUFFER,
-        timer: str = "100ms",
+        timer: str = BASE_TIMER,
     ) -> float:
         """A metric's mean over replications at one point (the reference point by default)."""
         return float(self.means[kind].loc[(protocol, packet, window, buffer, timer), metric])
@@ -163,7 +166,7 @@ def _star_rows(df: pd.DataFrame, reports: list[Report], proto: str, base: Mappin
         "mss": base["tcp"]["mss"],
         "window": base["tcp"]["rcv_buf"],
         "buffer": base["link"][0]["ab"]["queue"],
-        "timer": base["tcp"]["timer"],
+        "timer": base["tcp"].get("timer", BASE_TIMER),
     }
     rows = []
     for (_, run), rep in zip(df.iterrows(), reports, strict=True):
@@ -181,7 +184,7 @@ def _star_rows(df: pd.DataFrame, reports: list[Report], proto: str, base: Mappin
             "packet": packet,
             "window": nominal_window(int(level("window")), packet),
             "buffer": int(level("buffer")),
-            "timer": str(level("timer")),
+            "timer": str(level("timer")).removeprefix("ns2:"),
             "replication": int(run["replication"]),
         }
         row.update(star_metrics(rep, packet, proto).to_dict())

@@ -5,7 +5,8 @@ chain used to check the wasted byte-hops of Sec. 4.3 (their metrics are in ``met
 1.5 Mb/s with 10 ms of propagation delay. The switch's output buffer towards the sink holds
 ``buffer`` cells (FIFO; tail drop, or EPD for "Reno with EPD"). AAL5 without trailer or LLC/SNAP
 (the paper's simulator marks the last cell with a flag instead): a packet of b IP bytes is
-ceil(b/48) cells. TCP Boston sends a header cell plus ceil(mss/47) shard cells per segment.
+ceil(b/48) cells. TCP Boston sends a header cell plus m shard cells per segment, m from the
+codec's geometry (``shard_geometry``: 47-byte shards, or 46 when N = 2m exceeds 256 shards).
 
 How a source's link feeds the switch (``access``) is the one modelling choice the paper leaves
 open that decides whether a single source can overflow the switch (it does in the paper: Fig. 15
@@ -26,9 +27,10 @@ reports a 2.3% cell drop rate with one source):
 with ``cross`` Reno connections that enter there and leave at the next switch, so only the
 congested link carries both. Its output buffer is small; every other buffer is large.
 
-TCP, for every connection (ns-1 defaults of the time, see docs/boston.md): Reno, 100 ms timer
-ticks, RTO = srtt + 4 rttvar in ticks and at least 2 ticks, 6 s before the first RTT sample,
-exponential backoff to 64 times with no other upper bound; no delayed ACKs; one ACK per packet.
+TCP, for every connection: the ``stack`` preset (docs/stacks.md), ns-1 by default (the paper ran
+a modified ns, Sec. 3), 4.4BSD-Lite as the sensitivity run. The study overrides only what the
+paper sets: the MSS (its packet sizes), the window (its kB) and the Boston codec; on bsd44 also
+the send buffer, which would otherwise cap every window at the preset's 8192 bytes.
 """
 
 from __future__ import annotations
@@ -45,7 +47,9 @@ __all__ = [
     "ACCESS_MODELS",
     "BUFFERS",
     "PACKET_SIZES",
+    "PRIMARY_STACK",
     "PROTOCOLS",
+    "STACKS",
     "WINDOWS",
     "ChainConfig",
     "StarConfig",
@@ -53,6 +57,7 @@ __all__ = [
     "chain",
     "mss_of",
     "protocol_of",
+    "shard_geometry",
     "star",
 ]
 
@@ -61,6 +66,8 @@ DELAY_S = 0.010
 CELL_BYTES = 53
 CELL_PAYLOAD = 48
 SHARD_BYTES = 47
+WIDE_SHARD_BYTES = 46  # 2-byte shard ids (GF(2^16)) when N exceeds what 1 byte can name
+MAX_NARROW_SHARDS = 256
 HEADER_BYTES = 40
 BIG_QUEUE = 100_000
 
@@ -69,15 +76,15 @@ WINDOWS = (8000, 16000, 32000, 64000)  # the paper's kB are 1000 bytes (27 kB = 
 BUFFERS = (64, 256, 512, 1000, 2000, 4000)
 ACCESS_MODELS = ("payload", "cell", "packet")
 EPD_THRESHOLD = 0.8
+PRIMARY_STACK = "ns1"
+STACKS = ("ns1", "bsd44")
 
-# ns-1 TCP (1995-97): tcp-tick 0.1 s, RTO of at least 2 ticks, rtxcur_init 6 s, backoff x64.
+# What the study sets on top of the stack preset. The ns1 preset already is what the study
+# used to spell out by hand (Reno, one ACK per packet, 100 ms ticks, RTO of at least 2 ticks)
+# except: the ns timer fires exactly when due rather than on a tick clock, the first timeout is
+# ns-1's 3 s rather than ns-2.1b's 6 s, and backoff stops at ns's maxrto 64 s rather than being
+# unbounded. The preset's values are taken for all three: the paper states none of them.
 NS1_TCP: dict[str, Any] = {
-    "variant": "reno",
-    "timer": "100ms",
-    "min_rto": "200ms",
-    "initial_rto": "6s",
-    "max_rto": "100000s",
-    "delayed_ack": False,
     # N = 2m distinct shards (GF(2^8) up to m = 128, GF(2^16) with 2-byte ids above: a
     # 9180-byte packet is m = 199, N = 398). Decoding a 199-shard GF(2^16) segment is slow, so
     # one rebuilt segment in a hundred is decoded and checked byte for byte.
@@ -125,12 +132,35 @@ def mss_of(packet: int) -> int:
     return packet - HEADER_BYTES
 
 
+@dataclass(frozen=True)
+class ShardGeometry:
+    """How the core's codec disperses one segment: m data shards of ``shard_bytes``, N in all."""
+
+    m: int
+    n: int
+    shard_bytes: int
+
+
+def shard_geometry(mss: int, codec: str, dispersal: int = NS1_TCP["boston_dispersal"]) -> ShardGeometry:
+    """The core's ``Geometry::for_segment`` (crates/tcplab-core/src/atm/ida.rs): IDA asks for
+    N = dispersal x m shards; above 256 the ids take 2 bytes, leaving 46 data bytes per cell.
+    The bitmap variant sends the data blocks themselves (N = m). No redundancy (the paper's)."""
+    factor = 1 if codec == "boston_bitmap" else max(dispersal, 1)
+    m = max(math.ceil(mss / SHARD_BYTES), 1)
+    if m * factor <= MAX_NARROW_SHARDS:
+        return ShardGeometry(m, m * factor, SHARD_BYTES)
+    m = max(math.ceil(mss / WIDE_SHARD_BYTES), 1)
+    return ShardGeometry(m, min(m * factor, 65_536), WIDE_SHARD_BYTES)
+
+
 def cells_per_packet(packet: int, protocol_name: str) -> int:
     """Cells of one full-size packet: ceil(b/48) (AAL5 without trailer), or for Boston a header
-    cell plus ceil(mss/47) shard cells."""
-    if PROTOCOLS[protocol_name].codec == "plain":
+    cell plus the codec's m shard cells (9180 bytes: 192 for Reno, 200 for IDA Boston, 196 for
+    the bitmap variant)."""
+    codec = PROTOCOLS[protocol_name].codec
+    if codec == "plain":
         return math.ceil(packet / CELL_PAYLOAD)
-    return 1 + math.ceil(mss_of(packet) / SHARD_BYTES)
+    return 1 + shard_geometry(mss_of(packet), codec).m
 
 
 def access_rate_bps(access: str) -> float:
@@ -141,8 +171,16 @@ def access_rate_bps(access: str) -> float:
     raise UserError(f"access: unknown access model '{access}' (known: {', '.join(ACCESS_MODELS)})")
 
 
-def _tcp(packet: int, window: int, proto: Protocol, extra: Mapping[str, Any] | None) -> dict[str, Any]:
-    tcp = {**NS1_TCP, "mss": mss_of(packet), "rcv_buf": window, "codec": proto.codec}
+def _tcp(
+    packet: int, window: int, proto: Protocol, extra: Mapping[str, Any] | None, stack: str = PRIMARY_STACK
+) -> dict[str, Any]:
+    if stack not in STACKS:
+        raise UserError(f"stack: unknown stack '{stack}' (known: {', '.join(STACKS)})")
+    tcp = {"stack": stack, **NS1_TCP, "mss": mss_of(packet), "rcv_buf": window, "codec": proto.codec}
+    if stack == "bsd44":
+        # BSD's 8192-byte send buffer would cap the paper's windows (up to 64 kB): the largest
+        # window, so the receive window alone limits the sender, as in the ns runs.
+        tcp["snd_buf"] = max(WINDOWS[-1], window)
     if extra:
         tcp.update(extra)
     return tcp
@@ -175,6 +213,7 @@ class StarConfig:
     series_bin: float | None = None
     seed: int = 1
     tcp: Mapping[str, Any] | None = None
+    stack: str = PRIMARY_STACK
 
     def __post_init__(self) -> None:
         protocol(self.protocol)
@@ -206,7 +245,7 @@ def star(cfg: StarConfig) -> dict[str, Any]:
         "nodes": ["sw", "sink", *names],
         "switches": ["sw"],
         "atm": {"trailer": False, "llc_snap": False},
-        "tcp": _tcp(cfg.packet, cfg.window, proto, cfg.tcp),
+        "tcp": _tcp(cfg.packet, cfg.window, proto, cfg.tcp, cfg.stack),
         "link": [bottleneck, *(_access_link(n, "sw", cfg.access) for n in names)],
         "flow": [{"src": n, "dst": "sink", "start": round(i * cfg.stagger, 9)} for i, n in enumerate(names)],
     }
@@ -233,6 +272,7 @@ class ChainConfig:
     window: int = 64000
     duration: float = 60.0
     seed: int = 1
+    stack: str = PRIMARY_STACK
 
     def __post_init__(self) -> None:
         protocol(self.protocol)
@@ -293,8 +333,8 @@ def chain(cfg: ChainConfig) -> dict[str, Any]:
                 "queue": BIG_QUEUE,
             }
         )
-    tagged_tcp = _tcp(cfg.packet, cfg.window, proto, None)
-    cross_tcp = _tcp(cfg.packet, cfg.window, PROTOCOLS["reno"], None)
+    tagged_tcp = _tcp(cfg.packet, cfg.window, proto, None, cfg.stack)
+    cross_tcp = _tcp(cfg.packet, cfg.window, PROTOCOLS["reno"], None, cfg.stack)
     flows = [{"name": "tagged", "src": "src", "dst": "dst", "start": 0.0, "tcp": tagged_tcp}]
     flows += [
         {
@@ -313,7 +353,7 @@ def chain(cfg: ChainConfig) -> dict[str, Any]:
         "nodes": [*path, *cross, *(["xsink"] if separate else [])],
         "switches": path[1:-1],
         "atm": {"trailer": False, "llc_snap": False},
-        "tcp": dict(NS1_TCP),
+        "tcp": {"stack": cfg.stack, **NS1_TCP},
         "link": links,
         "flow": flows,
     }

@@ -6,7 +6,7 @@ of Sec. 4.3. Full, quick and tiny (test) modes differ only in their ``Grid``.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from tcplab.experiment.spec import SweepSpec
@@ -14,6 +14,7 @@ from tcplab.studies.boston.scenarios import (
     ACCESS_MODELS,
     BUFFERS,
     PACKET_SIZES,
+    PRIMARY_STACK,
     PROTOCOLS,
     WINDOWS,
     ChainConfig,
@@ -33,6 +34,15 @@ PAPER_S = 700.0  # the paper's run length; "per 700 s" values are scaled to it
 SERIES_S = 100  # the paper plots the first 100 s of Figs. 15-17
 SEED = 1997
 TIMERS = {"tcp.timer": ["100ms", "500ms"], "tcp.min_rto": ["200ms", "1s"]}
+
+
+def timers(stack: str) -> dict[str, list[str]]:
+    """The timer sensitivity levels on ``stack``: ns's exact timer with samples and the RTO in
+    ticks of each granularity, or a BSD tick clock."""
+    if stack == "bsd44":
+        return TIMERS
+    return {**TIMERS, "tcp.timer": [f"ns2:{t}" for t in TIMERS["tcp.timer"]]}
+
 
 LABELS = {
     "tcp.mss": "mss",
@@ -55,20 +65,28 @@ class Grid:
     reps: int
     chain_m: tuple[int, ...] = (10, 40, 100)
     chain_duration: float = 200.0
+    stack: str = PRIMARY_STACK
 
 
 FULL = Grid(PACKET_SIZES, WINDOWS, BUFFERS, ACCESS_MODELS, duration=PAPER_S, reps=3)
 QUICK = Grid(PACKET_SIZES, WINDOWS, BUFFERS, ACCESS_MODELS, duration=200.0, reps=1)
 # The fewest, shortest runs that still exercise every figure, claim and table (the claims need
 # the two largest packet sizes, 64/512/1000/2000/4000 cells and the 8 and 64 kB windows).
+# Quick mode's sensitivity stack: the same grid in runs half as long, so that quick mode stays
+# within about 3 minutes with both stacks ("per 700 s" values are scaled from 100 s).
+SENSITIVITY_QUICK = replace(QUICK, duration=100.0)
 TINY = Grid(
     (4352, 9180), (8000, 64000), (64, 512, 1000, 2000, 4000), ("payload",), 4.0, 1, chain_duration=4.0
 )
 
 
-def chain_config(m: int, protocol: str = "reno", duration: float = FULL.chain_duration) -> ChainConfig:
+def chain_config(
+    m: int, protocol: str = "reno", duration: float = FULL.chain_duration, stack: str = PRIMARY_STACK
+) -> ChainConfig:
     """The study's chain: 3 switches, the middle one congested by 8 Reno connections, 256 cells."""
-    return ChainConfig(switches=3, protocol=protocol, m=m, cross=8, buffer=256, duration=duration)
+    return ChainConfig(
+        switches=3, protocol=protocol, m=m, cross=8, buffer=256, duration=duration, stack=stack
+    )
 
 
 def rcv_buf(window: int, packet: int) -> int:
@@ -117,7 +135,9 @@ def _star_sweeps(g: Grid) -> list[SweepSpec]:
         # One sweep per packet size too: a window below one packet is one packet (see docs).
         specs += _per_protocol(
             f"star{packet}",
-            lambda p, k=packet: star(StarConfig(sources=16, protocol=p, packet=k, duration=g.duration)),
+            lambda p, k=packet: star(
+                StarConfig(sources=16, protocol=p, packet=k, duration=g.duration, stack=g.stack)
+            ),
             g.reps,
             {"tcp.rcv_buf": [rcv_buf(w, packet) for w in g.windows], "link.0.ab.queue": list(g.buffers)},
         )
@@ -127,7 +147,7 @@ def _star_sweeps(g: Grid) -> list[SweepSpec]:
 def _single_sweeps(g: Grid) -> list[SweepSpec]:
     return _per_protocol(
         "single",
-        lambda p: star(StarConfig(sources=1, protocol=p, duration=g.duration)),
+        lambda p: star(StarConfig(sources=1, protocol=p, duration=g.duration, stack=g.stack)),
         g.reps,
         {"tcp.mss": [mss_of(p) for p in g.packets], "link.0.ab.queue": list(g.buffers)},
     )
@@ -139,7 +159,7 @@ def _series_sweeps(g: Grid) -> list[SweepSpec]:
         specs += _per_protocol(
             f"series{n}",
             lambda p, n=n: _traced(
-                star(StarConfig(sources=n, protocol=p, duration=g.duration, series_bin=1.0))
+                star(StarConfig(sources=n, protocol=p, duration=g.duration, series_bin=1.0, stack=g.stack))
             ),
             1,
         )
@@ -153,11 +173,11 @@ def _access_sweeps(g: Grid) -> list[SweepSpec]:
             specs += _per_protocol(
                 f"access_{access}{n}",
                 lambda p, n=n, a=access: star(
-                    StarConfig(sources=n, protocol=p, duration=g.duration, access=a)
+                    StarConfig(sources=n, protocol=p, duration=g.duration, access=a, stack=g.stack)
                 ),
                 g.reps,
                 factors={"link.0.ab.queue": [64, REF_BUFFER]},
-                zips=[TIMERS],
+                zips=[timers(g.stack)],
             )
     return specs
 
@@ -167,7 +187,7 @@ def _chain_sweeps(g: Grid) -> list[SweepSpec]:
     for m in g.chain_m:
         specs += _per_protocol(
             f"chain{m}",
-            lambda p, m=m: chain(chain_config(m, p, g.chain_duration)),
+            lambda p, m=m: chain(chain_config(m, p, g.chain_duration, g.stack)),
             g.reps,
             protos=CHAIN_PROTOS,
         )
@@ -178,9 +198,11 @@ def specs(g: Grid) -> list[SweepSpec]:
     return _star_sweeps(g) + _single_sweeps(g) + _series_sweeps(g) + _access_sweeps(g) + _chain_sweeps(g)
 
 
-def sweeps(quick: bool) -> list[SweepSpec]:
-    return specs(QUICK if quick else FULL)
+def sweeps(quick: bool, stack: str = PRIMARY_STACK) -> list[SweepSpec]:
+    if stack == PRIMARY_STACK:
+        return specs(QUICK if quick else FULL)
+    return specs(replace(SENSITIVITY_QUICK if quick else FULL, stack=stack))
 
 
-def tiny() -> list[SweepSpec]:
-    return specs(TINY)
+def tiny(stack: str = PRIMARY_STACK) -> list[SweepSpec]:
+    return specs(replace(TINY, stack=stack))

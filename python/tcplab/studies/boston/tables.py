@@ -11,12 +11,12 @@ import pandas as pd
 
 from tcplab.report.study import Table
 from tcplab.studies.boston.claims import claims
-from tcplab.studies.boston.results import Results, loss_metric
+from tcplab.studies.boston.results import BASE_TIMER, Results, loss_metric
 from tcplab.studies.boston.sweeps import NAMES, PROTOS, REF_BUFFER, REF_PACKET, REF_WINDOW
 
 __all__ = ["tables"]
 
-_REF_INDEX = (REF_PACKET, REF_WINDOW, REF_BUFFER, "100ms")  # packet, window, buffer, timer
+_REF_INDEX = (REF_PACKET, REF_WINDOW, REF_BUFFER, BASE_TIMER)  # packet, window, buffer, timer
 ALT_COLUMNS = ["id", "holds (IDA Boston)", "holds (bitmap as Boston)", "measured (bitmap as Boston)"]
 
 
