@@ -238,6 +238,7 @@ def test_study_smoke_tiny(tmp_path):
         assert (out.folder / f"fig{n}.png").is_file()
         assert f"](fig{n}.png)" in report
     assert "bound_19kb" in report
+    assert "](fig6_ack.png)" in report and "fig6_ack_similar_pattern" in report
     assert "| holds (ns1) |" in report and "| holds (bsd44) |" in report
     assert "On the paper's own stack (`ns1`)" in report and "Sensitivity run on `bsd44`" in report
     # the 8 KB window's two readings on ns: every row measured under both
