@@ -228,12 +228,17 @@ def test_study_smoke_tiny(tmp_path):
     assert any(a["measured"] != b["measured"] for a, b in zip(claims, bsd, strict=True))
     ids = [c["id"] for c in claims]
     assert len(ids) == len(set(ids)) >= 50
+    # every reason names a claim that exists (a renamed claim must not leave its reason behind)
+    from tcplab.studies.hfc.claims import REASONS, REASONS_BSD
+
+    assert set(REASONS) <= set(ids) and set(REASONS_BSD) <= set(ids)
     assert all(isinstance(c["holds"], bool) and {"paper", "measured", "claim"} <= set(c) for c in claims)
     report = out.report.read_text()
     for n in (3, 4, 5, 6, 7, 8, 10, 12, 13, 14, 15, 16, 17, 18):
         assert (out.folder / f"fig{n}.png").is_file()
         assert f"](fig{n}.png)" in report
     assert "bound_19kb" in report
+    assert "](fig6_ack.png)" in report and "fig6_ack_similar_pattern" in report
     assert "| holds (ns1) |" in report and "| holds (bsd44) |" in report
     assert "On the paper's own stack (`ns1`)" in report and "Sensitivity run on `bsd44`" in report
     # the 8 KB window's two readings on ns: every row measured under both

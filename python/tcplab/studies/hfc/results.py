@@ -63,6 +63,7 @@ class Results:
     fig10_every_ack: pd.DataFrame
     unfinished: dict[str, int] = field(default_factory=dict)
     readings: pd.DataFrame | None = None
+    fig6_ack: pd.DataFrame | None = None
 
     def __repr__(self) -> str:
         tables = len(self.__dataclass_fields__)
@@ -157,6 +158,7 @@ def derive(data: StudyData) -> Results:
         fig5=fig5,
         fig6=_mean_with(fig6, ["size", "data_loss"]),
         fig6_runs=fig6,
+        fig6_ack=_mean_with(tp["fig6_ack"], ["size", "ack_loss"]) if "fig6_ack" in tp else None,
         fig7=fig7,
         fig8=fig8,
         fig8_runs=fig8_runs,

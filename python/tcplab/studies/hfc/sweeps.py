@@ -42,6 +42,8 @@ DATA_LOSS = [0.0, 0.005, 0.01, 0.02, 0.03, 0.05, 0.07, 0.1]
 DATA_LOSS_SIZES = [0.0, 0.01, 0.02, 0.03, 0.05, 0.07, 0.1]
 DATA_LOSS_FIG17 = [0.0, 0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.07]
 FIG6_SIZES = [30 * KB, 100 * KB, 300 * KB, 1000 * KB, MB3]
+# Fig. 6's ACK-loss counterpart ("a similar pattern", Sec. IV.D): upstream loss levels of Fig. 3's range.
+FIG6_ACK_LOSS = [0.0, 0.1, 0.2, 0.3]
 FIG8_SIZES = [30 * KB, 100 * KB, 300 * KB, 1000 * KB, MB3, 8_000_000, 16_000_000]
 FIG10_BUFFERS = [kib(b) for b in (4, 8, 12, 16, 24, 32, 48)]
 FIG12_SIZES = [30 * KB, 50 * KB, 100 * KB, 150 * KB, 300 * KB, 1000 * KB, MB3, 5_000_000]
@@ -239,6 +241,12 @@ def _sweeps(r: dict[str, int], stack: str) -> list[SweepSpec]:
             hfc(size=MB3, tcp=CONFIGS["iw2"]),
             r["dist"],
             {"link.0.ab.loss.p": DATA_LOSS_SIZES, "flow.*.bytes": FIG6_SIZES},
+        ),
+        _spec(
+            "fig6_ack",
+            hfc(size=MB3, tcp=CONFIGS["iw2"]),
+            r["mean"],
+            {"link.0.ba.loss.p": FIG6_ACK_LOSS, "flow.*.bytes": FIG6_SIZES},
         ),
         # Sec. IV.D's "one in five" 30 KB transfers losing a packet at 1%, as a proportion: enough
         # runs of the short transfer for a binomial test to tell 0.2 from its neighbours.

@@ -9,7 +9,7 @@ import pandas as pd
 
 from tcplab.report.study import Table
 from tcplab.studies.hfc.buffer import MODES, socket_buffer_bound
-from tcplab.studies.hfc.claims import REASONS, bound_str, claims
+from tcplab.studies.hfc.claims import REASONS, REASONS_BSD, bound_str, claims
 from tcplab.studies.hfc.results import Results, onsets
 from tcplab.studies.hfc.scenarios import CM_BUFFER
 
@@ -26,12 +26,15 @@ def tables(r: Results) -> list[Table]:
                         "claim": c.id,
                         "paper": c.paper,
                         "measured": c.measured,
-                        "why (as far as established)": REASONS.get(c.id, "not established"),
+                        "why on ns-1 (as far as established)": REASONS.get(c.id, "not established"),
+                        "on 4.4BSD-Lite, where different": REASONS_BSD.get(c.id, ""),
                     }
                     for c in missed
                 ]
             ),
-            "The mechanisms were checked on traces of single runs (see the figures).",
+            "Claims the ns-1 runs do not support. Mechanisms were checked on traces of single runs, the "
+            "bufcheck sweep and the per-stack claims table; 'not established' marks what the study did "
+            "not trace.",
         )
     )
     on = onsets(r.bufcheck)
