@@ -25,6 +25,7 @@ class Task:
     text: str  # scenario TOML
     seed: int
     traced: bool = False
+    max_memory: int | None = None  # bytes; None: the core's default limit
 
 
 @dataclass
@@ -53,10 +54,10 @@ def execute(task: Task) -> Outcome:
     """Run one scenario; any failure becomes an Outcome with the error text, never a raise."""
     try:
         if not task.traced:
-            report = json.loads(_core.run_scenario(task.text, task.seed, None))
+            report = json.loads(_core.run_scenario(task.text, task.seed, None, task.max_memory))
             return Outcome(task.key, report=report)
         with tempfile.TemporaryDirectory(prefix="tcplab-run-") as tmp:
-            report = json.loads(_core.run_scenario(task.text, task.seed, tmp))
+            report = json.loads(_core.run_scenario(task.text, task.seed, tmp, task.max_memory))
             traces = {
                 p.with_suffix(".parquet").name: _parquet(p) for p in sorted(Path(tmp).glob("*-flow*.csv"))
             }
