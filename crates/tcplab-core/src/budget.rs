@@ -192,4 +192,47 @@ mod tests {
         assert_eq!(human(512), "512 B");
         assert!(default_limit() >= 1 << 20);
     }
+
+    fn model(text: &str) -> Model {
+        crate::scenario::parse(text).unwrap().validate(None).unwrap()
+    }
+
+    const LINK: &str = "nodes = [\"a\", \"b\"]\n[[link]]\na = \"a\"\nb = \"b\"\nrate = \"10Mbps\"\ndelay = \"10ms\"\n";
+    const FLOW: &str = "[[flow]]\nsrc = \"a\"\ndst = \"b\"\n";
+
+    fn refusal(text: &str, limit: u64) -> ScenarioError {
+        check(&model(text), limit).unwrap_err()
+    }
+
+    #[test]
+    fn series_count_every_channel_flow_and_per_flow_series() {
+        let text =
+            format!("duration = \"10s\"\nseries_bin = \"1us\"\n{LINK}per_flow_series = true\n{}", FLOW.repeat(20));
+        // 2 channels + 2 x 20 per-flow + 20 delivered = 62 series of 10^7 + 1 bins.
+        let series = estimate(&model(&text)).into_iter().find(|p| p.field == "series_bin").unwrap();
+        assert_eq!(series.bytes, 62 * (10_000_000 + 1) * 8);
+        let e = refusal(&text, 2_000_000_000);
+        assert_eq!(e.field, "series_bin");
+        assert!(e.message.starts_with("the run would hold about 5.0 GB of series (limit 2.0 GB"), "{e}");
+    }
+
+    #[test]
+    fn one_byte_segments_with_a_huge_window_are_refused() {
+        let text = format!(
+            "duration = \"10s\"\n{LINK}queue = 4294967295\n{FLOW}[tcp]\nmss = 1\n\
+             initial_cwnd = 4294967295\nrcv_buf = \"1024MiB\"\nwindow_scaling = true\n"
+        );
+        assert_eq!(refusal(&text, 8 << 30).field, "flow[0].tcp.initial_cwnd");
+    }
+
+    #[test]
+    fn a_traced_fast_bulk_flow_is_refused_and_a_slow_one_is_not() {
+        let fast = format!(
+            "duration = \"1000s\"\n{}{FLOW}trace = true\n[tcp]\nrcv_buf = \"64MiB\"\nwindow_scaling = true\n",
+            LINK.replace("10Mbps", "10Gbps")
+        );
+        assert_eq!(refusal(&fast, 8 << 30).field, "flow[0].trace");
+        let slow = format!("duration = \"1000s\"\n{LINK}{FLOW}trace = true\n");
+        assert!(check(&model(&slow), 1 << 30).is_ok());
+    }
 }
