@@ -66,10 +66,13 @@ pub fn check(model: &Model, limit: u64) -> Result<(), ScenarioError> {
     ))
 }
 
-/// Parse and validate a scenario and check its estimate against `max_memory` (default:
-/// `default_limit()`) without building or running it: a sweep checks every point first.
+/// Check a scenario's estimate against `max_memory` (default: `default_limit()`) without
+/// building or running it: a sweep checks every point first. A scenario that does not parse or
+/// validate passes here; its run reports that error (a sweep stores it as a failed run).
 pub fn check_text(text: &str, seed: Option<u64>, max_memory: Option<u64>) -> Result<(), crate::Error> {
-    let model = crate::scenario::parse(text)?.validate(seed)?;
+    let Some(model) = crate::scenario::parse(text).ok().and_then(|s| s.validate(seed).ok()) else {
+        return Ok(());
+    };
     check(&model, max_memory.unwrap_or_else(default_limit))?;
     Ok(())
 }

@@ -145,10 +145,10 @@ def run_sweep(
     path = Path(store) if store is not None else default_store(spec)
     by_key = {r.key: r for r in runs}
     failed = 0
+    limit = check_memory(runs, max_memory)  # before the store exists: a refused sweep leaves nothing
     with Store(path) as db, Executor(choice) as executor:
         done = db.keys("ok")
         todo = [r for r in runs if r.key not in done]
-        limit = check_memory(todo, max_memory)
         tasks = [Task(r.key, r.text, r.seed, r.traced, limit) for r in todo]
         with SweepProgress(len(todo), f"sweep {spec.name}", quiet=quiet) as progress:
             for outcome in executor.run(tasks):
