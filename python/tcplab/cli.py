@@ -62,6 +62,14 @@ FileArg = Annotated[
     Path, typer.Argument(metavar="FILE.toml", help="Scenario file (TOML).", show_default=False)
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")]
+MaxMemoryOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--max-memory",
+        metavar="SIZE",
+        help="Refuse a run whose estimated memory exceeds SIZE (e.g. 2GiB; default: half the machine's).",
+    ),
+]
 
 
 def _info(message: str, to_stderr: bool) -> None:
@@ -86,6 +94,7 @@ def run(
     force: Annotated[
         bool, typer.Option("--force", help="Write into a non-empty --out folder that tcplab did not write.")
     ] = False,
+    max_memory: MaxMemoryOpt = None,
 ) -> None:
     """Run one scenario (a file, or a packaged example's name) and print its results."""
     from tcplab.experiment.api import load_scenario
@@ -98,7 +107,7 @@ def run(
     out = prepare_out_dir(out_name, force) if out_name is not None else None
     if out is not None:
         before = _files(out)
-    result = run_scenario(text, seed=seed, out_dir=out)
+    result = run_scenario(text, seed=seed, out_dir=out, max_memory=max_memory)
     if out is not None:
         from tcplab.report.plot import plot_run
 
@@ -219,6 +228,7 @@ def sweep(
         Path | None,
         typer.Option("--csv", help="Also write the sweep's results, one row per run, to this CSV file."),
     ] = None,
+    max_memory: MaxMemoryOpt = None,
 ) -> None:
     """Run a factorial sweep into a result store.
 
@@ -227,7 +237,7 @@ def sweep(
     """
     from tcplab.experiment.runner import run_sweep
 
-    result = run_sweep(spec, store=store, workers=workers, dask=dask, quiet=quiet)
+    result = run_sweep(spec, store=store, workers=workers, dask=dask, quiet=quiet, max_memory=max_memory)
     typer.echo(result.summary())
     if csv is not None:
         csv.parent.mkdir(parents=True, exist_ok=True)

@@ -7,6 +7,7 @@
 
 pub mod app;
 pub mod atm;
+pub mod budget;
 pub mod engine;
 pub mod error;
 pub mod interrupt;
@@ -24,4 +25,4 @@ pub mod units;
 
 pub use error::{Error, ScenarioError};
 pub use scenario::Scenario;
-pub use sim::{check_scenario, run_scenario, run_scenario_interruptible, RunOptions};
+pub use sim::{check_scenario, run_scenario, run_scenario_interruptible, run_scenario_limited, RunOptions};

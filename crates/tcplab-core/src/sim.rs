@@ -795,9 +795,21 @@ pub fn run_scenario_interruptible(
     opts: &RunOptions,
     interrupted: &mut dyn FnMut() -> bool,
 ) -> Result<(RunReport, Vec<FlowTrace>), Error> {
+    run_scenario_limited(text, opts, None, interrupted)
+}
+
+/// `run_scenario_interruptible`, refusing first a run whose memory estimate
+/// (`budget::estimate`) exceeds `max_memory` bytes (default: `budget::default_limit()`).
+pub fn run_scenario_limited(
+    text: &str,
+    opts: &RunOptions,
+    max_memory: Option<u64>,
+    interrupted: &mut dyn FnMut() -> bool,
+) -> Result<(RunReport, Vec<FlowTrace>), Error> {
     let scenario = scenario::parse(text)?;
     let corrupt = crate::test_hooks::corruption(&scenario)?;
     let model = scenario.validate(opts.seed)?;
+    crate::budget::check(&model, max_memory.unwrap_or_else(crate::budget::default_limit))?;
     let mut sim = Simulation::new(model)?;
     if let Some(c) = corrupt {
         sim.corrupt_for_test(c);

@@ -25,15 +25,22 @@ fn to_py(e: Error) -> PyErr {
 
 /// Run one scenario given as TOML text; returns the run report as a JSON string.
 /// With `out_dir`, also writes summary.json, trace CSVs and pcaps there.
+/// `max_memory` (bytes) replaces the default limit on the run's memory estimate.
 #[pyfunction]
-#[pyo3(signature = (text, seed=None, out_dir=None))]
-fn run_scenario(py: Python<'_>, text: String, seed: Option<u64>, out_dir: Option<PathBuf>) -> PyResult<String> {
+#[pyo3(signature = (text, seed=None, out_dir=None, max_memory=None))]
+fn run_scenario(
+    py: Python<'_>,
+    text: String,
+    seed: Option<u64>,
+    out_dir: Option<PathBuf>,
+    max_memory: Option<u64>,
+) -> PyResult<String> {
     let opts = RunOptions { seed, out_dir };
     // The core runs without the GIL; now and then it takes the GIL back for a moment so that
     // Python's signal handlers run (Ctrl-C raises KeyboardInterrupt, which stops the run).
     let mut interrupted = || Python::with_gil(|py| py.check_signals().is_err());
     let (report, _) = py
-        .allow_threads(move || tcplab_core::run_scenario_interruptible(&text, &opts, &mut interrupted))
+        .allow_threads(move || tcplab_core::run_scenario_limited(&text, &opts, max_memory, &mut interrupted))
         .map_err(to_py)?;
     Ok(serde_json::to_string(&report).expect("report serialises"))
 }
@@ -44,6 +51,14 @@ fn run_scenario(py: Python<'_>, text: String, seed: Option<u64>, out_dir: Option
 fn validate_scenario(text: &str, seed: Option<u64>) -> PyResult<()> {
     tcplab_core::check_scenario(text, seed).map_err(to_py)?;
     Ok(())
+}
+
+/// Refuse (ScenarioError) a scenario whose memory estimate exceeds `max_memory` bytes (default:
+/// half the machine's memory), without running it.
+#[pyfunction]
+#[pyo3(signature = (text, seed=None, max_memory=None))]
+fn check_memory(text: &str, seed: Option<u64>, max_memory: Option<u64>) -> PyResult<()> {
+    tcplab_core::budget::check_text(text, seed, max_memory).map_err(to_py)
 }
 
 /// Parse a quantity with the scenario files' unit grammar (tcplab-core's parser, so Python and
@@ -67,6 +82,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(validate_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(parse_quantity, m)?)?;
+    m.add_function(wrap_pyfunction!(check_memory, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("InvariantError", m.py().get_type::<InvariantError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -73,15 +73,21 @@ def run(
     source: ScenarioSource,
     seed: int | None = None,
     out_dir: str | os.PathLike[str] | None = None,
+    max_memory: int | str | None = None,
 ) -> RunResult:
     """Run one scenario; with ``out_dir`` also write summary.json, traces and pcaps there.
 
-    ``seed`` overrides the scenario's own. Raises ScenarioError for bad input and
-    InvariantError if the simulator breaks one of its own invariants (a bug).
+    ``seed`` overrides the scenario's own. ``max_memory`` (bytes, or a size such as "2GiB")
+    replaces the default limit on the run's estimated memory (half the machine's). Raises
+    ScenarioError for bad input or a run over the limit, and InvariantError if the simulator
+    breaks one of its own invariants (a bug).
     """
     text = scenario_text(source)
     out = Path(out_dir) if out_dir is not None else None
-    report = json.loads(_core.run_scenario(text, seed, os.fspath(out) if out else None))
+    from tcplab.experiment.budget import max_memory_bytes
+
+    limit = max_memory_bytes(max_memory)
+    report = json.loads(_core.run_scenario(text, seed, os.fspath(out) if out else None, limit))
     return RunResult(report=report, out_dir=out, series_bin_s=_series_bin_s(text))
 
 

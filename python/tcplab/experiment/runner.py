@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tcplab import _core
+from tcplab.experiment.budget import check_memory
 from tcplab.experiment.executors import Executor, ExecutorChoice
 from tcplab.experiment.expand import Run, expand
 from tcplab.experiment.progress import SweepProgress
@@ -127,12 +128,15 @@ def run_sweep(
     workers: int | None = None,
     dask: str | None = None,
     quiet: bool = True,
+    max_memory: int | str | None = None,
 ) -> SweepResult:
     """Run every run of ``spec`` not yet in ``store``; returns counts and the results.
 
     ``spec`` is a SweepSpec or a spec file. ``workers``: local processes (default: all cores);
     ``dask``: 'local' for a LocalCluster, or a scheduler address. ``quiet=False`` draws a
     progress bar when stderr is a terminal. Raises UserError for a bad spec, store or address.
+    ``max_memory`` (bytes or a size) replaces the default limit on each run's estimated memory;
+    every point is checked against it before any run starts (ScenarioError naming the field).
     """
     started = time.perf_counter()
     spec = _as_spec(spec)
@@ -141,10 +145,11 @@ def run_sweep(
     path = Path(store) if store is not None else default_store(spec)
     by_key = {r.key: r for r in runs}
     failed = 0
+    limit = check_memory(runs, max_memory)  # before the store exists: a refused sweep leaves nothing
     with Store(path) as db, Executor(choice) as executor:
         done = db.keys("ok")
         todo = [r for r in runs if r.key not in done]
-        tasks = [Task(r.key, r.text, r.seed, r.traced) for r in todo]
+        tasks = [Task(r.key, r.text, r.seed, r.traced, limit) for r in todo]
         with SweepProgress(len(todo), f"sweep {spec.name}", quiet=quiet) as progress:
             for outcome in executor.run(tasks):
                 run = by_key[outcome.key]

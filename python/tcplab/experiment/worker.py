@@ -25,6 +25,7 @@ class Task:
     text: str  # scenario TOML
     seed: int
     traced: bool = False
+    max_memory: int | None = None  # bytes; None: the core's default limit
 
 
 @dataclass
@@ -49,14 +50,21 @@ def _error(e: BaseException) -> str:
     return f"{type(e).__name__}: {e}"
 
 
+def _run(task: Task, out: str | None) -> str:
+    """The core's report; the limit is passed only when the sweep set one (else the default)."""
+    if task.max_memory is None:
+        return _core.run_scenario(task.text, task.seed, out)
+    return _core.run_scenario(task.text, task.seed, out, task.max_memory)
+
+
 def execute(task: Task) -> Outcome:
     """Run one scenario; any failure becomes an Outcome with the error text, never a raise."""
     try:
         if not task.traced:
-            report = json.loads(_core.run_scenario(task.text, task.seed, None))
+            report = json.loads(_run(task, None))
             return Outcome(task.key, report=report)
         with tempfile.TemporaryDirectory(prefix="tcplab-run-") as tmp:
-            report = json.loads(_core.run_scenario(task.text, task.seed, tmp))
+            report = json.loads(_run(task, tmp))
             traces = {
                 p.with_suffix(".parquet").name: _parquet(p) for p in sorted(Path(tmp).glob("*-flow*.csv"))
             }

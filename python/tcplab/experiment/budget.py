@@ -1,0 +1,44 @@
+"""Memory limits of runs: parse ``max_memory`` and check a sweep's points before any run starts.
+
+The estimate itself is the core's (``tcplab-core``'s budget module); a run over the limit is
+refused with a ScenarioError naming the field behind the largest part of the estimate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from tcplab import _core
+
+if TYPE_CHECKING:
+    from tcplab.experiment.expand import Run
+
+__all__ = ["check_memory", "max_memory_bytes"]
+
+
+def max_memory_bytes(value: int | str | None) -> int | None:
+    """``max_memory`` in bytes (an int, or a size such as "2GiB"); None keeps the default."""
+    if value is None:
+        return None
+    from tcplab.units import size_bytes
+
+    try:
+        is_int = isinstance(value, int) and not isinstance(value, bool)
+        limit = value if is_int else size_bytes(value, "max_memory")
+    except (ValueError, TypeError) as e:
+        raise _core.ScenarioError("max_memory", str(e)) from None
+    if not 0 < limit < 2**64:
+        raise _core.ScenarioError("max_memory", f"must be a positive size below 2^64 bytes, got {value!r}")
+    return limit
+
+
+def check_memory(runs: Iterable[Run], max_memory: int | str | None) -> int | None:
+    """Check every distinct scenario of ``runs`` against the limit; returns the limit in bytes."""
+    limit = max_memory_bytes(max_memory)
+    seen: set[str] = set()
+    for run in runs:
+        if run.text not in seen:
+            seen.add(run.text)
+            _core.check_memory(run.text, run.seed, limit)
+    return limit
