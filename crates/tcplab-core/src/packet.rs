@@ -102,6 +102,29 @@ pub struct Packet {
 }
 
 impl Packet {
+    /// A bare 40-byte ACK of flow 0 acknowledging stream offset `off` with window `wnd`, as a
+    /// receiver whose ISN is 0 sends it: the one packet sender tests feed segment by segment.
+    pub fn test_ack(off: u64, wnd: u32) -> Packet {
+        Packet {
+            flow: 0,
+            dir: Dir::Reverse,
+            route_pos: 0,
+            seq: 1,
+            ack: (off as u32).wrapping_add(1),
+            wnd,
+            payload: 0,
+            wire_bytes: 40,
+            flags: flags::ACK,
+            n_sack: 0,
+            retransmit: false,
+            marked: false,
+            sack: [SackBlock::default(); MAX_SACK_BLOCKS],
+            tag: 0,
+            cell: Default::default(),
+            shards: Default::default(),
+        }
+    }
+
     pub fn is_syn(&self) -> bool {
         self.flags & flags::SYN != 0
     }

@@ -5,7 +5,7 @@
 mod common;
 
 use tcplab_core::metrics::{FlowReport, FlowTrace};
-use tcplab_core::packet::{flags, payload_tag, Dir, Packet, SackBlock, MAX_SACK_BLOCKS};
+use tcplab_core::packet::{payload_tag, Dir, Packet};
 use tcplab_core::tcp::stack::Stack;
 use tcplab_core::tcp::{DelayedAck, Handshake, TcpConfig, TcpReceiver, TcpSender};
 use tcplab_core::time::{MS, SEC};
@@ -33,24 +33,7 @@ fn sender(c: TcpConfig) -> TcpSender {
 }
 
 fn ack_pkt(off: u64, wnd: u32) -> Packet {
-    Packet {
-        flow: 0,
-        dir: Dir::Reverse,
-        route_pos: 0,
-        seq: 1,
-        ack: (off as u32).wrapping_add(1),
-        wnd,
-        payload: 0,
-        wire_bytes: 40,
-        flags: flags::ACK,
-        n_sack: 0,
-        retransmit: false,
-        marked: false,
-        sack: [SackBlock::default(); MAX_SACK_BLOCKS],
-        tag: 0,
-        cell: Default::default(),
-        shards: Default::default(),
-    }
+    Packet::test_ack(off, wnd)
 }
 
 /// Data segments sent at `t` ms, as offsets in segments (1000 bytes each).

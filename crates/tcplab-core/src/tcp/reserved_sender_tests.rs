@@ -2,7 +2,7 @@
 //! bytes; both ISNs are 0, so data starts at wire sequence 1. Segments are 1000 bytes.
 
 use super::*;
-use crate::packet::{flags, Dir, Packet, SackBlock, MAX_SACK_BLOCKS};
+use crate::packet::Packet;
 use crate::rng::stream;
 use crate::tcp::config::{RecoveryKind, TcpConfig};
 use crate::tcp::TcpSender;
@@ -16,24 +16,7 @@ fn sender(cfg: TcpConfig, rc: ReservedConfig) -> TcpSender {
 }
 
 fn ack(s: &mut TcpSender, t_ms: u64, off: u64, wnd: u32) {
-    let p = Packet {
-        flow: 0,
-        dir: Dir::Reverse,
-        route_pos: 0,
-        seq: 1,
-        ack: (off as u32).wrapping_add(1),
-        wnd,
-        payload: 0,
-        wire_bytes: 40,
-        flags: flags::ACK,
-        n_sack: 0,
-        retransmit: false,
-        marked: false,
-        sack: [SackBlock::default(); MAX_SACK_BLOCKS],
-        tag: 0,
-        cell: Default::default(),
-        shards: Default::default(),
-    };
+    let p = Packet::test_ack(off, wnd);
     s.on_packet(t_ms * MS, &p);
 }
 

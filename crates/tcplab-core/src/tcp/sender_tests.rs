@@ -2,7 +2,7 @@
 //! Offsets are stream bytes; the peer's ISN is 0 and ours is 0, so data starts at wire seq 1.
 
 use super::*;
-use crate::packet::{flags, Dir, Packet, SackBlock, MAX_SACK_BLOCKS};
+use crate::packet::{flags, Packet};
 use crate::tcp::config::{Handshake, TcpConfig};
 use crate::time::{MS, SEC};
 
@@ -17,24 +17,7 @@ fn sender_with(cfg: TcpConfig, total: Option<u64>) -> TcpSender {
 }
 
 fn ack_pkt(off: u64, wnd: u32) -> Packet {
-    Packet {
-        flow: 0,
-        dir: Dir::Reverse,
-        route_pos: 0,
-        seq: 1,
-        ack: (off as u32).wrapping_add(1),
-        wnd,
-        payload: 0,
-        wire_bytes: 40,
-        flags: flags::ACK,
-        n_sack: 0,
-        retransmit: false,
-        marked: false,
-        sack: [SackBlock::default(); MAX_SACK_BLOCKS],
-        tag: 0,
-        cell: Default::default(),
-        shards: Default::default(),
-    }
+    Packet::test_ack(off, wnd)
 }
 
 /// Everything the sender emits at `t` ms, as (offset, len) of data segments.
