@@ -239,6 +239,10 @@ def test_study_smoke_tiny(tmp_path):
         assert f"](fig{n}.png)" in report
     assert "bound_19kb" in report
     assert "](fig6_ack.png)" in report and "fig6_ack_similar_pattern" in report
+    # FTP put (Sec. VI.A) and the MSS trade-offs (Sec. VI.B), on both stacks
+    for cid in ("put_not_reduced_like_get", "mss_burst_half_size_loss", "mss_header_overhead"):
+        assert cid in ids and cid in [c["id"] for c in bsd]
+    assert "](ftp_put.png)" in report and "](mss_tradeoffs.png)" in report
     assert "| holds (ns1) |" in report and "| holds (bsd44) |" in report
     assert "On the paper's own stack (`ns1`)" in report and "Sensitivity run on `bsd44`" in report
     # the 8 KB window's two readings on ns: every row measured under both

@@ -185,6 +185,11 @@ pub enum LossSpec {
         #[serde(default = "one")]
         loss_bad: f64,
     },
+    /// Burst noise in time: good and bad periods of exponential length with these means.
+    Burst {
+        mean_good: Quantity,
+        mean_bad: Quantity,
+    },
     DropList {
         /// Index of the flow in the `flow` list.
         flow: i64,
@@ -348,6 +353,7 @@ pub enum LossModelSpec {
     None,
     Bernoulli(f64),
     GilbertElliott { p_good_to_bad: f64, p_bad_to_good: f64, loss_good: f64, loss_bad: f64 },
+    Burst { mean_good: Dur, mean_bad: Dur },
     DropList { flow: u32, by: DropBy, values: Vec<u64> },
 }
 
@@ -756,6 +762,17 @@ fn loss_model(f: &str, l: &LossSpec) -> Result<LossModelSpec, ScenarioError> {
                 loss_good: probability(&format!("{f}.loss_good"), *loss_good)?,
                 loss_bad: probability(&format!("{f}.loss_bad"), *loss_bad)?,
             }
+        }
+        LossSpec::Burst { mean_good, mean_bad } => {
+            let period = |name: &str, v: &Quantity| -> Result<Dur, ScenarioError> {
+                let field = format!("{f}.{name}");
+                let d = q(&field, duration_ns(v))?;
+                if d == 0 {
+                    return err(field, "must be a positive duration");
+                }
+                Ok(d)
+            };
+            LossModelSpec::Burst { mean_good: period("mean_good", mean_good)?, mean_bad: period("mean_bad", mean_bad)? }
         }
         LossSpec::DropList { flow, by, values } => {
             let by = match by.as_str() {

@@ -105,6 +105,13 @@ impl Simulation {
                             rng: Box::new(rng()),
                         }
                     }
+                    LossModelSpec::Burst { mean_good, mean_bad } => LossModel::Burst {
+                        mean_good: *mean_good as f64,
+                        mean_bad: *mean_bad as f64,
+                        bad: false,
+                        until: None,
+                        rng: Box::new(rng()),
+                    },
                     LossModelSpec::DropList { flow, by, values } => {
                         LossModel::DropList { flow: *flow, by: *by, pending: values.clone(), seen: 0 }
                     }

@@ -50,6 +50,8 @@ pub struct Channel {
     on_wire: Option<Waiting>,
     /// Sub-nanosecond remainder of serialisation times.
     rem: u64,
+    /// When the packet on the wire started serialisation (a burst loss model needs the interval).
+    tx_start: Time,
     /// Packets propagating, with their arrival times.
     pipe: VecDeque<(Time, PacketId)>,
     pub stats: ChannelStats,
@@ -104,6 +106,7 @@ impl Channel {
             loss,
             on_wire: None,
             rem: 0,
+            tx_start: 0,
             pipe: VecDeque::new(),
             stats: ChannelStats::default(),
             pcap: None,
@@ -134,6 +137,7 @@ impl Channel {
     fn start_tx(&mut self, now: Time, w: Waiting) -> Time {
         let bits = w.wire_bytes as u64 * 8;
         self.on_wire = Some(w);
+        self.tx_start = now;
         now + serialization_ns(bits, self.rate_bps, &mut self.rem)
     }
 
@@ -151,7 +155,7 @@ impl Channel {
         if let Some(per_flow) = &mut self.per_flow_series {
             per_flow[pool.get(w.id).flow as usize].add(now, w.wire_bytes as u64);
         }
-        let lost = self.loss.drops(pool.get(w.id), flows);
+        let lost = self.loss.drops(pool.get(w.id), flows, self.tx_start, now);
         let mut arrive_at = None;
         if lost {
             self.stats.drops_loss += 1;

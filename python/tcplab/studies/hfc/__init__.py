@@ -66,6 +66,14 @@ errors spare no packet).
   transmitter as its "TCP" and adds the 200 ms timer and super fast retransmit for "modified TCP".
 - *Socket buffer where the paper does not say*: 8 KB (the paper's default, stated for Figs. 4, 6, 13),
   with the unbounded CM of Sec. IV; Fig. 3's "larger" buffer is 24 KB.
+- *FTP put* (Sec. VI.A: put requests "do not experience this problem"): the PC sends upstream (3 Mb/s)
+  to a server that delays ACKs as every receiver of the paper does; the PC starts with the acceptor's
+  window of two (on BSD from the handshake the server opens, on ns, which has no handshake, as
+  ``initial_cwnd = 2``); a PC window of one is run beside it as a control (``put.py``).
+- *Sec. VI.B's trade-offs of a smaller MSS* (``mss.py``): MSS 1460, 1024 and 512; burst noise in time
+  set so 1 KB packets lose 10% (the paper's example), bursts of 0.1, 1 and 10 times a 1 KB packet's
+  time (the paper's "depending on the burstiness" left open); fast retransmits against timeouts at 1%
+  and 3% per-packet loss; goodput and slow start lossless with a 48 KB window.
 - *Sec. VII's "enhancements"* for ACK loss: modified TCP, MSS 512 and a 16 KB socket buffer (the
   largest of the paper's grid under the Sec. V.B bound of about 19 KB).
 
@@ -100,8 +108,9 @@ def _quick_note() -> str:
     return (
         f"{q['dist']} runs per point for the percentile figure (Fig. 7) and the short transfers "
         f"of Figs. 6 and 18, {q['mean']} for the other means, {q['det']} for lossless runs, {q['trace']} "
-        f"traced runs for Fig. 5, {q['share']} runs for the one-in-five proportion (full mode: {f['dist']}, "
-        f"{f['mean']}, {f['det']}, {f['trace']} and {f['share']})."
+        f"traced runs for Fig. 5, {q['share']} runs for the one-in-five proportion, {q['mss']} for the "
+        f"burst-noise loss rates of Sec. VI.B (full mode: {f['dist']}, {f['mean']}, {f['det']}, "
+        f"{f['trace']}, {f['share']} and {f['mss']})."
     )
 
 
@@ -159,6 +168,12 @@ STUDY = Study(
         "Throughput: bytes x 8 / (time the PC holds the last byte - time of the first SYN), per transfer, "
         "averaged over runs (Fig. 10: per connection). Runs are long enough for every transfer to finish.",
         "Seeds: common random numbers (replication i of every point uses the same seed), base seed 1998.",
+        "FTP put: the PC sends transfers of Fig. 12's sizes upstream (3 Mb/s, 10 ms) to the "
+        "server, which delays ACKs like the paper's receivers; the PC's initial window is 2 (BSD: from the "
+        "server-opened handshake; ns: set directly, ns has no handshake); 8 KB socket buffers.",
+        "Sec. VI.B: burst noise in time (exponential good and bad periods; a packet overlapping a bad "
+        "period is lost), good periods set so a 1064-byte packet (MSS 1024) is lost with 10% on the "
+        "25 Mb/s downstream channel, mean bursts 34 us, 340 us and 3.4 ms (0.1, 1, 10 packet times).",
         "Fig. 16: a congestion window of eight segments (initial ssthresh 8 segments, 48 KB socket buffer so "
         "the receiver window does not limit fast recovery), packets 20 and 23 lost (the paper's 11 and 14 "
         "fall in slow start here); the claim also checks every pair (n, n + 3), n = 13..40.",

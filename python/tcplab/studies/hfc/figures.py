@@ -85,6 +85,9 @@ def figures(r: Results, outdir: Path) -> list[Figure]:
     ]
     if r.fig6_ack is not None:
         figs.insert(4, fig6_ack(r, outdir))
+    from tcplab.studies.hfc.figures_sec6 import fig_mss, fig_put
+
+    figs += [f for f in (fig_put(r, outdir), fig_mss(r, outdir)) if f is not None]
     return figs
 
 

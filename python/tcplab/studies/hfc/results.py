@@ -23,7 +23,8 @@ import pandas as pd
 from tcplab.analysis.stats import ok_runs
 from tcplab.experiment.store import Store
 from tcplab.report.study import StudyData
-from tcplab.studies.hfc import readings
+from tcplab.studies.hfc import mss as mss_tradeoffs
+from tcplab.studies.hfc import put, readings
 from tcplab.studies.hfc import sweeps as sw
 from tcplab.studies.hfc.buffer import MODES
 from tcplab.studies.hfc.scenarios import CH_CM, HTTP_HEADER, MSS
@@ -64,6 +65,11 @@ class Results:
     unfinished: dict[str, int] = field(default_factory=dict)
     readings: pd.DataFrame | None = None
     fig6_ack: pd.DataFrame | None = None
+    # FTP put (Sec. VI.A): mean Mb/s by config and size; the first ACK's wait per traced run
+    put: pd.DataFrame | None = None
+    put_first_ack: pd.DataFrame | None = None
+    # the trade-offs of a smaller MSS (Sec. VI.B)
+    mss: mss_tradeoffs.MssTradeoffs | None = None
 
     def __repr__(self) -> str:
         tables = len(self.__dataclass_fields__)
@@ -185,6 +191,25 @@ def derive(data: StudyData) -> Results:
         timeout_waits=waits,
         unfinished=unfinished,
         readings=_readings(tp),
+        put=mean_by(tp[put.SWEEP], ["config", "size"]) if put.SWEEP in tp else None,
+        put_first_ack=_put_first_ack(data) if put.FIRST_ACK_SWEEP in tp else None,
+        mss=_mss(data, tp) if all(n in tp for n in mss_tradeoffs.SWEEPS) else None,
+    )
+
+
+def _put_first_ack(data: StudyData) -> pd.DataFrame:
+    df = ok_runs(data[put.FIRST_ACK_SWEEP])
+    waits = [put.first_ack_wait(data.trace(k), data.trace(k, kind="segments")) for k in df["key"]]
+    return pd.DataFrame(
+        {"config": df["config"].to_numpy(), "key": df["key"].to_numpy(), "first_ack_s": waits}
+    )
+
+
+def _mss(data: StudyData, tp: dict[str, pd.DataFrame]) -> mss_tradeoffs.MssTradeoffs:
+    return mss_tradeoffs.derive(
+        {n: tp[n] for n in mss_tradeoffs.SWEEPS},
+        lambda keys: _reports(data, keys),
+        data.trace,
     )
 
 

@@ -14,7 +14,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tcplab.experiment.spec import SweepSpec
-from tcplab.studies.hfc import readings
+from tcplab.studies.hfc import mss as mss_tradeoffs
+from tcplab.studies.hfc import put, readings
 from tcplab.studies.hfc.buffer import MODES, overrun_scenario
 from tcplab.studies.hfc.scenarios import (
     CM_BUFFER,
@@ -204,11 +205,11 @@ def reps(quick: bool) -> dict[str, int]:
     means of 3 MB transfers, ``det`` for lossless runs (where only the coarse clocks' phases
     vary), ``trace`` for traced runs."""
     if quick:
-        return {"dist": 40, "mean": 20, "det": 3, "trace": 5, "share": 400}
-    return {"dist": 100, "mean": 100, "det": 10, "trace": 21, "share": 1000}
+        return {"dist": 40, "mean": 20, "det": 3, "trace": 5, "share": 400, "mss": 10}
+    return {"dist": 100, "mean": 100, "det": 10, "trace": 21, "share": 1000, "mss": 40}
 
 
-TINY_REPS = {"dist": 2, "mean": 2, "det": 1, "trace": 1, "share": 2}
+TINY_REPS = {"dist": 2, "mean": 2, "det": 1, "trace": 1, "share": 2, "mss": 1}
 
 
 def sweeps(quick: bool, stack: str = PRIMARY_STACK) -> list[SweepSpec]:
@@ -354,6 +355,9 @@ def _sweeps(r: dict[str, int], stack: str) -> list[SweepSpec]:
             zips=[{"link.0.ab.loss.p": REFLECTED_LOSS, "link.0.ba.loss.p": REFLECTED_LOSS}],
         ),
     ]
+    # FTP put (Sec. VI.A) and the trade-offs of a smaller MSS (Sec. VI.B): their own modules
+    out += put.sweeps(FIG12_SIZES, r["mean"], r["det"], SEED, stack)
+    out += mss_tradeoffs.sweeps(r, SEED, stack, MB3)
     out += _every_ack(out)
     if stack != "bsd44":
         out += _truncated_reading(out)

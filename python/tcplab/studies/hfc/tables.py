@@ -79,6 +79,7 @@ def tables(r: Results) -> list[Table]:
                 "4.4BSD sender keeps in flight). Same seeds for both readings. '5 vs 6': relative change.",
             )
         )
+    out += sec6_tables(r)
     if r.unfinished:
         out.append(
             Table(
@@ -91,3 +92,54 @@ def tables(r: Results) -> list[Table]:
 
 def _k(b: int | None) -> str:
     return "none" if b is None else f"{b / 1024:g}"
+
+
+def sec6_tables(r: Results) -> list[Table]:
+    """FTP put against get (Sec. VI.A) and the trade-offs of a smaller MSS (Sec. VI.B)."""
+    from tcplab.studies.hfc import put
+
+    out = []
+    if r.put is not None:
+        red = put.reductions(r.put, r.fig12[r.fig12["pattern"] == "ftp"])
+        red["size"] = [put.sz(int(s)) for s in red["size"]]
+        out.append(
+            Table(
+                "FTP put against get: throughput lost to the receiver's delayed ACKs (Sec. VI.A)",
+                red.round(3),
+                "Lossless, 8 KB socket buffer; the put runs upstream (3 Mb/s) from a PC with an initial "
+                "window of two to a server that delays ACKs; the get is Fig. 12's FTP. Reductions against a "
+                "receiver that ACKs every segment; 'put iw 1': the control with a PC window of one.",
+            )
+        )
+    if r.mss is not None:
+        t = r.mss
+        out.append(
+            Table(
+                "Sec. VI.B (a): packet loss under burst noise by MSS",
+                t.burst.round({"mean_bad_us": 1, "mean_good_ms": 3, "loss": 4, "predicted": 4, "mbps": 3}),
+                "Good and bad periods of exponential length; the good periods set so a 1 KB packet (MSS "
+                "1024, 1064 bytes on the wire) is lost with 10% (the paper's example); 'predicted': "
+                "1 - pi_good exp(-T / mean_good). 3 MB transfers, 8 KB window; rates on the downstream "
+                "channel.",
+            )
+        )
+        out.append(
+            Table(
+                "Sec. VI.B (b): loss recovery by MSS",
+                t.recovery.round({"mbps": 3, "fr_share": 3, "timeouts_per_loss": 3, "fr_per_loss": 3}),
+                "Bernoulli loss per packet downstream, 3 MB, 8 KB window (kept in bytes for every MSS); sums "
+                "over the runs. fr_share = fast retransmits / (fast retransmits + timeouts).",
+            )
+        )
+        both = t.goodput.merge(t.slowstart, on="mss")
+        out.append(
+            Table(
+                "Sec. VI.B (c, d): header overhead and slow start by MSS (lossless, 48 KB window)",
+                both.round(4),
+                "goodput: the marginal rate between transfers of about 3 and 6 MB on the 10 Mb/s "
+                "bottleneck; analytic: 10 Mb/s x MSS / (MSS + 40); to_16k_window_s: time until the "
+                "congestion window reaches 16 KB; to_100k_acked_s: until 100 KB are acknowledged; "
+                "transfer_s: a 300 KB transfer.",
+            )
+        )
+    return out
