@@ -104,3 +104,83 @@ def test_run_refuses_a_bomb_in_little_memory(tmp_path: Path, text: str, field: s
     assert status == 2 and len(lines) == 1 and field in lines[0], lines
     assert heavy == []
     assert peak < LIMIT_KIB, f"peak {peak / 1024:.0f} MB"
+
+
+# ---------------------------------------------------------------- input too large to parse
+
+HEAD = 'duration = "1s"\nnodes = ["a", "b"]\n[[link]]\na = "a"\nb = "b"\nrate = "10Mbps"\ndelay = "10ms"\n'
+
+
+def _flows_file(path: Path, n: int, flow: str = '[[flow]]\nsrc="a"\ndst="b"\n') -> Path:
+    path.write_text(HEAD + flow * n)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("n", "flow", "says"),
+    [
+        # The bomb: a million [[flow]] tables (headers only: it fits the file size cap).
+        (10**6, "[[flow]]\n", "flow: 1,000,000 flows, more than the 250,000"),
+        # As many valid flows as fit the file size cap.
+        (600_000, '[[flow]]\nsrc="a"\ndst="b"\n', "flow: 600,000 flows"),
+        # A million valid flows is larger than any file tcplab reads.
+        (10**6, '[[flow]]\nsrc="a"\ndst="b"\n', "too large for a scenario"),
+    ],
+    ids=["million_headers", "600k_valid", "million_valid"],
+)
+def test_a_million_flows_is_refused_before_the_parse(tmp_path: Path, n: int, flow: str, says: str) -> None:
+    path = _flows_file(tmp_path / "flows.toml", n, flow)
+    status, lines, peak, _, _ = cli_peak("run", path)
+    assert status == 2 and len(lines) == 1 and says in lines[0], lines
+    assert peak < LIMIT_KIB, f"peak {peak / 1024:.0f} MB"
+
+
+def test_a_sweep_of_a_base_with_too_many_flows_is_refused_before_the_parse(tmp_path: Path) -> None:
+    _flows_file(tmp_path / "flows.toml", 600_000)
+    spec = tmp_path / "spec.toml"
+    spec.write_text('name = "many"\nbase = "flows.toml"\nreplications = 2\n')
+    status, lines, peak, _, _ = cli_peak("sweep", spec, "--store", tmp_path / "s.sqlite", "-q")
+    assert status == 2 and len(lines) == 1 and "flow: 600,000 flows" in lines[0], lines
+    assert peak < LIMIT_KIB, f"peak {peak / 1024:.0f} MB"
+    assert not (tmp_path / "s.sqlite").exists()
+    inline = tmp_path / "inline.toml"
+    inline.write_text("[base]\n" + HEAD.replace("[[link]]", "[[base.link]]") + "[[base.flow]]\n" * 300_000)
+    status, lines, _, _, _ = cli_peak("sweep", inline, "--store", tmp_path / "s.sqlite", "-q")
+    assert status == 2 and len(lines) == 1 and "base.flow: 300,000 flows" in lines[0], lines
+
+
+def test_many_distinct_tables_are_refused_before_the_parse(tmp_path: Path) -> None:
+    # Python's TOML parser holds about 900 bytes per distinct table: 10^5 of them, 90 MB.
+    path = tmp_path / "tables.toml"
+    path.write_text(HEAD + "".join(f"[t{i}]\n" for i in range(100_000)))
+    status, lines, peak, _, _ = cli_peak("run", path)
+    assert status == 2 and len(lines) == 1 and "scenario: more than 10,000 different table names" in lines[0]
+    assert peak < LIMIT_KIB, f"peak {peak / 1024:.0f} MB"
+
+
+def test_the_flow_and_value_caps_are_exact() -> None:
+    from tcplab import _core
+    from tcplab.experiment.input_limits import MAX_FLOWS, MAX_VALUES, check_scenario_text, count_flows
+
+    at_cap = HEAD + "[[flow]]\n" * (MAX_FLOWS - 2) + '[[www.pair]]\nclient = "a"\nserver = "b"\n'
+    assert count_flows(at_cap) == MAX_FLOWS
+    check_scenario_text(at_cap)
+    with pytest.raises(_core.ScenarioError) as e:
+        check_scenario_text(at_cap + "[[flow]]\n")
+    assert e.value.args[0] == "flow" and f"{MAX_FLOWS + 1:,} flows" in e.value.args[1]
+    inline = 'flow = [{src = "a", dst = "b"}, {src = "b", dst = "a"}]\n'
+    assert count_flows(HEAD + inline) == 2
+    values = "x = [" + "1," * (MAX_VALUES - 1) + "]"
+    check_scenario_text(values)
+    with pytest.raises(_core.ScenarioError) as e:
+        check_scenario_text(values + "\n")
+    assert e.value.args[0] == "scenario" and "values" in e.value.args[1]
+
+
+def test_the_api_refuses_too_many_flows_in_text_too() -> None:
+    from tcplab import _core
+    from tcplab.experiment.api import run
+
+    with pytest.raises(_core.ScenarioError) as e:
+        run(HEAD + '[[flow]]\nsrc="a"\ndst="b"\n' * 250_001)
+    assert e.value.args[0] == "flow"

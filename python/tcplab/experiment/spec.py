@@ -254,7 +254,12 @@ def _base(doc: Mapping[str, Any], root: Path, source: str) -> tuple[dict[str, An
     except UserError as e:
         raise UserError(f"{source}: base: {e}") from None
     from tcplab.errors import ScenarioError
+    from tcplab.experiment.input_limits import check_scenario_text
 
+    try:
+        check_scenario_text(text)  # before the parse, which costs many times the file
+    except ScenarioError as e:
+        raise UserError(f"{source}: base: {path}: {e.args[0]}: {e.args[1]}") from None
     try:
         return loads(text), os.fspath(path)
     except ScenarioError as e:
@@ -307,5 +312,9 @@ def load_spec(path: str | os.PathLike[str]) -> SweepSpec:
 
     p = Path(path)
     source = os.fspath(path)
-    doc = parse_toml(read_input(p, "sweep spec"), source)
+    from tcplab.experiment.input_limits import check_spec_text
+
+    text = read_input(p, "sweep spec")
+    check_spec_text(text, source)  # before the parse, which costs many times the file
+    doc = parse_toml(text, source)
     return parse_spec(doc, p.parent, source)
