@@ -231,15 +231,33 @@ def sweep(
         typer.Option("--csv", help="Also write the sweep's results, one row per run, to this CSV file."),
     ] = None,
     max_memory: MaxMemoryOpt = None,
+    max_runs: Annotated[
+        int | None,
+        typer.Option(
+            "--max-runs",
+            min=1,
+            metavar="N",
+            help="Refuse a sweep of more than N runs (default 1,000,000).",
+        ),
+    ] = None,
+    dry_run: Annotated[
+        bool,
+        typer.Option("--dry-run", help="Check the spec and every point, print the size, run nothing."),
+    ] = False,
 ) -> None:
     """Run a factorial sweep into a result store.
 
     Replications of every point run on local workers or Dask; a rerun skips the runs already
     stored.
     """
-    from tcplab.experiment.runner import run_sweep
+    from tcplab.experiment.runner import plan_sweep, run_sweep
 
-    result = run_sweep(spec, store=store, workers=workers, dask=dask, quiet=quiet, max_memory=max_memory)
+    if dry_run:
+        typer.echo(plan_sweep(spec, max_memory=max_memory, max_runs=max_runs).summary())
+        return
+    result = run_sweep(
+        spec, store=store, workers=workers, dask=dask, quiet=quiet, max_memory=max_memory, max_runs=max_runs
+    )
     typer.echo(result.summary())
     if csv is not None:
         csv.parent.mkdir(parents=True, exist_ok=True)
