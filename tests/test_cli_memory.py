@@ -106,6 +106,18 @@ def test_run_refuses_a_bomb_in_little_memory(tmp_path: Path, text: str, field: s
     assert peak < LIMIT_KIB, f"peak {peak / 1024:.0f} MB"
 
 
+def test_run_and_sweep_import_no_heavy_library(tmp_path: Path) -> None:
+    base = tmp_path / "base.toml"
+    base.write_text(HEAD + '[[flow]]\nsrc = "a"\ndst = "b"\nbytes = 10000\n')
+    status, lines, _, heavy, _ = cli_peak("run", base)
+    assert status == 0 and heavy == [], (lines, heavy)
+    spec = tmp_path / "spec.toml"
+    spec.write_text('name = "light"\nbase = "base.toml"\nreplications = 3\n')
+    store = tmp_path / "s.sqlite"
+    status, lines, _, heavy, out = cli_peak("sweep", spec, "--store", store, "-q", "--workers", "1")
+    assert status == 0 and "3 ran" in out and heavy == [], (lines, heavy)
+
+
 # ---------------------------------------------------------------- input too large to parse
 
 HEAD = 'duration = "1s"\nnodes = ["a", "b"]\n[[link]]\na = "a"\nb = "b"\nrate = "10Mbps"\ndelay = "10ms"\n'
