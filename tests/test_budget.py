@@ -2,7 +2,7 @@
 refused quickly with a one-line error naming its field, and the refusal itself stays small.
 
 Peak memory is measured in a child process that goes through the Python API (which does not
-import pandas; the CLI does, ~215 MB before any work) and reports its own peak (VmHWM).
+import pandas) and reports its own peak (VmHWM); tests/test_cli_memory.py holds the CLI to the same.
 """
 
 from __future__ import annotations

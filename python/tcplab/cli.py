@@ -1,6 +1,7 @@
 """The ``tcplab`` command line: a thin layer over tcplab.experiment (run, bench, sweep),
 tcplab.analysis (anova) and tcplab.report (reproduce), plus each study's own commands, mounted
-by discovery.
+by discovery and imported only when one of them runs (``tcplab.cli_studies``): importing this
+module imports neither a study nor pandas, scipy or matplotlib, so every command starts small.
 
 Every command is wrapped by ``tcplab.errors.cli_errors``, the one place that turns exceptions
 into messages: user mistakes print one paragraph to stderr and exit with status 2, simulator
@@ -16,15 +17,16 @@ from typing import Annotated
 
 import typer
 
+from tcplab.cli_studies import LazyStudyGroup, study_names
 from tcplab.errors import UserError, cli_errors
 from tcplab.experiment.bench import SCENARIOS as BENCH_SCENARIOS
-from tcplab.report.study import discover
 
-# Every study package, found by discovery: cli.py names none of them.
-STUDIES = discover()
+# Every study's name, found by discovery without importing one: cli.py names none of them.
+STUDIES = study_names()
 
 app = typer.Typer(
     name="tcplab",
+    cls=LazyStudyGroup,
     help="tcplab: a fast, reproducible packet-level TCP simulator.",
     no_args_is_help=True,
     add_completion=False,
@@ -229,15 +231,33 @@ def sweep(
         typer.Option("--csv", help="Also write the sweep's results, one row per run, to this CSV file."),
     ] = None,
     max_memory: MaxMemoryOpt = None,
+    max_runs: Annotated[
+        int | None,
+        typer.Option(
+            "--max-runs",
+            min=1,
+            metavar="N",
+            help="Refuse a sweep of more than N runs (default 1,000,000).",
+        ),
+    ] = None,
+    dry_run: Annotated[
+        bool,
+        typer.Option("--dry-run", help="Check the spec and every point, print the size, run nothing."),
+    ] = False,
 ) -> None:
     """Run a factorial sweep into a result store.
 
     Replications of every point run on local workers or Dask; a rerun skips the runs already
     stored.
     """
-    from tcplab.experiment.runner import run_sweep
+    from tcplab.experiment.runner import plan_sweep, run_sweep
 
-    result = run_sweep(spec, store=store, workers=workers, dask=dask, quiet=quiet, max_memory=max_memory)
+    if dry_run:
+        typer.echo(plan_sweep(spec, max_memory=max_memory, max_runs=max_runs).summary())
+        return
+    result = run_sweep(
+        spec, store=store, workers=workers, dask=dask, quiet=quiet, max_memory=max_memory, max_runs=max_runs
+    )
     typer.echo(result.summary())
     if csv is not None:
         csv.parent.mkdir(parents=True, exist_ok=True)
@@ -326,18 +346,6 @@ def reproduce(
             f"{o.study}: {o.claims_holding} of {o.claims_total} claims hold, {o.runs} runs; wrote {o.report}"
         )
     typer.echo(f"wrote {out / 'index.md'}")
-
-
-def _mount_studies() -> None:
-    """Each study's own commands as ``tcplab NAME ...``, found by discovery (no study imported
-    by name here)."""
-    for study in STUDIES.values():
-        if study.cli is not None:
-            short = f"The {study.name} study's own commands ({study.papers[0].short()})."
-            app.add_typer(study.cli(), name=study.name, short_help=short)
-
-
-_mount_studies()
 
 
 def main() -> None:

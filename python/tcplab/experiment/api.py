@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tcplab import _core
+from tcplab.experiment.input_limits import check_scenario_text
 from tcplab.experiment.scenario import dumps, loads
 
 if TYPE_CHECKING:
@@ -38,6 +39,7 @@ def load_scenario(path: str | os.PathLike[str] | Traversable) -> TomlText:
         text = read_input(path, "scenario")
     else:  # a packaged example (importlib.resources)
         text = path.read_text(encoding="utf-8")
+    check_scenario_text(text)  # before any parse: a million flows would take gigabytes to parse
     if not loads(text):  # Python's TOML errors are clearer than the core's; fields are checked there.
         raise _core.ScenarioError("scenario", "the file sets nothing (it is empty or only comments)")
     return TomlText(text)
@@ -58,8 +60,13 @@ def scenario_text(source: ScenarioSource) -> str:
     ``=``, is blank or starts with a comment; otherwise it names a file.
     """
     if isinstance(source, Mapping):
-        return dumps(source)
-    if isinstance(source, TomlText) or (isinstance(source, str) and _looks_like_text(source)):
+        text = dumps(source)
+        check_scenario_text(text)
+        return text
+    if isinstance(source, TomlText):
+        return source
+    if isinstance(source, str) and _looks_like_text(source):
+        check_scenario_text(source)
         return source
     return load_scenario(source)
 

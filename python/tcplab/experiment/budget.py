@@ -6,6 +6,7 @@ refused with a ScenarioError naming the field behind the largest part of the est
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -34,11 +35,15 @@ def max_memory_bytes(value: int | str | None) -> int | None:
 
 
 def check_memory(runs: Iterable[Run], max_memory: int | str | None) -> int | None:
-    """Check every distinct scenario of ``runs`` against the limit; returns the limit in bytes."""
+    """Check every distinct scenario of ``runs`` against the limit; returns the limit in bytes.
+
+    ``runs`` may be an iterator (a sweep's points, one at a time): only a digest of each
+    scenario is kept."""
     limit = max_memory_bytes(max_memory)
-    seen: set[str] = set()
+    seen: set[bytes] = set()
     for run in runs:
-        if run.text not in seen:
-            seen.add(run.text)
+        digest = hashlib.sha256(run.text.encode()).digest()
+        if digest not in seen:
+            seen.add(digest)
             _core.check_memory(run.text, run.seed, limit)
     return limit

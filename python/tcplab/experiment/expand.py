@@ -18,16 +18,26 @@ import hashlib
 import itertools
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from tcplab import _core
 from tcplab.errors import ScenarioError, UserError
 from tcplab.experiment.scenario import dumps
-from tcplab.experiment.spec import SweepSpec
+from tcplab.experiment.spec import SweepSpec, check_size
 
-__all__ = ["Run", "canonical_json", "derive_seed", "expand", "run_key", "set_path"]
+__all__ = [
+    "Point",
+    "Run",
+    "canonical_json",
+    "derive_seed",
+    "expand",
+    "iter_points",
+    "iter_runs",
+    "run_key",
+    "set_path",
+]
 
 SEED_BITS = 63  # SQLite integers are signed 64-bit; the core takes any u64.
 _LINE = re.compile(r"\s*\(line \d+(, column \d+)?\)$")
@@ -171,32 +181,83 @@ def _check_axes(spec: SweepSpec, axes: list[list[dict[str, Any]]]) -> None:
                 _validate(spec, doc, {path: level})
 
 
-def expand(spec: SweepSpec) -> list[Run]:
-    """Every run of the sweep, points in factorial order (last factor fastest), replications inner.
+@dataclass(frozen=True)
+class Point:
+    """One combination of levels, validated: its scenario as a dict and as TOML text."""
 
-    Raises UserError if the base, a factor path or a combination of levels is not a valid
-    scenario, naming the factor and the field.
+    levels: dict[str, Any]
+    scenario: dict[str, Any]
+    text: str
+
+    def run(self, spec: SweepSpec, replication: int, version: str | None = None) -> Run:
+        """Replication ``replication`` of this point (its seed and key derived as documented)."""
+        return _Keyer(self, version).run(spec, replication)
+
+
+class _Keyer:
+    """Keys of one point's runs: the scenario's canonical JSON is made once per point, not once
+    per replication (it is most of a key's cost). The text hashed is exactly ``run_key``'s."""
+
+    def __init__(self, point: Point, version: str | None = None) -> None:
+        self.point = point
+        self._head = '{"scenario":' + canonical_json(point.scenario) + ',"seed":'
+        self._tail = ',"version":' + canonical_json(version or _core.__version__) + "}"
+
+    def run(self, spec: SweepSpec, rep: int) -> Run:
+        p = self.point
+        seed = derive_seed(spec.base_seed, p.levels if spec.seeds == "per_run" else {}, rep)
+        key = hashlib.sha256((self._head + str(seed) + self._tail).encode()).hexdigest()
+        return Run(key, dict(p.levels), rep, seed, p.scenario, p.text)
+
+
+def iter_points(spec: SweepSpec) -> Iterator[Point]:
+    """Every point of the sweep in factorial order (last factor fastest), each validated, one at
+    a time: a sweep of many points is never held whole.
+
+    Raises UserError (when the iteration reaches it) if the base, a factor path or a combination
+    of levels is not a valid scenario, naming the factor and the field; the base and each level
+    alone are checked before the first point is yielded. With ``seeds = "common"`` two points
+    of the same scenario would be the same runs, and are refused.
     """
     _validate(spec, copy.deepcopy(dict(spec.base)), {})
     axes = _axes(spec)
     _check_axes(spec, axes)
-    runs: list[Run] = []
-    keys: dict[str, str] = {}
+    # Only with common seeds can two points share keys (per_run seeds differ with the levels);
+    # the digests kept are 32 bytes a point, never a run.
+    seen: dict[bytes, str] | None = {} if spec.seeds == "common" else None
     for combo in itertools.product(*axes):
         levels: dict[str, Any] = {}
         for assignment in combo:
             levels.update(assignment)
         doc = _apply(spec.base, levels)
         text = _validate(spec, doc, levels)
-        for rep in range(spec.replications):
-            seed = derive_seed(spec.base_seed, levels if spec.seeds == "per_run" else {}, rep)
-            key = run_key(doc, seed)
-            point = f"{_describe_levels(levels)}, replication {rep}"
-            if key in keys:
+        if seen is not None:
+            digest = hashlib.sha256(canonical_json(doc).encode()).digest()
+            point = f"{_describe_levels(levels)}, replication 0"
+            if digest in seen:
                 raise UserError(
                     f"{spec.source + ': ' if spec.source else ''}two runs are the same scenario and seed "
-                    f"({keys[key]}; {point})"
+                    f"({seen[digest]}; {point})"
                 )
-            keys[key] = point
-            runs.append(Run(key, dict(levels), rep, seed, doc, text))
-    return runs
+            seen[digest] = point
+        yield Point(levels, doc, text)
+
+
+def iter_runs(spec: SweepSpec, version: str | None = None) -> Iterator[Run]:
+    """Every run of the sweep, points in factorial order, replications inner, one at a time."""
+    for point in iter_points(spec):
+        keyer = _Keyer(point, version)
+        for rep in range(spec.replications):
+            yield keyer.run(spec, rep)
+
+
+def expand(spec: SweepSpec, max_runs: int | None = None) -> list[Run]:
+    """Every run of the sweep as a list (``iter_runs`` without holding them all is better for
+    large sweeps). Refuses a sweep above ``max_runs`` (default ``spec.MAX_RUNS``) before any
+    expansion.
+
+    Raises UserError if the base, a factor path or a combination of levels is not a valid
+    scenario, naming the factor and the field.
+    """
+    check_size(spec, max_runs)
+    return list(iter_runs(spec))

@@ -1,5 +1,8 @@
 """Run a sweep: expand the spec, skip runs already stored, run the rest, store each as it ends.
 
+Expansion is lazy: runs are made, checked against the store and handed to the workers a batch
+at a time, so a sweep of a million runs never holds a million-run list (or a million keys).
+
 Workers only compute; this process writes every result, one transaction per run, the moment it
 arrives. So a sweep that is killed keeps every run that finished, and running it again runs
 only what is missing. Failed runs are stored with status 'failed' and their error, the sweep
@@ -8,25 +11,32 @@ goes on, and the next run of the sweep tries them again.
 
 from __future__ import annotations
 
+import itertools
 import os
 import time
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tcplab import _core
 from tcplab.experiment.budget import check_memory
 from tcplab.experiment.executors import Executor, ExecutorChoice
-from tcplab.experiment.expand import Run, expand
+from tcplab.experiment.expand import Run, expand, iter_points, iter_runs
 from tcplab.experiment.progress import SweepProgress
-from tcplab.experiment.spec import SweepSpec, load_spec
+from tcplab.experiment.spec import SweepSpec, check_size, load_spec, run_count
 from tcplab.experiment.store import RunRecord, Store
 from tcplab.experiment.worker import Task
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["SweepResult", "default_store", "load_sweep", "run_sweep"]
+__all__ = ["SweepPlan", "SweepResult", "default_store", "load_sweep", "plan_sweep", "run_sweep"]
+
+# Runs made, looked up in the store and handed to the executor at a time: enough to keep every
+# worker busy (a batch's stragglers idle the others only at its end), few enough to hold.
+BATCH = 4096
 
 
 def default_store(spec: SweepSpec) -> Path:
@@ -45,7 +55,11 @@ class SweepResult:
     skipped: int
     failed: int
     wall_s: float
-    runs: tuple[Run, ...]
+
+    @cached_property
+    def runs(self) -> tuple[Run, ...]:
+        """Every run of the sweep, expanded again when first asked for (not held while running)."""
+        return tuple(iter_runs(self.spec))
 
     @property
     def df(self) -> pd.DataFrame:
@@ -117,8 +131,58 @@ def _cell(level: Any) -> Any:
     )
 
 
-def _as_spec(spec: SweepSpec | str | os.PathLike[str]) -> SweepSpec:
-    return spec if isinstance(spec, SweepSpec) else load_spec(spec)
+def _as_spec(spec: SweepSpec | str | os.PathLike[str], max_runs: int | None = None) -> SweepSpec:
+    spec = spec if isinstance(spec, SweepSpec) else load_spec(spec, max_runs)
+    check_size(spec, max_runs)
+    return spec
+
+
+def _first_runs(spec: SweepSpec) -> Iterator[Run]:
+    """Replication 0 of every point: what the memory check needs (the estimate is the point's)."""
+    for point in iter_points(spec):
+        yield point.run(spec, 0)
+
+
+def _batches(runs: Iterable[Run]) -> Iterator[list[Run]]:
+    it = iter(runs)
+    while batch := list(itertools.islice(it, BATCH)):
+        yield batch
+
+
+def _todo(db: Store, batch: list[Run]) -> list[Run]:
+    done = db.keys_among([r.key for r in batch], "ok")
+    return [r for r in batch if r.key not in done]
+
+
+@dataclass(frozen=True)
+class SweepPlan:
+    """What a sweep would run: its size, every point checked, nothing run (``--dry-run``)."""
+
+    spec: SweepSpec
+    total: int
+    points: int
+    limit: int | None
+
+    def summary(self) -> str:
+        return (
+            f"sweep '{self.spec.name}': {self.total:,} runs ({self.points:,} points x "
+            f"{self.spec.replications:,} replications); every point is a valid scenario within the "
+            "memory limit; nothing was run (--dry-run)"
+        )
+
+
+def plan_sweep(
+    spec: SweepSpec | str | os.PathLike[str],
+    *,
+    max_memory: int | str | None = None,
+    max_runs: int | None = None,
+) -> SweepPlan:
+    """Check a sweep as ``run_sweep`` would before its first run (size, every point's validity
+    and memory), touching no store. Costs one validation per point, none per replication."""
+    spec = _as_spec(spec, max_runs)
+    limit = check_memory(_first_runs(spec), max_memory)
+    total = run_count(spec)
+    return SweepPlan(spec=spec, total=total, points=total // spec.replications, limit=limit)
 
 
 def run_sweep(
@@ -129,55 +193,60 @@ def run_sweep(
     dask: str | None = None,
     quiet: bool = True,
     max_memory: int | str | None = None,
+    max_runs: int | None = None,
 ) -> SweepResult:
     """Run every run of ``spec`` not yet in ``store``; returns counts and the results.
 
     ``spec`` is a SweepSpec or a spec file. ``workers``: local processes (default: all cores);
     ``dask``: 'local' for a LocalCluster, or a scheduler address. ``quiet=False`` draws a
-    progress bar when stderr is a terminal. Raises UserError for a bad spec, store or address.
+    progress bar when stderr is a terminal. Raises UserError for a bad spec, store or address,
+    or a sweep of more than ``max_runs`` runs (default ``tcplab.experiment.spec.MAX_RUNS``).
     ``max_memory`` (bytes or a size) replaces the default limit on each run's estimated memory;
     every point is checked against it before any run starts (ScenarioError naming the field).
     """
     started = time.perf_counter()
-    spec = _as_spec(spec)
+    spec = _as_spec(spec, max_runs)
     choice = ExecutorChoice(workers=workers, dask=dask)
-    runs = expand(spec)
     path = Path(store) if store is not None else default_store(spec)
-    by_key = {r.key: r for r in runs}
     failed = 0
-    limit = check_memory(runs, max_memory)  # before the store exists: a refused sweep leaves nothing
+    # Before the store exists: a refused sweep leaves nothing.
+    limit = check_memory(_first_runs(spec), max_memory)
+    total = run_count(spec)
     with Store(path) as db, Executor(choice) as executor:
-        done = db.keys("ok")
-        todo = [r for r in runs if r.key not in done]
-        tasks = [Task(r.key, r.text, r.seed, r.traced, limit) for r in todo]
-        with SweepProgress(len(todo), f"sweep {spec.name}", quiet=quiet) as progress:
-            for outcome in executor.run(tasks):
-                run = by_key[outcome.key]
-                db.put(
-                    RunRecord(
-                        key=run.key,
-                        sweep=spec.name,
-                        levels={spec.label(p): spec.level_label(p, v) for p, v in run.levels.items()},
-                        replication=run.replication,
-                        seed=run.seed,
-                        version=_core.__version__,
-                        scenario=run.text,
-                        report=outcome.report,
-                        error=outcome.error,
-                        traces=outcome.traces,
+        # A first pass counts what is missing (for the progress bar and the summary); both
+        # passes expand lazily, so neither holds more than a batch.
+        todo_count = sum(len(_todo(db, batch)) for batch in _batches(iter_runs(spec)))
+        with SweepProgress(todo_count, f"sweep {spec.name}", quiet=quiet) as progress:
+            for batch in _batches(iter_runs(spec)):
+                todo = _todo(db, batch)
+                by_key = {r.key: r for r in todo}
+                tasks = [Task(r.key, r.text, r.seed, r.traced, limit) for r in todo]
+                for outcome in executor.run(tasks):
+                    run = by_key[outcome.key]
+                    db.put(
+                        RunRecord(
+                            key=run.key,
+                            sweep=spec.name,
+                            levels={spec.label(p): spec.level_label(p, v) for p, v in run.levels.items()},
+                            replication=run.replication,
+                            seed=run.seed,
+                            version=_core.__version__,
+                            scenario=run.text,
+                            report=outcome.report,
+                            error=outcome.error,
+                            traces=outcome.traces,
+                        )
                     )
-                )
-                failed += outcome.error is not None
-                progress.advance()
+                    failed += outcome.error is not None
+                    progress.advance()
     return SweepResult(
         spec=spec,
         store=path,
-        total=len(runs),
-        ran=len(todo),
-        skipped=len(runs) - len(todo),
+        total=total,
+        ran=todo_count,
+        skipped=total - todo_count,
         failed=failed,
         wall_s=time.perf_counter() - started,
-        runs=tuple(runs),
     )
 
 

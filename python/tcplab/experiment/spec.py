@@ -21,7 +21,7 @@ from typing import Any
 
 from tcplab.errors import UserError
 
-__all__ = ["SEED_MODES", "SweepSpec", "load_spec", "parse_spec"]
+__all__ = ["MAX_RUNS", "SEED_MODES", "SweepSpec", "check_size", "load_spec", "parse_spec", "run_count"]
 
 SEED_MODES = ("per_run", "common")
 MAX_RUNS = 1_000_000
@@ -164,7 +164,6 @@ def check_spec(spec: SweepSpec) -> None:
         _check_level_labels(spec, seen, path, names)
     columns = [spec.labels.get(p, p) for p in seen]
     _check_reserved(spec, columns)
-    _check_size(spec)
     dupes = {c for c in columns if columns.count(c) > 1}
     if dupes:
         raise _fail(spec, f"labels: two factors share the column name {sorted(dupes)[0]!r}")
@@ -177,17 +176,19 @@ def run_count(spec: SweepSpec) -> int:
     return points * spec.replications
 
 
-def _check_size(spec: SweepSpec) -> None:
-    """Refuse, before anything is expanded, a sweep too large to expand or ever finish: at even
-    a millisecond a run, MAX_RUNS runs take a quarter of an hour of CPU, and expanding each run
-    costs about a kilobyte of memory (10^9 replications used to take 2 GB before one ran)."""
+def check_size(spec: SweepSpec, max_runs: int | None = None) -> None:
+    """Refuse, before anything is expanded, a sweep above ``max_runs`` runs (default
+    ``MAX_RUNS``): at even a millisecond a run, a million runs take a quarter of an hour of CPU,
+    and a billion take weeks (the CLI's ``--max-runs`` raises the cap for a sweep meant to be
+    that large). Expansion is lazy, so the cap bounds time, not memory."""
+    cap = MAX_RUNS if max_runs is None else max_runs
     n = run_count(spec)
-    if n > MAX_RUNS:
+    if n > cap:
         raise _fail(
             spec,
             f"replications: the sweep has {n:,} runs ({spec.replications:,} replications of "
-            f"{n // spec.replications:,} points), more than the {MAX_RUNS:,} one sweep may hold; "
-            "split it into smaller sweeps",
+            f"{n // spec.replications:,} points), more than the {cap:,} one sweep may hold; "
+            "split it into smaller sweeps, or raise the cap with --max-runs",
         )
 
 
@@ -254,7 +255,12 @@ def _base(doc: Mapping[str, Any], root: Path, source: str) -> tuple[dict[str, An
     except UserError as e:
         raise UserError(f"{source}: base: {e}") from None
     from tcplab.errors import ScenarioError
+    from tcplab.experiment.input_limits import check_scenario_text
 
+    try:
+        check_scenario_text(text)  # before the parse, which costs many times the file
+    except ScenarioError as e:
+        raise UserError(f"{source}: base: {path}: {e.args[0]}: {e.args[1]}") from None
     try:
         return loads(text), os.fspath(path)
     except ScenarioError as e:
@@ -301,11 +307,18 @@ def parse_spec(doc: Mapping[str, Any], root: Path = Path("."), source: str = "sp
     )
 
 
-def load_spec(path: str | os.PathLike[str]) -> SweepSpec:
-    """Read a sweep spec file; raises UserError naming the file and the problem."""
+def load_spec(path: str | os.PathLike[str], max_runs: int | None = None) -> SweepSpec:
+    """Read a sweep spec file; raises UserError naming the file and the problem, or a sweep of
+    more than ``max_runs`` runs (default ``MAX_RUNS``)."""
     from tcplab.experiment.input_files import parse_toml, read_input
 
     p = Path(path)
     source = os.fspath(path)
-    doc = parse_toml(read_input(p, "sweep spec"), source)
-    return parse_spec(doc, p.parent, source)
+    from tcplab.experiment.input_limits import check_spec_text
+
+    text = read_input(p, "sweep spec")
+    check_spec_text(text, source)  # before the parse, which costs many times the file
+    doc = parse_toml(text, source)
+    spec = parse_spec(doc, p.parent, source)
+    check_size(spec, max_runs)
+    return spec

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -183,6 +183,17 @@ class Store:
         if status is None:
             return {k for (k,) in self._db.execute("SELECT key FROM runs")}
         return {k for (k,) in self._db.execute("SELECT key FROM runs WHERE status = ?", (status,))}
+
+    def keys_among(self, keys: Sequence[str], status: str = "ok") -> set[str]:
+        """Those of ``keys`` stored with ``status``: a sweep asks one batch of runs at a time
+        instead of holding every key of the store."""
+        found: set[str] = set()
+        with damaged(self.path):
+            for i in range(0, len(keys), 500):  # SQLite allows 999 parameters per statement
+                chunk = keys[i : i + 500]
+                sql = f"SELECT key FROM runs WHERE status = ? AND key IN ({', '.join('?' * len(chunk))})"
+                found.update(k for (k,) in self._db.execute(sql, (status, *chunk)))
+        return found
 
     def count(self) -> int:
         with damaged(self.path):
