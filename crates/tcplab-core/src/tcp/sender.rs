@@ -15,6 +15,7 @@ use super::config::{Handshake, TcpConfig};
 use super::recovery::{Ctx, Recovery, SendChoice};
 use super::reserved::Reserved;
 use super::rtt::{RttEstimator, TimerClock};
+use super::rtt_ns1::RttSample;
 use super::scoreboard::Scoreboard;
 use super::seq::{to_wire, unwrap};
 use super::window::Window;
@@ -326,7 +327,7 @@ impl TcpSender {
             self.boston.on_partial_ack(seg, pkt.shards.held);
         }
         if ack > self.snd_una {
-            self.on_new_ack(now, ack);
+            self.on_new_ack(now, ack, pkt.ts);
         } else if ack == self.snd_una && pkt.payload == 0 && self.snd_max > self.snd_una {
             self.dupacks += 1;
             let threshold = self.cfg.dupack_threshold;
@@ -348,6 +349,14 @@ impl TcpSender {
                 // restarts the timer.
                 self.timing = None;
                 self.rto_at = None;
+                if matches!(self.cfg.clock, TimerClock::Ns1 { .. }) {
+                    // ns-1 reset_rtx_timer (called by every fast retransmit: tcp.cc's Tahoe
+                    // recv, tcp-newreno.cc 1.7's `reset_rtx_timer(1)`): set_rtx_timer() with
+                    // the current backoff, then rtt_backoff() doubles it.
+                    self.rto_at = Some(self.rtt.deadline(now, self.backoff));
+                    self.backoff = (self.backoff + 1).min(12);
+                    self.rtt.on_backoff(self.backoff);
+                }
             }
         }
         self.record(now);
@@ -376,17 +385,28 @@ impl TcpSender {
         }
     }
 
-    fn on_new_ack(&mut self, now: Time, ack: u64) {
-        // ns-2 TcpAgent::newack calls newtimer() before rtt_update() and before the
-        // backoff is cleared, so the restarted timer uses the old estimate.
-        let early_deadline =
-            matches!(self.cfg.clock, TimerClock::Ns2 { .. }).then(|| self.rtt.deadline(now, self.backoff));
+    /// An ACK of new data up to `ack`, echoing the timestamp `echoed`.
+    fn on_new_ack(&mut self, now: Time, ack: u64, echoed: Time) {
+        // ns TcpAgent::newack calls newtimer() before rtt_update() and before the backoff is
+        // cleared, so the restarted timer uses the old estimate (ns-2.1b and ns-1 alike).
+        let early_deadline = matches!(self.cfg.clock, TimerClock::Ns2 { .. } | TimerClock::Ns1 { .. })
+            .then(|| self.rtt.deadline(now, self.backoff));
+        let timestamps = self.cfg.rtt_sample == RttSample::Timestamp;
         if let Some((end, sent)) = self.timing {
             if ack >= end {
-                self.rtt.sample(sent, now);
+                // With timestamps the timed segment (rtt_active_, rtt_seq_) only clears the
+                // backoff; the sample comes from the echo below (ns-2 newack: `if
+                // (!ts_option_) rtt_update(now - rtt_ts_)`).
+                if !timestamps {
+                    self.rtt.sample(sent, now);
+                }
                 self.timing = None;
                 self.backoff = 0;
             }
+        }
+        if timestamps {
+            // ns-1 newack: `rtt_update(now - pkt->bd_.tcp_.ts_)` on every ACK of new data.
+            self.rtt.sample_echo(echoed, now);
         }
         let acked = ack - self.snd_una;
         self.snd_una = ack;
@@ -421,6 +441,10 @@ impl TcpSender {
             Some(t) if now >= t => {}
             _ => return,
         }
+        // ns-1 reset_rtx_timer: set_rtx_timer() before rtt_backoff(), so the retransmission
+        // is timed with the backoff (and the estimate) from before this timeout.
+        let ns1_deadline =
+            matches!(self.cfg.clock, TimerClock::Ns1 { .. }).then(|| self.rtt.deadline(now, self.backoff));
         self.backoff = (self.backoff + 1).min(12);
         self.rtt.on_backoff(self.backoff);
         match self.state {
@@ -447,7 +471,7 @@ impl TcpSender {
                 if let Some(r) = &self.reserved {
                     r.after_timeout(&mut self.win, before, self.rtt.srtt_ns(), self.peer_wnd, mss);
                 }
-                self.rto_at = Some(self.rtt.deadline(now, self.backoff));
+                self.rto_at = Some(ns1_deadline.unwrap_or_else(|| self.rtt.deadline(now, self.backoff)));
                 self.record(now);
             }
             _ => self.rto_at = None,
@@ -617,6 +641,9 @@ impl TcpSender {
         }
         let mut p = self.packet(off, len as u32, flags::ACK, payload_tag(self.flow, off, len as u32));
         p.retransmit = resend;
+        // ns TcpAgent::output: every transmission, a retransmission too, carries its own send
+        // time (`tcph->ts() = now`), which is what makes Karn's rule unnecessary.
+        p.ts = now;
         if off + len == self.total.unwrap_or(u64::MAX) {
             p.flags |= flags::PSH;
         }
@@ -663,6 +690,7 @@ impl TcpSender {
             tag,
             cell: Default::default(),
             shards: Default::default(),
+            ts: 0,
         }
     }
 }
