@@ -281,6 +281,8 @@ pub struct TcpSpec {
     /// "timed" (one timed segment per round trip) or "timestamp" (every ACK, from the
     /// timestamp it echoes: ns-1, ns-2's timestamps_).
     pub rtt_sample: Option<String>,
+    /// "window" or "ns2": how `newreno_ns2` sends from its window in recovery.
+    pub recovery_send: Option<String>,
 }
 
 impl TcpSpec {
@@ -322,7 +324,8 @@ impl TcpSpec {
             bug_fix,
             newreno_changes,
             max_cwnd,
-            rtt_sample
+            rtt_sample,
+            recovery_send
         )
     }
 }
@@ -1007,6 +1010,13 @@ fn stack_knobs(fld: &dyn Fn(&str) -> String, s: &TcpSpec, c: &mut TcpConfig) -> 
         c.rtt_sample = RttSample::parse(v).ok_or_else(|| {
             ScenarioError::new(fld("rtt_sample"), format!("unknown '{v}' (use {})", RttSample::NAMES.join(", ")))
         })?;
+    }
+    if let Some(v) = &s.recovery_send {
+        c.recovery_send_ns2 = match v.as_str() {
+            "window" => false,
+            "ns2" => true,
+            o => return err(fld("recovery_send"), format!("unknown '{o}' (use window or ns2)")),
+        };
     }
     Ok(())
 }

@@ -515,6 +515,44 @@ fn ns2_newreno_resends_one_hole_per_round_trip_without_a_timeout() {
     }
 }
 
+/// ns2 NewReno, 8 packets out, duplicate ACKs 1 to 7 of packet 0: what leaves on each.
+fn ns2_newreno_dupacks(recovery_send: &str, changes: bool) -> Vec<Vec<u64>> {
+    let mut s = sender(config(Stack::Ns2, |c| {
+        c.recovery = tcplab_core::tcp::RecoveryKind::NewRenoNs2;
+        c.initial_cwnd = 8;
+        c.newreno_changes = changes;
+        c.recovery_send_ns2 = recovery_send == "ns2";
+    }));
+    assert_eq!(drain(&mut s, 0).len(), 8);
+    (1..=7)
+        .map(|i| {
+            ack(&mut s, 100 + i, 0, NS2_WND);
+            drain(&mut s, 100 + i)
+        })
+        .collect()
+}
+
+#[test]
+fn ns2_newreno_sends_only_flywheel_packets_in_recovery_with_newreno_changes() {
+    // tcp-newreno.cc (1.7, 1997; unchanged in 1.44, 2001) NewRenoTcpAgent::recv: the third
+    // duplicate resends packet 0 (closecwnd(1): cwnd_ 4, dupwnd_ 3); every later duplicate
+    // adds to dupwnd_, and with newreno_changes_ an odd dupacks_ (5, 7) sends one new packet
+    // by output(t_seqno_++). The closing `if (dupacks_ == 0) send(...); else if (dupacks_ >
+    // NUMDUPACKS - 1 && newreno_changes_ == 0) send(0, 0, 2)` never calls send() in
+    // recovery with newreno_changes_, so the inflated window itself sends nothing.
+    let ns2 = ns2_newreno_dupacks("ns2", true);
+    assert_eq!(ns2, vec![vec![], vec![], vec![0], vec![], vec![8], vec![], vec![9]]);
+    // recovery_send = "window" (tcplab's earlier rule): the inflated window sends as well,
+    // one more packet on the 5th and 7th duplicates (the flywheel's packet then fills the
+    // room the 6th would have opened).
+    let window = ns2_newreno_dupacks("window", true);
+    assert_eq!(window, vec![vec![], vec![], vec![0], vec![], vec![8, 9], vec![], vec![10, 11]]);
+    // Without newreno_changes_ send(0, 0, 2) lets the window send, one packet per duplicate
+    // here (dupwnd_ grows by one), so the limit of 2 does not bind.
+    let plain = ns2_newreno_dupacks("ns2", false);
+    assert_eq!(plain, vec![vec![], vec![], vec![0], vec![], vec![8], vec![9], vec![10]]);
+}
+
 #[test]
 fn ns2_sack_repairs_every_hole_in_one_round_trip() {
     // Fall and Floyd's sack1 (ns-2 tcp-sack1.cc): on the third duplicate, resend the first

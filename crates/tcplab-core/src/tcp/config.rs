@@ -133,6 +133,9 @@ pub struct TcpConfig {
     /// Where RTT samples come from: one timed segment per round trip, or every ACK's echoed
     /// timestamp (ns-1; ns-2's `timestamps_`). tcp/rtt_ns1.rs.
     pub rtt_sample: super::rtt_ns1::RttSample,
+    /// `newreno_ns2` in recovery sends from the window as ns-2's NewRenoTcpAgent::recv does:
+    /// at most 2 packets per ACK, none with `newreno_changes` (recovery/newreno.rs).
+    pub recovery_send_ns2: bool,
 }
 
 impl Default for TcpConfig {
@@ -167,6 +170,7 @@ impl Default for TcpConfig {
             bug_fix: false,
             newreno_changes: true,
             rtt_sample: super::rtt_ns1::RttSample::Timed,
+            recovery_send_ns2: false,
         }
     }
 }

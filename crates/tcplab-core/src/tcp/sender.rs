@@ -123,6 +123,8 @@ pub struct TcpSender {
     extra_new: u32,
     /// Segments that may still leave before the next ACK (MaxBurst).
     burst_left: u32,
+    /// Segments the window may still send before the next ACK (ns-2 NewReno in recovery).
+    window_left: u32,
     scoreboard: Scoreboard,
     boston: BostonTx,
     /// A SYN or SYN-ACK is due.
@@ -179,6 +181,7 @@ impl TcpSender {
             retransmit: None,
             extra_new: 0,
             burst_left,
+            window_left: u32::MAX,
             scoreboard: Scoreboard::default(),
             boston: BostonTx::default(),
             ctl_due: false,
@@ -275,6 +278,7 @@ impl TcpSender {
         }
         if self.state == SenderState::Established {
             self.on_ack(now, pkt);
+            self.window_left = self.recovery.window_sends().unwrap_or(u32::MAX);
         }
     }
 
@@ -467,6 +471,7 @@ impl TcpSender {
                 self.timing = None;
                 self.extra_new = 0;
                 self.burst_left = self.cfg.max_burst.unwrap_or(u32::MAX);
+                self.window_left = u32::MAX;
                 self.recovery.on_timeout(&mut ctx!(self));
                 if let Some(r) = &self.reserved {
                     r.after_timeout(&mut self.win, before, self.rtt.srtt_ns(), self.peer_wnd, mss);
@@ -528,9 +533,12 @@ impl TcpSender {
             SendChoice::Retransmit(off, len) => return Some(self.data_packet(now, off, len)),
             SendChoice::Nothing => return None,
             SendChoice::NewData => self.new_data_len()?,
-            SendChoice::Window => match self.sendable_len() {
+            SendChoice::Window => match self.sendable_len().filter(|_| self.window_left > 0) {
                 Some(len) if !self.reserved_window_send(now, len) => return None,
-                Some(len) => len,
+                Some(len) => {
+                    self.window_left -= 1;
+                    len
+                }
                 None if self.extra_new > 0 && self.snd_nxt == self.snd_max => {
                     let len = self.new_data_len()?;
                     self.extra_new -= 1;

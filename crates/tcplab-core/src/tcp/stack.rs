@@ -100,6 +100,9 @@ impl Stack {
                 bug_fix: true,
                 // ns-default.tcl: Agent/TCP/Newreno set newreno_changes_ 0.
                 newreno_changes: false,
+                // NewRenoTcpAgent::recv: send(0, 0, 2) in recovery, nothing with
+                // newreno_changes_ but the flywheel.
+                recovery_send_ns2: true,
                 ..base
             }
             .ns1_differences(self),

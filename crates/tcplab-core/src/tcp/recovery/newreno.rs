@@ -32,11 +32,39 @@ pub struct NewReno {
     flywheel: bool,
     /// Ns2 flavour: smallest ssthresh after a loss, segments.
     floor: u64,
+    /// Ns2 flavour: send from the window in recovery only as NewRenoTcpAgent::recv does.
+    ns2_sends: bool,
 }
 
 impl NewReno {
     pub fn new(flavor: NewRenoFlavor) -> Self {
-        Self { flavor, in_recovery: false, recover: None, dups: 0, partial_acks: 0, flywheel: true, floor: 2 }
+        Self {
+            flavor,
+            in_recovery: false,
+            recover: None,
+            dups: 0,
+            partial_acks: 0,
+            flywheel: true,
+            floor: 2,
+            ns2_sends: false,
+        }
+    }
+
+    /// tcp-newreno.cc NewRenoTcpAgent::recv ends with `if (dupacks_ == 0) send(0, 0,
+    /// maxburst_); else if (dupacks_ > NUMDUPACKS - 1 && newreno_changes_ == 0) send(0, 0,
+    /// 2);` (rev. 1.7, 1997, and still rev. 1.44, 2001). dupacks_ stays at 3 or more from the
+    /// fast retransmit until the ACK that ends recovery (partialnewack leaves it), so in
+    /// recovery at most 2 packets leave from the window per ACK, and none with
+    /// newreno_changes_, whose only new packets are the flywheel's `output(t_seqno_++)`.
+    pub fn with_ns2_sends(mut self, on: bool) -> Self {
+        self.ns2_sends = on;
+        self
+    }
+
+    /// Packets the window may send in answer to the ACK just processed; None: no limit.
+    pub fn window_sends(&self) -> Option<u32> {
+        let ns2 = self.flavor == NewRenoFlavor::Ns2 && self.ns2_sends && self.in_recovery;
+        ns2.then_some(if self.flywheel { 0 } else { 2 })
     }
 
     /// tcp-newreno.cc NewRenoTcpAgent::recv: `if (newreno_changes_ > 0 && ...)`.
@@ -171,6 +199,24 @@ mod tests {
         s.snd_una = 6000;
         n.on_new_ack(&mut s.cx(), 1000);
         assert_eq!(s.win.cwnd, s.win.ssthresh, "ns-2.1b3 resets cwnd to ssthresh on a partial ACK");
+    }
+
+    #[test]
+    fn ns2_window_sends_in_recovery_are_two_or_none_with_the_flywheel() {
+        // NewRenoTcpAgent::recv: send(0, 0, 2) while dupacks_ >= 3 only without
+        // newreno_changes_; no limit outside recovery (send(0, 0, maxburst_)).
+        for (flywheel, cap) in [(false, 2), (true, 0)] {
+            let mut s = State::new(8000);
+            let mut n = NewReno::new(NewRenoFlavor::Ns2).with_flywheel(flywheel).with_ns2_sends(true);
+            assert_eq!(n.window_sends(), None);
+            assert!(n.on_dupack(&mut s.cx(), 3, 3));
+            assert_eq!(n.window_sends(), Some(cap));
+            s.snd_una = 13_000;
+            n.on_new_ack(&mut s.cx(), 8000);
+            assert_eq!(n.window_sends(), None);
+        }
+        let (n, _) = enter(NewRenoFlavor::Rfc6582);
+        assert_eq!(n.with_ns2_sends(true).window_sends(), None);
     }
 
     #[test]
