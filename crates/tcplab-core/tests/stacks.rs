@@ -554,6 +554,46 @@ fn ns2_newreno_sends_only_flywheel_packets_in_recovery_with_newreno_changes() {
 }
 
 #[test]
+fn ns2_newreno_after_a_timeout_inflates_but_does_not_fast_retransmit_until_past_recover() {
+    // tcp-newreno.cc NewRenoTcpAgent::timeout: dupwnd_ = 0, dupacks_ = 0, `if (bug_fix_)
+    // recover_ = maxseq_`, then TcpAgent::timeout (ssthresh_ 4, cwnd_ 1, go back N). Three
+    // duplicates below recover_ do not fast-retransmit (rev. 1.7: `recover_cause_ != 2`; rev.
+    // 1.44: dupack_action with bug_fix_), but `dupwnd_ = NUMDUPACKS` inflates the window all
+    // the same, and dupacks_ >= 3 limits the window to send(0, 0, 2). The next new ACK zeroes
+    // dupwnd_ and opens cwnd_ (rev. 1.44's new-ACK branch after a timeout).
+    let run = |bug_fix: bool| {
+        let mut s = sender(config(Stack::Ns2, |c| {
+            c.recovery = tcplab_core::tcp::RecoveryKind::NewRenoNs2;
+            c.initial_cwnd = 8;
+            c.bug_fix = bug_fix;
+        }));
+        assert_eq!(drain(&mut s, 0).len(), 8);
+        s.on_timer(6 * SEC);
+        assert_eq!(drain(&mut s, 6000), [0]);
+        ack(&mut s, 6100, 1, NS2_WND); // cwnd_ 1 -> 2: packets 1 and 2 again
+        assert_eq!(drain(&mut s, 6100), [1, 2]);
+        let mut sent = vec![];
+        for t in 6101..=6104 {
+            ack(&mut s, t, 1, NS2_WND);
+            sent.push(drain(&mut s, t));
+        }
+        (s, sent)
+    };
+    let (mut s, sent) = run(true);
+    assert_eq!(s.stats.fast_retransmits, 0);
+    // Third duplicate: window 2 + 3 = 5 from packet 1 allows 3, 4 and 5, send(0, 0, 2) lets
+    // two go; the fourth opens one more, and the two left leave.
+    assert_eq!(sent, vec![vec![], vec![], vec![3, 4], vec![5, 6]]);
+    ack(&mut s, 6200, 3, NS2_WND);
+    assert_eq!(s.window().cwnd, 3000, "dupwnd_ dropped (6 - 4 packets), then slow start");
+    // Without bugFix_ the third duplicate is a fast retransmit of packet 1 (output), then
+    // send(0, 0, 2).
+    let (s, sent) = run(false);
+    assert_eq!(s.stats.fast_retransmits, 1);
+    assert_eq!(sent[2], [1, 3, 4]);
+}
+
+#[test]
 fn ns2_sack_repairs_every_hole_in_one_round_trip() {
     // Fall and Floyd's sack1 (ns-2 tcp-sack1.cc): on the third duplicate, resend the first
     // hole, pipe = cwnd - 3, cwnd = ssthresh = 10; each duplicate takes one off pipe, and

@@ -137,7 +137,8 @@ impl Recovery {
                 NewReno::new(NewRenoFlavor::Ns2)
                     .with_flywheel(cfg.newreno_changes)
                     .with_floor(floor)
-                    .with_ns2_sends(cfg.recovery_send_ns2),
+                    .with_ns2_sends(cfg.recovery_send_ns2)
+                    .with_bug_fix(cfg.bug_fix),
             ),
             RecoveryKind::Sack => Recovery::Sack(SackPipe::new(cfg.bug_fix, floor)),
             RecoveryKind::Sack6675 => Recovery::Sack6675(Sack6675::default()),
@@ -160,6 +161,7 @@ impl Recovery {
     pub fn inflation(&self) -> u64 {
         match self {
             Recovery::Reno(r) => r.inflation(),
+            Recovery::NewReno(n) => n.inflation(),
             _ => 0,
         }
     }
