@@ -296,6 +296,40 @@ mod tests {
     }
 
     #[test]
+    fn ns2_timestamp_samples_round_where_timed_ones_count_boundaries() {
+        // tcp.cc 1.59 rtt_update: with ts_option_, t_rtt_ = int(tao / tcp_tick_ + 0.5);
+        // without, the tick boundaries crossed on the agent's clock (here at 0, 100, ...).
+        let ns2 = || RttEstimator::new(TimerClock::Ns2 { tick: 100 * MS }, 0, 200 * MS, 64 * SEC, 6 * SEC);
+        let (mut echo, mut timed) = (ns2(), ns2());
+        echo.sample_echo(90 * MS, 240 * MS); // 150 ms: 2 ticks -> 3 * 2 ticks
+        timed.sample(90 * MS, 240 * MS); // boundaries at 100 and 200 ms: 2 ticks
+        assert_eq!((echo.rto(), timed.rto()), (600 * MS, 600 * MS));
+        let (mut echo, mut timed) = (ns2(), ns2());
+        echo.sample_echo(10 * MS, 150 * MS); // 140 ms: 1 tick
+        timed.sample(10 * MS, 150 * MS); // boundary at 100 ms only: 1 tick
+        assert_eq!((echo.rto(), timed.rto()), (300 * MS, 300 * MS));
+        let (mut echo, mut timed) = (ns2(), ns2());
+        echo.sample_echo(95 * MS, 205 * MS); // 110 ms: 1 tick
+        timed.sample(95 * MS, 205 * MS); // boundaries at 100 and 200 ms: 2 ticks
+        assert_eq!((echo.rto(), timed.rto()), (300 * MS, 600 * MS));
+    }
+
+    #[test]
+    fn ns1_starts_at_three_seconds_and_keeps_no_rtxcur_after_clobbering_srtt() {
+        // ns-1 tcp.cc rtt_init: srtt 0, rttvar int(3 / 0.1) = 30 ticks; rtt_backoff past 8
+        // clears srtt only, so rtt_timeout falls to rttvar ticks at once.
+        let mut r = RttEstimator::new(TimerClock::Ns1 { tick: 100 * MS }, 0, 200 * MS, 2000 * SEC, 3 * SEC);
+        assert_eq!(r.rto(), 3 * SEC);
+        r.sample(0, 1000 * MS); // 10 ticks: srtt 80, rttvar 20 -> 10 + 20 = 30 ticks
+        assert_eq!(r.rto(), 3 * SEC);
+        r.on_backoff(3); // t_backoff_ 8: kept
+        assert_eq!(r.rto(), 3 * SEC);
+        r.on_backoff(4); // 16: srtt cleared, rttvar 20 stays
+        assert_eq!(r.rto(), 2 * SEC);
+        assert_eq!(r.deadline(0, 4), 32 * SEC);
+    }
+
+    #[test]
     fn ns2_timer_fires_exactly_and_counts_ticks_without_bsds_extra_one() {
         // tcp.cc rtt_update: t_rtt_ = tick boundaries crossed (>= 1); rtt_timeout:
         // t_rtxcur_ * t_backoff_, capped at maxrto_, at least 2 ticks; fired by an ns event.
