@@ -99,6 +99,12 @@ pub struct Packet {
     pub tag: u32,
     pub cell: CellInfo,
     pub shards: Shards,
+    /// ns's timestamp (hdr_tcp ts_): a data segment carries its send time, an ACK echoes the
+    /// send time of the segment that triggered it, for senders that sample the RTT on every
+    /// ACK (`rtt_sample = "timestamp"`, tcp/rtt_ns1.rs). Not counted in `wire_bytes`: ns
+    /// carried it in its packet header at no cost. The record grows from 88 to 96 bytes, the
+    /// pool's slot size, so the slot does not grow (net/pool.rs).
+    pub ts: crate::time::Time,
 }
 
 impl Packet {
@@ -122,6 +128,7 @@ impl Packet {
             tag: 0,
             cell: Default::default(),
             shards: Default::default(),
+            ts: 0,
         }
     }
 
@@ -176,5 +183,6 @@ pub fn test_packet() -> Packet {
         tag: 0,
         cell: CellInfo::default(),
         shards: Shards::default(),
+        ts: 0,
     }
 }

@@ -18,6 +18,7 @@ use crate::tcp::boston::BostonConfig;
 use crate::tcp::config::{DelayedAck, Handshake, RecoveryKind, TcpConfig};
 use crate::tcp::growth::{Deflation, WindowRule};
 use crate::tcp::rtt::TimerClock;
+use crate::tcp::rtt_ns1::RttSample;
 use crate::tcp::stack::Stack;
 use crate::time::{Dur, Time, MS};
 use crate::units::{bytes, duration_ns, rate_bps, Quantity};
@@ -282,6 +283,11 @@ pub struct TcpSpec {
     pub newreno_changes: Option<bool>,
     /// Largest cwnd, segments (ns-2 maxcwnd_; 0 or absent: no cap).
     pub max_cwnd: Option<i64>,
+    /// "timed" (one timed segment per round trip) or "timestamp" (every ACK, from the
+    /// timestamp it echoes: ns-1, ns-2's timestamps_).
+    pub rtt_sample: Option<String>,
+    /// "window" or "ns2": how `newreno_ns2` sends from its window in recovery.
+    pub recovery_send: Option<String>,
 }
 
 impl TcpSpec {
@@ -322,7 +328,9 @@ impl TcpSpec {
             ssthresh_floor,
             bug_fix,
             newreno_changes,
-            max_cwnd
+            max_cwnd,
+            rtt_sample,
+            recovery_send
         )
     }
 }
@@ -872,6 +880,12 @@ fn tcp_config(f: &str, s: &TcpSpec) -> Result<TcpConfig, ScenarioError> {
                 return err(fld("timer"), "an ns2 timer tick must be positive");
             }
             TimerClock::Ns2 { tick }
+        } else if let Some(t) = t.strip_prefix("ns1:") {
+            let tick = q(&fld("timer"), duration_ns(&Quantity::Text(t.to_string())))?;
+            if tick == 0 {
+                return err(fld("timer"), "an ns1 timer tick must be positive");
+            }
+            TimerClock::Ns1 { tick }
         } else {
             let tick = q(&fld("timer"), duration_ns(&Quantity::Text(t.clone()))).map_err(|e| {
                 ScenarioError::new(e.field, format!("{} (use \"fine\" or a tick such as \"500ms\")", e.message))
@@ -881,7 +895,7 @@ fn tcp_config(f: &str, s: &TcpSpec) -> Result<TcpConfig, ScenarioError> {
             }
             TimerClock::Coarse { tick }
         };
-        if let TimerClock::Coarse { tick } | TimerClock::Ns2 { tick } = c.clock {
+        if let TimerClock::Coarse { tick } | TimerClock::Ns2 { tick } | TimerClock::Ns1 { tick } = c.clock {
             c.min_rto = 2 * tick; // BSD: TCPTV_MIN is two slow ticks; ns-2: 2 * tcpTick_
         }
     }
@@ -1008,6 +1022,18 @@ fn stack_knobs(fld: &dyn Fn(&str) -> String, s: &TcpSpec, c: &mut TcpConfig) -> 
             return err(fld("max_cwnd"), format!("must be 0 (no cap) or a positive number of segments (got {v})"));
         }
         c.max_cwnd = (v > 0).then_some(v as u32);
+    }
+    if let Some(v) = &s.rtt_sample {
+        c.rtt_sample = RttSample::parse(v).ok_or_else(|| {
+            ScenarioError::new(fld("rtt_sample"), format!("unknown '{v}' (use {})", RttSample::NAMES.join(", ")))
+        })?;
+    }
+    if let Some(v) = &s.recovery_send {
+        c.recovery_send_ns2 = match v.as_str() {
+            "window" => false,
+            "ns2" => true,
+            o => return err(fld("recovery_send"), format!("unknown '{o}' (use window or ns2)")),
+        };
     }
     Ok(())
 }

@@ -157,7 +157,7 @@ impl Simulation {
             let (isn_s, isn_r): (u32, u32) = (rng.random(), rng.random());
             // Each host's coarse clock ticks at its own phase (hosts are not synchronised).
             let tick = match f.tcp.clock {
-                TimerClock::Coarse { tick } | TimerClock::Ns2 { tick } => tick,
+                TimerClock::Coarse { tick } | TimerClock::Ns2 { tick } | TimerClock::Ns1 { tick } => tick,
                 TimerClock::Fine => 500 * MS,
             };
             let phase_s = rng.random_range(0..tick);

@@ -117,6 +117,13 @@ fn stack_knobs_are_checked() {
     assert_eq!(f, "flow[0].tcp.max_cwnd");
     let (f, _) = field_of(&format!("{BASE}[flow.tcp]\ntimer = \"ns2:0ms\"\n"));
     assert_eq!(f, "flow[0].tcp.timer");
+    let (f, _) = field_of(&format!("{BASE}[flow.tcp]\ntimer = \"ns1:0ms\"\n"));
+    assert_eq!(f, "flow[0].tcp.timer");
+    let (f, m) = field_of(&format!("{BASE}[flow.tcp]\nrtt_sample = \"karn\"\n"));
+    assert_eq!(f, "flow[0].tcp.rtt_sample");
+    assert!(m.contains("timestamp"), "{m}");
+    let (f, _) = field_of(&format!("{BASE}[flow.tcp]\nrecovery_send = \"burst\"\n"));
+    assert_eq!(f, "flow[0].tcp.recovery_send");
     let (f, m) = field_of(&format!("{BASE}[flow.tcp]\nssthresh_floor = 0\n"));
     assert_eq!(f, "flow[0].tcp.ssthresh_floor");
     assert!(m.contains("ns2"), "{m}");

@@ -254,6 +254,148 @@ fn ns2_maxcwnd_caps_the_window_and_a_zero_floor_still_sends_one_packet() {
     assert_eq!(drain(&mut s, 3000), [0]);
 }
 
+// ------------------------------------------------------------------ ns-1
+
+/// Data segments sent at `t` ms, as (segment number, timestamp carried in ms).
+fn drain_ts(s: &mut TcpSender, t: u64) -> Vec<(u64, u64)> {
+    std::iter::from_fn(|| s.poll_transmit(t * MS)).map(|p| (p.seq.wrapping_sub(1) as u64 / 1000, p.ts / MS)).collect()
+}
+
+/// The sink ACKs everything below segment `seg` at `t` ms, echoing the timestamp `echo` ms of
+/// the segment that triggered the ACK (tcp-sink.cc 1.2 Acker::build_ack: `ts_` copied).
+fn ack_echo(s: &mut TcpSender, t: u64, seg: u64, echo: u64) {
+    let mut p = ack_pkt(seg * 1000, NS2_WND);
+    p.ts = echo * MS;
+    s.on_packet(t * MS, &p);
+}
+
+#[test]
+fn ns1_samples_the_rtt_on_every_ack_from_the_echoed_timestamp() {
+    // ns-1 tcp.cc (1.1.1.1) TcpAgent::output stamps every packet with its send time;
+    // TcpAgent::newack calls rtt_update(now - ts_) on every ACK of new data; rtt_update:
+    // t_rtt_ = int(tao / tcp_tick_ + 0.5) ticks, then srtt/rttvar as ns-2 (first sample:
+    // srtt = rtt << 3, rttvar = rtt << 1); rtt_timeout = (srtt >> 3) + rttvar ticks.
+    let mut s = sender(config(Stack::Ns1, |c| c.initial_cwnd = 2));
+    assert_eq!(drain_ts(&mut s, 0), [(0, 0), (1, 0)]);
+    // rtt_init: t_srtt_ 0, t_rttvar_ int(3 / 0.1) = 30 ticks: 3 s before any sample.
+    assert_eq!(s.rto(), 3 * SEC);
+    ack_echo(&mut s, 300, 1, 0); // 300 ms: 3 ticks, srtt 24, rttvar 6 -> 3 + 6 = 9 ticks
+    assert_eq!(s.rto(), 900 * MS);
+    assert_eq!(drain_ts(&mut s, 300), [(2, 300), (3, 300)]);
+    ack_echo(&mut s, 310, 2, 0); // 310 ms rounds to 3 ticks: delta 0, rttvar 6 - 1 = 5
+    assert_eq!(s.rto(), 800 * MS, "the second ACK of the window is sampled too");
+    ack_echo(&mut s, 549, 3, 300); // 249 ms rounds to 2: delta -1, srtt 23, rttvar 5
+    assert_eq!(s.rto(), 700 * MS);
+    ack_echo(&mut s, 550, 4, 300); // 250 ms rounds up to 3: delta 1, srtt 24, rttvar 5
+    assert_eq!(s.rto(), 800 * MS);
+    // ns-2.1b without timestamps_ (the ns1 preset with rtt_sample = "timed") samples only the
+    // timed segment: the second ACK changes nothing.
+    let mut t = sender(config(Stack::Ns1, |c| {
+        c.initial_cwnd = 2;
+        c.rtt_sample = tcplab_core::tcp::rtt_ns1::RttSample::Timed;
+    }));
+    drain(&mut t, 0);
+    ack_echo(&mut t, 300, 1, 0);
+    drain(&mut t, 300);
+    ack_echo(&mut t, 310, 2, 0);
+    assert_eq!(t.rto(), 900 * MS);
+}
+
+#[test]
+fn ns1_times_out_at_3_then_3_then_6_seconds_and_samples_the_retransmission() {
+    // ns-1 tcp.cc TcpAgent::timeout -> closecwnd(0): ssthresh_ = int(window() / 2) with no
+    // floor (window() = 1 packet: 0), cwnd_ = window-init 1; then reset_rtx_timer(0), which
+    // calls set_rtx_timer() *before* rtt_backoff(): the first retransmission is timed with
+    // t_backoff_ 1 (3 s again), the next with 2 (6 s).
+    let mut s = sender(config(Stack::Ns1, |_| {}));
+    assert_eq!(drain_ts(&mut s, 0), [(0, 0)]);
+    assert_eq!(s.next_deadline(), Some(3 * SEC));
+    s.on_timer(3 * SEC);
+    assert_eq!(s.window().ssthresh, 0, "closecwnd(0) has no ssthresh floor in ns-1");
+    assert_eq!(drain_ts(&mut s, 3000), [(0, 3000)], "the retransmission carries its own send time");
+    assert_eq!(s.next_deadline(), Some(6 * SEC));
+    s.on_timer(6 * SEC);
+    assert_eq!(drain_ts(&mut s, 6000), [(0, 6000)]);
+    assert_eq!(s.next_deadline(), Some(12 * SEC));
+    // The ACK echoes the last retransmission's time: a 200 ms sample (2 ticks: srtt 16,
+    // rttvar 4, timeout 6 ticks), not 6.2 s from the first send. Karn's rule is not needed.
+    ack_echo(&mut s, 6200, 1, 6000);
+    assert_eq!(s.rto(), 600 * MS);
+    // newack clears t_backoff_ only for an ACK at or past rtt_seq_, and reset_rtx_timer set
+    // rtt_active_ = 0: the backoff (4 after two timeouts) stays until a segment sent since
+    // is ACKed. ssthresh_ 0 puts cwnd_ 1 in congestion avoidance: 1 + 1/1 = 2 packets.
+    assert_eq!(drain(&mut s, 6200), [1, 2]);
+    assert_eq!(s.next_deadline(), Some(6200 * MS + 4 * 600 * MS));
+    // Segment 1, the timed one, clears the backoff, but newack calls newtimer() first: the
+    // timer restarted on this ACK still has the backoff of 4 (and the 600 ms estimate from
+    // before this ACK's 2-tick sample, which leaves rttvar 3: 500 ms).
+    ack_echo(&mut s, 6400, 2, 6200);
+    drain(&mut s, 6400);
+    assert_eq!(s.next_deadline(), Some(6400 * MS + 4 * 600 * MS));
+    assert_eq!(s.rto(), 500 * MS);
+    ack_echo(&mut s, 6410, 3, 6200);
+    assert_eq!(s.next_deadline(), Some(6410 * MS + 500 * MS), "the next ACK: backoff 1");
+}
+
+#[test]
+fn ns1_fast_retransmit_backs_the_timer_off() {
+    // ns-1: every fast retransmit goes through reset_rtx_timer (tcp.cc 1.1.1.1 for Tahoe,
+    // `reset_rtx_timer(1)` in tcp-newreno.cc 1.7, 1997, for the Reno family), which doubles
+    // t_backoff_ after arming the timer, and clears rtt_active_. The resent segment's ACK
+    // (echoing 102 ms: 98 ms, 1 tick: srtt 8, rttvar 2, timeout 3 ticks) leaves the backoff
+    // at 2, so the next new segment is timed with 2 * 300 ms.
+    let mut s = sender(config(Stack::Ns1, |c| c.initial_cwnd = 8));
+    assert_eq!(drain(&mut s, 0).len(), 8);
+    for t in 100..=102 {
+        ack_echo(&mut s, t, 0, 0);
+    }
+    assert_eq!(drain_ts(&mut s, 102), [(0, 102)]);
+    assert_eq!(s.next_deadline(), Some(102 * MS + 3 * SEC), "armed with the backoff before doubling");
+    ack_echo(&mut s, 200, 8, 102);
+    assert_eq!(s.rto(), 300 * MS);
+    assert!(!drain(&mut s, 200).is_empty());
+    assert_eq!(s.next_deadline(), Some(200 * MS + 2 * 300 * MS));
+    // ns-2.1b (reset_rtx_timer(1, 0) on a fast retransmit: no backoff) under the same echoes.
+    let mut n = sender(config(Stack::Ns2, |c| {
+        c.initial_cwnd = 8;
+        c.rtt_sample = tcplab_core::tcp::rtt_ns1::RttSample::Timestamp;
+    }));
+    drain(&mut n, 0);
+    for t in 100..=102 {
+        ack_echo(&mut n, t, 0, 0);
+    }
+    drain(&mut n, 102);
+    ack_echo(&mut n, 200, 8, 102);
+    drain(&mut n, 200);
+    assert_eq!(n.next_deadline(), Some(200 * MS + 300 * MS));
+}
+
+#[test]
+fn ns_sinks_echo_the_timestamp_of_the_packet_that_triggered_the_ack() {
+    // tcp-sink.cc 1.2 Acker::build_ack: `newpkt->bd_.tcp_.ts_ = pkt->bd_.tcp_.ts_`;
+    // DelAckSink's timer ACKs the packet it saved; a second packet is ACKed at once with its
+    // own timestamp.
+    let stamped = |seg: u64, ts_ms: u64| Packet { ts: ts_ms * MS, ..data_pkt(seg) };
+    let echoes = |r: &mut TcpReceiver, t: u64| -> Vec<u64> {
+        std::iter::from_fn(|| r.poll_transmit(t * MS)).map(|p| p.ts / MS).collect()
+    };
+    let mut r = TcpReceiver::new(config(Stack::Ns1, |_| {}), 0, 0, None, 0);
+    r.open(0);
+    r.on_packet(50 * MS, &stamped(0, 7));
+    assert_eq!(echoes(&mut r, 50), [7]);
+    r.on_packet(60 * MS, &stamped(2, 9));
+    assert_eq!(echoes(&mut r, 60), [9], "out of order: the duplicate ACK echoes its trigger");
+    let delack = DelayedAck { timeout: 100 * MS, aligned: false, immediate_on_out_of_order: true };
+    let mut r = TcpReceiver::new(config(Stack::Ns1, |c| c.delayed_ack = Some(delack)), 0, 0, None, 0);
+    r.open(0);
+    r.on_packet(50 * MS, &stamped(0, 11));
+    r.on_timer(150 * MS);
+    assert_eq!(echoes(&mut r, 150), [11]);
+    r.on_packet(200 * MS, &stamped(1, 20));
+    r.on_packet(201 * MS, &stamped(2, 21));
+    assert_eq!(echoes(&mut r, 201), [21]);
+}
+
 // ------------------------------------------------------------------ two hosts, ns-2
 
 /// a -> b over one 1 Mb/s, 50 ms link with a queue that never overflows: ns-2 semantics
@@ -263,6 +405,11 @@ fn ns2_maxcwnd_caps_the_window_and_a_zero_floor_still_sends_one_packet() {
 /// sender is limited by window_, not cwnd_. `drops` are packet numbers (1-based), each
 /// lost once on its first transmission.
 fn ns2_run(variant: &str, drops: &[u64]) -> (FlowReport, FlowTrace) {
+    ns_run("ns2", variant, drops)
+}
+
+/// `ns2_run` under another ns stack.
+fn ns_run(stack: &str, variant: &str, drops: &[u64]) -> (FlowReport, FlowTrace) {
     let v: Vec<String> = drops.iter().map(|d| d.to_string()).collect();
     let text = format!(
         r#"
@@ -282,7 +429,7 @@ dst = "b"
 bytes = 150000
 trace = true
 [flow.tcp]
-stack = "ns2"
+stack = "{stack}"
 variant = "{variant}"
 "#,
         v.join(", ")
@@ -368,6 +515,84 @@ fn ns2_newreno_resends_one_hole_per_round_trip_without_a_timeout() {
     }
 }
 
+/// ns2 NewReno, 8 packets out, duplicate ACKs 1 to 7 of packet 0: what leaves on each.
+fn ns2_newreno_dupacks(recovery_send: &str, changes: bool) -> Vec<Vec<u64>> {
+    let mut s = sender(config(Stack::Ns2, |c| {
+        c.recovery = tcplab_core::tcp::RecoveryKind::NewRenoNs2;
+        c.initial_cwnd = 8;
+        c.newreno_changes = changes;
+        c.recovery_send_ns2 = recovery_send == "ns2";
+    }));
+    assert_eq!(drain(&mut s, 0).len(), 8);
+    (1..=7)
+        .map(|i| {
+            ack(&mut s, 100 + i, 0, NS2_WND);
+            drain(&mut s, 100 + i)
+        })
+        .collect()
+}
+
+#[test]
+fn ns2_newreno_sends_only_flywheel_packets_in_recovery_with_newreno_changes() {
+    // tcp-newreno.cc (1.7, 1997; unchanged in 1.44, 2001) NewRenoTcpAgent::recv: the third
+    // duplicate resends packet 0 (closecwnd(1): cwnd_ 4, dupwnd_ 3); every later duplicate
+    // adds to dupwnd_, and with newreno_changes_ an odd dupacks_ (5, 7) sends one new packet
+    // by output(t_seqno_++). The closing `if (dupacks_ == 0) send(...); else if (dupacks_ >
+    // NUMDUPACKS - 1 && newreno_changes_ == 0) send(0, 0, 2)` never calls send() in
+    // recovery with newreno_changes_, so the inflated window itself sends nothing.
+    let ns2 = ns2_newreno_dupacks("ns2", true);
+    assert_eq!(ns2, vec![vec![], vec![], vec![0], vec![], vec![8], vec![], vec![9]]);
+    // recovery_send = "window" (tcplab's earlier rule): the inflated window sends as well,
+    // one more packet on the 5th and 7th duplicates (the flywheel's packet then fills the
+    // room the 6th would have opened).
+    let window = ns2_newreno_dupacks("window", true);
+    assert_eq!(window, vec![vec![], vec![], vec![0], vec![], vec![8, 9], vec![], vec![10, 11]]);
+    // Without newreno_changes_ send(0, 0, 2) lets the window send, one packet per duplicate
+    // here (dupwnd_ grows by one), so the limit of 2 does not bind.
+    let plain = ns2_newreno_dupacks("ns2", false);
+    assert_eq!(plain, vec![vec![], vec![], vec![0], vec![], vec![8], vec![9], vec![10]]);
+}
+
+#[test]
+fn ns2_newreno_after_a_timeout_inflates_but_does_not_fast_retransmit_until_past_recover() {
+    // tcp-newreno.cc NewRenoTcpAgent::timeout: dupwnd_ = 0, dupacks_ = 0, `if (bug_fix_)
+    // recover_ = maxseq_`, then TcpAgent::timeout (ssthresh_ 4, cwnd_ 1, go back N). Three
+    // duplicates below recover_ do not fast-retransmit (rev. 1.7: `recover_cause_ != 2`; rev.
+    // 1.44: dupack_action with bug_fix_), but `dupwnd_ = NUMDUPACKS` inflates the window all
+    // the same, and dupacks_ >= 3 limits the window to send(0, 0, 2). The next new ACK zeroes
+    // dupwnd_ and opens cwnd_ (rev. 1.44's new-ACK branch after a timeout).
+    let run = |bug_fix: bool| {
+        let mut s = sender(config(Stack::Ns2, |c| {
+            c.recovery = tcplab_core::tcp::RecoveryKind::NewRenoNs2;
+            c.initial_cwnd = 8;
+            c.bug_fix = bug_fix;
+        }));
+        assert_eq!(drain(&mut s, 0).len(), 8);
+        s.on_timer(6 * SEC);
+        assert_eq!(drain(&mut s, 6000), [0]);
+        ack(&mut s, 6100, 1, NS2_WND); // cwnd_ 1 -> 2: packets 1 and 2 again
+        assert_eq!(drain(&mut s, 6100), [1, 2]);
+        let mut sent = vec![];
+        for t in 6101..=6104 {
+            ack(&mut s, t, 1, NS2_WND);
+            sent.push(drain(&mut s, t));
+        }
+        (s, sent)
+    };
+    let (mut s, sent) = run(true);
+    assert_eq!(s.stats.fast_retransmits, 0);
+    // Third duplicate: window 2 + 3 = 5 from packet 1 allows 3, 4 and 5, send(0, 0, 2) lets
+    // two go; the fourth opens one more, and the two left leave.
+    assert_eq!(sent, vec![vec![], vec![], vec![3, 4], vec![5, 6]]);
+    ack(&mut s, 6200, 3, NS2_WND);
+    assert_eq!(s.window().cwnd, 3000, "dupwnd_ dropped (6 - 4 packets), then slow start");
+    // Without bugFix_ the third duplicate is a fast retransmit of packet 1 (output), then
+    // send(0, 0, 2).
+    let (s, sent) = run(false);
+    assert_eq!(s.stats.fast_retransmits, 1);
+    assert_eq!(sent[2], [1, 3, 4]);
+}
+
 #[test]
 fn ns2_sack_repairs_every_hole_in_one_round_trip() {
     // Fall and Floyd's sack1 (ns-2 tcp-sack1.cc): on the third duplicate, resend the first
@@ -383,6 +608,25 @@ fn ns2_sack_repairs_every_hole_in_one_round_trip() {
         let ack60 = t.rows.iter().find(|row| row.snd_una > 59_000).map(|row| row.time as f64 / 1e9).unwrap();
         assert!(r[n as usize - 1] < ack60, "{n} drops: holes resent at {r:?}, 60 acknowledged at {ack60}");
     }
+}
+
+#[test]
+fn ns1_end_to_end_samples_every_ack_of_the_queued_window() {
+    // The timestamps ride through the network: each ACK echoes its segment's send time
+    // (tcp-sink.cc 1.2), so the ns-1 sender samples the true round trip of every packet. Once
+    // window_ (20 packets) is reached the window fills the pipe (12 packets) and the queue,
+    // and every packet's RTT is 20 transmissions of 8.32 ms, 166 ms: 2 ticks after rounding
+    // (rtt_update), srtt 16 and rttvar decaying to 3 (its floor under `>> 2`), so
+    // rtt_timeout = 2 + 3 = 5 ticks. Had the echo been lost on the way, every sample would
+    // be the time since the start of the run.
+    let (f, _) = ns_run("ns1", "reno", &[]);
+    assert_eq!((f.timeouts, f.retransmits), (0, 0));
+    assert!((f.final_rto_s - 0.5).abs() < 1e-9, "final RTO {} s", f.final_rto_s);
+    // One drop: Reno recovers it as under ns-2, and the resent packet's ACK is a sample of its
+    // own round trip, not of the time since the first transmission.
+    let (f, _) = ns_run("ns1", "reno", &[60]);
+    assert_eq!((f.fast_retransmits, f.timeouts), (1, 0));
+    assert!(f.final_rto_s <= 0.8, "final RTO {} s", f.final_rto_s);
 }
 
 // ------------------------------------------------------------------ two hosts, 4.4BSD

@@ -101,8 +101,8 @@ mod tests {
 
     #[test]
     fn a_slot_stays_three_32_byte_halves() {
-        // The packet grew from 84 to 88 bytes with its reservation mark; the slot it lives in
-        // on the hot path must not grow with it.
+        // The packet grew from 84 to 88 bytes with its reservation mark and to 96 with ns's
+        // timestamp; the slot it lives in on the hot path must not grow with it.
         assert!(std::mem::size_of::<crate::packet::Packet>() <= 96);
         assert_eq!(std::mem::size_of::<Slot>(), 96);
     }

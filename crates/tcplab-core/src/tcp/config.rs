@@ -130,6 +130,12 @@ pub struct TcpConfig {
     /// recovery) for the `newreno_ns2` variant. tcplab's default keeps it on, as before;
     /// ns-2's own default (ns-default.tcl) is 0.
     pub newreno_changes: bool,
+    /// Where RTT samples come from: one timed segment per round trip, or every ACK's echoed
+    /// timestamp (ns-1; ns-2's `timestamps_`). tcp/rtt_ns1.rs.
+    pub rtt_sample: super::rtt_ns1::RttSample,
+    /// `newreno_ns2` in recovery sends from the window as ns-2's NewRenoTcpAgent::recv does:
+    /// at most 2 packets per ACK, none with `newreno_changes` (recovery/newreno.rs).
+    pub recovery_send_ns2: bool,
 }
 
 impl Default for TcpConfig {
@@ -163,6 +169,8 @@ impl Default for TcpConfig {
             max_cwnd: None,
             bug_fix: false,
             newreno_changes: true,
+            rtt_sample: super::rtt_ns1::RttSample::Timed,
+            recovery_send_ns2: false,
         }
     }
 }

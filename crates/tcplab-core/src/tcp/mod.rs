@@ -7,6 +7,7 @@ pub mod receiver;
 pub mod recovery;
 pub mod reserved;
 pub mod rtt;
+pub mod rtt_ns1;
 pub mod rtt_ns2;
 pub mod scoreboard;
 pub mod sender;

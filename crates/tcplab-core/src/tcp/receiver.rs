@@ -63,6 +63,10 @@ pub struct TcpReceiver {
     partial_ack: Option<(u32, u16)>,
     /// Boston segments rebuilt since the last `take_rebuilt`: (offset, len, m, shard ids).
     rebuilt: Vec<(u64, u32, u16, Vec<u16>)>,
+    /// The timestamp the next ACK echoes: ns's TCPSink copies the `ts_` of the packet that
+    /// triggered the ACK (Acker::build_ack), and DelAckSink's timer ACKs the packet it held,
+    /// which is the latest arrival here too, since any later one is ACKed at once.
+    echo_ts: Time,
     pub stats: ReceiverStats,
 }
 
@@ -89,6 +93,7 @@ impl TcpReceiver {
             boston: BostonRx::default(),
             partial_ack: None,
             rebuilt: Vec::new(),
+            echo_ts: 0,
             stats: ReceiverStats::default(),
         }
     }
@@ -137,6 +142,7 @@ impl TcpReceiver {
 
     /// A Boston packet of which only the cells at `positions` arrived (0 is the header cell).
     pub fn on_partial_packet(&mut self, now: Time, pkt: &Packet, positions: &[u16]) {
+        self.echo_ts = pkt.ts;
         if self.state == ReceiverState::Listen {
             self.state = ReceiverState::Established;
         }
@@ -158,6 +164,7 @@ impl TcpReceiver {
         if pkt.payload == 0 {
             return;
         }
+        self.echo_ts = pkt.ts;
         if self.state == ReceiverState::Listen {
             // The sender's first data segment completes the handshake.
             self.state = ReceiverState::Established;
@@ -349,6 +356,7 @@ impl TcpReceiver {
             tag: 0,
             cell: Default::default(),
             shards,
+            ts: self.echo_ts,
         }
     }
 }
@@ -398,6 +406,7 @@ mod tests {
             tag: payload_tag(0, off, len),
             cell: Default::default(),
             shards: Default::default(),
+            ts: 0,
         }
     }
 

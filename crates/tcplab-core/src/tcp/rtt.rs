@@ -17,6 +17,11 @@ pub enum TimerClock {
     /// ns-2 (`rtt_ns2.rs`): samples and the RTO in ticks of `tick` (tcpTick_), counted on
     /// the agent's own tick clock at `phase` (boot_time_), but the timer fires exactly when due.
     Ns2 { tick: Dur },
+    /// ns-1 (`rtt_ns1.rs`): samples rounded to the nearest tick, no separate t_rtxcur_, the
+    /// first timeout from the initial variance, srtt cleared without folding past backoff 8;
+    /// the sender also arms the timer before the backoff doubles and backs off on a fast
+    /// retransmit. The timer fires exactly when due, as in ns-2.
+    Ns1 { tick: Dur },
 }
 
 #[derive(Debug, Clone)]
@@ -47,7 +52,11 @@ impl RttEstimator {
             clock,
             phase,
             srtt: 0,
-            rttvar: 0,
+            // ns-1 rtt_init: t_rttvar_ = int(3 / tcp_tick_), the first timeout's whole source.
+            rttvar: match clock {
+                TimerClock::Ns1 { tick } => super::rtt_ns1::initial_rttvar(initial_rto, tick),
+                _ => 0,
+            },
             has_sample: false,
             ns2_rtxcur: None,
             bsd44: false,
@@ -89,9 +98,26 @@ impl RttEstimator {
                 let ticks = self.boundaries_between(sent, now, tick).max(1);
                 super::rtt_ns2::update(&mut self.srtt, &mut self.rttvar, ticks);
             }
+            TimerClock::Ns1 { tick } => {
+                let ticks = super::rtt_ns1::rounded_ticks(sent, now, tick);
+                super::rtt_ns2::update(&mut self.srtt, &mut self.rttvar, ticks);
+            }
             TimerClock::Fine => self.sample_rfc6298(now.saturating_sub(sent)),
         }
         self.has_sample = true;
+    }
+
+    /// Record the sample an ACK gives by echoing the send time `echoed` of the segment that
+    /// triggered it (`rtt_sample = "timestamp"`). ns-2's rtt_update with `ts_option_` rounds
+    /// the sample to the nearest tick (as ns-1 always did) instead of counting boundaries.
+    pub fn sample_echo(&mut self, echoed: Time, now: Time) {
+        if let TimerClock::Ns2 { tick } = self.clock {
+            let ticks = super::rtt_ns1::rounded_ticks(echoed, now, tick);
+            super::rtt_ns2::update(&mut self.srtt, &mut self.rttvar, ticks);
+            self.has_sample = true;
+        } else {
+            self.sample(echoed, now);
+        }
     }
 
     fn boundaries_between(&self, from: Time, to: Time, tick: Dur) -> u64 {
@@ -142,6 +168,10 @@ impl RttEstimator {
             self.srtt = 0;
         }
         let mult = BACKOFF[(backoff as usize).min(BACKOFF.len() - 1)];
+        if matches!(self.clock, TimerClock::Ns1 { .. }) {
+            super::rtt_ns1::clobber_on_backoff(&mut self.srtt, mult);
+            return;
+        }
         if matches!(self.clock, TimerClock::Ns2 { .. }) && mult > 8 && self.has_sample {
             // t_rtxcur_ is not recomputed until the next sample: keep the current value.
             let cur = self.rto();
@@ -154,7 +184,9 @@ impl RttEstimator {
     /// Smoothed RTT in ns (for traces and reports).
     pub fn srtt_ns(&self) -> Dur {
         match self.clock {
-            TimerClock::Coarse { tick } | TimerClock::Ns2 { tick } => (self.srtt * tick) >> 3,
+            TimerClock::Coarse { tick } | TimerClock::Ns2 { tick } | TimerClock::Ns1 { tick } => {
+                (self.srtt * tick) >> 3
+            }
             TimerClock::Fine => self.srtt,
         }
     }
@@ -162,6 +194,11 @@ impl RttEstimator {
     /// The un-backed-off timeout in ns, clamped to [min_rto, max_rto].
     #[inline(always)]
     pub fn rto(&self) -> Dur {
+        if let TimerClock::Ns1 { tick } = self.clock {
+            // rtt_timeout: ((t_srtt_ >> 3) + t_rttvar_) * tcp_tick_, from rtt_init's values
+            // before any sample; clamped only after the backoff multiplies it.
+            return super::rtt_ns2::rtxcur_ticks(self.srtt, self.rttvar) * tick;
+        }
         if !self.has_sample && !self.bsd44 {
             return self.ns2_rtxcur.unwrap_or(self.initial_rto);
         }
@@ -171,6 +208,7 @@ impl RttEstimator {
             TimerClock::Fine => (self.srtt + (4 * self.rttvar).max(1)).clamp(self.min_rto, self.max_rto),
             // rtt_timeout clamps only after the backoff multiplies t_rtxcur_.
             TimerClock::Ns2 { tick } => super::rtt_ns2::rtxcur_ticks(self.srtt, self.rttvar) * tick,
+            TimerClock::Ns1 { .. } => unreachable!("returned above"),
         }
     }
 
@@ -188,7 +226,11 @@ impl RttEstimator {
             TimerClock::Fine => now + self.rto().saturating_mul(mult).clamp(self.min_rto, self.max_rto),
             // rtt_timeout: t_rtxcur_ * t_backoff_, capped at maxrto_, at least 2 ticks
             // (min_rto), and the ns timer fires exactly then.
-            TimerClock::Ns2 { .. } => now + self.rto().saturating_mul(mult).min(self.max_rto).max(self.min_rto),
+            // ns-1 rtt_timeout: the same, with no maxrto_ (the preset's max_rto is its 2000 s
+            // overflow guard).
+            TimerClock::Ns2 { .. } | TimerClock::Ns1 { .. } => {
+                now + self.rto().saturating_mul(mult).min(self.max_rto).max(self.min_rto)
+            }
         }
     }
 }
@@ -251,6 +293,40 @@ mod tests {
         assert_eq!(r.deadline(0, 0), 6 * SEC);
         assert_eq!(r.deadline(6 * SEC, 1), 30 * SEC);
         assert_eq!(r.deadline(30 * SEC, 2), 78 * SEC);
+    }
+
+    #[test]
+    fn ns2_timestamp_samples_round_where_timed_ones_count_boundaries() {
+        // tcp.cc 1.59 rtt_update: with ts_option_, t_rtt_ = int(tao / tcp_tick_ + 0.5);
+        // without, the tick boundaries crossed on the agent's clock (here at 0, 100, ...).
+        let ns2 = || RttEstimator::new(TimerClock::Ns2 { tick: 100 * MS }, 0, 200 * MS, 64 * SEC, 6 * SEC);
+        let (mut echo, mut timed) = (ns2(), ns2());
+        echo.sample_echo(90 * MS, 240 * MS); // 150 ms: 2 ticks -> 3 * 2 ticks
+        timed.sample(90 * MS, 240 * MS); // boundaries at 100 and 200 ms: 2 ticks
+        assert_eq!((echo.rto(), timed.rto()), (600 * MS, 600 * MS));
+        let (mut echo, mut timed) = (ns2(), ns2());
+        echo.sample_echo(10 * MS, 150 * MS); // 140 ms: 1 tick
+        timed.sample(10 * MS, 150 * MS); // boundary at 100 ms only: 1 tick
+        assert_eq!((echo.rto(), timed.rto()), (300 * MS, 300 * MS));
+        let (mut echo, mut timed) = (ns2(), ns2());
+        echo.sample_echo(95 * MS, 205 * MS); // 110 ms: 1 tick
+        timed.sample(95 * MS, 205 * MS); // boundaries at 100 and 200 ms: 2 ticks
+        assert_eq!((echo.rto(), timed.rto()), (300 * MS, 600 * MS));
+    }
+
+    #[test]
+    fn ns1_starts_at_three_seconds_and_keeps_no_rtxcur_after_clobbering_srtt() {
+        // ns-1 tcp.cc rtt_init: srtt 0, rttvar int(3 / 0.1) = 30 ticks; rtt_backoff past 8
+        // clears srtt only, so rtt_timeout falls to rttvar ticks at once.
+        let mut r = RttEstimator::new(TimerClock::Ns1 { tick: 100 * MS }, 0, 200 * MS, 2000 * SEC, 3 * SEC);
+        assert_eq!(r.rto(), 3 * SEC);
+        r.sample(0, 1000 * MS); // 10 ticks: srtt 80, rttvar 20 -> 10 + 20 = 30 ticks
+        assert_eq!(r.rto(), 3 * SEC);
+        r.on_backoff(3); // t_backoff_ 8: kept
+        assert_eq!(r.rto(), 3 * SEC);
+        r.on_backoff(4); // 16: srtt cleared, rttvar 20 stays
+        assert_eq!(r.rto(), 2 * SEC);
+        assert_eq!(r.deadline(0, 4), 32 * SEC);
     }
 
     #[test]

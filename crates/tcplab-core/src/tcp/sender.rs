@@ -15,6 +15,7 @@ use super::config::{Handshake, TcpConfig};
 use super::recovery::{Ctx, Recovery, SendChoice};
 use super::reserved::Reserved;
 use super::rtt::{RttEstimator, TimerClock};
+use super::rtt_ns1::RttSample;
 use super::scoreboard::Scoreboard;
 use super::seq::{to_wire, unwrap};
 use super::window::Window;
@@ -122,6 +123,8 @@ pub struct TcpSender {
     extra_new: u32,
     /// Segments that may still leave before the next ACK (MaxBurst).
     burst_left: u32,
+    /// Segments the window may still send before the next ACK (ns-2 NewReno in recovery).
+    window_left: u32,
     scoreboard: Scoreboard,
     boston: BostonTx,
     /// A SYN or SYN-ACK is due.
@@ -178,6 +181,7 @@ impl TcpSender {
             retransmit: None,
             extra_new: 0,
             burst_left,
+            window_left: u32::MAX,
             scoreboard: Scoreboard::default(),
             boston: BostonTx::default(),
             ctl_due: false,
@@ -274,6 +278,7 @@ impl TcpSender {
         }
         if self.state == SenderState::Established {
             self.on_ack(now, pkt);
+            self.window_left = self.recovery.window_sends().unwrap_or(u32::MAX);
         }
     }
 
@@ -326,7 +331,7 @@ impl TcpSender {
             self.boston.on_partial_ack(seg, pkt.shards.held);
         }
         if ack > self.snd_una {
-            self.on_new_ack(now, ack);
+            self.on_new_ack(now, ack, pkt.ts);
         } else if ack == self.snd_una && pkt.payload == 0 && self.snd_max > self.snd_una {
             self.dupacks += 1;
             let threshold = self.cfg.dupack_threshold;
@@ -348,6 +353,14 @@ impl TcpSender {
                 // restarts the timer.
                 self.timing = None;
                 self.rto_at = None;
+                if matches!(self.cfg.clock, TimerClock::Ns1 { .. }) {
+                    // ns-1 reset_rtx_timer (called by every fast retransmit: tcp.cc's Tahoe
+                    // recv, tcp-newreno.cc 1.7's `reset_rtx_timer(1)`): set_rtx_timer() with
+                    // the current backoff, then rtt_backoff() doubles it.
+                    self.rto_at = Some(self.rtt.deadline(now, self.backoff));
+                    self.backoff = (self.backoff + 1).min(12);
+                    self.rtt.on_backoff(self.backoff);
+                }
             }
         }
         self.record(now);
@@ -376,17 +389,28 @@ impl TcpSender {
         }
     }
 
-    fn on_new_ack(&mut self, now: Time, ack: u64) {
-        // ns-2 TcpAgent::newack calls newtimer() before rtt_update() and before the
-        // backoff is cleared, so the restarted timer uses the old estimate.
-        let early_deadline =
-            matches!(self.cfg.clock, TimerClock::Ns2 { .. }).then(|| self.rtt.deadline(now, self.backoff));
+    /// An ACK of new data up to `ack`, echoing the timestamp `echoed`.
+    fn on_new_ack(&mut self, now: Time, ack: u64, echoed: Time) {
+        // ns TcpAgent::newack calls newtimer() before rtt_update() and before the backoff is
+        // cleared, so the restarted timer uses the old estimate (ns-2.1b and ns-1 alike).
+        let early_deadline = matches!(self.cfg.clock, TimerClock::Ns2 { .. } | TimerClock::Ns1 { .. })
+            .then(|| self.rtt.deadline(now, self.backoff));
+        let timestamps = self.cfg.rtt_sample == RttSample::Timestamp;
         if let Some((end, sent)) = self.timing {
             if ack >= end {
-                self.rtt.sample(sent, now);
+                // With timestamps the timed segment (rtt_active_, rtt_seq_) only clears the
+                // backoff; the sample comes from the echo below (ns-2 newack: `if
+                // (!ts_option_) rtt_update(now - rtt_ts_)`).
+                if !timestamps {
+                    self.rtt.sample(sent, now);
+                }
                 self.timing = None;
                 self.backoff = 0;
             }
+        }
+        if timestamps {
+            // ns-1 newack: `rtt_update(now - pkt->bd_.tcp_.ts_)` on every ACK of new data.
+            self.rtt.sample_echo(echoed, now);
         }
         let acked = ack - self.snd_una;
         self.snd_una = ack;
@@ -421,6 +445,10 @@ impl TcpSender {
             Some(t) if now >= t => {}
             _ => return,
         }
+        // ns-1 reset_rtx_timer: set_rtx_timer() before rtt_backoff(), so the retransmission
+        // is timed with the backoff (and the estimate) from before this timeout.
+        let ns1_deadline =
+            matches!(self.cfg.clock, TimerClock::Ns1 { .. }).then(|| self.rtt.deadline(now, self.backoff));
         self.backoff = (self.backoff + 1).min(12);
         self.rtt.on_backoff(self.backoff);
         match self.state {
@@ -443,11 +471,12 @@ impl TcpSender {
                 self.timing = None;
                 self.extra_new = 0;
                 self.burst_left = self.cfg.max_burst.unwrap_or(u32::MAX);
+                self.window_left = u32::MAX;
                 self.recovery.on_timeout(&mut ctx!(self));
                 if let Some(r) = &self.reserved {
                     r.after_timeout(&mut self.win, before, self.rtt.srtt_ns(), self.peer_wnd, mss);
                 }
-                self.rto_at = Some(self.rtt.deadline(now, self.backoff));
+                self.rto_at = Some(ns1_deadline.unwrap_or_else(|| self.rtt.deadline(now, self.backoff)));
                 self.record(now);
             }
             _ => self.rto_at = None,
@@ -504,9 +533,12 @@ impl TcpSender {
             SendChoice::Retransmit(off, len) => return Some(self.data_packet(now, off, len)),
             SendChoice::Nothing => return None,
             SendChoice::NewData => self.new_data_len()?,
-            SendChoice::Window => match self.sendable_len() {
+            SendChoice::Window => match self.sendable_len().filter(|_| self.window_left > 0) {
                 Some(len) if !self.reserved_window_send(now, len) => return None,
-                Some(len) => len,
+                Some(len) => {
+                    self.window_left -= 1;
+                    len
+                }
                 None if self.extra_new > 0 && self.snd_nxt == self.snd_max => {
                     let len = self.new_data_len()?;
                     self.extra_new -= 1;
@@ -617,6 +649,9 @@ impl TcpSender {
         }
         let mut p = self.packet(off, len as u32, flags::ACK, payload_tag(self.flow, off, len as u32));
         p.retransmit = resend;
+        // ns TcpAgent::output: every transmission, a retransmission too, carries its own send
+        // time (`tcph->ts() = now`), which is what makes Karn's rule unnecessary.
+        p.ts = now;
         if off + len == self.total.unwrap_or(u64::MAX) {
             p.flags |= flags::PSH;
         }
@@ -663,6 +698,7 @@ impl TcpSender {
             tag,
             cell: Default::default(),
             shards: Default::default(),
+            ts: 0,
         }
     }
 }

@@ -7,6 +7,7 @@ use crate::time::{MS, SEC};
 use super::config::{DelayedAck, Handshake, TcpConfig};
 use super::growth::{Deflation, WindowRule};
 use super::rtt::TimerClock;
+use super::rtt_ns1::RttSample;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stack {
@@ -18,8 +19,10 @@ pub enum Stack {
     Bsd44,
     /// ns-2 as of 2.1b (tcp.cc 1.59, 1998; tcl/lib/ns-default.tcl 1.51, 1997).
     Ns2,
-    /// ns-1 (1996): ns-2's rules except the first timeout (see docs/stacks.md for what
-    /// could not be checked against ns-1's own source).
+    /// ns-1 (1996): its `tcp.cc` as imported into ns-2 (rev. 1.1.1.1, 1996/12/19) and its
+    /// `ns-default.tcl` (rev. 1.2, 1997): ns-2's window and recovery rules, with ns-1's own
+    /// timer (`rtt_ns1.rs`), RTT samples from every ACK's echoed timestamp and no ssthresh
+    /// floor.
     Ns1,
 }
 
@@ -83,7 +86,7 @@ impl Stack {
                 clock: TimerClock::Ns2 { tick: 100 * MS },
                 min_rto: 200 * MS,
                 max_rto: 64 * SEC,
-                initial_rto: if self == Self::Ns1 { 3 * SEC } else { 6 * SEC },
+                initial_rto: 6 * SEC,
                 // TCPSink ACKs every packet; one-way TCP has no handshake (syn_ false).
                 delayed_ack: None,
                 handshake: Handshake::None,
@@ -97,8 +100,12 @@ impl Stack {
                 bug_fix: true,
                 // ns-default.tcl: Agent/TCP/Newreno set newreno_changes_ 0.
                 newreno_changes: false,
+                // NewRenoTcpAgent::recv: send(0, 0, 2) in recovery, nothing with
+                // newreno_changes_ but the flywheel.
+                recovery_send_ns2: true,
                 ..base
-            },
+            }
+            .ns1_differences(self),
         }
     }
 
@@ -113,6 +120,31 @@ impl Stack {
         }
         if !ssthresh_set {
             c.initial_ssthresh = c.rcv_buf as u64;
+        }
+    }
+}
+
+impl TcpConfig {
+    /// Where ns-1 (tcp.cc 1.1.1.1, ns-default.tcl 1.2) departs from the ns-2.1b preset; the
+    /// ns-1 defaults it shares (window 20, window-init 1, window-option 1, packet-size 1000,
+    /// bug-fix true, maxburst 0, maxcwnd 0, tcp-tick 0.1) are already ns-2.1b's.
+    fn ns1_differences(self, stack: Stack) -> Self {
+        if stack != Stack::Ns1 {
+            return self;
+        }
+        TcpConfig {
+            // rtt_init/rtt_timeout: t_rttvar_ = int(3 / tcp_tick_), no t_rtxcur_: 3 s first;
+            // rounded samples; set_rtx_timer before rtt_backoff (rtt_ns1.rs).
+            clock: TimerClock::Ns1 { tick: 100 * MS },
+            initial_rto: 3 * SEC,
+            // rtt_timeout has no maxrto_: only `if (timeout > 2000) abort()`.
+            max_rto: 2000 * SEC,
+            // newack: rtt_update(now - ts_) on every ACK of new data.
+            rtt_sample: RttSample::Timestamp,
+            // closecwnd(0): ssthresh_ = int(window() / 2); closecwnd(1): cwnd_ = window() / 2,
+            // ssthresh_ = int(cwnd_); neither has ns-2's `if (ssthresh_ < 2)`.
+            ssthresh_floor: 0,
+            ..self
         }
     }
 }
@@ -139,10 +171,22 @@ mod tests {
     }
 
     #[test]
-    fn ns1_is_ns2_but_for_the_first_timeout() {
-        // docs/stacks.md: the only ns-1 difference implemented (ns-1's source was not found).
+    fn ns1_is_ns2_but_for_its_timer_samples_and_ssthresh_floor() {
+        // docs/stacks.md: ns-1's tcp.cc 1.1.1.1 differs from ns-2.1b in rtt_init,
+        // rtt_update, rtt_timeout, rtt_backoff, reset_rtx_timer, newack and closecwnd.
         let (n1, n2) = (Stack::Ns1.preset(), Stack::Ns2.preset());
-        assert_eq!(TcpConfig { initial_rto: n2.initial_rto, stack: Stack::Ns2, ..n1 }, n2);
-        assert_eq!(n1.initial_rto, 3 * SEC);
+        let same = TcpConfig {
+            clock: n2.clock,
+            initial_rto: n2.initial_rto,
+            max_rto: n2.max_rto,
+            rtt_sample: n2.rtt_sample,
+            ssthresh_floor: n2.ssthresh_floor,
+            stack: Stack::Ns2,
+            ..n1.clone()
+        };
+        assert_eq!(same, n2);
+        assert_eq!(n1.clock, TimerClock::Ns1 { tick: 100 * MS });
+        assert_eq!((n1.initial_rto, n1.rtt_sample, n1.ssthresh_floor), (3 * SEC, RttSample::Timestamp, 0));
+        assert_eq!(n2.rtt_sample, RttSample::Timed, "ns-2's timestamps_ is off by default");
     }
 }

@@ -133,9 +133,13 @@ impl Recovery {
             RecoveryKind::Tahoe => Recovery::Tahoe(Tahoe::new(cfg.bug_fix, floor)),
             RecoveryKind::Reno => Recovery::Reno(Reno::new(cfg.deflation, cfg.bug_fix).with_floor(floor)),
             RecoveryKind::NewReno => Recovery::NewReno(NewReno::new(NewRenoFlavor::Rfc6582)),
-            RecoveryKind::NewRenoNs2 => {
-                Recovery::NewReno(NewReno::new(NewRenoFlavor::Ns2).with_flywheel(cfg.newreno_changes).with_floor(floor))
-            }
+            RecoveryKind::NewRenoNs2 => Recovery::NewReno(
+                NewReno::new(NewRenoFlavor::Ns2)
+                    .with_flywheel(cfg.newreno_changes)
+                    .with_floor(floor)
+                    .with_ns2_sends(cfg.recovery_send_ns2)
+                    .with_bug_fix(cfg.bug_fix),
+            ),
             RecoveryKind::Sack => Recovery::Sack(SackPipe::new(cfg.bug_fix, floor)),
             RecoveryKind::Sack6675 => Recovery::Sack6675(Sack6675::default()),
         }
@@ -157,7 +161,16 @@ impl Recovery {
     pub fn inflation(&self) -> u64 {
         match self {
             Recovery::Reno(r) => r.inflation(),
+            Recovery::NewReno(n) => n.inflation(),
             _ => 0,
+        }
+    }
+    /// Packets the window may send in answer to the ACK just processed (ns-2 NewReno's
+    /// burst limits in recovery); None: only `max_burst` limits them.
+    pub fn window_sends(&self) -> Option<u32> {
+        match self {
+            Recovery::NewReno(n) => n.window_sends(),
+            _ => None,
         }
     }
     pub fn next_send(&mut self, cx: &mut Ctx) -> SendChoice {

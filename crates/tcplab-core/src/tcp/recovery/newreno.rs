@@ -32,11 +32,69 @@ pub struct NewReno {
     flywheel: bool,
     /// Ns2 flavour: smallest ssthresh after a loss, segments.
     floor: u64,
+    /// Ns2 flavour: send from the window in recovery only as NewRenoTcpAgent::recv does.
+    ns2_sends: bool,
+    /// Ns2 flavour: bugFix_ (no fast retransmit after a timeout until the ACK passes recover).
+    bug_fix: bool,
+    /// Ns2 flavour: a timeout set `recover` and no ACK has passed it yet.
+    after_timeout: bool,
+    /// Ns2 flavour: duplicates after a timeout inflate the window without a fast retransmit.
+    inflated_only: bool,
+    /// Ns2 flavour: the inflation in cwnd (ns-2's dupwnd_), bytes.
+    dupwnd: u64,
 }
 
 impl NewReno {
     pub fn new(flavor: NewRenoFlavor) -> Self {
-        Self { flavor, in_recovery: false, recover: None, dups: 0, partial_acks: 0, flywheel: true, floor: 2 }
+        Self {
+            flavor,
+            in_recovery: false,
+            recover: None,
+            dups: 0,
+            partial_acks: 0,
+            flywheel: true,
+            floor: 2,
+            ns2_sends: false,
+            bug_fix: false,
+            after_timeout: false,
+            inflated_only: false,
+            dupwnd: 0,
+        }
+    }
+
+    /// tcp-newreno.cc NewRenoTcpAgent::timeout: `if (bug_fix_) recover_ = maxseq_`; then no
+    /// fast retransmit until `highest_ack_ > recover_` (recv's `recover_cause_ != 2` test in
+    /// rev. 1.7, dupack_action's `bug_fix_` test in 1.44), though `dupwnd_` still inflates.
+    pub fn with_bug_fix(mut self, on: bool) -> Self {
+        self.bug_fix = on;
+        self
+    }
+
+    /// The window inflation (ns-2's dupwnd_) a timeout leaves out of the window it halves:
+    /// NewRenoTcpAgent::timeout zeroes dupwnd_ before TcpAgent::timeout's closecwnd(0).
+    pub fn inflation(&self) -> u64 {
+        if self.flavor == NewRenoFlavor::Ns2 {
+            self.dupwnd
+        } else {
+            0
+        }
+    }
+
+    /// tcp-newreno.cc NewRenoTcpAgent::recv ends with `if (dupacks_ == 0) send(0, 0,
+    /// maxburst_); else if (dupacks_ > NUMDUPACKS - 1 && newreno_changes_ == 0) send(0, 0,
+    /// 2);` (rev. 1.7, 1997, and still rev. 1.44, 2001). dupacks_ stays at 3 or more from the
+    /// fast retransmit until the ACK that ends recovery (partialnewack leaves it), so in
+    /// recovery at most 2 packets leave from the window per ACK, and none with
+    /// newreno_changes_, whose only new packets are the flywheel's `output(t_seqno_++)`.
+    pub fn with_ns2_sends(mut self, on: bool) -> Self {
+        self.ns2_sends = on;
+        self
+    }
+
+    /// Packets the window may send in answer to the ACK just processed; None: no limit.
+    pub fn window_sends(&self) -> Option<u32> {
+        let ns2 = self.flavor == NewRenoFlavor::Ns2 && self.ns2_sends && (self.in_recovery || self.inflated_only);
+        ns2.then_some(if self.flywheel { 0 } else { 2 })
     }
 
     /// tcp-newreno.cc NewRenoTcpAgent::recv: `if (newreno_changes_ > 0 && ...)`.
@@ -53,8 +111,9 @@ impl NewReno {
 
 impl LossRecovery for NewReno {
     fn on_dupack(&mut self, cx: &mut Ctx, count: u32, threshold: u32) -> bool {
-        if self.in_recovery {
+        if self.in_recovery || (self.inflated_only && count > threshold) {
             cx.win.cwnd += cx.mss;
+            self.dupwnd += cx.mss;
             self.dups += 1;
             if self.flavor == NewRenoFlavor::Ns2 && self.flywheel && self.dups.is_multiple_of(2) {
                 *cx.extra_new += 1;
@@ -68,6 +127,14 @@ impl LossRecovery for NewReno {
         if self.flavor == NewRenoFlavor::Rfc6582 && !past_recover {
             return false;
         }
+        if self.flavor == NewRenoFlavor::Ns2 && self.bug_fix && self.after_timeout && !past_recover {
+            // recv: dupack_action does nothing, then `dupwnd_ = NUMDUPACKS` all the same.
+            cx.win.cwnd += threshold as u64 * cx.mss;
+            self.dupwnd = threshold as u64 * cx.mss;
+            self.inflated_only = true;
+            self.dups = 0;
+            return false;
+        }
         cx.win.ssthresh = match self.flavor {
             NewRenoFlavor::Rfc6582 => (cx.flight() / 2).max(2 * cx.mss),
             NewRenoFlavor::Ns2 => cx.halved(self.floor),
@@ -76,16 +143,29 @@ impl LossRecovery for NewReno {
         *cx.retransmit = Some(cx.snd_una);
         self.recover = Some(cx.snd_max);
         self.in_recovery = true;
+        self.after_timeout = false;
+        self.dupwnd = threshold as u64 * cx.mss;
         self.dups = 0;
         self.partial_acks = 0;
         true
     }
 
     fn on_new_ack(&mut self, cx: &mut Ctx, acked: u64) -> AckVerdict {
+        if self.after_timeout && self.recover.is_some_and(|r| cx.snd_una > r) {
+            self.after_timeout = false;
+        }
+        if self.inflated_only {
+            // rev. 1.44 recv: after a timeout (last_cwnd_action_ is not a dupack) a new ACK
+            // is a new ACK: dupwnd_ = 0, newack, opencwnd.
+            cx.win.cwnd = cx.win.cwnd.saturating_sub(self.dupwnd).max(cx.mss);
+            self.dupwnd = 0;
+            self.inflated_only = false;
+        }
         if !self.in_recovery {
             return AckVerdict::GROW;
         }
         let recover = self.recover.expect("recover is set in recovery");
+        self.dupwnd = 0;
         if cx.snd_una >= recover {
             self.in_recovery = false;
             cx.win.cwnd = match self.flavor {
@@ -114,6 +194,9 @@ impl LossRecovery for NewReno {
     fn on_timeout(&mut self, cx: &mut Ctx) {
         self.in_recovery = false;
         self.recover = Some(cx.snd_max);
+        self.after_timeout = self.bug_fix;
+        self.inflated_only = false;
+        self.dupwnd = 0;
     }
 
     fn in_recovery(&self) -> bool {
@@ -171,6 +254,24 @@ mod tests {
         s.snd_una = 6000;
         n.on_new_ack(&mut s.cx(), 1000);
         assert_eq!(s.win.cwnd, s.win.ssthresh, "ns-2.1b3 resets cwnd to ssthresh on a partial ACK");
+    }
+
+    #[test]
+    fn ns2_window_sends_in_recovery_are_two_or_none_with_the_flywheel() {
+        // NewRenoTcpAgent::recv: send(0, 0, 2) while dupacks_ >= 3 only without
+        // newreno_changes_; no limit outside recovery (send(0, 0, maxburst_)).
+        for (flywheel, cap) in [(false, 2), (true, 0)] {
+            let mut s = State::new(8000);
+            let mut n = NewReno::new(NewRenoFlavor::Ns2).with_flywheel(flywheel).with_ns2_sends(true);
+            assert_eq!(n.window_sends(), None);
+            assert!(n.on_dupack(&mut s.cx(), 3, 3));
+            assert_eq!(n.window_sends(), Some(cap));
+            s.snd_una = 13_000;
+            n.on_new_ack(&mut s.cx(), 8000);
+            assert_eq!(n.window_sends(), None);
+        }
+        let (n, _) = enter(NewRenoFlavor::Rfc6582);
+        assert_eq!(n.with_ns2_sends(true).window_sends(), None);
     }
 
     #[test]
