@@ -86,12 +86,15 @@ pub struct WwwPairSpec {
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields, expecting = "a table of AAL5 settings (trailer, llc_snap, reassembly)")]
+#[serde(deny_unknown_fields, expecting = "a table of AAL5 settings (trailer, llc_snap, reassembly, framing)")]
 pub struct AtmSpec {
     pub trailer: Option<bool>,
     pub llc_snap: Option<bool>,
     /// "aal5" (a lost last cell spoils the next frame too) or "per_packet".
     pub reassembly: Option<String>,
+    /// "aal5" (trailer with length and CRC) or "flag" (a header flag marks the last cell, no
+    /// trailer: Bestavros and Kim (1997), Sec. 3).
+    pub framing: Option<String>,
 }
 
 /// The drop policy of a cell link's output buffer.
@@ -619,10 +622,23 @@ impl Scenario {
             Some("per_packet") => true,
             Some(o) => return err("atm.reassembly", format!("unknown '{o}' (use aal5 or per_packet)")),
         };
+        let framing = match self.atm.framing.as_deref() {
+            None | Some("aal5") => crate::atm::Framing::Aal5,
+            Some("flag") => crate::atm::Framing::Flag,
+            Some(o) => return err("atm.framing", format!("unknown '{o}' (use aal5 or flag)")),
+        };
+        let flag = framing == crate::atm::Framing::Flag;
+        if flag && self.atm.trailer == Some(true) {
+            return err(
+                "atm.trailer",
+                "must be false with framing = \"flag\" (a header flag marks the last cell; there is no trailer)",
+            );
+        }
         let atm = AtmConfig {
-            trailer: self.atm.trailer.unwrap_or(true),
+            trailer: self.atm.trailer.unwrap_or(!flag),
             llc_snap: self.atm.llc_snap.unwrap_or(true),
             per_packet_frames,
+            framing,
         };
         let series_bin = match &self.series_bin {
             None => None,

@@ -46,6 +46,21 @@ impl std::hash::Hasher for IntHasher {
 pub const CELL_BYTES: u32 = 53;
 pub const CELL_PAYLOAD: u32 = 48;
 
+/// How the receiving end finds a frame's end and tells a spoiled frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Framing {
+    /// Real AAL5: the last cell is marked in its header and carries the trailer, whose length
+    /// and CRC-32 reject a frame that lost cells or swallowed another frame's cells.
+    #[default]
+    Aal5,
+    /// Bestavros and Kim (1997), Sec. 3: "a special flag in the cell header is used to mark
+    /// the last cell in a packet", with no trailer, hence no AAL length or CRC. The receiver
+    /// reads the IP header in the frame's first cell (Sec. 2.4's AAL reads and rewrites IP
+    /// headers) and checks the cell count its length gives; the TCP checksum rejects what
+    /// that count cannot (another frame's cells in the right number).
+    Flag,
+}
+
 /// AAL5 framing options.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AtmConfig {
@@ -56,11 +71,13 @@ pub struct AtmConfig {
     /// Judge each frame alone, as a simulator that knows packet boundaries does; real AAL5
     /// (false) appends the cells after a lost last cell to the next frame and loses both.
     pub per_packet_frames: bool,
+    /// Where the frame's end and integrity are read (the trailer is off under `Flag`).
+    pub framing: Framing,
 }
 
 impl Default for AtmConfig {
     fn default() -> Self {
-        Self { trailer: true, llc_snap: true, per_packet_frames: false }
+        Self { trailer: true, llc_snap: true, per_packet_frames: false, framing: Framing::Aal5 }
     }
 }
 
@@ -88,7 +105,7 @@ mod tests {
 
     #[test]
     fn aal5_pads_to_whole_cells_with_optional_overheads() {
-        let bare = AtmConfig { trailer: false, llc_snap: false, per_packet_frames: false };
+        let bare = AtmConfig { trailer: false, llc_snap: false, ..AtmConfig::default() };
         assert_eq!(bare.cells_for(&pkt(9180)), 192); // 191.25 -> 192
         assert_eq!(bare.cells_for(&pkt(40)), 1);
         let full = AtmConfig::default();

@@ -131,8 +131,8 @@ impl AtmRuntime {
     pub fn reassemble(&mut self, node: u32, cell: Packet, out: &mut Vec<Rebuilt>) -> u64 {
         let mode = if cell.shards.m > 0 { Mode::Partial } else { Mode::Strict };
         let first_new = out.len();
-        let per_packet = self.cfg.per_packet_frames;
-        let consumed = self.reassembly.entry(node).or_default().on_cell(vc_of(&cell), cell, mode, per_packet, out);
+        let rules = super::aal5::Rules::of(&self.cfg);
+        let consumed = self.reassembly.entry(node).or_default().on_cell(vc_of(&cell), cell, mode, rules, out);
         for r in &out[first_new..] {
             if let Some(f) = self.frames.get_mut(&r.pdu) {
                 f.delivered = true;
