@@ -268,6 +268,9 @@ pub struct TcpSpec {
     pub boston_dispersal: Option<i64>,
     /// Boston: decode and check the bytes of every k-th segment that needed coded shards.
     pub boston_verify_every: Option<i64>,
+    /// Boston: "wait" (a partial ACK's fresh shards go with the next retransmission) or
+    /// "fresh" (sent at once on the partial ACK for the first unacknowledged segment).
+    pub boston_partial: Option<String>,
     /// "tcplab", "bsd44" or "ns2": how the window grows per ACK (docs/stacks.md).
     pub window_rule: Option<String>,
     /// "always" or "bsd44": when Reno deflates its window after fast recovery.
@@ -315,6 +318,7 @@ impl TcpSpec {
             boston_redundancy,
             boston_dispersal,
             boston_verify_every,
+            boston_partial,
             window_rule,
             deflation,
             ssthresh_floor,
@@ -957,6 +961,11 @@ fn tcp_config(f: &str, s: &TcpSpec) -> Result<TcpConfig, ScenarioError> {
         }
         boston.verify_every = v.min(u32::MAX as i64) as u32;
     }
+    boston.partial = match s.boston_partial.as_deref() {
+        None | Some("wait") => crate::tcp::boston::Partial::Wait,
+        Some("fresh") => crate::tcp::boston::Partial::Fresh,
+        Some(o) => return err(fld("boston_partial"), format!("unknown '{o}' (use wait or fresh)")),
+    };
     c.boston = match s.codec.as_deref() {
         None | Some("plain") => None,
         Some("boston") => Some(boston),
