@@ -86,7 +86,10 @@ pub struct WwwPairSpec {
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields, expecting = "a table of AAL5 settings (trailer, llc_snap, reassembly, framing)")]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table of AAL5 settings (trailer, llc_snap, reassembly, framing, max_frame, reassembly_timeout)"
+)]
 pub struct AtmSpec {
     pub trailer: Option<bool>,
     pub llc_snap: Option<bool>,
@@ -95,6 +98,10 @@ pub struct AtmSpec {
     /// "aal5" (trailer with length and CRC) or "flag" (a header flag marks the last cell, no
     /// trailer: Bestavros and Kim (1997), Sec. 3).
     pub framing: Option<String>,
+    /// Largest frame a reassembly buffer may hold, bytes (default 65535, I.363.5).
+    pub max_frame: Option<Quantity>,
+    /// A frame not complete this long after its first cell is discarded (default: no timer).
+    pub reassembly_timeout: Option<Quantity>,
 }
 
 /// The drop policy of a cell link's output buffer.
@@ -638,11 +645,28 @@ impl Scenario {
                 "must be false with framing = \"flag\" (a header flag marks the last cell; there is no trailer)",
             );
         }
+        let max_frame = match &self.atm.max_frame {
+            None => crate::atm::AAL5_MAX_FRAME,
+            Some(b) => match q("atm.max_frame", bytes(b))? {
+                0 => return err("atm.max_frame", "must be at least 1 byte"),
+                v if v > u32::MAX as u64 => return err("atm.max_frame", format!("must be below 2^32 bytes (got {v})")),
+                v => v as u32,
+            },
+        };
+        let reassembly_timeout = match &self.atm.reassembly_timeout {
+            None => None,
+            Some(t) => match q("atm.reassembly_timeout", duration_ns(t))? {
+                0 => return err("atm.reassembly_timeout", "must be positive (leave it out for no timer)"),
+                v => Some(v),
+            },
+        };
         let atm = AtmConfig {
             trailer: self.atm.trailer.unwrap_or(!flag),
             llc_snap: self.atm.llc_snap.unwrap_or(true),
             per_packet_frames,
             framing,
+            max_frame,
+            reassembly_timeout,
         };
         let series_bin = match &self.series_bin {
             None => None,
