@@ -72,6 +72,25 @@ fn fresh_answers_each_count_once_and_falls_back_on_the_timer() {
 }
 
 #[test]
+fn fresh_still_lets_the_duplicate_acks_behind_the_segment_fire_fast_retransmit() {
+    // A four-segment window: the first segment loses a shard, its partial ACK is the first
+    // duplicate ACK and the three segments behind it bring three more. "wait" resends once,
+    // at fast retransmit; "fresh" answers the partial ACK at once and fast retransmit (with
+    // its window cut) still resends m - r more fresh shards, which the receiver does not need.
+    let four = |p: &str| path(p, "5").replace("max_cwnd = 1", "max_cwnd = 4\ninitial_cwnd = 4");
+    let (wait, _) = run(&four("wait"));
+    let (fresh, t) = run(&four("fresh"));
+    for r in [&wait, &fresh] {
+        assert_eq!(r.flows[0].bytes_delivered, 2350);
+        assert_eq!((r.flows[0].timeouts, r.flows[0].fast_retransmits), (0, 1), "{:?}", r.flows[0]);
+    }
+    assert_eq!(wait.flows[0].retransmits, 1);
+    assert_eq!(fresh.flows[0].retransmits, 2);
+    let sends = sends_of_first_segment(&t);
+    assert!(sends.len() == 3 && sends[2] - sends[0] < 0.05, "{sends:?}");
+}
+
+#[test]
 fn boston_partial_names_its_field_when_unknown() {
     match run_scenario(&path("soon", "5"), &RunOptions::default()) {
         Err(Error::Scenario(e)) => {
