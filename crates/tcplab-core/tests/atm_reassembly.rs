@@ -107,3 +107,13 @@ fn reassembly_limits_name_their_field_when_wrong() {
         }
     }
 }
+
+#[test]
+fn runs_with_reassembly_timers_are_deterministic() {
+    let drops: Vec<u64> = (1..=60).map(|k| 21 * k).collect();
+    let text = path("max_frame = 3000\nreassembly_timeout = \"300ms\"", &drops, 10, 40.0);
+    let once = || serde_json::to_string(&RunReport { wall_s: 0.0, ..run(&text) }).unwrap();
+    let a = once();
+    assert!(a.contains("\"frames_discarded_timeout\":") && !a.contains("\"frames_discarded_timeout\":0"), "{a}");
+    assert_eq!(a, once());
+}
