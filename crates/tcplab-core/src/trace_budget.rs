@@ -130,13 +130,13 @@ fn refuse_over(parts: &[(String, u64)], free: u64, dir: &Path) -> Result<(), Sce
         return Ok(());
     }
     let (field, top) = parts.iter().max_by_key(|p| p.1).expect("a total above zero has parts");
+    let this = if parts.len() > 1 { format!(" ({} for this one)", human(*top)) } else { String::new() };
     Err(ScenarioError::new(
         field.clone(),
         format!(
-            "the run would write about {} of trace files ({} for this one) to {}, which has {} free; \
+            "the run would write about {} of trace files{this} to {}, which has {} free; \
              trace fewer flows or queues, shorten the run, or write to a larger disk",
             human(total),
-            human(*top),
             dir.display(),
             human(free)
         ),
