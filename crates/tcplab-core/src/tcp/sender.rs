@@ -459,9 +459,10 @@ impl TcpSender {
         }
     }
 
+    #[inline]
     fn record(&mut self, now: Time) {
         if let Some(trace) = &mut self.trace {
-            trace.rows.push(TraceRow {
+            trace.row(TraceRow {
                 time: now,
                 cwnd: self.win.cwnd,
                 ssthresh: self.win.ssthresh,
@@ -618,7 +619,7 @@ impl TcpSender {
         self.burst_left = self.burst_left.saturating_sub(1);
         self.recovery.on_sent(&mut ctx!(self), off, len);
         if let Some(trace) = &mut self.trace {
-            trace.sends.push(SendRecord { time: now, offset: off, len, retransmit: resend });
+            trace.send(SendRecord { time: now, offset: off, len, retransmit: resend });
         }
         let mut p = self.packet(off, len as u32, flags::ACK, payload_tag(self.flow, off, len as u32));
         p.retransmit = resend;
