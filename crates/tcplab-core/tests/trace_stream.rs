@@ -2,12 +2,39 @@
 //! stopped run leaves no half-written trace.
 
 mod common;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
 use std::path::PathBuf;
 
 use common::*;
 use tcplab_core::scenario;
 use tcplab_core::sim::Simulation;
+use tcplab_core::trace_stream::Rows;
 use tcplab_core::{run_scenario, run_scenario_interruptible, Error, RunOptions};
+
+/// Counts this thread's allocations (tests run on threads of their own).
+struct Counting;
+
+thread_local! {
+    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.with(|c| c.set(c.get() + 1));
+        System.alloc(layout)
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        System.dealloc(ptr, layout)
+    }
+}
+
+#[global_allocator]
+static COUNTING: Counting = Counting;
+
+fn allocations() -> u64 {
+    ALLOCATIONS.with(|c| c.get())
+}
 
 fn folder(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("tcplab-stream-it-{name}-{}", std::process::id()));
@@ -83,5 +110,31 @@ fn a_stopped_run_leaves_the_folder_as_it_was() {
     assert!(matches!(r, Err(Error::Interrupted)), "{:?}", r.err());
     assert_eq!(names(&dir), ["trace-flow0.csv"]);
     assert_eq!(std::fs::read_to_string(dir.join("trace-flow0.csv")).unwrap(), "from an earlier run\n");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_streamed_row_allocates_nothing() {
+    use tcplab_core::net::queue::QueueSample;
+    use tcplab_core::tcp::sender::TraceRow;
+    let dir = folder("alloc");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut rows = Rows::<TraceRow>::file(dir.join("trace-flow0.csv")).unwrap();
+    let mut queue = Rows::<QueueSample>::file(dir.join("queue-0.csv")).unwrap();
+    let before = allocations();
+    // Many buffers' worth: the buffer is flushed and reused, never grown.
+    for i in 0..200_000u64 {
+        let time = i * 1_234_567;
+        rows.push(TraceRow { time, cwnd: 1460 * i, ssthresh: u32::MAX as u64, snd_una: i, snd_nxt: 2 * i });
+        queue.push(QueueSample { time, packets: 3, bytes: 4500, avg: Some(i as f64 / 3.0) });
+    }
+    assert_eq!(allocations() - before, 0);
+    // The counter does see allocations: rows kept in memory grow their vector.
+    let mut kept = Rows::<TraceRow>::default();
+    (0..1000).for_each(|i| kept.push(TraceRow { time: i, cwnd: 0, ssthresh: 0, snd_una: 0, snd_nxt: 0 }));
+    assert!(allocations() - before > 0);
+    rows.finish().unwrap();
+    queue.finish().unwrap();
+    assert!(std::fs::metadata(dir.join("queue-0.csv")).unwrap().len() > 4_000_000);
     std::fs::remove_dir_all(dir).unwrap();
 }
