@@ -125,3 +125,42 @@ def test_a_trace_too_big_for_the_disk_is_refused_in_one_line(tmp_path: Path) -> 
     # Without a folder the same run is refused on memory instead.
     r = tcplab("run", scenario, "--max-memory", "1GB")
     assert r.returncode == 2 and "of trace rows" in r.stderr, r.stderr
+
+
+def test_traces_beyond_the_open_file_limit_are_written_at_the_end(tmp_path: Path) -> None:
+    """Under a 24-file limit a run streams 12 trace files at most (6 of the 12 traced flows, all
+    26 would not fit); the other traces stay in memory and are written when the run ends: the
+    same bytes."""
+    from tcplab import _core
+
+    flow = '[[flow]]\nsrc = "a"\ndst = "b"\nstart = "{}s"\ntrace = true\n'
+    flows = "".join(flow.format(i / 10) for i in range(12))
+    text = (
+        'duration = "5s"\nnodes = ["a", "b"]\n[tcp]\nmin_rto = "200ms"\n'
+        '[[link]]\na = "a"\nb = "b"\nrate = "10Mbps"\ndelay = "10ms"\nqueue = 30\n'
+        "trace_queue = true\n" + flows
+    )
+    scenario = tmp_path / "many.toml"
+    scenario.write_text(text)
+    child = (
+        "import resource, sys\n"
+        "limit, hard = int(sys.argv[3]), resource.getrlimit(resource.RLIMIT_NOFILE)[1]\n"
+        "if limit:\n"
+        "    resource.setrlimit(resource.RLIMIT_NOFILE, (limit, hard))\n"
+        "from tcplab.experiment.api import run\n"
+        "run(open(sys.argv[1]).read(), out_dir=sys.argv[2])\n"
+    )
+    files = {}
+    for limit in (0, 24):
+        out = tmp_path / f"out{limit}"
+        proc = subprocess.run(
+            [sys.executable, "-c", child, str(scenario), str(out), str(limit)],
+            cwd=REPO, capture_output=True, text=True, timeout=120,
+        )
+        assert proc.returncode == 0, proc.stderr
+        files[limit] = {p.name: p.read_bytes() for p in out.iterdir() if p.name != "summary.json"}
+    assert len(files[0]) == 12 * 2 + 2  # both directions' queues
+    assert all(b.count(b"\n") > 10 for b in files[0].values())
+    assert files[24] == files[0]
+    _, in_memory = _core.run_scenario_traces(text)
+    assert {n: t.encode() for n, t in in_memory.items()} == {n: b for n, b in files[0].items() if "flow" in n}

@@ -135,22 +135,26 @@ fn smallest_data_packet(model: &Model) -> u64 {
 }
 
 /// Traced flows and queues (`trace_budget` counts their rows): their rows, or with `streamed`
-/// one file buffer per trace file.
+/// one file buffer per trace file for the traces `StreamPlan` streams.
 fn traces(model: &Model, streamed: bool, parts: &mut Vec<Part>) {
     use crate::trace_budget::{flow_rows, queue_samples};
-    use crate::trace_stream::BUFFER_BYTES;
+    use crate::trace_stream::{file_budget, StreamPlan, BUFFER_BYTES};
+    let plan = StreamPlan::new(model, if streamed { file_budget() } else { 0 });
     let bytes = |rows: f64, size: usize| (rows * size as f64).min(u64::MAX as f64) as u64;
     let row = std::mem::size_of::<TraceRow>() + std::mem::size_of::<SendRecord>();
     for (i, rows) in flow_rows(model) {
         let field = format!("flow[{i}].trace");
-        let (what, bytes) =
-            if streamed { ("trace file buffers", 2 * BUFFER_BYTES as u64) } else { ("trace rows", bytes(rows, row)) };
+        let (what, bytes) = if plan.flows[i] {
+            ("trace file buffers", 2 * BUFFER_BYTES as u64)
+        } else {
+            ("trace rows", bytes(rows, row))
+        };
         parts.push(Part { field, what, bytes });
     }
     let sample = std::mem::size_of::<crate::net::queue::QueueSample>();
     for (c, samples) in queue_samples(model) {
         let field = format!("link[{}].trace_queue", c / 2);
-        let (what, bytes) = if streamed {
+        let (what, bytes) = if plan.channels[c] {
             ("trace file buffers", BUFFER_BYTES as u64)
         } else {
             ("queue trace samples", bytes(samples, sample))

@@ -1,6 +1,7 @@
 //! The simulation: builds the runtime from a validated model, runs the event loop, reports.
 
 use std::collections::HashMap;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -678,21 +679,22 @@ impl Simulation {
         Ok(())
     }
 
-    /// Stream every trace (flows' and queues') into files in `dir` from now on, instead of
-    /// keeping it in memory; they get their own names in `finish_trace_files`.
-    pub fn stream_traces(&mut self, dir: &Path) -> Result<(), Error> {
-        use crate::trace_stream::{queue_file, FlowTraceSink, Rows};
-        let queues = self.channels.iter().any(|c| c.queue.trace.is_some());
-        if !queues && !self.model.flows.iter().any(|f| f.trace) {
+    /// Stream the traces (flows' and queues') into files in `dir` from now on, instead of
+    /// keeping them in memory, as many as `StreamPlan` lets `files` open files hold; they
+    /// get their own names in `finish_trace_files`.
+    pub fn stream_traces(&mut self, dir: &Path, files: usize) -> Result<(), Error> {
+        use crate::trace_stream::{queue_file, FlowTraceSink, Rows, StreamPlan};
+        let plan = StreamPlan::new(&self.model, files);
+        if !plan.flows.iter().chain(&plan.channels).any(|&s| s) {
             return Ok(());
         }
         std::fs::create_dir_all(dir)?;
-        for (i, f) in self.flows.iter_mut().enumerate() {
+        for (i, f) in self.flows.iter_mut().enumerate().filter(|(i, _)| plan.flows[*i]) {
             if let Some(t) = f.sender.trace_sink_mut() {
                 *t = FlowTraceSink::files(dir, i as u32)?;
             }
         }
-        for (i, c) in self.channels.iter_mut().enumerate() {
+        for (i, c) in self.channels.iter_mut().enumerate().filter(|(i, _)| plan.channels[*i]) {
             if let Some(t) = c.queue.trace.as_deref_mut() {
                 *t = Rows::file(dir.join(queue_file(i)))?;
             }
@@ -858,19 +860,31 @@ pub fn run_scenario_limited(
     result
 }
 
-/// Run with traces streamed into `dir`, then write summary.json and the pcaps there. On
+/// Run with traces streamed into `dir`, then write summary.json, the traces kept in memory
+/// and the pcaps there. On
 /// an error `sim` is dropped here, and its partial trace files are removed with it.
 fn run_into(
     mut sim: Simulation,
     dir: &Path,
     interrupted: &mut dyn FnMut() -> bool,
 ) -> Result<(RunReport, Vec<FlowTrace>), Error> {
-    sim.stream_traces(dir)?;
+    sim.stream_traces(dir, crate::trace_stream::file_budget())?;
     let (report, traces) = sim.run_interruptible(interrupted)?;
     std::fs::create_dir_all(dir)?;
     let mut stable = report.clone();
     stable.wall_s = 0.0; // keep the file byte-identical between equal runs
     std::fs::write(dir.join("summary.json"), serde_json::to_string_pretty(&stable).expect("report serialises"))?;
+    // Traces beyond the open-file budget were kept in memory: written now, one file at a time.
+    for t in &traces {
+        let create = |name: String| std::fs::File::create(dir.join(name)).map(std::io::BufWriter::new);
+        let mut rows = create(crate::trace_stream::trace_file(t.flow))?;
+        t.write_csv(&mut rows)?;
+        rows.flush()?;
+        let mut sends = create(crate::trace_stream::segments_file(t.flow))?;
+        t.write_sends_csv(&mut sends)?;
+        sends.flush()?;
+    }
+    sim.write_queue_traces(dir)?;
     sim.write_pcaps(dir)?;
     // Last: a trace file appears under its own name only once everything else is written.
     sim.finish_trace_files()?;

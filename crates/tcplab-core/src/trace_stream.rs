@@ -27,6 +27,40 @@ pub const BUFFER_BYTES: usize = 64 * 1024;
 /// Suffix of a trace file while its run is still writing it.
 pub const PARTIAL_SUFFIX: &str = ".partial";
 
+/// How many trace files a run keeps open at once: half the process's open-file limit, at most
+/// 1024 (64 MiB of buffers). Beyond it, traces stay in memory and are written when the
+/// run ends, as without a folder: a run with thousands of traced flows still runs under a
+/// 1024-file limit.
+#[allow(clippy::unnecessary_cast)] // rlim_t is u64 here, not on every platform
+pub fn file_budget() -> usize {
+    let mut r = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit only writes into `r`, a valid rlimit.
+    let soft = if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) } == 0 { r.rlim_cur as u64 } else { 1024 };
+    (soft / 2).clamp(8, 1024) as usize
+}
+
+/// Which traces a run with an output folder streams: traced flows in order (two files each),
+/// then traced queues (one each), while `files` lasts; the others stay in memory.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StreamPlan {
+    pub flows: Vec<bool>,
+    pub channels: Vec<bool>,
+}
+
+impl StreamPlan {
+    pub fn new(model: &crate::scenario::Model, files: usize) -> Self {
+        let mut left = files;
+        let mut take = |n: usize| {
+            let ok = left >= n;
+            left -= if ok { n } else { 0 };
+            ok
+        };
+        let flows = model.flows.iter().map(|f| f.trace && take(2)).collect();
+        let channels = model.channels.iter().map(|c| c.trace_queue && take(1)).collect();
+        Self { flows, channels }
+    }
+}
+
 /// A flow's window and sequence trace.
 pub fn trace_file(flow: u32) -> String {
     format!("trace-flow{flow}.csv")
@@ -336,6 +370,22 @@ mod tests {
         assert_eq!(names, ["trace-flow0.csv"]);
         assert_eq!(std::fs::read_to_string(d.join("trace-flow0.csv")).unwrap(), "old\n");
         std::fs::remove_dir_all(d).unwrap();
+    }
+
+    #[test]
+    fn the_plan_streams_traces_in_order_while_the_file_budget_lasts() {
+        let flow = "[[flow]]\nsrc = \"a\"\ndst = \"b\"\n";
+        let text = format!(
+            "duration = \"1s\"\nnodes = [\"a\", \"b\"]\n[[link]]\na = \"a\"\nb = \"b\"\nrate = \"1Mbps\"\ndelay = \"1ms\"\n\
+             trace_queue = true\n{flow}trace = true\n{flow}{flow}trace = true\n"
+        );
+        let model = crate::scenario::parse(&text).unwrap().validate(None).unwrap();
+        let plan = |files| StreamPlan::new(&model, files);
+        assert_eq!(plan(100), StreamPlan { flows: vec![true, false, true], channels: vec![true, true] });
+        // Three files: the first traced flow's two, then one queue; the second flow stays in memory.
+        assert_eq!(plan(3), StreamPlan { flows: vec![true, false, false], channels: vec![true, false] });
+        assert_eq!(plan(0), StreamPlan { flows: vec![false; 3], channels: vec![false; 2] });
+        assert!((8..=1024).contains(&file_budget()));
     }
 
     #[test]
