@@ -6,7 +6,8 @@
 //! however long it is. Rows are formatted into the buffer in place (no allocation per row), by
 //! the same code (`CsvRow`) that writes an in-memory trace, so the files hold the same bytes
 //! either way. Without an output folder the rows stay in memory (`Rows::Memory`), as the
-//! library's callers that read `FlowTrace` expect.
+//! library's callers that read `FlowTrace` expect; so do the traces beyond the open-file budget
+//! (`file_budget`, `StreamPlan`), written when the run ends.
 //!
 //! Nothing half-written: a stream writes `NAME.partial` and renames it to NAME only when the
 //! run has ended well (`CsvStream::finish`). A stream dropped unfinished (an i/o error, a
