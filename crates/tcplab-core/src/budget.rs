@@ -47,7 +47,19 @@ pub fn human(bytes: u64) -> String {
 /// Refuse the run when its estimate exceeds `limit` bytes, naming the field behind the largest
 /// part of the estimate.
 pub fn check(model: &Model, limit: u64) -> Result<(), ScenarioError> {
-    let parts = estimate(model);
+    check_parts(&estimate(model), limit)
+}
+
+/// `check` for a run that writes its files into `out`, if any: there its traces are streamed
+/// (`trace_stream`), so they cost a buffer each in memory, and their files must fit the free
+/// space of the folder's filesystem (`trace_budget`).
+pub fn check_run(model: &Model, limit: u64, out: Option<&std::path::Path>) -> Result<(), ScenarioError> {
+    let Some(dir) = out else { return check(model, limit) };
+    check_parts(&estimate_for(model, true), limit)?;
+    crate::trace_budget::check_disk(model, dir)
+}
+
+fn check_parts(parts: &[Part], limit: u64) -> Result<(), ScenarioError> {
     let total = parts.iter().fold(0u64, |s, p| s.saturating_add(p.bytes));
     if total <= limit {
         return Ok(());
@@ -77,11 +89,16 @@ pub fn check_text(text: &str, seed: Option<u64>, max_memory: Option<u64>) -> Res
     Ok(())
 }
 
-/// The parts of a run's memory that grow with the scenario's numbers.
+/// The parts of a run's memory that grow with the scenario's numbers (traces kept in memory).
 pub fn estimate(model: &Model) -> Vec<Part> {
+    estimate_for(model, false)
+}
+
+/// `estimate`, with the traces `streamed` to files (a fixed buffer each) or kept in memory.
+pub fn estimate_for(model: &Model, streamed: bool) -> Vec<Part> {
     let mut parts = Vec::new();
     series(model, &mut parts);
-    traces(model, &mut parts);
+    traces(model, streamed, &mut parts);
     packets(model, &mut parts);
     let per_flow = (std::mem::size_of::<crate::tcp::TcpSender>()
         + std::mem::size_of::<crate::tcp::TcpReceiver>()
@@ -117,25 +134,32 @@ fn smallest_data_packet(model: &Model) -> u64 {
     model.flows.iter().map(|f| f.tcp.header_bytes as u64 + 1).min().unwrap_or(41)
 }
 
-/// A traced flow keeps a row per ACK and timeout and a record per segment sent. Segments are
-/// counted as full ones (mss + header: a bulk sender sends full segments; a short one ends a
-/// write), at most what the access link carries in the run and at most one window per round
-/// trip over the first hop (there and back).
-fn traces(model: &Model, parts: &mut Vec<Part>) {
-    let row = (std::mem::size_of::<TraceRow>() + std::mem::size_of::<SendRecord>()) as f64;
-    let dur_s = duration_ns(model) as f64 / 1e9;
-    for (i, f) in model.flows.iter().enumerate().filter(|(_, f)| f.trace) {
-        let first_hop = model.channels.iter().filter(|c| c.from == f.src);
-        let rate = first_hop.clone().map(|c| c.rate_bps).max().unwrap_or(0) as f64;
-        let segment = f64::from(f.tcp.mss) + f64::from(f.tcp.header_bytes);
-        let by_rate = rate / 8.0 * dur_s / segment;
-        let rtt_s = 2.0 * first_hop.map(|c| c.delay).min().unwrap_or(0) as f64 / 1e9;
-        let window = f64::from(f.tcp.advertised_window()) / f64::from(f.tcp.mss.max(1)) + 1.0;
-        let by_window = if rtt_s > 0.0 { window * dur_s / rtt_s } else { f64::INFINITY };
-        // Timeouts add a row each even on an idle link: one per minimum RTO at most.
-        let timeouts = dur_s / (f.tcp.min_rto.max(1) as f64 / 1e9) + 1.0;
-        let bytes = ((by_rate.min(by_window) + timeouts) * row).min(u64::MAX as f64) as u64;
-        parts.push(Part { field: format!("flow[{i}].trace"), what: "trace rows", bytes });
+/// Traced flows and queues (`trace_budget` counts their rows): their rows, or with `streamed`
+/// one file buffer per trace file for the traces `StreamPlan` streams.
+fn traces(model: &Model, streamed: bool, parts: &mut Vec<Part>) {
+    use crate::trace_budget::{flow_rows, queue_samples};
+    use crate::trace_stream::{file_budget, StreamPlan, BUFFER_BYTES};
+    let plan = StreamPlan::new(model, if streamed { file_budget() } else { 0 });
+    let bytes = |rows: f64, size: usize| (rows * size as f64).min(u64::MAX as f64) as u64;
+    let row = std::mem::size_of::<TraceRow>() + std::mem::size_of::<SendRecord>();
+    for (i, rows) in flow_rows(model) {
+        let field = format!("flow[{i}].trace");
+        let (what, bytes) = if plan.flows[i] {
+            ("trace file buffers", 2 * BUFFER_BYTES as u64)
+        } else {
+            ("trace rows", bytes(rows, row))
+        };
+        parts.push(Part { field, what, bytes });
+    }
+    let sample = std::mem::size_of::<crate::net::queue::QueueSample>();
+    for (c, samples) in queue_samples(model) {
+        let field = format!("link[{}].trace_queue", c / 2);
+        let (what, bytes) = if plan.channels[c] {
+            ("trace file buffers", BUFFER_BYTES as u64)
+        } else {
+            ("queue trace samples", bytes(samples, sample))
+        };
+        parts.push(Part { field, what, bytes });
     }
 }
 

@@ -21,6 +21,8 @@ pub mod sim;
 pub mod tcp;
 pub mod test_hooks;
 pub mod time;
+pub mod trace_budget;
+pub mod trace_stream;
 pub mod units;
 
 pub use error::{Error, ScenarioError};

@@ -112,19 +112,11 @@ impl FlowTrace {
     /// CSV with a header: time_s, cwnd, ssthresh, snd_una, snd_nxt (bytes). Written row by
     /// row: a long traced run has tens of millions of rows, too many to build as one string.
     pub fn write_csv(&self, w: &mut impl Write) -> std::io::Result<()> {
-        writeln!(w, "time_s,cwnd,ssthresh,snd_una,snd_nxt")?;
-        for r in &self.rows {
-            writeln!(w, "{:.9},{},{},{},{}", r.time as f64 / 1e9, r.cwnd, r.ssthresh, r.snd_una, r.snd_nxt)?;
-        }
-        Ok(())
+        crate::trace_stream::write_csv(&self.rows, w)
     }
 
     /// CSV with a header: time_s, offset, len (bytes), retransmit (0/1).
     pub fn write_sends_csv(&self, w: &mut impl Write) -> std::io::Result<()> {
-        writeln!(w, "time_s,offset,len,retransmit")?;
-        for r in &self.sends {
-            writeln!(w, "{:.9},{},{},{}", r.time as f64 / 1e9, r.offset, r.len, r.retransmit as u8)?;
-        }
-        Ok(())
+        crate::trace_stream::write_csv(&self.sends, w)
     }
 }

@@ -30,7 +30,8 @@ use crate::time::{secs, Time, MS};
 #[derive(Debug, Clone, Default)]
 pub struct RunOptions {
     pub seed: Option<u64>,
-    /// Folder for summary.json, traces and pcaps; nothing is written without one.
+    /// Folder for summary.json, traces and pcaps; nothing is written without one. With one,
+    /// traces are streamed into it as the run goes (`trace_stream`) and not returned.
     pub out_dir: Option<PathBuf>,
 }
 
@@ -654,7 +655,7 @@ impl Simulation {
                 delivered_series: self.delivered_series.get(i).map(|s| s.bytes.clone()),
                 marking: self.marking.get_mut(i).map(|m| m.report(end)),
             });
-            if m.trace {
+            if m.trace && f.sender.trace_sink_mut().is_some_and(|t| !t.is_streamed()) {
                 let (rows, sends) = f.sender.take_trace();
                 traces.push(FlowTrace { flow: i as u32, rows, sends });
             }
@@ -701,7 +702,41 @@ impl Simulation {
     /// Write `queue-<channel>.csv` for every channel that traced its queue.
     pub fn write_queue_traces(&self, dir: &Path) -> Result<(), Error> {
         for (i, c) in self.channels.iter().enumerate() {
-            crate::net::queue::write_trace(&c.queue, &dir.join(format!("queue-{i}.csv")))?;
+            crate::net::queue::write_trace(&c.queue, &dir.join(crate::trace_stream::queue_file(i)))?;
+        }
+        Ok(())
+    }
+
+    /// Stream the traces (flows' and queues') into files in `dir` from now on, instead of
+    /// keeping them in memory, as many as `StreamPlan` lets `files` open files hold; they
+    /// get their own names in `finish_trace_files`.
+    pub fn stream_traces(&mut self, dir: &Path, files: usize) -> Result<(), Error> {
+        use crate::trace_stream::{queue_file, FlowTraceSink, Rows, StreamPlan};
+        let plan = StreamPlan::new(&self.model, files);
+        if !plan.flows.iter().chain(&plan.channels).any(|&s| s) {
+            return Ok(());
+        }
+        std::fs::create_dir_all(dir)?;
+        for (i, f) in self.flows.iter_mut().enumerate().filter(|(i, _)| plan.flows[*i]) {
+            if let Some(t) = f.sender.trace_sink_mut() {
+                *t = FlowTraceSink::files(dir, i as u32)?;
+            }
+        }
+        for (i, c) in self.channels.iter_mut().enumerate().filter(|(i, _)| plan.channels[*i]) {
+            if let Some(t) = c.queue.trace.as_deref_mut() {
+                *t = Rows::file(dir.join(queue_file(i)))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Complete the streamed trace files of a run that ended well (see `trace_stream`).
+    pub fn finish_trace_files(&mut self) -> Result<(), Error> {
+        for f in &mut self.flows {
+            f.sender.trace_sink_mut().map_or(Ok(()), |t| t.finish())?;
+        }
+        for c in &mut self.channels {
+            c.queue.trace.as_deref_mut().map_or(Ok(()), |t| t.finish())?;
         }
         Ok(())
     }
@@ -837,28 +872,49 @@ pub fn run_scenario_limited(
     let scenario = scenario::parse(text)?;
     let corrupt = crate::test_hooks::corruption(&scenario)?;
     let model = scenario.validate(opts.seed)?;
-    crate::budget::check(&model, max_memory.unwrap_or_else(crate::budget::default_limit))?;
+    let limit = max_memory.unwrap_or_else(crate::budget::default_limit);
+    crate::budget::check_run(&model, limit, opts.out_dir.as_deref())?;
     let mut sim = Simulation::new(model)?;
     if let Some(c) = corrupt {
         sim.corrupt_for_test(c);
     }
-    let (report, traces) = sim.run_interruptible(interrupted)?;
-    if let Some(dir) = &opts.out_dir {
-        std::fs::create_dir_all(dir)?;
-        let mut stable = report.clone();
-        stable.wall_s = 0.0; // keep the file byte-identical between equal runs
-        std::fs::write(dir.join("summary.json"), serde_json::to_string_pretty(&stable).expect("report serialises"))?;
-        for t in &traces {
-            let create = |name: String| std::fs::File::create(dir.join(name)).map(std::io::BufWriter::new);
-            let mut rows = create(format!("trace-flow{}.csv", t.flow))?;
-            t.write_csv(&mut rows)?;
-            rows.flush()?;
-            let mut sends = create(format!("segments-flow{}.csv", t.flow))?;
-            t.write_sends_csv(&mut sends)?;
-            sends.flush()?;
-        }
-        sim.write_pcaps(dir)?;
-        sim.write_queue_traces(dir)?;
+    let Some(dir) = &opts.out_dir else { return sim.run_interruptible(interrupted) };
+    let made = !dir.exists();
+    let result = run_into(sim, dir, interrupted);
+    if result.is_err() && made {
+        // The traces streamed so far are gone with the run; leave no empty folder either.
+        let _ = std::fs::remove_dir(dir);
     }
+    result
+}
+
+/// Run with traces streamed into `dir`, then write summary.json, the traces kept in memory
+/// and the pcaps there. On
+/// an error `sim` is dropped here, and its partial trace files are removed with it.
+fn run_into(
+    mut sim: Simulation,
+    dir: &Path,
+    interrupted: &mut dyn FnMut() -> bool,
+) -> Result<(RunReport, Vec<FlowTrace>), Error> {
+    sim.stream_traces(dir, crate::trace_stream::file_budget())?;
+    let (report, traces) = sim.run_interruptible(interrupted)?;
+    std::fs::create_dir_all(dir)?;
+    let mut stable = report.clone();
+    stable.wall_s = 0.0; // keep the file byte-identical between equal runs
+    std::fs::write(dir.join("summary.json"), serde_json::to_string_pretty(&stable).expect("report serialises"))?;
+    // Traces beyond the open-file budget were kept in memory: written now, one file at a time.
+    for t in &traces {
+        let create = |name: String| std::fs::File::create(dir.join(name)).map(std::io::BufWriter::new);
+        let mut rows = create(crate::trace_stream::trace_file(t.flow))?;
+        t.write_csv(&mut rows)?;
+        rows.flush()?;
+        let mut sends = create(crate::trace_stream::segments_file(t.flow))?;
+        t.write_sends_csv(&mut sends)?;
+        sends.flush()?;
+    }
+    sim.write_queue_traces(dir)?;
+    sim.write_pcaps(dir)?;
+    // Last: a trace file appears under its own name only once everything else is written.
+    sim.finish_trace_files()?;
     Ok((report, traces))
 }

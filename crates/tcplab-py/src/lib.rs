@@ -45,6 +45,34 @@ fn run_scenario(
     Ok(serde_json::to_string(&report).expect("report serialises"))
 }
 
+/// Run one scenario without an output folder and return its report (JSON) and its flows'
+/// traces as CSV text kept in memory, by file name (`trace-flowN.csv`, `segments-flowN.csv`):
+/// what a run with `out_dir` streams into its files.
+#[pyfunction]
+#[pyo3(signature = (text, seed=None, max_memory=None))]
+fn run_scenario_traces(
+    py: Python<'_>,
+    text: String,
+    seed: Option<u64>,
+    max_memory: Option<u64>,
+) -> PyResult<(String, std::collections::BTreeMap<String, String>)> {
+    use tcplab_core::trace_stream::{segments_file, trace_file};
+    let opts = RunOptions { seed, out_dir: None };
+    let mut interrupted = || Python::with_gil(|py| py.check_signals().is_err());
+    let (report, traces) = py
+        .allow_threads(move || tcplab_core::run_scenario_limited(&text, &opts, max_memory, &mut interrupted))
+        .map_err(to_py)?;
+    let mut files = std::collections::BTreeMap::new();
+    for t in &traces {
+        let (mut rows, mut sends) = (Vec::new(), Vec::new());
+        t.write_csv(&mut rows).and_then(|()| t.write_sends_csv(&mut sends)).map_err(|e| to_py(e.into()))?;
+        let text = |b: Vec<u8>| String::from_utf8(b).expect("CSV is ASCII");
+        files.insert(trace_file(t.flow), text(rows));
+        files.insert(segments_file(t.flow), text(sends));
+    }
+    Ok((serde_json::to_string(&report).expect("report serialises"), files))
+}
+
 /// Parse and validate a scenario without running it.
 #[pyfunction]
 #[pyo3(signature = (text, seed=None))]
@@ -80,6 +108,7 @@ fn parse_quantity(text: &str, kind: &str) -> PyResult<f64> {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(run_scenario_traces, m)?)?;
     m.add_function(wrap_pyfunction!(validate_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(parse_quantity, m)?)?;
     m.add_function(wrap_pyfunction!(check_memory, m)?)?;

@@ -16,6 +16,7 @@ use serde::Serialize;
 use crate::atm::drop::{vc_of, CellDropper};
 use crate::packet::Packet;
 use crate::time::Time;
+use crate::trace_stream::Rows;
 
 use super::pool::PacketId;
 use super::red::{Red, RedDrop};
@@ -35,16 +36,12 @@ impl Waiting {
 }
 
 /// Write a queue's trace as CSV (time_s, packets, bytes, avg; avg empty without RED), if it
-/// kept one.
+/// kept one in memory (a streamed trace is already in its file).
 pub fn write_trace(q: &Queue, path: &std::path::Path) -> std::io::Result<()> {
     use std::io::Write as _;
-    let Some(t) = &q.trace else { return Ok(()) };
+    let Some(Rows::Memory(t)) = q.trace.as_deref() else { return Ok(()) };
     let mut w = std::io::BufWriter::new(std::fs::File::create(path)?);
-    writeln!(w, "time_s,packets,bytes,avg")?;
-    for s in t.iter() {
-        let avg = s.avg.map(|a| format!("{a:.6}")).unwrap_or_default();
-        writeln!(w, "{:.9},{},{},{}", s.time as f64 / 1e9, s.packets, s.bytes, avg)?;
-    }
+    crate::trace_stream::write_csv(t, &mut w)?;
     w.flush()
 }
 
@@ -100,7 +97,7 @@ pub struct Queue {
     /// Counters by cause and mark (queues with an explicit discipline).
     pub stats: Option<Box<QueueStats>>,
     /// A sample per arrival, when the link asks for a queue trace.
-    pub trace: Option<Box<Vec<QueueSample>>>,
+    pub trace: Option<Box<Rows<QueueSample>>>,
     /// Largest number of packets ever waiting.
     pub peak_packets: usize,
 }

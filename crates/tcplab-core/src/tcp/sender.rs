@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use crate::packet::{flags, payload_tag, Dir, Packet, SackBlock, MAX_SACK_BLOCKS};
 use crate::time::{Dur, Time};
+use crate::trace_stream::FlowTraceSink;
 
 use super::boston::BostonTx;
 use super::config::{Handshake, TcpConfig};
@@ -134,8 +135,8 @@ pub struct TcpSender {
     pub stats: SenderStats,
     /// When data last left (RFC 2581's idle test for an application that writes later).
     last_send: Time,
-    trace: Option<Vec<TraceRow>>,
-    sends: Option<Vec<SendRecord>>,
+    /// The flow's traces (traced flows only), in memory or streamed to files.
+    trace: Option<Box<FlowTraceSink>>,
     /// Policies of a connection with a reservation (`reserved.rs`), if any.
     pub reserved: Option<Box<Reserved>>,
 }
@@ -188,8 +189,7 @@ impl TcpSender {
             ack_due: false,
             stats: SenderStats::default(),
             last_send: 0,
-            trace: trace.then(Vec::new),
-            sends: trace.then(Vec::new),
+            trace: trace.then(Box::default),
             reserved: None,
         }
     }
@@ -226,8 +226,13 @@ impl TcpSender {
     pub fn rto(&self) -> Dur {
         self.rtt.rto()
     }
+    /// The rows kept in memory (none for an untraced flow or a streamed trace).
     pub fn take_trace(&mut self) -> (Vec<TraceRow>, Vec<SendRecord>) {
-        (self.trace.take().unwrap_or_default(), self.sends.take().unwrap_or_default())
+        self.trace.as_mut().map_or_else(Default::default, |t| (t.rows.take(), t.sends.take()))
+    }
+    /// A traced flow's traces: to stream them to files, or to finish those files.
+    pub fn trace_sink_mut(&mut self) -> Option<&mut FlowTraceSink> {
+        self.trace.as_deref_mut()
     }
 
     /// True once every byte the application wrote has been acknowledged.
@@ -513,9 +518,10 @@ impl TcpSender {
         }
     }
 
+    #[inline]
     fn record(&mut self, now: Time) {
         if let Some(trace) = &mut self.trace {
-            trace.push(TraceRow {
+            trace.row(TraceRow {
                 time: now,
                 cwnd: self.win.cwnd,
                 ssthresh: self.win.ssthresh,
@@ -674,8 +680,8 @@ impl TcpSender {
         self.last_send = now;
         self.burst_left = self.burst_left.saturating_sub(1);
         self.recovery.on_sent(&mut ctx!(self), off, len);
-        if let Some(sends) = &mut self.sends {
-            sends.push(SendRecord { time: now, offset: off, len, retransmit: resend });
+        if let Some(trace) = &mut self.trace {
+            trace.send(SendRecord { time: now, offset: off, len, retransmit: resend });
         }
         let mut p = self.packet(off, len as u32, flags::ACK, payload_tag(self.flow, off, len as u32));
         p.retransmit = resend;

@@ -1,0 +1,199 @@
+//! How many rows a run's traces can hold, and how much disk they take when streamed.
+//!
+//! `budget` prices the rows in memory (traces kept for the caller) or, with an output folder,
+//! as one file buffer each (`trace_stream`). A streamed trace is limited by the disk instead:
+//! a traced 10 Gb/s bulk flow for 1000 s writes about 80 GB of CSV. Such a run is accepted
+//! while its files fit the free space of the output folder's filesystem, and refused before it
+//! starts, with one line naming the trace and the estimate, when they cannot. The figures are
+//! upper bounds, like `budget`'s: every column is counted at its widest.
+
+use std::path::Path;
+
+use crate::budget::human;
+use crate::error::ScenarioError;
+use crate::net::QueueLimit;
+use crate::scenario::Model;
+
+/// The window can grow this far at most (`tcp::sender`'s cap, 2^40 bytes): 13 digits.
+const CWND_DIGITS: u64 = 13;
+
+/// Per traced flow (index, rows): a row per ACK and timeout and a record per segment sent.
+/// Segments are counted as full ones (mss + header: a bulk sender sends full segments; a
+/// short one ends a write), at most what the access link carries in the run and at most one
+/// window per round trip over the first hop (there and back).
+pub fn flow_rows(model: &Model) -> Vec<(usize, f64)> {
+    let dur_s = model.duration as f64 / 1e9;
+    let mut out = Vec::new();
+    for (i, f) in model.flows.iter().enumerate().filter(|(_, f)| f.trace) {
+        // Timeouts add a row each even on an idle link: one per minimum RTO at most.
+        let timeouts = dur_s / (f.tcp.min_rto.max(1) as f64 / 1e9) + 1.0;
+        out.push((i, segments(model, f) + timeouts));
+    }
+    out
+}
+
+fn segments(model: &Model, f: &crate::scenario::FlowModel) -> f64 {
+    let dur_s = model.duration as f64 / 1e9;
+    let first_hop = model.channels.iter().filter(|c| c.from == f.src);
+    let rate = first_hop.clone().map(|c| c.rate_bps).max().unwrap_or(0) as f64;
+    let segment = f64::from(f.tcp.mss) + f64::from(f.tcp.header_bytes);
+    let by_rate = rate / 8.0 * dur_s / segment;
+    let rtt_s = 2.0 * first_hop.map(|c| c.delay).min().unwrap_or(0) as f64 / 1e9;
+    let window = f64::from(f.tcp.advertised_window()) / f64::from(f.tcp.mss.max(1)) + 1.0;
+    let by_window = if rtt_s > 0.0 { window * dur_s / rtt_s } else { f64::INFINITY };
+    by_rate.min(by_window)
+}
+
+/// Per channel with a queue trace (channel index, samples): a sample per arrival. Arrivals
+/// come at most as fast as the links into the channel's node (or the channel itself, for a
+/// host's own packets) deliver the smallest packet (a bare header: an ACK), and at most once
+/// per segment and per ACK of every flow (each segment sent draws at most one ACK).
+pub fn queue_samples(model: &Model) -> Vec<(usize, f64)> {
+    let dur_s = model.duration as f64 / 1e9;
+    let smallest = model.flows.iter().map(|f| f.tcp.header_bytes).min().unwrap_or(40).max(1) as f64;
+    let packets: f64 = model.flows.iter().map(|f| 2.0 * segments(model, f)).sum();
+    let mut out = Vec::new();
+    for (i, c) in model.channels.iter().enumerate().filter(|(_, c)| c.trace_queue) {
+        let into: u64 = model.channels.iter().filter(|d| d.to == c.from && d.from != c.to).map(|d| d.rate_bps).sum();
+        let rate = into.max(c.rate_bps) as f64;
+        out.push((i, (rate / 8.0 / smallest * dur_s).min(packets) + 1.0));
+    }
+    out
+}
+
+fn digits(v: u64) -> u64 {
+    v.checked_ilog10().map_or(1, |d| d as u64 + 1)
+}
+
+/// Bytes on disk of each trace file set (the field that asks for it, bytes): per segment one
+/// line of `trace-flowN.csv` and one of `segments-flowN.csv`; per arrival one line of
+/// `queue-N.csv`.
+pub fn disk_parts(model: &Model) -> Vec<(String, u64)> {
+    // "1000.123456789": the whole seconds, the point and nine decimals.
+    let time = digits(model.duration / crate::time::SEC) + 10;
+    let dur_s = model.duration as f64 / 1e9;
+    let mut out = Vec::new();
+    for (i, rows) in flow_rows(model) {
+        let f = &model.flows[i];
+        let rate = model.channels.iter().filter(|c| c.from == f.src).map(|c| c.rate_bps).max().unwrap_or(0);
+        let offset = digits(f.bytes.unwrap_or(u64::MAX).min((rate as f64 / 8.0 * dur_s).min(u64::MAX as f64) as u64));
+        let ssthresh = digits(f.tcp.initial_ssthresh).max(CWND_DIGITS);
+        // time,cwnd,ssthresh,snd_una,snd_nxt and time,offset,len,retransmit: 4 + 3 commas, 2 ends.
+        let line = (time + CWND_DIGITS + ssthresh + 2 * offset) + (time + offset + digits(f.tcp.mss.into()) + 1) + 9;
+        out.push((format!("flow[{i}].trace"), (rows * line as f64).min(u64::MAX as f64) as u64));
+    }
+    for (c, samples) in queue_samples(model) {
+        let ch = &model.channels[c];
+        let (packets, bytes) = match ch.limit {
+            QueueLimit::Packets(n) => (n as u64, n as u64 * 65_535),
+            QueueLimit::Bytes(b) => (b, b),
+        };
+        // RED's average, in packets or bytes, with six decimals.
+        let avg = if ch.qdisc.is_some() { digits(bytes) + 7 } else { 0 };
+        let line = time + digits(packets) + digits(bytes) + avg + 4;
+        out.push((format!("link[{}].trace_queue", c / 2), (samples * line as f64).min(u64::MAX as f64) as u64));
+    }
+    out
+}
+
+/// Bytes free for an unprivileged writer on the filesystem of `dir` (or of its nearest
+/// existing parent, for a folder not made yet); None when it cannot be told.
+pub fn free_space(dir: &Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt as _;
+    let dir = dir.ancestors().find(|d| d.as_os_str().is_empty() || d.exists())?;
+    let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
+    let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    let mut st = std::mem::MaybeUninit::<libc::statvfs>::uninit();
+    // SAFETY: `c` is a NUL-terminated path and `st` a buffer statvfs fills when it returns 0.
+    let st = unsafe {
+        if libc::statvfs(c.as_ptr(), st.as_mut_ptr()) != 0 {
+            return None;
+        }
+        st.assume_init()
+    };
+    Some((st.f_bavail as u64).saturating_mul(st.f_frsize as u64))
+}
+
+/// Refuse a run whose streamed traces would not fit the free space of `dir`'s filesystem.
+pub fn check_disk(model: &Model, dir: &Path) -> Result<(), ScenarioError> {
+    let parts = disk_parts(model);
+    if parts.is_empty() {
+        return Ok(());
+    }
+    let Some(free) = free_space(dir) else { return Ok(()) };
+    refuse_over(&parts, free, dir)
+}
+
+fn refuse_over(parts: &[(String, u64)], free: u64, dir: &Path) -> Result<(), ScenarioError> {
+    let total = parts.iter().fold(0u64, |s, p| s.saturating_add(p.1));
+    if total <= free {
+        return Ok(());
+    }
+    let (field, top) = parts.iter().max_by_key(|p| p.1).expect("a total above zero has parts");
+    let this = if parts.len() > 1 { format!(" ({} for this one)", human(*top)) } else { String::new() };
+    Err(ScenarioError::new(
+        field.clone(),
+        format!(
+            "the run would write about {} of trace files{this} to {}, which has {} free; \
+             trace fewer flows or queues, shorten the run, or write to a larger disk",
+            human(total),
+            dir.display(),
+            human(free)
+        ),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model(text: &str) -> Model {
+        crate::scenario::parse(text).unwrap().validate(None).unwrap()
+    }
+
+    const BULK_10G: &str = "duration = \"1000s\"\nnodes = [\"a\", \"b\"]\n[tcp]\nrcv_buf = \"64MiB\"\n\
+        window_scaling = true\n[[link]]\na = \"a\"\nb = \"b\"\nrate = \"10Gbps\"\ndelay = \"10ms\"\n\
+        trace_queue = true\n[[flow]]\nsrc = \"a\"\ndst = \"b\"\ntrace = true\n";
+
+    #[test]
+    fn the_trace_bomb_needs_tens_of_gigabytes_of_disk_and_is_refused_on_a_small_one() {
+        let m = model(BULK_10G);
+        let parts = disk_parts(&m);
+        let flow = parts.iter().find(|p| p.0 == "flow[0].trace").unwrap().1;
+        // 10 Gb/s for 1000 s in 1500-byte packets: 8.3 x 10^8 segments, about 100 bytes of
+        // CSV each (the dumbbell example writes about 70).
+        assert!((50e9..200e9).contains(&(flow as f64)), "{flow}");
+        assert!(parts.iter().any(|p| p.0 == "link[0].trace_queue"));
+        let e = refuse_over(&parts, 20_000_000_000, Path::new("out")).unwrap_err();
+        assert!(e.field == "link[0].trace_queue" || e.field == "flow[0].trace", "{e}");
+        assert!(e.message.contains("of trace files") && e.message.contains("20.0 GB free"), "{e}");
+        assert!(!e.to_string().contains('\n'));
+        assert!(refuse_over(&parts, u64::MAX, Path::new("out")).is_ok());
+    }
+
+    #[test]
+    fn streamed_traces_cost_a_buffer_in_memory() {
+        use crate::budget::{check_run, estimate_for};
+        let m = model(&BULK_10G.replace("trace_queue = true\n", ""));
+        let part =
+            |streamed: bool| estimate_for(&m, streamed).into_iter().find(|p| p.field == "flow[0].trace").unwrap();
+        assert!(part(false).bytes > 10_000_000_000);
+        assert_eq!(part(true).bytes, 2 * crate::trace_stream::BUFFER_BYTES as u64);
+        assert_eq!(check_run(&m, 8 << 30, None).unwrap_err().field, "flow[0].trace");
+        // With a folder, the memory check passes; the disk check decides on this machine's disk.
+        let dir = std::env::temp_dir();
+        let free = free_space(&dir).expect("statvfs works on the temporary folder");
+        let total: u64 = disk_parts(&m).iter().map(|p| p.1).sum();
+        assert_eq!(check_run(&m, 8 << 30, Some(&dir)).is_ok(), total <= free);
+    }
+
+    #[test]
+    fn free_space_of_a_folder_not_made_yet_is_its_parents() {
+        let tmp = std::env::temp_dir();
+        let a = free_space(&tmp).unwrap();
+        let b = free_space(&tmp.join("tcplab-no-such-folder/deeper")).unwrap();
+        // Other processes write meanwhile: equal within a few hundred MB.
+        assert!(a.abs_diff(b) < 500_000_000, "{a} {b}");
+        assert!(free_space(Path::new("relative-folder-not-there")).is_some());
+    }
+}

@@ -1,0 +1,166 @@
+"""Traces streamed to the output folder as the run produces them (issue 11, item 2).
+
+With ``--out`` (or the API's ``out_dir``) the core writes every trace row through a fixed
+buffer into its file: the files hold the bytes the in-memory path makes, memory stays bounded
+however long the trace, and a stopped run leaves no half-written trace.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+from conftest import REPO, SCENARIOS, tcplab
+
+MB = 1 << 20
+
+# A 1 Gb/s bulk flow, traced: about 5.9 MB of trace CSV per simulated second.
+BULK = (
+    'duration = "{duration}"\nnodes = ["a", "b"]\n[tcp]\nrcv_buf = "16MiB"\nwindow_scaling = true\n'
+    '[[link]]\na = "a"\nb = "b"\nrate = "1Gbps"\ndelay = "5ms"\nqueue = 1000\n'
+    '[[flow]]\nsrc = "a"\ndst = "b"\ntrace = true\n'
+)
+
+# Goes through the Python API, which does not import pandas (the CLI does, ~215 MB), and
+# reports its own peak (VmHWM: see test_budget.py for why not ru_maxrss).
+CHILD = textwrap.dedent(
+    """
+    import json, sys
+    from tcplab.experiment.api import run
+    run(open(sys.argv[1]).read(), out_dir=sys.argv[2] or None)
+    hwm = [l for l in open("/proc/self/status") if l.startswith("VmHWM:")]
+    print(json.dumps({"hwm_kib": int(hwm[0].split()[1])}))
+    """
+)
+
+
+def _peak_bytes(scenario: Path, out: Path | None) -> int:
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD, str(scenario), str(out) if out else ""],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)["hwm_kib"] * 1024
+
+
+def test_streamed_files_equal_the_in_memory_traces(tmp_path: Path) -> None:
+    from tcplab import _core
+
+    scenario = SCENARIOS / "dumbbell.toml"
+    out = tmp_path / "out"
+    r = tcplab("run", scenario, "--out", out, "--json")
+    assert r.returncode == 0, r.stderr
+    report, in_memory = _core.run_scenario_traces(scenario.read_text())
+    assert sorted(in_memory) == [
+        "segments-flow0.csv",
+        "segments-flow1.csv",
+        "trace-flow0.csv",
+        "trace-flow1.csv",
+    ]
+    for name, text in in_memory.items():
+        assert text.count("\n") > 1000, name  # a real trace, not a header
+        assert (out / name).read_text() == text, name
+    assert json.loads(report)["events"] == json.loads(r.stdout)["events"]
+    assert not list(out.glob("*.partial"))
+
+
+def test_memory_stays_bounded_while_a_long_trace_is_written(tmp_path: Path) -> None:
+    scenario = tmp_path / "bulk.toml"
+    scenario.write_text(BULK.format(duration="35s"))
+    out = tmp_path / "out"
+    started = time.perf_counter()
+    streamed = _peak_bytes(scenario, out)
+    written = sum(p.stat().st_size for p in out.glob("*-flow0.csv"))
+    assert written > 200 * MB, written
+    assert streamed < 100 * MB, f"peak {streamed / MB:.0f} MB while writing {written / MB:.0f} MB"
+    # Without a folder the rows stay in memory: the same run peaks above what streaming wrote
+    # (which is what makes the bound above a real one).
+    kept = _peak_bytes(scenario, None)
+    assert kept > streamed + 100 * MB, (kept, streamed)
+    assert time.perf_counter() - started < 30
+
+
+def test_ctrl_c_leaves_no_partial_trace(tmp_path: Path) -> None:
+    scenario = tmp_path / "long.toml"
+    # About 30 s of wall time if not stopped; its trace files (about 2.6 GB) fit the disk.
+    scenario.write_text(BULK.format(duration="300s"))
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tcplab", "run", str(scenario), "--out", str(out), "--max-memory", "1GB"],
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    # Wait until rows are being streamed (the partial file grows), then interrupt.
+    deadline = time.monotonic() + 30
+    partial = out / "trace-flow0.csv.partial"
+    while not (partial.exists() and partial.stat().st_size > MB) and time.monotonic() < deadline:
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.1)
+    assert partial.exists()
+    proc.send_signal(signal.SIGINT)
+    try:
+        _, err = proc.communicate(timeout=20)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert sorted(p.name for p in out.iterdir()) == [], "nothing half-written"
+
+
+def test_a_trace_too_big_for_the_disk_is_refused_in_one_line(tmp_path: Path) -> None:
+    # 10^9 simulated seconds at 1 Gb/s: about 6 PB of CSV, more than any disk has free.
+    scenario = tmp_path / "bomb.toml"
+    scenario.write_text(BULK.format(duration="1000000000s"))
+    r = tcplab("run", scenario, "--out", tmp_path / "out", "--max-memory", "1GB")
+    assert r.returncode == 2, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "flow[0].trace" in lines[0] and "of trace files" in lines[0], r.stderr
+    assert "free" in lines[0]
+    # Without a folder the same run is refused on memory instead.
+    r = tcplab("run", scenario, "--max-memory", "1GB")
+    assert r.returncode == 2 and "of trace rows" in r.stderr, r.stderr
+
+
+def test_traces_beyond_the_open_file_limit_are_written_at_the_end(tmp_path: Path) -> None:
+    """Under a 24-file limit a run streams 12 trace files at most (6 of the 12 traced flows, all
+    26 would not fit); the other traces stay in memory and are written when the run ends: the
+    same bytes."""
+    from tcplab import _core
+
+    flow = '[[flow]]\nsrc = "a"\ndst = "b"\nstart = "{}s"\ntrace = true\n'
+    flows = "".join(flow.format(i / 10) for i in range(12))
+    text = (
+        'duration = "5s"\nnodes = ["a", "b"]\n[tcp]\nmin_rto = "200ms"\n'
+        '[[link]]\na = "a"\nb = "b"\nrate = "10Mbps"\ndelay = "10ms"\nqueue = 30\n'
+        "trace_queue = true\n" + flows
+    )
+    scenario = tmp_path / "many.toml"
+    scenario.write_text(text)
+    child = (
+        "import resource, sys\n"
+        "limit, hard = int(sys.argv[3]), resource.getrlimit(resource.RLIMIT_NOFILE)[1]\n"
+        "if limit:\n"
+        "    resource.setrlimit(resource.RLIMIT_NOFILE, (limit, hard))\n"
+        "from tcplab.experiment.api import run\n"
+        "run(open(sys.argv[1]).read(), out_dir=sys.argv[2])\n"
+    )
+    files = {}
+    for limit in (0, 24):
+        out = tmp_path / f"out{limit}"
+        proc = subprocess.run(
+            [sys.executable, "-c", child, str(scenario), str(out), str(limit)],
+            cwd=REPO, capture_output=True, text=True, timeout=120,
+        )
+        assert proc.returncode == 0, proc.stderr
+        files[limit] = {p.name: p.read_bytes() for p in out.iterdir() if p.name != "summary.json"}
+    assert len(files[0]) == 12 * 2 + 2  # both directions' queues
+    assert all(b.count(b"\n") > 10 for b in files[0].values())
+    assert files[24] == files[0]
+    _, in_memory = _core.run_scenario_traces(text)
+    assert {n: t.encode() for n, t in in_memory.items()} == {n: b for n, b in files[0].items() if "flow" in n}
