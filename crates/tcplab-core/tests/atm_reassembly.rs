@@ -117,3 +117,17 @@ fn runs_with_reassembly_timers_are_deterministic() {
     assert!(a.contains("\"frames_discarded_timeout\":") && !a.contains("\"frames_discarded_timeout\":0"), "{a}");
     assert_eq!(a, once());
 }
+
+#[test]
+fn a_boston_frame_cut_before_its_end_is_handed_on_once() {
+    // TCP Boston's receiving AAL hands on what arrived of a frame (partial mode). A length cut
+    // or an expired timer can hand on the first part of a frame whose other cells are still
+    // on their way; those cells must not make a second packet of the same frame, or the packet
+    // ledger counts one packet as delivered twice (the run then fails its conservation check).
+    let boston = |atm: &str| path(atm, &[], 6, 10.0).replace("[tcp]\n", "[tcp]\ncodec = \"boston\"\n");
+    for atm in ["max_frame = 500", "max_frame = 100000000\nreassembly_timeout = \"1us\""] {
+        let r = run(&boston(atm));
+        let c = &r.conservation;
+        assert!(c.cells.frames_discarded_length + c.cells.frames_discarded_timeout > 0, "{atm}: {c:?}");
+    }
+}

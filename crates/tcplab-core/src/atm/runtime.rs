@@ -180,7 +180,7 @@ impl AtmRuntime {
             (Some(slot), Some(t)) => Some((now + t, slot)),
             _ => None,
         };
-        Reassembled { lost: self.absorb(&out[first_new..]), timer }
+        Reassembled { lost: self.absorb(out, first_new), timer }
     }
 
     /// The reassembly timer of buffer `slot` ran out at `now`; returns the packets this
@@ -192,17 +192,34 @@ impl AtmRuntime {
             return 0;
         }
         self.cells.frames_discarded_timeout += 1;
-        self.absorb(&out[first_new..])
+        self.absorb(out, first_new)
     }
 
     /// Mark the frames packets were rebuilt from, and settle the consumed cells; returns the
     /// packets this settled as lost.
-    fn absorb(&mut self, rebuilt: &[Rebuilt]) -> u64 {
-        for r in rebuilt {
-            if let Some(f) = self.frames.get_mut(&r.pdu) {
-                f.delivered = true;
+    ///
+    /// A frame is handed on at most once. In Boston's partial mode a cut (for length, or by the
+    /// timer) hands on the first part of a frame whose other cells may still be on their way;
+    /// those close a later buffer of the same frame, and a second packet from it would count
+    /// one packet as delivered twice. So a later part is consumed without a packet (the
+    /// receiver asks for what it lacks by its partial ACK, as for any incomplete frame).
+    fn absorb(&mut self, out: &mut Vec<Rebuilt>, first_new: usize) -> u64 {
+        let frames = &mut self.frames;
+        let mut index = 0;
+        out.retain(|r| {
+            index += 1;
+            if index <= first_new {
+                return true;
             }
-        }
+            match frames.get_mut(&r.pdu) {
+                Some(f) if f.delivered => false,
+                Some(f) => {
+                    f.delivered = true;
+                    true
+                }
+                None => true,
+            }
+        });
         let mut consumed = std::mem::take(&mut self.consumed);
         let mut lost = 0;
         for c in consumed.drain(..) {
