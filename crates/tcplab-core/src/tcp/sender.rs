@@ -384,6 +384,9 @@ impl TcpSender {
         if let Some((end, sent)) = self.timing {
             if ack >= end {
                 self.rtt.sample(sent, now);
+                if let Some(r) = &mut self.reserved {
+                    r.on_rtt_sample(now - sent);
+                }
                 self.timing = None;
                 self.backoff = 0;
             }
