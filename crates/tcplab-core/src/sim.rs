@@ -74,6 +74,8 @@ pub struct Simulation {
     lost_as_cells: u64,
     /// Per flow: bytes delivered per series bin.
     delivered_series: Vec<crate::net::channel::Series>,
+    /// Per flow, when applications write into flows: bytes written per series bin.
+    written_series: Vec<crate::net::channel::Series>,
     /// Per flow, when any flow has a token-bucket marker (empty otherwise).
     marking: Vec<crate::net::marker::FlowMarking>,
     /// A broken invariant found during the run (reported when it ends).
@@ -202,6 +204,12 @@ impl Simulation {
             delivered_series: match model.series_bin {
                 Some(bin) => model.flows.iter().map(|_| crate::net::channel::Series::new(bin)).collect(),
                 None => Vec::new(),
+            },
+            written_series: match model.series_bin {
+                Some(bin) if !apps.is_empty() => {
+                    model.flows.iter().map(|_| crate::net::channel::Series::new(bin)).collect()
+                }
+                _ => Vec::new(),
             },
             marking: if model.flows.iter().any(|f| f.marker.is_some()) {
                 let m =
@@ -472,6 +480,9 @@ impl Simulation {
         for &(port, bytes) in &writes {
             let flow = self.apps.flow(a, port);
             let restart = self.apps.idle_restart(a);
+            if let Some(s) = self.written_series.get_mut(flow as usize) {
+                s.add(now, bytes);
+            }
             self.flows[flow as usize].sender.app_write(now, bytes, restart);
             self.pump(flow);
         }
@@ -624,6 +635,7 @@ impl Simulation {
                 final_rto_s: secs(f.sender.rto()),
                 partial_segments: f.receiver.stats.partial_segments,
                 delivered_series: self.delivered_series.get(i).map(|s| s.bytes.clone()),
+                written_series: self.written_series.get(i).map(|s| s.bytes.clone()),
                 marking: self.marking.get_mut(i).map(|m| m.report(end)),
             });
             if m.trace {
