@@ -136,5 +136,7 @@ def backlog_figure(
         "Diagnostic (not in the paper): backlogged servers over time",
         f"Servers whose client has not yet received every response byte written, every {BIN_S:g} s, "
         "in the first replication of a few configurations. Not in the paper: a check of why our "
-        f"efficiency and fairness differ from its. Measured mean number backlogged (of 100): {measured}.",
+        f"efficiency and fairness differ from its. Measured mean number backlogged (of 100): {measured}. "
+        "While many servers hold data, one server's timeout leaves the trunk to the others, so a low "
+        "efficiency needs most backlogged servers stalled at once (docs/satellite.md discusses it).",
     )
