@@ -1,9 +1,10 @@
 """Jain's factorial analysis against Goyal et al. (1998): Tables 4 and 7 in, 5/6 and 8/9 out.
 
 Tables 4 and 7 (the efficiency and fairness of each TCP flavour x buffer size x drop policy
-combination, WAN and MEO) are transcribed in tests/data. The expected values below are the
-paper's printed Tables 5, 6, 8 and 9; each computed value must match to within one unit of the
-last printed digit. (The paper truncates rather than rounds in places: SSY = 18.626667 is
+combination, WAN and MEO) are transcribed in tests/data. The expected values are the paper's
+printed Tables 5, 6, 8 and 9, imported from the satellite study's paper.py (typed in once, for
+the study and this test); each computed value must match to within one unit of the last
+printed digit. (The paper truncates rather than rounds in places: SSY = 18.626667 is
 printed 18.6266, se = 0.047260 as 0.0472; one unit of tolerance covers both.)
 """
 
@@ -16,69 +17,12 @@ import pandas as pd
 import pytest
 from conftest import tcplab
 from tcplab.analysis.anova import AnovaResult, factorial_anova
+from tcplab.studies.satellite.paper import ALLOCATION, EFFECTS
 
 DATA = Path(__file__).parent / "data"
 FACTORS = ["tcp", "buffer", "drop_policy"]
-PAIRS = {
-    "tcp x buffer": ("tcp", "buffer"),
-    "tcp x drop": ("tcp", "drop_policy"),
-    "buffer x drop": ("buffer", "drop_policy"),
-}
-
-# Table 5 / Table 8: sums of squares and % of variation, for efficiency and fairness.
-# Each entry: (SS efficiency, SS fairness, % efficiency, % fairness); None where not printed.
-ALLOCATION = {
-    "wan": {
-        "ssy": (14.6897, 18.6266),
-        "ss0": (14.2331, 18.3816),
-        "sst": (0.4565, 0.2450),
-        "tcp": (0.2625, 0.0526, 57.50, 21.49),
-        "buffer": (0.1381, 0.1312, 30.24, 53.55),
-        "drop_policy": (0.0016, 0.0002, 0.34, 0.09),
-        "tcp x buffer": (0.0411, 0.0424, 8.99, 17.32),
-        "tcp x drop": (0.0104, 0.0041, 2.27, 1.68),
-        "buffer x drop": (0.0015, 0.0009, 0.33, 0.38),
-        "se": (0.0156, 0.0472),
-    },
-    "meo": {
-        "ssy": (19.3453, 22.1369),
-        "ss0": (19.3334, 22.1357),
-        "sst": (0.0119, 0.0012),
-        "tcp": (0.0067, 0.0003, 56.75, 29.20),
-        "buffer": (0.0026, 0.0001, 21.73, 7.70),
-        "drop_policy": (0.0001, 0.0001, 0.80, 6.02),
-        "tcp x buffer": (0.0016, 0.0001, 13.42, 10.16),
-        "tcp x drop": (0.0007, 0.0003, 6.11, 22.60),
-        "buffer x drop": (0.0001, 0.0001, 0.53, 6.03),
-        "se": (0.0036, 0.0060),
-    },
-}
-
-# Table 6 / Table 9: main effect and 90% confidence interval, efficiency then fairness.
-EFFECTS = {
-    "wan": {
-        ("tcp", "Vanilla"): ((-0.1627, -0.1734, -0.1520), (-0.0308, -0.0632, 0.0016)),
-        ("tcp", "Reno"): ((-0.0208, -0.0315, -0.0101), (0.0325, 0.0000, 0.0649)),
-        ("tcp", "NewReno"): ((0.0939, 0.0832, 0.1046), (0.0573, 0.0248, 0.0898)),
-        ("tcp", "SACK"): ((0.0896, 0.0789, 0.1003), (-0.0590, -0.0914, -0.0265)),
-        ("buffer", "0.5 RTT"): ((-0.1000, -0.1087, -0.0912), (-0.1034, -0.1299, -0.0769)),
-        ("buffer", "1 RTT"): ((0.0163, 0.0076, 0.0250), (0.0382, 0.0117, 0.0647)),
-        ("buffer", "2 RTT"): ((0.0837, 0.0749, 0.0924), (0.0651, 0.0386, 0.0916)),
-        ("drop_policy", "EPD"): ((-0.0081, -0.0142, -0.0019), (-0.0030, -0.0217, 0.0157)),
-        ("drop_policy", "SD"): ((0.0081, 0.0019, 0.0142), (0.0030, -0.0157, 0.0217)),
-    },
-    "meo": {
-        ("tcp", "Vanilla"): ((-0.0251, -0.0276, -0.0226), (0.0037, -0.0004, 0.0078)),
-        ("tcp", "Reno"): ((-0.0005, -0.0030, 0.0019), (0.0024, -0.0017, 0.0065)),
-        ("tcp", "NewReno"): ((0.0038, 0.0013, 0.0062), (0.0001, -0.0040, 0.0042)),
-        ("tcp", "SACK"): ((0.0219, 0.0194, 0.0244), (-0.0062, -0.0103, -0.0020)),
-        ("buffer", "0.5 RTT"): ((-0.0134, -0.0154, -0.0114), (0.0027, -0.0007, 0.0060)),
-        ("buffer", "1 RTT"): ((0.0016, -0.0005, 0.0036), (-0.0008, -0.0042, 0.0026)),
-        ("buffer", "2 RTT"): ((0.0119, 0.0098, 0.0139), (-0.0019, -0.0052, 0.0015)),
-        ("drop_policy", "EPD"): ((0.0020, 0.0006, 0.0034), (-0.0017, -0.0041, 0.0007)),
-        ("drop_policy", "SD"): ((-0.0020, -0.0034, -0.0006), (0.0017, -0.0007, 0.0041)),
-    },
-}
+# The first-order interactions, named as factorial_anova and paper.ALLOCATION name them.
+PAIRS = ("tcp x buffer", "tcp x drop_policy", "buffer x drop_policy")
 FILES = {"wan": "goyal98_table4_wan.csv", "meo": "goyal98_table7_meo.csv"}
 RESPONSES = ("efficiency", "fairness")
 UNIT_SS = 1.000001e-4  # the last printed digit of 4-decimal values (float slack)
@@ -100,8 +44,7 @@ def test_allocation_of_variation_matches_tables_5_and_8(link: str, i: int) -> No
     assert a.ss_t == pytest.approx(paper["sst"][i], abs=UNIT_SS)
     assert a.se == pytest.approx(paper["se"][i], abs=UNIT_SS)
     for name in ("tcp", "buffer", "drop_policy", *PAIRS):
-        factors = PAIRS.get(name, (name,))
-        c = a.component(*factors)
+        c = a.component(*name.split(" x "))
         ss, pct = paper[name][i], paper[name][2 + i]
         assert c.ss == pytest.approx(ss, abs=UNIT_SS), name
         assert c.percent == pytest.approx(pct, abs=UNIT_PCT), name

@@ -40,6 +40,10 @@ pub struct FlowReport {
     /// Bytes delivered to the application per `series_bin` (with `series_bin` set).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub delivered_series: Option<Vec<u64>>,
+    /// Bytes the application wrote into the flow per `series_bin` (with `series_bin` set, in
+    /// scenarios with applications: `[www]`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub written_series: Option<Vec<u64>>,
     /// Token-bucket marking and compliant delivery (when any flow has a `marker`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub marking: Option<crate::net::marker::MarkingReport>,

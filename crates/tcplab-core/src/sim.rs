@@ -75,6 +75,8 @@ pub struct Simulation {
     lost_as_cells: u64,
     /// Per flow: bytes delivered per series bin.
     delivered_series: Vec<crate::net::channel::Series>,
+    /// Per flow, when applications write into flows: bytes written per series bin.
+    written_series: Vec<crate::net::channel::Series>,
     /// Per flow, when any flow has a token-bucket marker (empty otherwise).
     marking: Vec<crate::net::marker::FlowMarking>,
     /// A broken invariant found during the run (reported when it ends).
@@ -213,6 +215,12 @@ impl Simulation {
             delivered_series: match model.series_bin {
                 Some(bin) => model.flows.iter().map(|_| crate::net::channel::Series::new(bin)).collect(),
                 None => Vec::new(),
+            },
+            written_series: match model.series_bin {
+                Some(bin) if !apps.is_empty() => {
+                    model.flows.iter().map(|_| crate::net::channel::Series::new(bin)).collect()
+                }
+                _ => Vec::new(),
             },
             marking: if model.flows.iter().any(|f| f.marker.is_some()) {
                 let m =
@@ -500,6 +508,9 @@ impl Simulation {
         for &(port, bytes) in &writes {
             let flow = self.apps.flow(a, port);
             let restart = self.apps.idle_restart(a);
+            if let Some(s) = self.written_series.get_mut(flow as usize) {
+                s.add(now, bytes);
+            }
             self.flows[flow as usize].sender.app_write(now, bytes, restart);
             self.pump(flow);
         }
@@ -653,6 +664,7 @@ impl Simulation {
                 partial_segments: f.receiver.stats.partial_segments,
                 frames_lost_reassembly: self.atm.frames_lost_reassembly(i as u32),
                 delivered_series: self.delivered_series.get(i).map(|s| s.bytes.clone()),
+                written_series: self.written_series.get(i).map(|s| s.bytes.clone()),
                 marking: self.marking.get_mut(i).map(|m| m.report(end)),
             });
             if m.trace && f.sender.trace_sink_mut().is_some_and(|t| !t.is_streamed()) {

@@ -94,4 +94,6 @@ fn bad_reservation_fields_are_named() {
     assert_eq!(field(&fig1("reno", r#"{ window = "adaptive" }"#)), "flow[0].reservation.window");
     assert_eq!(field(&fig1("reno", r#"{ send = "tmed", interval = "20ms" }"#)), "flow[0].reservation.send");
     assert_eq!(field(&fig1("reno", r#"{ send = "timed", interval = "0s" }"#)), "flow[0].reservation.interval");
+    assert_eq!(field(&fig1("reno", r#"{ window = "rate_adaptive", rtt = "mean" }"#)), "flow[0].reservation.rtt");
+    assert_eq!(field(&fig1("reno", r#"{ rtt = "min" }"#)), "flow[0].reservation.rtt");
 }

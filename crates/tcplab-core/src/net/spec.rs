@@ -6,7 +6,7 @@ use serde::Deserialize;
 use crate::error::ScenarioError;
 use crate::rng::stream;
 use crate::scenario::ChannelModel;
-use crate::tcp::reserved::{ReservedConfig, SendRule};
+use crate::tcp::reserved::{ReservedConfig, SendRule, WindowRtt};
 use crate::time::MS;
 use crate::units::{bytes, duration_ns, rate_bps, Quantity};
 
@@ -66,6 +66,8 @@ pub struct MarkerSpec {
 pub struct ReservationSpec {
     /// "standard" or "rate_adaptive".
     pub window: Option<String>,
+    /// The rate-adaptive window's RTT: "smoothed" (the paper's) or "min".
+    pub rtt: Option<String>,
     /// "ack" (the ACK clock only), "delayed" or "timed".
     pub send: Option<String>,
     /// Delayed send: the largest random delay.
@@ -89,6 +91,14 @@ impl ReservationSpec {
             None | Some("standard") => false,
             Some("rate_adaptive") => true,
             Some(o) => return err(format!("{f}.window"), format!("unknown '{o}' (use standard or rate_adaptive)")),
+        };
+        let window_rtt = match self.rtt.as_deref() {
+            _ if !adaptive_window && self.rtt.is_some() => {
+                return err(format!("{f}.rtt"), "only for window = \"rate_adaptive\"");
+            }
+            None | Some("smoothed") => WindowRtt::Smoothed,
+            Some("min") => WindowRtt::Min,
+            Some(o) => return err(format!("{f}.rtt"), format!("unknown '{o}' (use smoothed or min)")),
         };
         let dur = |name: &str, v: &Quantity| -> Result<u64, ScenarioError> {
             let d = q(format!("{f}.{name}"), duration_ns(v))?;
@@ -121,7 +131,7 @@ impl ReservationSpec {
             },
             _ => SendRule::AckClock,
         };
-        Ok(ReservedConfig { rate_bps: m.rate_bps, adaptive_window, send })
+        Ok(ReservedConfig { rate_bps: m.rate_bps, adaptive_window, window_rtt, send })
     }
 }
 

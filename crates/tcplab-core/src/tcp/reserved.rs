@@ -5,7 +5,10 @@
 //!   fast retransmit ssthresh = min(RWND + (cwnd - RWND)/2, AWND) and cwnd moves with it (so a
 //!   Reno-style inflation by three segments is kept on top); after a timeout ssthresh is set
 //!   the same way and cwnd = RWND + 1 segment. With no RTT sample yet RWND is 0 and the rules
-//!   are the classic ones.
+//!   are the classic ones. The estimated RTT is the smoothed one (the paper's "estimated
+//!   round-trip time", which "varies with the variation in the round-trip delay") or, as an
+//!   alternative, the smallest RTT sample seen, which does not grow with the queue or with a
+//!   long recovery (`WindowRtt`).
 //! - Delayed send (Sec. 5, Fig. 7): when the window lets a segment go but the token bucket
 //!   cannot mark it, hold it back by a uniform random delay (one timer per connection); an ACK
 //!   that arrives while the timer is set releases its segments at once, marked or not; when the
@@ -41,11 +44,25 @@ pub enum SendRule {
     },
 }
 
+/// The RTT the rate-adaptive window multiplies the reserved rate by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum WindowRtt {
+    /// The sender's smoothed RTT, in its timer's resolution (the paper's reading).
+    #[default]
+    Smoothed,
+    /// The smallest RTT sample of a data segment, in ns: the clock's exact time, not the
+    /// retransmission timer's ticks, as a base RTT is measured (TCP Vegas's BaseRTT), so the
+    /// reservation window is rate x path delay rather than rate x a tick-rounded estimate.
+    Min,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReservedConfig {
     /// The reserved rate (the token bucket's rate).
     pub rate_bps: u64,
     pub adaptive_window: bool,
+    /// Which RTT the rate-adaptive window uses.
+    pub window_rtt: WindowRtt,
     pub send: SendRule,
 }
 
@@ -73,6 +90,8 @@ pub struct Reserved {
     /// The next timed-send tick, and whether a tick is being served.
     tick_at: Option<Time>,
     ticking: bool,
+    /// The smallest RTT sample of a data segment so far, in ns.
+    min_rtt: Option<Dur>,
 }
 
 impl Reserved {
@@ -86,6 +105,22 @@ impl Reserved {
             expired_credit: false,
             tick_at: None,
             ticking: false,
+            min_rtt: None,
+        }
+    }
+
+    /// A data segment's round trip took `rtt` ns (Karn's rule applies: the sender only times
+    /// segments that were not retransmitted).
+    pub fn on_rtt_sample(&mut self, rtt: Dur) {
+        self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
+    }
+
+    /// The RTT the rate-adaptive window uses, given the sender's smoothed RTT `srtt` in ns;
+    /// 0 before the first sample (then RWND is 0 and the classic rules apply).
+    pub fn window_rtt(&self, srtt: Dur) -> Dur {
+        match self.cfg.window_rtt {
+            WindowRtt::Smoothed => srtt,
+            WindowRtt::Min => self.min_rtt.unwrap_or(0),
         }
     }
 
@@ -114,7 +149,7 @@ impl Reserved {
         if !self.cfg.adaptive_window {
             return;
         }
-        let ss = self.adapted_ssthresh(before.cwnd, self.rwnd(srtt), awnd, mss);
+        let ss = self.adapted_ssthresh(before.cwnd, self.rwnd(self.window_rtt(srtt)), awnd, mss);
         // Keep whatever the policy added above its new ssthresh (Reno's three segments).
         let above = win.cwnd as i128 - win.ssthresh as i128;
         win.ssthresh = ss;
@@ -126,7 +161,7 @@ impl Reserved {
         if !self.cfg.adaptive_window {
             return;
         }
-        let rwnd = self.rwnd(srtt);
+        let rwnd = self.rwnd(self.window_rtt(srtt));
         win.ssthresh = self.adapted_ssthresh(before.cwnd, rwnd, awnd, mss);
         win.cwnd = rwnd + mss;
     }
@@ -204,7 +239,10 @@ mod tests {
     use crate::time::MS;
 
     fn policy(send: SendRule, adaptive: bool) -> Reserved {
-        Reserved::new(ReservedConfig { rate_bps: 4_000_000, adaptive_window: adaptive, send }, stream(1, "t", 0))
+        Reserved::new(
+            ReservedConfig { rate_bps: 4_000_000, adaptive_window: adaptive, window_rtt: WindowRtt::Smoothed, send },
+            stream(1, "t", 0),
+        )
     }
 
     /// Fig. 4 in segments of 1000 bytes: RWND = 4 Mb/s x 100 ms = 50 segments.
@@ -248,6 +286,39 @@ mod tests {
         let mut w = Window { cwnd: 1000, ssthresh: 50_000 };
         p.after_timeout(&mut w, before, srtt, 100_000, 1000);
         assert_eq!((w.ssthresh, w.cwnd), (75_000, 51_000));
+    }
+
+    /// The minimum-RTT reading: RWND from the smallest sample whatever the smoothed RTT; no
+    /// sample yet gives RWND = 0, the classic rules.
+    #[test]
+    fn min_rtt_window_uses_the_smallest_sample() {
+        let mut p = Reserved::new(
+            ReservedConfig {
+                rate_bps: 4_000_000,
+                adaptive_window: true,
+                window_rtt: WindowRtt::Min,
+                send: SendRule::AckClock,
+            },
+            stream(1, "t", 0),
+        );
+        let before = Window { cwnd: 70_000, ssthresh: 100_000 };
+        let mut w = Window { cwnd: 38_000, ssthresh: 35_000 };
+        p.after_fast_retransmit(&mut w, before, 300 * MS, 100_000, 1000);
+        assert_eq!((w.ssthresh, w.cwnd), (35_000, 38_000), "no sample: RWND = 0, plain halving");
+        for rtt in [120 * MS, 80 * MS, 300 * MS] {
+            p.on_rtt_sample(rtt);
+        }
+        assert_eq!(p.window_rtt(300 * MS), 80 * MS);
+        // RWND = 4 Mb/s x 80 ms = 40 segments: ssthresh = 40 + (70 - 40)/2 = 55 (smoothed
+        // 300 ms would give RWND = 150 segments, capped at AWND = 100).
+        let mut w = Window { cwnd: 38_000, ssthresh: 35_000 };
+        p.after_fast_retransmit(&mut w, before, 300 * MS, 100_000, 1000);
+        assert_eq!((w.ssthresh, w.cwnd), (55_000, 58_000));
+        let mut w = Window { cwnd: 1000, ssthresh: 35_000 };
+        p.after_timeout(&mut w, before, 300 * MS, 100_000, 1000);
+        assert_eq!((w.ssthresh, w.cwnd), (55_000, 41_000));
+        let smoothed = policy(SendRule::AckClock, true);
+        assert_eq!(smoothed.window_rtt(300 * MS), 300 * MS, "the default is the paper's smoothed RTT");
     }
 
     #[test]

@@ -30,7 +30,12 @@ fn tokens(s: &mut TcpSender, bytes: u64) {
 
 /// 400 kb/s reserved and a 100 ms RTT: RWND = 5000 bytes (5 segments).
 fn adaptive(variant: RecoveryKind) -> TcpSender {
-    let rc = ReservedConfig { rate_bps: 400_000, adaptive_window: true, send: SendRule::AckClock };
+    let rc = ReservedConfig {
+        rate_bps: 400_000,
+        adaptive_window: true,
+        window_rtt: WindowRtt::Smoothed,
+        send: SendRule::AckClock,
+    };
     let mut s = sender(TcpConfig { initial_cwnd: 10, rcv_buf: 1 << 20, recovery: variant, ..TcpConfig::default() }, rc);
     assert_eq!(drain(&mut s, 0), (0..10).map(|i| i * 1000).collect::<Vec<_>>());
     ack(&mut s, 100, 1000, 1 << 20); // the RTT sample: 100 ms; cwnd 11 segments
@@ -69,8 +74,12 @@ fn fig4_after_a_timeout() {
 
 #[test]
 fn delayed_send_timer_rules_in_the_sender() {
-    let rc =
-        ReservedConfig { rate_bps: 1_000_000, adaptive_window: false, send: SendRule::Delayed { max_delay: 50 * MS } };
+    let rc = ReservedConfig {
+        rate_bps: 1_000_000,
+        adaptive_window: false,
+        window_rtt: WindowRtt::Smoothed,
+        send: SendRule::Delayed { max_delay: 50 * MS },
+    };
     let mut s = sender(TcpConfig { initial_cwnd: 4, rcv_buf: 1 << 20, ..TcpConfig::default() }, rc);
     // Two segments' worth of tokens (the simulation's bucket loses 1040 per marked packet):
     // two go, the third is held back and the timer set.
@@ -94,8 +103,12 @@ fn delayed_send_timer_rules_in_the_sender() {
 
 #[test]
 fn timed_send_ignores_cwnd_but_never_the_advertised_window() {
-    let rc =
-        ReservedConfig { rate_bps: 1_000_000, adaptive_window: false, send: SendRule::Timed { interval: 20 * MS } };
+    let rc = ReservedConfig {
+        rate_bps: 1_000_000,
+        adaptive_window: false,
+        window_rtt: WindowRtt::Smoothed,
+        send: SendRule::Timed { interval: 20 * MS },
+    };
     let mut s = sender(TcpConfig { initial_cwnd: 1, rcv_buf: 5000, ..TcpConfig::default() }, rc);
     tokens(&mut s, 100_000);
     assert_eq!(drain(&mut s, 0), vec![0], "cwnd is one segment");
@@ -122,7 +135,12 @@ fn timed_send_ignores_cwnd_but_never_the_advertised_window() {
 /// slow-start-like way instead of in one burst.
 #[test]
 fn max_burst_two_paces_the_rate_adaptive_window_after_a_timeout() {
-    let rc = ReservedConfig { rate_bps: 400_000, adaptive_window: true, send: SendRule::AckClock };
+    let rc = ReservedConfig {
+        rate_bps: 400_000,
+        adaptive_window: true,
+        window_rtt: WindowRtt::Smoothed,
+        send: SendRule::AckClock,
+    };
     let cfg = TcpConfig { initial_cwnd: 10, max_burst: Some(2), rcv_buf: 1 << 20, ..TcpConfig::default() };
     let mut s = sender(cfg, rc);
     assert_eq!(drain(&mut s, 0), vec![0, 1000]);
@@ -135,4 +153,30 @@ fn max_burst_two_paces_the_rate_adaptive_window_after_a_timeout() {
     assert_eq!(drain(&mut s, t), vec![1000, 2000], "two of the six segments the window allows");
     ack(&mut s, t + 100, 2000, 1 << 20);
     assert_eq!(drain(&mut s, t + 100), vec![3000, 4000]);
+}
+
+/// The minimum-RTT alternative: a later, longer round trip (a queue, a long recovery) raises
+/// the smoothed RTT and with it RWND, but not the smallest sample. Samples of 100 ms and then
+/// 400 ms (Fine clock: srtt = (7 x 100 + 400)/8 = 137.5 ms): RWND = 400 kb/s x 137.5 ms =
+/// 6875 bytes smoothed, 5000 bytes from the minimum.
+#[test]
+fn fig4_with_the_minimum_rtt_ignores_a_longer_later_round_trip() {
+    for (window_rtt, rwnd) in [(WindowRtt::Smoothed, 6875), (WindowRtt::Min, 5000)] {
+        let rc = ReservedConfig { rate_bps: 400_000, adaptive_window: true, window_rtt, send: SendRule::AckClock };
+        let cfg =
+            TcpConfig { initial_cwnd: 10, rcv_buf: 1 << 20, recovery: RecoveryKind::NewReno, ..TcpConfig::default() };
+        let mut s = sender(cfg, rc);
+        drain(&mut s, 0);
+        ack(&mut s, 100, 1000, 1 << 20); // 100 ms sample
+        assert_eq!(drain(&mut s, 100), vec![10_000, 11_000], "the second timed segment is 10,000");
+        ack(&mut s, 500, 11_000, 1 << 20); // 400 ms sample
+        drain(&mut s, 500);
+        let cwnd = s.window().cwnd;
+        for t in 501..=503 {
+            ack(&mut s, t, 11_000, 1 << 20);
+        }
+        assert_eq!(drain(&mut s, 503)[0], 11_000, "{window_rtt:?}: fast retransmit");
+        let usable = cwnd.min(1 << 20);
+        assert_eq!(s.window().ssthresh, rwnd + (usable - rwnd) / 2, "{window_rtt:?}: cwnd was {cwnd}");
+    }
 }

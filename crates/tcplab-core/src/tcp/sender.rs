@@ -439,6 +439,9 @@ impl TcpSender {
                 if !timestamps {
                     self.rtt.sample(sent, now);
                 }
+                if let Some(r) = &mut self.reserved {
+                    r.on_rtt_sample(now - sent);
+                }
                 self.timing = None;
                 self.backoff = 0;
             }

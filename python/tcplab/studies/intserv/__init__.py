@@ -14,7 +14,9 @@ captions), Reno and SACK; Fig. 11 runs New-Reno, New-Reno with MaxBurst 2, and S
 
 **Schemes** (the reserved connections' senders): normal TCP; the rate-adaptive window
 (Sec. 4.2); windowing + delayed send (0-50 ms, Sec. 5); windowing + timed send (20 ms);
-timed send alone.
+timed send alone. Beside the windowing schemes, labelled as an alternative and not the paper's
+reading: RWND from the minimum RTT instead of the smoothed RTT (a table, two figures and two
+diagnostic claims).
 
 **Metrics.** Throughput and compliant throughput (marked segments received) per 20 s window;
 tokens lost; 5-second traces of C4 (cumulative ACK, cwnd, available window, lost tokens).

@@ -6,6 +6,8 @@ read Fig. 1's network with ns-2 New-Reno (the figures' captions); Sec. 6 the mul
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from tcplab.report.claims import about, analytic, diagnostic, ordering, value
 from tcplab.report.study import Claim
 from tcplab.studies.intserv.figures import RESERVATION, RESERVED, sensitivity_mean
@@ -33,7 +35,17 @@ def claims(r: Results) -> list[Claim]:
         *_sec5(r),
         *_sec6(r),
         *_diagnostics(r),
+        *_min_rtt(r),
     ]
+
+
+def _each_mbps(
+    cid: str, text: str, paper: str, values: dict[str, float], holds: Callable[[str, float], bool]
+) -> Claim:
+    """An ordering claim that every value (a throughput in b/s, by connection or scheme) meets
+    ``holds(name, value)``; the values are reported in Mb/s."""
+    measured = {k: mbps(x) for k, x in values.items()}
+    return ordering(cid, text, paper, measured, all(holds(k, x) for k, x in values.items()))
 
 
 def _analytic() -> list[Claim]:
@@ -71,12 +83,12 @@ def _sec3(r: Results) -> list[Claim]:
     be = r.be_mean("fig1", scheme="normal")
     order = [got["C4"], got["C2"], got["C1"], be]
     return [
-        ordering(
+        _each_mbps(
             "sec3_reserved_below_ideal",
             "With plain TCP every reserved connection gets less than its ideal share",
             f"{FENG}, Fig. 2(a): C1, C2, C4 below 1.5, 2.5, 4.5 Mb/s",
-            {f: mbps(x) for f, x in got.items()},
-            all(got[f] < IDEAL_BPS[f] for f in RESERVED),
+            got,
+            lambda f, x: x < IDEAL_BPS[f],
         ),
         ordering(
             "sec3_best_effort_above_ideal",
@@ -85,12 +97,12 @@ def _sec3(r: Results) -> list[Claim]:
             {"best-effort mean": mbps(be)},
             be > IDEAL_BPS["BE1"],
         ),
-        ordering(
+        _each_mbps(
             "sec3_compliant_below_reservation",
             "With plain TCP every reserved connection's compliant throughput is below its reservation",
             f"{FENG}, Fig. 2(b): 'far less than their respective reservations'",
-            {f: mbps(x) for f, x in comp.items()},
-            all(comp[f] < RESERVATION[f] for f in RESERVED),
+            comp,
+            lambda f, x: x < RESERVATION[f],
         ),
         ordering(
             "sec3_order_by_reservation",
@@ -104,6 +116,15 @@ def _sec3(r: Results) -> list[Claim]:
 
 def _tokens_per_5s(r: Results, scheme: str) -> float:
     return TRACE_S * r.mean("fig1", "C4", "tokens_lost_pkts_per_s", scheme=scheme)
+
+
+def _fewer_tokens(
+    cid: str, text: str, paper: str, lost: dict[str, float], unit: str, fewer: str, than: str
+) -> Claim:
+    """An ordering claim that scheme ``fewer`` loses fewer tokens than ``than`` (``lost`` in
+    packets per 5 s by scheme, reported with ``unit``)."""
+    measured = {f"{s} ({unit})": round(x, 1) for s, x in lost.items()}
+    return ordering(cid, text, paper, measured, lost[fewer] < lost[than])
 
 
 def _sec4(r: Results) -> list[Claim]:
@@ -125,26 +146,31 @@ def _sec4(r: Results) -> list[Claim]:
             mbps(comp),
             comp < RESERVATION["C4"],
         ),
-        ordering(
+        _fewer_tokens(
             "sec4_token_loss_falls",
             "C4 loses fewer tokens with the rate-adaptive window than with plain TCP (Fig. 6 against Fig. 3)",
             f"{FENG}: 830 tokens in Fig. 3's 5 s, 560 in Fig. 6's",
-            {f"{s} (packets per 5 s, mean of runs)": round(x, 1) for s, x in lost.items()},
-            lost["window"] < lost["normal"],
+            lost,
+            "packets per 5 s, mean of runs",
+            "window",
+            "normal",
         ),
-        value(
-            "sec3_tokens_lost_830",
-            "Plain TCP's C4 loses about 830 packets of tokens in 5 s",
-            830,
-            round(lost["normal"], 1),
-            about(lost["normal"], 830),
-        ),
-        value(
-            "sec4_tokens_lost_560",
-            "With the rate-adaptive window C4 loses about 560 packets of tokens in 5 s",
-            560,
-            round(lost["window"], 1),
-            about(lost["window"], 560),
+        *(
+            value(cid, text, paper, round(lost[s], 1), about(lost[s], paper))
+            for cid, text, paper, s in (
+                (
+                    "sec3_tokens_lost_830",
+                    "Plain TCP's C4 loses about 830 packets of tokens in 5 s",
+                    830,
+                    "normal",
+                ),
+                (
+                    "sec4_tokens_lost_560",
+                    "With the rate-adaptive window C4 loses about 560 packets of tokens in 5 s",
+                    560,
+                    "window",
+                ),
+            )
         ),
     ]
 
@@ -175,12 +201,14 @@ def _sec5(r: Results) -> list[Claim]:
             {s: mbps(x) for s, x in comp.items()},
             comp["window_delayed"] > comp["window"] and comp["window_timed"] > comp["window"],
         ),
-        ordering(
+        _fewer_tokens(
             "sec5_timed_loses_fewer_tokens",
             "Timed send loses fewer tokens than delayed send",
             f"{FENG}, Fig. 9(a, b): delayed send still loses tokens, timed send almost none",
-            {f"{s} (packets per 5 s)": round(x, 1) for s, x in lost.items()},
-            lost["window_timed"] < lost["window_delayed"],
+            lost,
+            "packets per 5 s",
+            "window_timed",
+            "window_delayed",
         ),
         ordering(
             "sec5_window_timed_best",
@@ -213,26 +241,26 @@ def _sec6(r: Results) -> list[Claim]:
     c1 = r.mean("fig11", "C1", scheme="window_timed", recovery=fixed["window_timed"])
     be = r.be_mean("fig11", scheme="window_timed", recovery=fixed["window_timed"])
     return [
-        ordering(
+        _each_mbps(
             "sec6_windowing_collapses_multihop",
             "On the multi-hop network both windowing schemes leave C4 below 0.5 Mb/s (New-Reno, no MaxBurst)",
             f"{FENG}, Fig. 12(a)",
-            {s: mbps(x) for s, x in plain.items()},
-            all(x < COLLAPSE_BPS for x in plain.values()),
+            plain,
+            lambda _, x: x < COLLAPSE_BPS,
         ),
-        ordering(
+        _each_mbps(
             "sec6_sack_restores",
             "SACK restores C4 under both windowing schemes: above its 4 Mb/s reservation",
             f"{FENG}, Fig. 13(a)",
-            {s: mbps(x) for s, x in sack.items()},
-            all(x >= RESERVATION["C4"] for x in sack.values()),
+            sack,
+            lambda _, x: x >= RESERVATION["C4"],
         ),
-        ordering(
+        _each_mbps(
             "sec6_maxburst_restores",
             "MaxBurst 2 restores C4 under both windowing schemes: above its 4 Mb/s reservation",
             f"{FENG}, Figs. 13(b), 14(c)",
-            {s: mbps(x) for s, x in mb2.items()},
-            all(x >= RESERVATION["C4"] for x in mb2.values()),
+            mb2,
+            lambda _, x: x >= RESERVATION["C4"],
         ),
         ordering(
             "sec6_rtt_bias",
@@ -300,5 +328,42 @@ def _diagnostics(r: Results) -> list[Claim]:
             "not in the paper: the link delays are this study's choice",
             sens,
             all(all(v.values()) for v in sens.values()),
+        ),
+    ]
+
+
+def _min_rtt(r: Results) -> list[Claim]:
+    """The alternative reading of RWND (from the minimum RTT): what it changes, stated as checks
+    of this reproduction, not as the paper's claims."""
+    c4 = {
+        "normal": r.mean("fig1", "C4", scheme="normal"),
+        "window (smoothed RTT)": r.mean("fig1", "C4", scheme="window"),
+        "window (minimum RTT)": r.mean("fig1_min", "C4", scheme="window_min"),
+    }
+    at_awnd = {s: round(r.traces_fig1[s].ssthresh_at_awnd, 3) for s in ("window", "window_min")}
+    multihop = {
+        s: mbps(r.mean("fig11_min", "C4", scheme=s, recovery="newreno"))
+        for s in ("window_min", "window_timed_min")
+    }
+    return [
+        diagnostic(
+            "alt_min_rtt_window_raises_c4",
+            "Alternative (RWND from the minimum RTT, not the paper's reading): on Fig. 1's network with "
+            "New-Reno the rate-adaptive window raises C4 above plain TCP, and C4's ssthresh sits at the "
+            "advertised window less often than with the smoothed RTT",
+            f"{FENG}, Fig. 5(a): the windowing change raises C4",
+            {
+                "C4 Mb/s": {k: mbps(x) for k, x in c4.items()},
+                "ssthresh = AWND share of the trace's ACKs": at_awnd,
+            },
+            c4["window (minimum RTT)"] > c4["normal"] and at_awnd["window_min"] < at_awnd["window"],
+        ),
+        diagnostic(
+            "alt_min_rtt_no_multihop_collapse",
+            "Alternative (RWND from the minimum RTT): the collapse of Fig. 12(a) does not appear; C4 stays "
+            "above 0.5 Mb/s under both windowing schemes on the multi-hop network with New-Reno",
+            f"{FENG}, Fig. 12(a): both windowing schemes below 0.5 Mb/s",
+            multihop,
+            all(x > COLLAPSE_BPS / 1e6 for x in multihop.values()),
         ),
     ]

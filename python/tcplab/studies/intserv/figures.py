@@ -27,10 +27,12 @@ def _series(r: Results, sweep: str, flow: str, column: str, **levels: Any) -> pd
     return w.groupby("window")[column].agg(["mean", "min", "max"]).reset_index()
 
 
-def _plot_series(ax: Any, r: Results, sweep: str, flow: str, column: str, label: str, **levels: Any) -> None:
+def _plot_series(
+    ax: Any, r: Results, sweep: str, flow: str, column: str, label: str, ls: str = "-", **levels: Any
+) -> None:
     s = _series(r, sweep, flow, column, **levels)
     t = (s["window"].to_numpy() + 1) * r.window_s
-    (line,) = ax.plot(t, s["mean"] / 1e6, marker="o", ms=3, lw=1.2, label=label)
+    (line,) = ax.plot(t, s["mean"] / 1e6, marker="o", ms=3, lw=1.2, ls=ls, label=label)
     ax.fill_between(t, s["min"] / 1e6, s["max"] / 1e6, color=line.get_color(), alpha=0.15)
 
 
@@ -86,6 +88,8 @@ def figures(r: Results, outdir: Path) -> list[Figure]:
         _fig13(r, outdir),
         _fig14(r, outdir),
         _sensitivity(r, outdir),
+        _min_rtt(r, outdir),
+        _min_rtt_trace(r, outdir),
     ]
 
 
@@ -340,6 +344,64 @@ def _sensitivity(r: Results, outdir: Path) -> Figure:
         + " and ".join(f"{unloaded_bdp_packets('fig1', s)}" for s in RTT_SCALES)
         + " packets). Bars: mean throughput per connection; black ticks: ideal shares. "
         f"C4 with normal TCP (Mb/s) by scale: {c4}.",
+    )
+
+
+MIN_RTT_LINES = [
+    ("normal", ""),
+    ("window", ""),
+    ("window_min", "_min"),
+    ("window_timed", ""),
+    ("window_timed_min", "_min"),
+]
+
+
+def _min_rtt(r: Results, outdir: Path) -> Figure:
+    """C4 under each windowing scheme with RWND from the smoothed RTT (the paper's reading) and
+    from the minimum RTT (the alternative), on both networks with New-Reno."""
+    fig, axes = new_figure(7.0, 7.0, rows=2)
+    nets = [
+        ("fig1", {}, "(a) C4 on Fig. 1's network"),
+        ("fig11", {"recovery": "newreno"}, "(b) C4 on Fig. 11's network"),
+    ]
+    for ax, (sweep, levels, title) in zip(axes, nets, strict=True):
+        for scheme, suffix in MIN_RTT_LINES:
+            # The alternative's lines are dashed: not the paper's reading.
+            ls = "--" if suffix else "-"
+            label = SCHEME_NAMES[scheme]
+            _plot_series(ax, r, sweep + suffix, "C4", "throughput_bps", label, ls, scheme=scheme, **levels)
+        _ideal(ax, "C4")
+        _finish(ax, f"{title}, New-Reno (dashed: ideal 4.5 Mb/s)")
+    axes[0].legend(fontsize="x-small")
+    save(fig, outdir / "alt_min_rtt_c4.png")
+    rows = "; ".join(
+        f"{sweep}: "
+        + ", ".join(
+            f"{SCHEME_NAMES[s]} {mbps(r.mean(sweep + x, 'C4', scheme=s, **lv))}" for s, x in MIN_RTT_LINES
+        )
+        for sweep, lv, _ in nets
+    )
+    return Figure(
+        "alt_min_rtt_c4.png",
+        "Alternative, not the paper's reading: C4 with RWND from the minimum RTT",
+        "Not in the paper: RWND = reservation x the smallest RTT sample instead of the smoothed RTT, "
+        "which grows during a long New-Reno recovery until RWND reaches the advertised window. Measured "
+        "C4 (Mb/s): " + rows + ".",
+    )
+
+
+def _min_rtt_trace(r: Results, outdir: Path) -> Figure:
+    file = "alt_fig6_trace_window_min.png"
+    tr = r.traces_fig1["window_min"]
+    _trace_figure(outdir, file, [(tr, f"C4, {SCHEME_NAMES['window_min']}")])
+    return Figure(
+        file,
+        "Alternative, not the paper's reading: Fig. 6's trace with RWND from the minimum RTT",
+        "The run of Fig. 6 with RWND from the smallest RTT sample. Measured: "
+        f"{tr.lost_in_window_pkts:.0f} packets of tokens lost from 40 to 45 s (Fig. 6's run with the "
+        f"smoothed RTT: {r.traces_fig1['window'].lost_in_window_pkts:.0f}; the paper's Fig. 6: 560); "
+        f"ssthresh at the advertised window at {tr.ssthresh_at_awnd:.0%} of the trace's ACKs "
+        f"(smoothed: {r.traces_fig1['window'].ssthresh_at_awnd:.0%}).",
     )
 
 

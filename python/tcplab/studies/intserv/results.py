@@ -24,7 +24,7 @@ from tcplab.studies.intserv.scenarios import C4, DEPTH, FIG1_CONNS, HEADER, MSS,
 from tcplab.studies.intserv.sweeps import MAIN_VARIANT, TRACE_LEN_S, TRACE_START_S
 
 DEPTH_S = float(DEPTH.removesuffix("ms")) / 1000
-WINDOW_SWEEPS = ("fig1", "fig11", "fig1_rtt")
+WINDOW_SWEEPS = ("fig1", "fig11", "fig1_rtt", "fig1_min", "fig11_min")
 FACTORS = ("scheme", "recovery", "rtt_scale", "variant")
 
 

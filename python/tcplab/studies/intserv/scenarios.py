@@ -158,6 +158,10 @@ SCHEMES: dict[str, dict[str, Any] | None] = {
     "window_delayed": {"window": "rate_adaptive", "send": "delayed", "max_delay": "50ms"},
     "window_timed": {"window": "rate_adaptive", "send": "timed", "interval": "20ms"},
     "timed": {"send": "timed", "interval": "20ms"},
+    # Not the paper's reading: RWND from the smallest RTT sample instead of the smoothed RTT
+    # (an alternative shown beside the paper's, docs/intserv.md).
+    "window_min": {"window": "rate_adaptive", "rtt": "min"},
+    "window_timed_min": {"window": "rate_adaptive", "rtt": "min", "send": "timed", "interval": "20ms"},
 }
 SCHEME_NAMES = {
     "normal": "normal TCP",
@@ -165,7 +169,11 @@ SCHEME_NAMES = {
     "window_delayed": "windowing + delayed send",
     "window_timed": "windowing + timed send",
     "timed": "timed send only",
+    "window_min": "windowing, min RTT (alternative)",
+    "window_timed_min": "windowing + timed send, min RTT (alternative)",
 }
+# Each alternative scheme and the paper's scheme it differs from only in RWND's RTT.
+MIN_RTT_OF = {"window_min": "window", "window_timed_min": "window_timed"}
 
 
 def scenario(

@@ -22,7 +22,11 @@ FIG11_SCHEMES = ["normal", "window", "window_timed"]
 # the enhancements were "applied to both Reno and SACK": all three run.
 FIG1_VARIANTS = ["newreno_ns2", "reno", "sack"]
 MAIN_VARIANT = "newreno_ns2"
-TRACE_SCHEMES_FIG1 = ["normal", "window", "window_delayed", "window_timed"]
+TRACE_SCHEMES_FIG1 = ["normal", "window", "window_delayed", "window_timed", "window_min"]
+# The alternative reading of RWND (from the minimum RTT, not the paper's smoothed RTT) for the
+# windowing schemes, on both networks with New-Reno (and Fig. 11's three recoveries), in sweeps
+# of their own so the paper's sweeps and claims stay as they are.
+MIN_RTT_SCHEMES = ["window_min", "window_timed_min"]
 # Loss recovery on the multi-hop network (Sec. 6): the Reno variant (ns-2 New-Reno) as is, with
 # MaxBurst 2, and SACK.
 RECOVERY = {"newreno": ("newreno_ns2", 0), "newreno_mb2": ("newreno_ns2", 2), "sack": ("sack", 0)}
@@ -131,6 +135,18 @@ def _sweeps(plan: Plan) -> list[SweepSpec]:
             [_rtt_zip(RTT_SCALES)],
             {"tcp.rcv_buf": "rtt_scale", **{f"link.{i}.delay": f"delay_{i}" for i in range(len(FIG1_LINKS))}},
             {"tcp.rcv_buf": [f"{s:g}" for s in RTT_SCALES]},
+        ),
+        _spec(
+            "fig1_min", scenario("fig1", "normal", plan.duration_s), MIN_RTT_SCHEMES, plan.reps, [], {}, {}
+        ),
+        _spec(
+            "fig11_min",
+            fig11,
+            MIN_RTT_SCHEMES,
+            plan.reps,
+            [_recovery_zip(fig11, rec)],
+            rec_labels,
+            rec_level_labels,
         ),
         _spec(
             "fig1_traces",

@@ -10,7 +10,7 @@ import pandas as pd
 from tcplab.report.study import Table
 from tcplab.studies.intserv.figures import RESERVED, sensitivity_mean
 from tcplab.studies.intserv.results import Results
-from tcplab.studies.intserv.scenarios import IDEAL_BPS, NAMES, SCHEME_NAMES
+from tcplab.studies.intserv.scenarios import IDEAL_BPS, MIN_RTT_OF, NAMES, SCHEME_NAMES
 from tcplab.studies.intserv.sweeps import (
     FIG1_SCHEMES,
     FIG1_VARIANTS,
@@ -71,4 +71,26 @@ def tables(r: Results) -> list[Table]:
             pd.DataFrame(sens),
             "Every propagation delay scaled; the window follows the unloaded delay-bandwidth product.",
         ),
+        _min_rtt_table(r),
     ]
+
+
+def _min_rtt_table(r: Results) -> Table:
+    """The windowing schemes with RWND from the smoothed RTT (the paper's) and, beside each,
+    from the minimum RTT (the alternative), on both networks."""
+    rows = []
+    networks = [("Fig. 1 (New-Reno)", "fig1", {})]
+    networks += [(f"Fig. 11 ({RECOVERY_NAMES[k]})", "fig11", {"recovery": k}) for k in RECOVERY]
+    for network, sweep, levels in networks:
+        for alt, paper in MIN_RTT_OF.items():
+            head = {"network": network, "scheme": SCHEME_NAMES[paper]}
+            rows.append(_row(r, sweep, {**head, "RWND's RTT": "smoothed (paper)"}, scheme=paper, **levels))
+            rows.append(
+                _row(r, f"{sweep}_min", {**head, "RWND's RTT": "minimum (alternative)"}, scheme=alt, **levels)
+            )
+    return Table(
+        "Alternative, not the paper's reading: RWND from the minimum RTT, throughput (compliant) in Mb/s",
+        pd.DataFrame(rows),
+        "Each windowing scheme with RWND = reservation x the smoothed RTT (the paper's 'estimated "
+        "round-trip time'), and beside it x the smallest RTT sample, which a long recovery cannot inflate.",
+    )

@@ -10,7 +10,8 @@ our runs beside the paper's Tables 4-12.
 
 Files: network.py (the scenario of Sec. 6), metrics.py (Sec. 7), paper.py (the paper's printed
 tables, as reference data), sweeps.py, results.py (derived once), tables.py, claims.py,
-figures.py. docs/satellite.md lists every choice the paper leaves open.
+figures.py, backlog.py (a diagnostic not in the paper: how many servers are backlogged over
+time). docs/satellite.md lists every choice the paper leaves open.
 """
 
 from __future__ import annotations

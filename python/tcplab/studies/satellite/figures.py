@@ -8,6 +8,7 @@ from pathlib import Path
 from tcplab.analysis.stats import summarize
 from tcplab.report.figures import new_figure, save
 from tcplab.report.study import Figure
+from tcplab.studies.satellite.backlog import backlog_figure, findings
 from tcplab.studies.satellite.paper import TABLE_NUMBERS, results_table
 from tcplab.studies.satellite.results import RESPONSES, Results
 from tcplab.studies.satellite.sweeps import BUFFER_NAMES, CASE_NAMES, DROP_NAMES, FLAVOUR_NAMES
@@ -15,8 +16,22 @@ from tcplab.studies.satellite.sweeps import BUFFER_NAMES, CASE_NAMES, DROP_NAMES
 COLOURS = {"Vanilla": "tab:blue", "Reno": "tab:orange", "NewReno": "tab:green", "SACK": "tab:red"}
 
 
+# The backlog diagnostic's lines: the flavours at the ends of the efficiency range, smallest
+# and largest buffer.
+BACKLOG_LINES = [
+    ("Vanilla", "EPD", "0.5 RTT"),
+    ("Vanilla", "EPD", "2 RTT"),
+    ("SACK", "SD", "0.5 RTT"),
+    ("SACK", "SD", "2 RTT"),
+]
+
+
 def figures(r: Results, outdir: Path) -> list[Figure]:
-    return [_case(r, case, outdir) for case in r.cases]
+    out = [_case(r, case, outdir) for case in r.cases]
+    if not r.backlog.empty:
+        first = r.backlog[r.backlog["replication"] == 0]
+        out.append(backlog_figure(first, BACKLOG_LINES, CASE_NAMES, outdir, findings(r.runs, CASE_NAMES)))
+    return out
 
 
 def _case(r: Results, case: str, outdir: Path) -> Figure:

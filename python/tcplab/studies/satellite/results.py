@@ -4,7 +4,7 @@ runs per link type (``tcplab.analysis.anova``)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pandas as pd
 
@@ -12,6 +12,7 @@ from tcplab.analysis.anova import AnovaResult, factorial_anova
 from tcplab.analysis.stats import ok_runs
 from tcplab.experiment.store import Store
 from tcplab.report.study import StudyData
+from tcplab.studies.satellite.backlog import BIN_S, backlogged_servers, summary
 from tcplab.studies.satellite.metrics import satellite_metrics
 from tcplab.studies.satellite.network import CASES, T3_BPS
 
@@ -31,6 +32,9 @@ class Results:
     replications: int
     events: int
     wall_s: float  # summed over runs, as the core reported
+    # Diagnostic: backlogged servers per bin of each run (case, factors, replication, time_s,
+    # backlogged); the per-run summaries are columns of ``runs`` (backlog.py).
+    backlog: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def __repr__(self) -> str:
         return f"Results(satellite: {', '.join(self.runs)}; {self.replications} replications)"
@@ -47,12 +51,29 @@ class Results:
         return float(df[response].mean())
 
 
-def _metrics(store: Store, df: pd.DataFrame, case: str) -> pd.DataFrame:
+# The first batch period (10 s), when servers start at random phases, is left out of the
+# backlog summaries.
+WARMUP_S = 10.0
+
+
+def _metrics(store: Store, df: pd.DataFrame, case: str, series: list[pd.DataFrame]) -> pd.DataFrame:
     rows = []
     for key in df["key"]:
         report = store.report(key) or {}
         m = satellite_metrics(report, T3_BPS, CASES[case].mss)
-        rows.append({"key": key, "efficiency": m.efficiency, "fairness": m.fairness})
+        bins = round(float(report["sim_time_s"]) / BIN_S)
+        counts = backlogged_servers(report, bins)
+        rows.append(
+            {
+                "key": key,
+                "efficiency": m.efficiency,
+                "fairness": m.fairness,
+                **summary(counts, round(WARMUP_S / BIN_S)),
+            }
+        )
+        series.append(
+            pd.DataFrame({"key": key, "time_s": (pd.RangeIndex(bins) + 1) * BIN_S, "backlogged": counts})
+        )
     return df.merge(pd.DataFrame(rows), on="key")
 
 
@@ -62,14 +83,19 @@ def _replication(df: pd.DataFrame) -> pd.Series:
 
 def derive(data: StudyData) -> Results:
     runs: dict[str, pd.DataFrame] = {}
+    backlog: list[pd.DataFrame] = []
     with Store(data.store) as store:
         for case in CASES:
             if case not in data.runs:
                 continue
             df = ok_runs(data[case])
-            df = _metrics(store, df[["key", *FACTORS, "events", "wall_s"]], case)
+            series: list[pd.DataFrame] = []
+            df = _metrics(store, df[["key", *FACTORS, "events", "wall_s"]], case, series)
             df["replication"] = _replication(df)
             runs[case] = df
+            if series:
+                heads = df[["key", *FACTORS, "replication"]].assign(case=case)
+                backlog.append(pd.concat(series).merge(heads, on="key"))
     means = {
         case: df.groupby(FACTORS, sort=False)[list(RESPONSES)].agg(["mean", "std"]).reset_index()
         for case, df in runs.items()
@@ -88,4 +114,5 @@ def derive(data: StudyData) -> Results:
         replications=first.replications,
         events=int(sum(df["events"].sum() for df in runs.values())),
         wall_s=float(sum(df["wall_s"].sum() for df in runs.values())),
+        backlog=pd.concat(backlog, ignore_index=True) if backlog else pd.DataFrame(),
     )

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tcplab.experiment.spec import SweepSpec
+from tcplab.studies.satellite.backlog import BIN_S
 from tcplab.studies.satellite.network import CASES, DROPS, FLAVOURS, SatelliteConfig, satellite_scenario
 
 __all__ = [
@@ -60,7 +61,10 @@ TINY = Grid(("wan", "meo", "geo"), 4.0, 1, pairs=10)
 
 def _base(case: str, grid: Grid) -> dict[str, Any]:
     cfg = SatelliteConfig(case=case, pairs=grid.pairs, duration_s=grid.duration_s, seed=SEED)
-    return tomllib.loads(satellite_scenario(cfg))
+    base = tomllib.loads(satellite_scenario(cfg))
+    # Series for the backlog diagnostic (backlog.py); recording them changes no run's outcome.
+    base["series_bin"] = BIN_S
+    return base
 
 
 def _drop_table(drop: str) -> dict[str, Any]:

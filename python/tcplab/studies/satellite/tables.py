@@ -11,6 +11,7 @@ import pandas as pd
 
 from tcplab.analysis.anova import AnovaResult
 from tcplab.report.study import Table
+from tcplab.studies.satellite.backlog import backlog_table
 from tcplab.studies.satellite.paper import ALLOCATION, EFFECTS, TABLE_NUMBERS, results_table
 from tcplab.studies.satellite.results import FACTORS, RESPONSES, Results
 from tcplab.studies.satellite.sweeps import CASE_NAMES
@@ -22,6 +23,8 @@ def tables(r: Results) -> list[Table]:
     out: list[Table] = []
     for case in r.cases:
         out += [_results(r, case), _allocation(r, case), _effects(r, case)]
+    if "backlogged_mean" in next(iter(r.runs.values()), pd.DataFrame()).columns:
+        out.append(backlog_table(r.runs, CASE_NAMES))
     return out
 
 
