@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -50,3 +51,24 @@ def tiny_reproduction(tmp_path_factory: pytest.TempPathFactory):
         return done[name]
 
     return get
+
+
+def interruptible(*cmd: str | Path, **kwargs) -> subprocess.Popen[str]:
+    """Start ``cmd`` so that SIGINT reaches it as Ctrl-C would.
+
+    A job a non-interactive shell starts in the background (``make test &``, some CI runners)
+    inherits SIGINT ignored, and Python then installs no KeyboardInterrupt handler: the child
+    would ignore the test's SIGINT, as it should ignore a signal its parent ignores.
+    """
+
+    def default_sigint() -> None:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+    return subprocess.Popen(
+        [str(c) for c in cmd],
+        preexec_fn=default_sigint,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **kwargs,
+    )

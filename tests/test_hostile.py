@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import tcplab as tl
-from conftest import REPO, SCENARIOS, tcplab
+from conftest import REPO, SCENARIOS, interruptible, tcplab
 from rich.console import Console
 from tcplab.errors import UserError
 from tcplab.experiment.scenario import dumps
@@ -30,10 +30,7 @@ def test_ctrl_c_stops_a_run_promptly_with_130_and_writes_nothing(tmp_path: Path)
     scenario = tmp_path / "long.toml"
     scenario.write_text(dumps(doc))
     out = tmp_path / "out"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tcplab", "run", str(scenario), "--out", str(out)],
-        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )
+    proc = interruptible(sys.executable, "-m", "tcplab", "run", scenario, "--out", out, cwd=REPO)
     time.sleep(4)  # imports done, deep inside the core's event loop
     assert proc.poll() is None, proc.communicate()
     sent = time.monotonic()
@@ -95,9 +92,16 @@ def test_cli_rejects_an_escaping_sweep_name_in_one_line(tmp_path: Path) -> None:
 def _report(n: int) -> dict:
     flows = [
         {
-            "id": i, "name": "ftp", "src": f"s{i}", "dst": f"d{i}", "goodput_bps": 1e6 + i,
-            "bytes_delivered": 1000 * (i + 1), "retransmits": i % 3, "fast_retransmits": 0,
-            "timeouts": 0, "completion_time_s": None if i % 2 else 1.0,
+            "id": i,
+            "name": "ftp",
+            "src": f"s{i}",
+            "dst": f"d{i}",
+            "goodput_bps": 1e6 + i,
+            "bytes_delivered": 1000 * (i + 1),
+            "retransmits": i % 3,
+            "fast_retransmits": 0,
+            "timeouts": 0,
+            "completion_time_s": None if i % 2 else 1.0,
         }
         for i in range(n)
     ]
@@ -142,12 +146,22 @@ def _hooked(tmp_path: Path, what: str) -> Path:
 def test_corrupted_run_fails_with_the_invariant_message(tmp_path: Path) -> None:
     path = _hooked(tmp_path, "conservation")
     env = {k: v for k, v in os.environ.items() if k != "TCPLAB_TEST_HOOKS"}
-    refused = subprocess.run([sys.executable, "-m", "tcplab", "run", str(path)], capture_output=True,
-                             text=True, env=env, timeout=120)
+    refused = subprocess.run(
+        [sys.executable, "-m", "tcplab", "run", str(path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert refused.returncode == 2 and "_test_corrupt" in refused.stderr
     env["TCPLAB_TEST_HOOKS"] = "1"
-    broken = subprocess.run([sys.executable, "-m", "tcplab", "run", str(path)], capture_output=True,
-                            text=True, env=env, timeout=120)
+    broken = subprocess.run(
+        [sys.executable, "-m", "tcplab", "run", str(path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert broken.returncode == 1, broken.stderr
     assert "packet conservation: injected" in broken.stderr and "bug in tcplab" in broken.stderr
     assert "Traceback" not in broken.stderr

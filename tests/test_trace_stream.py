@@ -15,7 +15,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from conftest import REPO, SCENARIOS, tcplab
+from conftest import REPO, SCENARIOS, interruptible, tcplab
 
 MB = 1 << 20
 
@@ -93,9 +93,8 @@ def test_ctrl_c_leaves_no_partial_trace(tmp_path: Path) -> None:
     # About 30 s of wall time if not stopped; its trace files (about 2.6 GB) fit the disk.
     scenario.write_text(BULK.format(duration="300s"))
     out = tmp_path / "out"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tcplab", "run", str(scenario), "--out", str(out), "--max-memory", "1GB"],
-        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    proc = interruptible(
+        sys.executable, "-m", "tcplab", "run", scenario, "--out", out, "--max-memory", "1GB", cwd=REPO
     )
     # Wait until rows are being streamed (the partial file grows), then interrupt.
     deadline = time.monotonic() + 30
@@ -155,7 +154,10 @@ def test_traces_beyond_the_open_file_limit_are_written_at_the_end(tmp_path: Path
         out = tmp_path / f"out{limit}"
         proc = subprocess.run(
             [sys.executable, "-c", child, str(scenario), str(out), str(limit)],
-            cwd=REPO, capture_output=True, text=True, timeout=120,
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=120,
         )
         assert proc.returncode == 0, proc.stderr
         files[limit] = {p.name: p.read_bytes() for p in out.iterdir() if p.name != "summary.json"}

@@ -349,7 +349,13 @@ def reproduce(
 
 
 def main() -> None:
-    app()
+    # A Ctrl-C before a command's own handler is in place (while typer parses the line or a
+    # study's commands are imported) is still an interrupt, not a traceback.
+    try:
+        app()
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        raise SystemExit(130) from None
 
 
 if __name__ == "__main__":
