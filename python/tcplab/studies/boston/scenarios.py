@@ -75,6 +75,8 @@ PACKET_SIZES = (512, 1518, 4352, 9180)
 WINDOWS = (8000, 16000, 32000, 64000)  # the paper's kB are 1000 bytes (27 kB = 512 cells of 53)
 BUFFERS = (64, 256, 512, 1000, 2000, 4000)
 ACCESS_MODELS = ("payload", "cell", "packet")
+# How the destination finds frame boundaries: the core's ``[atm] reassembly`` modes.
+REASSEMBLY_MODES = ("aal5", "per_packet")
 EPD_THRESHOLD = 0.8
 PRIMARY_STACK = "ns1"
 STACKS = ("ns1", "bsd44")
@@ -186,9 +188,19 @@ def _tcp(
     return tcp
 
 
-def _access_link(src: str, dst: str, access: str) -> dict[str, Any]:
+def source_queue_limit(source_queue: int | None, access: str, packet: int, protocol_name: str) -> int:
+    """A source's interface queue in the link's own unit: ``source_queue`` full packets of the
+    protocol, counted in cells on a cell link and in packets on a packet link; None: unbounded."""
+    if source_queue is None:
+        return BIG_QUEUE
+    if source_queue < 1:
+        raise UserError(f"source_queue: must be at least 1 packet (or unbounded), got {source_queue}")
+    return source_queue if access == "packet" else source_queue * cells_per_packet(packet, protocol_name)
+
+
+def _access_link(src: str, dst: str, access: str, queue: int = BIG_QUEUE) -> dict[str, Any]:
     link: dict[str, Any] = {"a": src, "b": dst, "rate": access_rate_bps(access), "delay": DELAY_S}
-    link["queue"] = BIG_QUEUE
+    link["queue"] = queue
     if access != "packet":
         link["atm"] = True
     return link
@@ -200,7 +212,9 @@ def _access_link(src: str, dst: str, access: str) -> dict[str, Any]:
 @dataclass(frozen=True)
 class StarConfig:
     """One run of the star network. ``window`` is the receive window in bytes (a window below
-    one packet still lets one packet out per round trip)."""
+    one packet still lets one packet out per round trip). ``source_queue``: each source's
+    interface queue in full packets (None: unbounded); ``reassembly``: the core's ``[atm]
+    reassembly`` mode at the sink."""
 
     sources: int = 16
     protocol: str = "reno"
@@ -214,10 +228,15 @@ class StarConfig:
     seed: int = 1
     tcp: Mapping[str, Any] | None = None
     stack: str = PRIMARY_STACK
+    source_queue: int | None = None
+    reassembly: str = "aal5"
 
     def __post_init__(self) -> None:
         protocol(self.protocol)
         access_rate_bps(self.access)
+        if self.reassembly not in REASSEMBLY_MODES:
+            known = ", ".join(REASSEMBLY_MODES)
+            raise UserError(f"reassembly: unknown mode '{self.reassembly}' (known: {known})")
         if self.sources < 1:
             raise UserError(f"sources: must be at least 1, got {self.sources}")
         if self.packet <= HEADER_BYTES:
@@ -229,6 +248,7 @@ def star(cfg: StarConfig) -> dict[str, Any]:
     link i + 1 joins source i to the switch (channel 2i + 2 carries its data)."""
     proto = protocol(cfg.protocol)
     names = [f"s{i}" for i in range(cfg.sources)]
+    source_q = source_queue_limit(cfg.source_queue, cfg.access, cfg.packet, cfg.protocol)
     bottleneck: dict[str, Any] = {
         "a": "sw",
         "b": "sink",
@@ -244,15 +264,22 @@ def star(cfg: StarConfig) -> dict[str, Any]:
         "seed": cfg.seed,
         "nodes": ["sw", "sink", *names],
         "switches": ["sw"],
-        "atm": {"trailer": False, "llc_snap": False},
+        "atm": _atm(cfg.reassembly),
         "tcp": _tcp(cfg.packet, cfg.window, proto, cfg.tcp, cfg.stack),
-        "link": [bottleneck, *(_access_link(n, "sw", cfg.access) for n in names)],
+        "link": [bottleneck, *(_access_link(n, "sw", cfg.access, source_q) for n in names)],
         "flow": [{"src": n, "dst": "sink", "start": round(i * cfg.stagger, 9)} for i, n in enumerate(names)],
     }
     if cfg.series_bin is not None:
         doc["series_bin"] = cfg.series_bin
         bottleneck["per_flow_series"] = True  # each connection's cells on the bottleneck (Fig. 16)
     return doc
+
+
+def _atm(reassembly: str) -> dict[str, Any]:
+    atm: dict[str, Any] = {"trailer": False, "llc_snap": False}
+    if reassembly != "aal5":  # the core's default: leave the scenario as it was
+        atm["reassembly"] = reassembly
+    return atm
 
 
 # ---------------------------------------------------------------- the chain of Sec. 4.3

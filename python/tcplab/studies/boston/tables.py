@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 
 from tcplab.report.study import Table
+from tcplab.studies.boston import signatures
 from tcplab.studies.boston.claims import claims
 from tcplab.studies.boston.results import BASE_TIMER, Results, loss_metric
 from tcplab.studies.boston.sweeps import NAMES, PROTOS, REF_BUFFER, REF_PACKET, REF_WINDOW
@@ -21,7 +22,19 @@ ALT_COLUMNS = ["id", "holds (IDA Boston)", "holds (bitmap as Boston)", "measured
 
 
 def tables(r: Results) -> list[Table]:
+    model = signatures.table(signatures.score(r.signatures)) if not r.signatures.empty else None
     return [
+        *(
+            [
+                Table(
+                    "The model sweep behind the defaults (access, source queue, reassembly)",
+                    model,
+                    signatures.NOTE,
+                )
+            ]
+            if model is not None
+            else []
+        ),
         Table(
             "Claims that change when the bitmap variant stands in for IDA Boston (diagnostic)",
             _codec_changes(r),
