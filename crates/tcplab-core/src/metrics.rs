@@ -33,6 +33,10 @@ pub struct FlowReport {
     pub final_rto_s: f64,
     /// TCP Boston: packets that arrived incomplete and left their segment incomplete.
     pub partial_segments: u64,
+    /// Packets of this flow (either direction) lost as cells although some of their cells
+    /// reached reassembly: AAL threw the frame away (a cell missing, a buffer past
+    /// `max_frame`, or the reassembly timer). Already counted in `conservation.dropped`.
+    pub frames_lost_reassembly: u64,
     /// Bytes delivered to the application per `series_bin` (with `series_bin` set).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub delivered_series: Option<Vec<u64>>,

@@ -86,12 +86,22 @@ pub struct WwwPairSpec {
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields, expecting = "a table of AAL5 settings (trailer, llc_snap, reassembly)")]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table of AAL5 settings (trailer, llc_snap, reassembly, framing, max_frame, reassembly_timeout)"
+)]
 pub struct AtmSpec {
     pub trailer: Option<bool>,
     pub llc_snap: Option<bool>,
     /// "aal5" (a lost last cell spoils the next frame too) or "per_packet".
     pub reassembly: Option<String>,
+    /// "aal5" (trailer with length and CRC) or "flag" (a header flag marks the last cell, no
+    /// trailer: Bestavros and Kim (1997), Sec. 3).
+    pub framing: Option<String>,
+    /// Largest frame a reassembly buffer may hold, bytes (default 65535, I.363.5).
+    pub max_frame: Option<Quantity>,
+    /// A frame not complete this long after its first cell is discarded (default: no timer).
+    pub reassembly_timeout: Option<Quantity>,
 }
 
 /// The drop policy of a cell link's output buffer.
@@ -265,6 +275,9 @@ pub struct TcpSpec {
     pub boston_dispersal: Option<i64>,
     /// Boston: decode and check the bytes of every k-th segment that needed coded shards.
     pub boston_verify_every: Option<i64>,
+    /// Boston: "wait" (a partial ACK's fresh shards go with the next retransmission) or
+    /// "fresh" (sent at once on the partial ACK for the first unacknowledged segment).
+    pub boston_partial: Option<String>,
     /// "tcplab", "bsd44" or "ns2": how the window grows per ACK (docs/stacks.md).
     pub window_rule: Option<String>,
     /// "always" or "bsd44": when Reno deflates its window after fast recovery.
@@ -312,6 +325,7 @@ impl TcpSpec {
             boston_redundancy,
             boston_dispersal,
             boston_verify_every,
+            boston_partial,
             window_rule,
             deflation,
             ssthresh_floor,
@@ -619,10 +633,40 @@ impl Scenario {
             Some("per_packet") => true,
             Some(o) => return err("atm.reassembly", format!("unknown '{o}' (use aal5 or per_packet)")),
         };
+        let framing = match self.atm.framing.as_deref() {
+            None | Some("aal5") => crate::atm::Framing::Aal5,
+            Some("flag") => crate::atm::Framing::Flag,
+            Some(o) => return err("atm.framing", format!("unknown '{o}' (use aal5 or flag)")),
+        };
+        let flag = framing == crate::atm::Framing::Flag;
+        if flag && self.atm.trailer == Some(true) {
+            return err(
+                "atm.trailer",
+                "must be false with framing = \"flag\" (a header flag marks the last cell; there is no trailer)",
+            );
+        }
+        let max_frame = match &self.atm.max_frame {
+            None => crate::atm::AAL5_MAX_FRAME,
+            Some(b) => match q("atm.max_frame", bytes(b))? {
+                0 => return err("atm.max_frame", "must be at least 1 byte"),
+                v if v > u32::MAX as u64 => return err("atm.max_frame", format!("must be below 2^32 bytes (got {v})")),
+                v => v as u32,
+            },
+        };
+        let reassembly_timeout = match &self.atm.reassembly_timeout {
+            None => None,
+            Some(t) => match q("atm.reassembly_timeout", duration_ns(t))? {
+                0 => return err("atm.reassembly_timeout", "must be positive (leave it out for no timer)"),
+                v => Some(v),
+            },
+        };
         let atm = AtmConfig {
-            trailer: self.atm.trailer.unwrap_or(true),
+            trailer: self.atm.trailer.unwrap_or(!flag),
             llc_snap: self.atm.llc_snap.unwrap_or(true),
             per_packet_frames,
+            framing,
+            max_frame,
+            reassembly_timeout,
         };
         let series_bin = match &self.series_bin {
             None => None,
@@ -941,6 +985,11 @@ fn tcp_config(f: &str, s: &TcpSpec) -> Result<TcpConfig, ScenarioError> {
         }
         boston.verify_every = v.min(u32::MAX as i64) as u32;
     }
+    boston.partial = match s.boston_partial.as_deref() {
+        None | Some("wait") => crate::tcp::boston::Partial::Wait,
+        Some("fresh") => crate::tcp::boston::Partial::Fresh,
+        Some(o) => return err(fld("boston_partial"), format!("unknown '{o}' (use wait or fresh)")),
+    };
     c.boston = match s.codec.as_deref() {
         None | Some("plain") => None,
         Some("boston") => Some(boston),

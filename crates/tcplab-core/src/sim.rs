@@ -192,7 +192,10 @@ impl Simulation {
         let atm = AtmRuntime::new(model.atm, model.switches.clone(), &channels);
         // At most one pending event per channel stage, flow and switch, plus the stop.
         let apps = crate::app::Apps::new(&model);
-        let pending_bound = 2 * channels.len() + flows.len() + model.nodes.len() + apps.len() + 1;
+        let mut pending_bound = 2 * channels.len() + flows.len() + model.nodes.len() + apps.len() + 1;
+        if model.atm.reassembly_timeout.is_some() {
+            pending_bound += 2 * flows.len(); // one reassembly timer per open VC
+        }
         Ok(Self {
             atm,
             cell_buf: Vec::new(),
@@ -261,6 +264,7 @@ impl Simulation {
                 Event::FlowTimer(f) => self.on_flow_timer(f),
                 Event::SwitchService(n) => self.on_switch_service(n),
                 Event::AppTimer(a) => self.on_app_timer(a),
+                Event::Reassembly(slot) => self.on_reassembly_timer(slot),
                 Event::Stop => break,
             }
         }
@@ -324,8 +328,25 @@ impl Simulation {
             return;
         }
         let mut rebuilt = std::mem::take(&mut self.rebuilt_buf);
-        let lost = self.atm.reassemble(node, cell, &mut rebuilt);
+        let step = self.atm.reassemble(node, cell, self.now, &mut rebuilt);
+        if let Some((t, slot)) = step.timer {
+            self.q.schedule(t, Event::Reassembly(slot));
+        }
+        self.lose_as_cells(step.lost);
+        self.hand_on(&mut rebuilt);
+        self.rebuilt_buf = rebuilt;
+    }
+
+    fn on_reassembly_timer(&mut self, slot: u32) {
+        let mut rebuilt = std::mem::take(&mut self.rebuilt_buf);
+        let lost = self.atm.expire(slot, self.now, &mut rebuilt);
         self.lose_as_cells(lost);
+        self.hand_on(&mut rebuilt);
+        self.rebuilt_buf = rebuilt;
+    }
+
+    /// Deliver or forward the packets reassembly rebuilt.
+    fn hand_on(&mut self, rebuilt: &mut Vec<Rebuilt>) {
         for r in rebuilt.drain(..) {
             let at_destination = self.routes.hops[r.pkt.route_pos as usize] == END;
             match (r.complete, at_destination) {
@@ -336,7 +357,6 @@ impl Simulation {
                 (false, false) => self.lose_as_cells(1),
             }
         }
-        self.rebuilt_buf = rebuilt;
     }
 
     fn on_switch_service(&mut self, node: u32) {
@@ -623,6 +643,7 @@ impl Simulation {
                 final_ssthresh: w.ssthresh,
                 final_rto_s: secs(f.sender.rto()),
                 partial_segments: f.receiver.stats.partial_segments,
+                frames_lost_reassembly: self.atm.frames_lost_reassembly(i as u32),
                 delivered_series: self.delivered_series.get(i).map(|s| s.bytes.clone()),
                 marking: self.marking.get_mut(i).map(|m| m.report(end)),
             });

@@ -5,8 +5,14 @@
 //! length/CRC check: exactly what real AAL5 does. Strict mode (plain TCP) delivers only intact
 //! frames. Partial mode (TCP Boston, Bestavros and Kim (1997) Sec. 2.4) also hands on what arrived of a
 //! Boston-coded frame: the header plus the positions of the cells that made it.
+//!
+//! Under the header-flag framing of Bestavros and Kim's simulator (Sec. 3) there is no trailer:
+//! the frame is judged by the IP length in its first cell instead (see `Framing::Flag`). Both
+//! checks reject exactly the same buffers; the difference is where the evidence sits.
 
+use super::Framing;
 use crate::packet::Packet;
+use crate::time::{Dur, Time};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
@@ -25,54 +31,166 @@ pub struct Rebuilt {
     pub cells: Vec<u16>,
 }
 
+/// How a reassembly point cuts and judges frames.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rules {
+    pub framing: Framing,
+    /// A cell of a new frame also ends the previous one, so a lost last cell spoils only its
+    /// own frame (as in a simulator that knows packet boundaries).
+    pub per_packet: bool,
+    /// A buffer holding more cells than this is thrown away (AAL5's maximum length).
+    pub max_cells: u32,
+}
+
+impl Rules {
+    pub fn of(cfg: &super::AtmConfig) -> Self {
+        Self { framing: cfg.framing, per_packet: cfg.per_packet_frames, max_cells: cfg.max_cells() }
+    }
+}
+
+/// Strict for plain packets; partial (hand on what arrived) for Boston-coded ones.
+pub fn mode_of(cell: &Packet) -> Mode {
+    if cell.shards.m > 0 {
+        Mode::Partial
+    } else {
+        Mode::Strict
+    }
+}
+
+/// The cells gathered on one VC since its last frame end.
+#[derive(Debug, Default)]
+struct Open {
+    cells: Vec<Packet>,
+    /// When the first of them arrived (the reassembly timer runs from there).
+    started: Time,
+}
+
+/// What a cell did to its buffer, besides delivering frames.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Step {
+    /// The cell opened a buffer that is still open: its reassembly timer runs from now.
+    pub opened: Option<u32>,
+    /// The buffer grew past the maximum length and was cut.
+    pub too_long: bool,
+}
+
+/// Reassembly buffers of all VCs at all reassembly points, each in a slot of its own so a
+/// timer can name it with one integer.
 #[derive(Debug, Default)]
 pub struct Reassembler {
-    /// Cells since the last frame end, per VC.
-    pending: super::IntMap<usize, Vec<Packet>>,
+    slot_of: super::IntMap<u64, u32>,
+    open: Vec<Open>,
 }
 
 impl Reassembler {
-    /// Take one cell; at a frame end, push what can be delivered to `out` and return the
-    /// cells consumed (each consumed cell's `pdu` is resolved by the caller). With
-    /// `per_packet`, a cell of a new frame also ends the previous one, so a lost last cell
-    /// spoils only its own frame (as in a simulator that knows packet boundaries).
+    /// Take one cell of the VC `key` (judged strictly, or partially if Boston-coded); frames it
+    /// ends (or cuts) are judged: what can be
+    /// delivered goes to `out`, and every cell the judgement used up is appended to
+    /// `consumed` (each consumed cell's `pdu` is resolved by the caller). A buffer that grows
+    /// past `rules.max_cells` is cut without delivering a whole frame.
     pub fn on_cell(
         &mut self,
-        vc: usize,
+        key: u64,
         cell: Packet,
-        mode: Mode,
-        per_packet: bool,
+        now: Time,
+        rules: Rules,
         out: &mut Vec<Rebuilt>,
-    ) -> Vec<Packet> {
-        let buf = self.pending.entry(vc).or_default();
-        let mut consumed = Vec::new();
-        if per_packet && buf.first().is_some_and(|c| c.cell.pdu != cell.cell.pdu) {
-            consumed = std::mem::take(buf);
-            resolve(&consumed, mode, out);
+        consumed: &mut Vec<Packet>,
+    ) -> Step {
+        let mode = mode_of(&cell);
+        let open = &mut self.open;
+        let slot = *self.slot_of.entry(key).or_insert_with(|| {
+            open.push(Open::default());
+            (open.len() - 1) as u32
+        });
+        let buf = &mut open[slot as usize];
+        let mut step = Step::default();
+        if rules.per_packet && buf.cells.first().is_some_and(|c| c.cell.pdu != cell.cell.pdu) {
+            close(buf, mode, rules.framing, true, out, consumed);
         }
-        buf.push(cell);
-        if cell.cell.is_last() {
-            let cells = std::mem::take(buf);
-            resolve(&cells, mode, out);
-            consumed.extend(cells);
+        if buf.cells.is_empty() {
+            buf.started = now;
         }
-        consumed
+        buf.cells.push(cell);
+        if buf.cells.len() > rules.max_cells as usize {
+            // I.363.5's maximum length: however it ends, this is no frame the sender made.
+            close(buf, mode, rules.framing, false, out, consumed);
+            step.too_long = true;
+        } else if cell.cell.is_last() {
+            close(buf, mode, rules.framing, true, out, consumed);
+        }
+        if buf.cells.len() == 1 {
+            step.opened = Some(slot);
+        }
+        step
+    }
+
+    /// The reassembly timer of `slot`, started at a buffer's first cell, ran out at `now`:
+    /// if the buffer open there is at least `timeout` old, it is cut (judged like a frame
+    /// that ended without its last cell). True if it was.
+    pub fn expire(
+        &mut self,
+        slot: u32,
+        now: Time,
+        timeout: Dur,
+        framing: Framing,
+        out: &mut Vec<Rebuilt>,
+        consumed: &mut Vec<Packet>,
+    ) -> bool {
+        let buf = &mut self.open[slot as usize];
+        // A buffer opened after the timer was set has a timer of its own.
+        if buf.cells.is_empty() || now < buf.started + timeout {
+            return false;
+        }
+        let mode = mode_of(&buf.cells[0]);
+        close(buf, mode, framing, false, out, consumed);
+        true
     }
 
     /// Cells waiting for their frame's end.
     pub fn in_flight(&self) -> u64 {
-        self.pending.values().map(|v| v.len() as u64).sum()
+        self.open.iter().map(|o| o.cells.len() as u64).sum()
     }
 }
 
-/// Judge the cells gathered up to a frame end: an intact frame is delivered; in partial mode
-/// whatever arrived of each Boston-coded frame is handed on.
-fn resolve(cells: &[Packet], mode: Mode, out: &mut Vec<Rebuilt>) {
+/// Judge and empty a buffer, keeping its storage for the next frame.
+fn close(
+    buf: &mut Open,
+    mode: Mode,
+    framing: Framing,
+    whole_ok: bool,
+    out: &mut Vec<Rebuilt>,
+    consumed: &mut Vec<Packet>,
+) {
+    if !buf.cells.is_empty() {
+        resolve(&buf.cells, mode, framing, whole_ok, out);
+        consumed.append(&mut buf.cells);
+    }
+}
+
+/// True if the cells gathered up to a frame end make one whole frame. A cell's `pdu` stands
+/// in for the bytes an integrity check covers: AAL5's CRC-32, or under the flag framing the
+/// TCP checksum.
+fn intact(cells: &[Packet], framing: Framing) -> bool {
+    let (first, last) = (cells[0], cells[cells.len() - 1]);
+    // AAL5 reads the length from the trailer in the last cell; the flag framing from the IP
+    // header in the first, which must therefore be a frame's first cell.
+    let expected = match framing {
+        Framing::Aal5 => last.cell.cells,
+        Framing::Flag if first.cell.index == 0 => first.cell.cells,
+        Framing::Flag => return false,
+    };
+    last.cell.is_last()
+        && cells.len() == expected as usize
+        && cells.iter().enumerate().all(|(i, c)| c.cell.pdu == last.cell.pdu && c.cell.index as usize == i)
+}
+
+/// Judge the cells gathered up to a frame end (or a cut, `whole_ok` false): an intact frame is
+/// delivered; in partial mode whatever arrived of each Boston-coded frame is handed on.
+fn resolve(cells: &[Packet], mode: Mode, framing: Framing, whole_ok: bool, out: &mut Vec<Rebuilt>) {
     {
         let last = cells[cells.len() - 1];
-        let intact = cells.len() == last.cell.cells as usize
-            && cells.iter().enumerate().all(|(i, c)| c.cell.pdu == last.cell.pdu && c.cell.index as usize == i);
-        if intact && last.cell.is_last() {
+        if whole_ok && intact(cells, framing) {
             out.push(Rebuilt { pkt: strip(last), pdu: last.cell.pdu, complete: true, cells: Vec::new() });
         } else if mode == Mode::Partial {
             // Group what arrived by frame; only Boston-coded frames are of any use partially.
@@ -116,10 +234,18 @@ mod tests {
             .collect()
     }
 
-    fn feed(r: &mut Reassembler, cells: Vec<Packet>, mode: Mode) -> Vec<Rebuilt> {
+    const AAL5: Rules = Rules { framing: Framing::Aal5, per_packet: false, max_cells: 1366 };
+    const FLAG: Rules = Rules { framing: Framing::Flag, ..AAL5 };
+
+    fn feed(r: &mut Reassembler, cells: Vec<Packet>) -> Vec<Rebuilt> {
+        feed_with(r, cells, AAL5)
+    }
+
+    fn feed_with(r: &mut Reassembler, cells: Vec<Packet>, rules: Rules) -> Vec<Rebuilt> {
         let mut out = Vec::new();
+        let mut consumed = Vec::new();
         for c in cells {
-            r.on_cell(0, c, mode, false, &mut out);
+            r.on_cell(0, c, 0, rules, &mut out, &mut consumed);
         }
         out
     }
@@ -127,7 +253,7 @@ mod tests {
     #[test]
     fn an_intact_frame_is_delivered_whole() {
         let mut r = Reassembler::default();
-        let out = feed(&mut r, cells_of(1, 5, false), Mode::Strict);
+        let out = feed(&mut r, cells_of(1, 5, false));
         assert_eq!(out.len(), 1);
         assert!(out[0].complete && !out[0].pkt.cell.is_cell());
     }
@@ -135,9 +261,9 @@ mod tests {
     #[test]
     fn strict_mode_discards_a_frame_with_a_missing_cell() {
         let mut r = Reassembler::default();
-        let mut c = cells_of(1, 5, true);
+        let mut c = cells_of(1, 5, false);
         c.remove(2);
-        assert!(feed(&mut r, c, Mode::Strict).is_empty());
+        assert!(feed(&mut r, c).is_empty());
         assert_eq!(r.in_flight(), 0);
     }
 
@@ -147,7 +273,7 @@ mod tests {
         let mut c = cells_of(1, 3, false);
         c.pop();
         c.extend(cells_of(2, 3, false));
-        assert!(feed(&mut r, c, Mode::Strict).is_empty());
+        assert!(feed(&mut r, c).is_empty());
     }
 
     #[test]
@@ -157,13 +283,13 @@ mod tests {
         c.pop();
         c.extend(cells_of(2, 3, false));
         let mut out = Vec::new();
-        let mut consumed = 0;
+        let mut consumed = Vec::new();
         for cell in c {
-            consumed += r.on_cell(0, cell, Mode::Strict, true, &mut out).len();
+            r.on_cell(0, cell, 0, Rules { per_packet: true, ..AAL5 }, &mut out, &mut consumed);
         }
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].pdu, 2);
-        assert_eq!(consumed, 5);
+        assert_eq!(consumed.len(), 5);
     }
 
     #[test]
@@ -172,9 +298,95 @@ mod tests {
         let mut c = cells_of(1, 6, true);
         c.remove(4);
         c.remove(1);
-        let out = feed(&mut r, c, Mode::Partial);
+        let out = feed(&mut r, c);
         assert_eq!(out.len(), 1);
         assert!(!out[0].complete);
         assert_eq!(out[0].cells, vec![0, 2, 3, 5]);
+    }
+
+    #[test]
+    fn flag_framing_delivers_an_intact_frame_and_loses_both_frames_around_a_lost_flagged_cell() {
+        let mut r = Reassembler::default();
+        let out = feed_with(&mut r, cells_of(1, 4, false), FLAG);
+        assert_eq!(out.len(), 1);
+        // Frame 2 loses its flagged cell: frame 3's cells join it; the IP length in frame 2's
+        // first cell says 3 cells but 5 arrived before a flag, so both are lost.
+        let mut c = cells_of(2, 3, false);
+        c.pop();
+        c.extend(cells_of(3, 3, false));
+        assert!(feed_with(&mut r, c, FLAG).is_empty());
+        assert_eq!(r.in_flight(), 0);
+        // Frame 5 then arrives whole and is delivered: the buffer started afresh after the flag.
+        assert_eq!(feed_with(&mut r, cells_of(5, 2, false), FLAG).len(), 1);
+    }
+
+    #[test]
+    fn flag_framing_cannot_read_a_frame_whose_first_cell_was_lost() {
+        let mut r = Reassembler::default();
+        let mut c = cells_of(1, 4, false);
+        c.remove(0);
+        assert!(feed_with(&mut r, c, FLAG).is_empty());
+        // The count check alone: frame 2 lost its flagged cell and frame 3 arrives with only
+        // its flagged cell, so the count matches frame 2's IP length (3) but the checksum
+        // (here the pdu) does not.
+        let mut c = cells_of(2, 3, false);
+        c.pop();
+        c.push(cells_of(3, 3, false)[2]);
+        assert!(feed_with(&mut r, c, FLAG).is_empty());
+    }
+
+    #[test]
+    fn a_buffer_past_the_maximum_length_is_cut_even_when_its_last_cell_ends_a_frame() {
+        let rules = Rules { max_cells: 4, ..AAL5 };
+        let mut r = Reassembler::default();
+        let (mut out, mut consumed) = (Vec::new(), Vec::new());
+        // Frame 1 lost its last cell; frame 2's cells join: the buffer reaches 5 cells at
+        // frame 2's third cell and is cut there.
+        let mut c = cells_of(1, 3, false);
+        c.pop();
+        c.extend(cells_of(2, 4, false));
+        let steps: Vec<Step> = c.into_iter().map(|x| r.on_cell(7, x, 0, rules, &mut out, &mut consumed)).collect();
+        assert_eq!(steps.iter().filter(|s| s.too_long).count(), 1);
+        assert!(steps[4].too_long);
+        // Frame 2's last cell then closes a one-cell buffer that is no frame: all 6 cells are
+        // used up and nothing is delivered.
+        assert!(out.is_empty());
+        assert_eq!((consumed.len(), r.in_flight()), (6, 0));
+        // A frame of exactly max_cells is fine; one cell more is cut though it is intact.
+        assert_eq!(feed_with(&mut r, cells_of(3, 4, false), rules).len(), 1);
+        assert!(feed_with(&mut r, cells_of(4, 5, false), rules).is_empty());
+    }
+
+    #[test]
+    fn the_reassembly_timer_cuts_only_a_buffer_at_least_as_old_as_the_timeout() {
+        let mut r = Reassembler::default();
+        let (mut out, mut consumed) = (Vec::new(), Vec::new());
+        let c = cells_of(1, 3, false);
+        let first = r.on_cell(9, c[0], 100, AAL5, &mut out, &mut consumed);
+        let slot = first.opened.expect("the first cell opens a buffer");
+        assert_eq!(r.on_cell(9, c[1], 150, AAL5, &mut out, &mut consumed).opened, None);
+        assert!(!r.expire(slot, 149, 50, Framing::Aal5, &mut out, &mut consumed));
+        assert!(r.expire(slot, 150, 50, Framing::Aal5, &mut out, &mut consumed));
+        assert_eq!((consumed.len(), r.in_flight()), (2, 0));
+        // The late last cell opens (and closes) a buffer of its own; nothing is delivered.
+        assert_eq!(r.on_cell(9, c[2], 160, AAL5, &mut out, &mut consumed).opened, None);
+        assert!(out.is_empty());
+        // A timer left from an older buffer does not cut a younger one.
+        let d = cells_of(2, 3, false);
+        r.on_cell(9, d[0], 200, AAL5, &mut out, &mut consumed);
+        assert!(!r.expire(slot, 220, 50, Framing::Aal5, &mut out, &mut consumed));
+    }
+
+    #[test]
+    fn a_timed_out_boston_buffer_is_handed_on_as_a_partial_packet() {
+        let mut r = Reassembler::default();
+        let (mut out, mut consumed) = (Vec::new(), Vec::new());
+        let c = cells_of(1, 4, true);
+        let slot = r.on_cell(3, c[0], 0, AAL5, &mut out, &mut consumed).opened.unwrap();
+        r.on_cell(3, c[1], 0, AAL5, &mut out, &mut consumed);
+        assert!(r.expire(slot, 10, 10, Framing::Aal5, &mut out, &mut consumed));
+        assert_eq!(out.len(), 1);
+        assert!(!out[0].complete);
+        assert_eq!(out[0].cells, vec![0, 1]);
     }
 }

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::aal5::{Mode, Reassembler, Rebuilt};
+use super::aal5::{Reassembler, Rebuilt, Rules};
 use super::drop::vc_of;
 use super::{AtmConfig, CELL_BYTES};
 use crate::net::Channel;
@@ -18,6 +18,11 @@ pub struct CellLedger {
     pub discarded: u64,
     pub dropped: u64,
     pub in_flight: u64,
+    /// Reassembly buffers thrown away for growing past `max_frame` (each may hold cells of
+    /// several frames that lost their last cells).
+    pub frames_discarded_length: u64,
+    /// Reassembly buffers thrown away by the reassembly timer.
+    pub frames_discarded_timeout: u64,
 }
 
 /// A frame not yet resolved: cells still somewhere, and whether a packet came out of it.
@@ -25,6 +30,18 @@ pub struct CellLedger {
 struct Frame {
     remaining: u16,
     delivered: bool,
+    /// Some of its cells reached a reassembly buffer.
+    reached: bool,
+    flow: u32,
+}
+
+/// What one cell reaching the end of a cell path did, besides rebuilding packets.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Reassembled {
+    /// Packets now settled as lost.
+    pub lost: u64,
+    /// A reassembly timer to start: (when it runs out, the buffer's slot).
+    pub timer: Option<(crate::time::Time, u32)>,
 }
 
 #[derive(Debug)]
@@ -39,8 +56,13 @@ pub struct AtmRuntime {
     arrived: Vec<Vec<(u32, Packet)>>,
     /// Per switch: the input served first in the next batch.
     next_input: Vec<u32>,
-    reassembly: super::IntMap<u32, Reassembler>,
+    reassembly: Reassembler,
+    /// Cells used up by the last reassembly step (kept to reuse its storage).
+    consumed: Vec<Packet>,
     frames: super::IntMap<u32, Frame>,
+    /// Per flow: frames from which no packet came out although cells of them reached
+    /// reassembly (grown on demand).
+    lost_in_reassembly: Vec<u64>,
     next_pdu: u32,
     pub cells: CellLedger,
 }
@@ -65,7 +87,9 @@ impl AtmRuntime {
             arrived: vec![Vec::new(); nodes],
             next_input: vec![0; nodes],
             reassembly: Default::default(),
+            consumed: Vec::new(),
             frames: Default::default(),
+            lost_in_reassembly: Vec::new(),
             next_pdu: 0,
             cells: CellLedger::default(),
         }
@@ -80,7 +104,7 @@ impl AtmRuntime {
         let n = self.cfg.cells_for(&pkt);
         let pdu = self.next_pdu;
         self.next_pdu = self.next_pdu.wrapping_add(1);
-        self.frames.insert(pdu, Frame { remaining: n, delivered: false });
+        self.frames.insert(pdu, Frame { remaining: n, delivered: false, reached: false, flow: pkt.flow });
         self.cells.created += n as u64;
         out.extend((0..n).map(|index| {
             let mut c = pkt;
@@ -99,8 +123,21 @@ impl AtmRuntime {
             return false;
         }
         let lost = !f.delivered;
+        if lost && f.reached {
+            let flow = f.flow as usize;
+            if self.lost_in_reassembly.len() <= flow {
+                self.lost_in_reassembly.resize(flow + 1, 0);
+            }
+            self.lost_in_reassembly[flow] += 1;
+        }
         self.frames.remove(&pdu);
         lost
+    }
+
+    /// Frames of `flow` lost although some of their cells reached reassembly: AAL threw them
+    /// away (incomplete, too long, or timed out).
+    pub fn frames_lost_reassembly(&self, flow: u32) -> u64 {
+        self.lost_in_reassembly.get(flow as usize).copied().unwrap_or(0)
     }
 
     /// A cell was dropped; true if its packet is now lost.
@@ -126,26 +163,58 @@ impl AtmRuntime {
         self.next_input[node as usize] = (first + 1) % n;
     }
 
-    /// A cell left the cell network at `node`: rebuilt packets go to `out`; returns how many
-    /// packets this settled as lost.
-    pub fn reassemble(&mut self, node: u32, cell: Packet, out: &mut Vec<Rebuilt>) -> u64 {
-        let mode = if cell.shards.m > 0 { Mode::Partial } else { Mode::Strict };
+    /// A cell left the cell network at `node` at `now`: rebuilt packets go to `out`.
+    pub fn reassemble(
+        &mut self,
+        node: u32,
+        cell: Packet,
+        now: crate::time::Time,
+        out: &mut Vec<Rebuilt>,
+    ) -> Reassembled {
         let first_new = out.len();
-        let per_packet = self.cfg.per_packet_frames;
-        let consumed = self.reassembly.entry(node).or_default().on_cell(vc_of(&cell), cell, mode, per_packet, out);
-        for r in &out[first_new..] {
+        let key = (node as u64) << 32 | vc_of(&cell) as u64;
+        let rules = Rules::of(&self.cfg);
+        let step = self.reassembly.on_cell(key, cell, now, rules, out, &mut self.consumed);
+        self.cells.frames_discarded_length += step.too_long as u64;
+        let timer = match (step.opened, self.cfg.reassembly_timeout) {
+            (Some(slot), Some(t)) => Some((now + t, slot)),
+            _ => None,
+        };
+        Reassembled { lost: self.absorb(&out[first_new..]), timer }
+    }
+
+    /// The reassembly timer of buffer `slot` ran out at `now`; returns the packets this
+    /// settled as lost (rebuilt ones, in Boston's partial mode, go to `out`).
+    pub fn expire(&mut self, slot: u32, now: crate::time::Time, out: &mut Vec<Rebuilt>) -> u64 {
+        let Some(timeout) = self.cfg.reassembly_timeout else { return 0 };
+        let first_new = out.len();
+        if !self.reassembly.expire(slot, now, timeout, self.cfg.framing, out, &mut self.consumed) {
+            return 0;
+        }
+        self.cells.frames_discarded_timeout += 1;
+        self.absorb(&out[first_new..])
+    }
+
+    /// Mark the frames packets were rebuilt from, and settle the consumed cells; returns the
+    /// packets this settled as lost.
+    fn absorb(&mut self, rebuilt: &[Rebuilt]) -> u64 {
+        for r in rebuilt {
             if let Some(f) = self.frames.get_mut(&r.pdu) {
                 f.delivered = true;
             }
         }
+        let mut consumed = std::mem::take(&mut self.consumed);
         let mut lost = 0;
-        for c in consumed {
+        for c in consumed.drain(..) {
             self.cells.consumed += 1;
-            if !self.frames.get(&c.cell.pdu).is_some_and(|f| f.delivered) {
+            let f = self.frames.get_mut(&c.cell.pdu).expect("every cell belongs to a known frame");
+            f.reached = true;
+            if !f.delivered {
                 self.cells.discarded += 1;
             }
             lost += self.settle(c.cell.pdu) as u64;
         }
+        self.consumed = consumed;
         lost
     }
 
@@ -156,7 +225,6 @@ impl AtmRuntime {
 
     /// Cells held outside channels: at switch inputs and in reassembly buffers.
     pub fn cells_held(&self) -> u64 {
-        self.arrived.iter().map(|b| b.len() as u64).sum::<u64>()
-            + self.reassembly.values().map(|r| r.in_flight()).sum::<u64>()
+        self.arrived.iter().map(|b| b.len() as u64).sum::<u64>() + self.reassembly.in_flight()
     }
 }

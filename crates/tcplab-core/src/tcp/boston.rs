@@ -9,11 +9,27 @@
 //! the congestion control: it never grows the window, and three of them trigger fast
 //! retransmit. The bitmap variant sends no coded shards: a retransmission carries exactly
 //! the blocks the receiver reported missing.
+//!
+//! When those fresh shards leave is the `Partial` knob: at the next retransmission (Sec. 2.3:
+//! "a single *new* packet that will be transmitted at the next retransmission time"), or at
+//! once on the partial ACK for the first unacknowledged segment (Sec. 2.1: "to such an
+//! acknowledgment, the sender would respond by sending a packet of (m - r) fresh cells").
 
 use std::collections::BTreeMap;
 
 use crate::atm::ida::Geometry;
 use crate::packet::{Packet, Shards};
+
+/// What a partial ACK makes the sender do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Partial {
+    /// Nothing at once: it is a duplicate ACK, and the fresh shards go out with the next
+    /// retransmission (fast retransmit or the timer).
+    #[default]
+    Wait,
+    /// Send the first unacknowledged segment's m - r fresh shards at once, once per count r.
+    Fresh,
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BostonConfig {
@@ -26,11 +42,13 @@ pub struct BostonConfig {
     /// Check the bytes of every k-th segment that needed coded shards by really decoding it
     /// (1: every one). Decoding a 196-shard segment costs milliseconds.
     pub verify_every: u32,
+    /// When the fresh shards a partial ACK asks for leave.
+    pub partial: Partial,
 }
 
 impl Default for BostonConfig {
     fn default() -> Self {
-        Self { redundancy: 0, dispersal_factor: 2, bitmap: false, verify_every: 1 }
+        Self { redundancy: 0, dispersal_factor: 2, bitmap: false, verify_every: 1, partial: Partial::Wait }
     }
 }
 
@@ -51,6 +69,8 @@ struct TxSeg {
     held: u16,
     /// Next shard never sent.
     next_fresh: u16,
+    /// The largest count r already answered with fresh shards at once (`Partial::Fresh`).
+    answered: u16,
 }
 
 /// The sender's side: per unacknowledged segment, what the receiver holds.
@@ -66,10 +86,10 @@ impl BostonTx {
         let (m, n) = (g.m as u16, g.n as u16);
         if first {
             let count = (m + if cfg.bitmap { 0 } else { cfg.redundancy }).min(n);
-            self.segs.insert(offset, TxSeg { held: 0, next_fresh: count });
+            self.segs.insert(offset, TxSeg { held: 0, next_fresh: count, answered: 0 });
             return Shards { m, start: 0, count, ..Shards::default() };
         }
-        let seg = self.segs.entry(offset).or_insert(TxSeg { held: 0, next_fresh: m });
+        let seg = self.segs.entry(offset).or_insert(TxSeg { held: 0, next_fresh: m, answered: 0 });
         let need = m.saturating_sub(seg.held).max(1);
         if cfg.bitmap {
             return Shards { m, start: seg.held, count: need, relative: true, ..Shards::default() };
@@ -88,6 +108,16 @@ impl BostonTx {
     pub fn on_partial_ack(&mut self, offset: u64, held: u16) {
         let seg = self.segs.entry(offset).or_default();
         seg.held = seg.held.max(held);
+    }
+
+    /// True the first time the receiver's count for segment `offset` reaches `held`: a
+    /// partial ACK repeating a count already answered must not send the same shards' worth
+    /// again (the receiver's count only grows).
+    pub fn answer_partial(&mut self, offset: u64, held: u16) -> bool {
+        let seg = self.segs.entry(offset).or_default();
+        let new = held > seg.answered;
+        seg.answered = seg.answered.max(held);
+        new
     }
 
     /// Forget segments below the cumulative ACK.

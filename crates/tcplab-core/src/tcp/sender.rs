@@ -321,9 +321,11 @@ impl TcpSender {
         self.peer_wnd = pkt.wnd as u64;
         self.max_peer_wnd = self.max_peer_wnd.max(self.peer_wnd);
         self.update_scoreboard(ack, pkt);
+        let mut partial = None;
         if pkt.shards.held > 0 {
             let seg = unwrap(self.isn.wrapping_add(1), pkt.shards.seg, self.snd_una);
             self.boston.on_partial_ack(seg, pkt.shards.held);
+            partial = Some((seg, pkt.shards.held));
         }
         if ack > self.snd_una {
             self.on_new_ack(now, ack);
@@ -350,7 +352,35 @@ impl TcpSender {
                 self.rto_at = None;
             }
         }
+        if let Some((seg, held)) = partial {
+            self.answer_partial(seg, held);
+        }
         self.record(now);
+    }
+
+    /// TCP Boston with `boston_partial = "fresh"`: a partial ACK for the first unacknowledged
+    /// segment sends that segment's m - r fresh shards at once, once per count r.
+    ///
+    /// The partial ACK has already been counted as a duplicate ACK above, so it still feeds
+    /// fast retransmit (and its window cut) as under "wait"; if it was the ACK that fired fast
+    /// retransmit, that retransmission is this segment's fresh shards and nothing more goes.
+    /// The fresh shards replace cells of a segment already in flight, so they go out whatever
+    /// the window says (like fast retransmit's one segment) and do not grow it. The partial
+    /// ACK acknowledges no new data (Bestavros and Kim 1997, Sec. 2.3: it "does not result in
+    /// updating the received-segment number" and does not open the window), so the RTO
+    /// backoff is kept; as for any retransmission, the timer restarts when the shards leave
+    /// and Karn's rule drops the RTT measurement.
+    fn answer_partial(&mut self, seg: u64, held: u16) {
+        let fresh = self.cfg.boston.is_some_and(|b| b.partial == super::boston::Partial::Fresh);
+        if !fresh || seg != self.snd_una || seg >= self.snd_max || !self.boston.answer_partial(seg, held) {
+            return;
+        }
+        if self.retransmit == Some(seg) {
+            return;
+        }
+        self.retransmit = Some(seg);
+        self.timing = None;
+        self.rto_at = None;
     }
 
     /// Fold the ACK's SACK blocks into the scoreboard (SACK variants only).
