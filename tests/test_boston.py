@@ -253,6 +253,7 @@ def test_tiny_reproduce_writes_figures_and_claims(tiny_run: tuple[Any, Any]) -> 
     report = out.report.read_text()
     assert "## Claims" in report and "Quick mode. Quick mode" not in report
     assert "The model sweep behind the defaults" in report and "(chosen)" in report
+    assert "Boston's partial ACK" in report
     assert "seed 00" not in report.lower()
 
 
@@ -262,6 +263,13 @@ def test_results_are_derived_from_the_grid_that_ran(tiny_run: tuple[Any, Any]) -
     assert r.buffers == (64, 512, 1000, 2000, 4000) and r.access == ("payload",)
     assert r.chain_m == (10, 40, 100)
     assert set(r.runs) == {"star", "single", "access_payload1", "access_payload16"}
+    # Boston's partial ACK read both ways, with a one-packet and a 64 kB window.
+    assert sorted(set(zip(r.partial["partial"], r.partial["window"], strict=True))) == [
+        ("fresh", "1 packet"),
+        ("fresh", "64 kB"),
+        ("wait", "1 packet"),
+        ("wait", "64 kB"),
+    ]
     # The model sweep: two settings x (lone + 16 sources at 64 and 512 cells) x Reno and Boston.
     assert len(r.signatures) == 2 * 3 * 2
     assert r.signatures["window_seg"].notna().sum() == 4  # the lone sources' traced windows
@@ -416,3 +424,30 @@ def test_a_tie_goes_to_the_smaller_distance_outside_the_bands() -> None:
     assert list(scored["matched"]) == [1, 1]
     assert scored.loc["cell-q3-aal5", "outside"] < scored.loc["payload-qinf-aal5", "outside"]
     assert scored.loc["cell-q3-aal5", "rank"] == 1
+
+
+def test_frames_lost_in_reassembly_are_packet_losses() -> None:
+    # Packet access, 64 cells: every 9180-byte packet loses its flagged last cell, so no frame
+    # ever ends; the AAL's largest frame settles them as losses (no more 0% loss beside nothing
+    # delivered in the sensitivity table).
+    from tcplab.studies.boston.scenarios import max_frame
+
+    cfg = StarConfig(sources=2, protocol="reno", buffer=64, access="packet", duration=60.0)
+    doc = star(cfg)
+    assert doc["atm"]["framing"] == "flag" and doc["atm"]["max_frame"] == max_frame(9180) == 9600
+    report = run(doc).report
+    m = star_metrics(report, cfg.packet, cfg.protocol)
+    assert m.effective_throughput == 0
+    assert m.frames_lost_reassembly > 0 and m.packet_loss_rate >= 0.5
+    assert report["conservation"]["cells"]["frames_discarded_length"] > 0
+
+
+def test_partial_ack_readings_are_a_sweep_factor() -> None:
+    from tcplab.studies.boston.partial import PARTIAL_SWEEP
+    from tcplab.studies.boston.sweeps import sweeps
+
+    spec = next(s for s in sweeps(True) if s.name == PARTIAL_SWEEP)
+    assert spec.factors["tcp.boston_partial"] == ["wait", "fresh"]
+    assert spec.factors["tcp.rcv_buf"] == [9140, 64000]  # one packet, and 64 kB
+    assert "boston_partial" not in spec.base["tcp"]  # the study's default is the core's "wait"
+    assert not [s for s in sweeps(True, "bsd44") if s.name == PARTIAL_SWEEP or s.name.startswith("sig_")]

@@ -42,6 +42,7 @@ class StarMetrics:
     timeouts: int
     fast_retransmits: int
     partial_segments: int
+    frames_lost_reassembly: int  # frames the receiving AAL threw away (they count as packet losses)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -91,6 +92,7 @@ def star_metrics(report: Mapping[str, Any], packet: int, protocol_name: str) -> 
         timeouts=sum(int(f["timeouts"]) for f in flows),
         fast_retransmits=sum(int(f["fast_retransmits"]) for f in flows),
         partial_segments=sum(int(f.get("partial_segments", 0)) for f in flows),
+        frames_lost_reassembly=sum(int(f.get("frames_lost_reassembly", 0)) for f in flows),
     )
 
 

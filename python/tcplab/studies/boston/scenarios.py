@@ -4,8 +4,9 @@ chain used to check the wasted byte-hops of Sec. 4.3 (their metrics are in ``met
 **Star** (Fig. 6): ``sources`` hosts and one sink on one output-buffered ATM switch; every link
 1.5 Mb/s with 10 ms of propagation delay. The switch's output buffer towards the sink holds
 ``buffer`` cells (FIFO; tail drop, or EPD for "Reno with EPD"). AAL5 without trailer or LLC/SNAP
-(the paper's simulator marks the last cell with a flag instead): a packet of b IP bytes is
-ceil(b/48) cells. TCP Boston sends a header cell plus m shard cells per segment, m from the
+(the paper's simulator marks the last cell with a flag instead: the core's ``framing = "flag"``;
+the receiving AAL's largest frame is the largest packet's, ``max_frame``): a packet of b IP
+bytes is ceil(b/48) cells. TCP Boston sends a header cell plus m shard cells per segment, m from the
 codec's geometry (``shard_geometry``: 47-byte shards, or 46 when N = 2m exceeds 256 shards).
 
 How a source's link feeds the switch (``access``) is the one modelling choice the paper leaves
@@ -264,7 +265,7 @@ def star(cfg: StarConfig) -> dict[str, Any]:
         "seed": cfg.seed,
         "nodes": ["sw", "sink", *names],
         "switches": ["sw"],
-        "atm": _atm(cfg.reassembly),
+        "atm": _atm(cfg.reassembly, cfg.packet, proto.codec),
         "tcp": _tcp(cfg.packet, cfg.window, proto, cfg.tcp, cfg.stack),
         "link": [bottleneck, *(_access_link(n, "sw", cfg.access, source_q) for n in names)],
         "flow": [{"src": n, "dst": "sink", "start": round(i * cfg.stagger, 9)} for i, n in enumerate(names)],
@@ -275,9 +276,24 @@ def star(cfg: StarConfig) -> dict[str, Any]:
     return doc
 
 
-def _atm(reassembly: str) -> dict[str, Any]:
-    atm: dict[str, Any] = {"trailer": False, "llc_snap": False}
-    if reassembly != "aal5":  # the core's default: leave the scenario as it was
+def max_frame(packet: int) -> int:
+    """The receiving AAL's largest frame: the largest any protocol cuts a ``packet``-byte packet
+    into (9180 B: 200 cells of 48 bytes for IDA Boston; 9180 is RFC 1626's IP MTU over AAL5, the
+    paper's ref. [3]). A buffer growing past it cannot be one frame and is thrown away at once, so
+    frames whose flagged last cell was lost are settled as losses instead of staying open."""
+    return CELL_PAYLOAD * max(cells_per_packet(packet, p) for p in PROTOCOLS)
+
+
+def _atm(reassembly: str, packet: int, codec: str) -> dict[str, Any]:
+    """The paper's AAL (Sec. 3): a header flag marks a packet's last cell, no trailer, no LLC/SNAP.
+
+    Boston's runs keep the core's default ``max_frame`` for now: cutting a Boston (partial-mode)
+    buffer at the length limit breaks the core's packet conservation (found with this study;
+    reported). Boston's loss metric is the cell loss, which the cut does not change."""
+    atm: dict[str, Any] = {"trailer": False, "llc_snap": False, "framing": "flag"}
+    if codec == "plain":
+        atm["max_frame"] = max_frame(packet)
+    if reassembly != "aal5":  # the core's default mode
         atm["reassembly"] = reassembly
     return atm
 
@@ -379,7 +395,7 @@ def chain(cfg: ChainConfig) -> dict[str, Any]:
         "seed": cfg.seed,
         "nodes": [*path, *cross, *(["xsink"] if separate else [])],
         "switches": path[1:-1],
-        "atm": {"trailer": False, "llc_snap": False},
+        "atm": _atm("aal5", cfg.packet, proto.codec),
         "tcp": {"stack": cfg.stack, **NS1_TCP},
         "link": links,
         "flow": flows,

@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from tcplab.experiment.spec import SweepSpec
+from tcplab.studies.boston.partial import partial_sweeps
 from tcplab.studies.boston.scenarios import (
     ACCESS_MODELS,
     BUFFERS,
@@ -217,6 +218,13 @@ def _signature_sweeps(g: Grid) -> list[SweepSpec]:
     return signature_sweeps(g.sig_lone_s, g.sig_star_s, g.reps, g.stack, SEED, g.sig_settings)
 
 
+def _partial_sweeps(g: Grid) -> list[SweepSpec]:
+    """Boston's two readings of the partial ACK (partial.py), on the paper's stack only."""
+    if g.stack != PRIMARY_STACK:
+        return []
+    return partial_sweeps(g.duration, g.reps, g.stack, SEED)
+
+
 def specs(g: Grid) -> list[SweepSpec]:
     return (
         _star_sweeps(g)
@@ -225,6 +233,7 @@ def specs(g: Grid) -> list[SweepSpec]:
         + _access_sweeps(g)
         + _chain_sweeps(g)
         + _signature_sweeps(g)
+        + _partial_sweeps(g)
     )
 
 

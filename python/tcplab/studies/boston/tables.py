@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 
 from tcplab.report.study import Table
-from tcplab.studies.boston import signatures
+from tcplab.studies.boston import partial, signatures
 from tcplab.studies.boston.claims import claims
 from tcplab.studies.boston.results import BASE_TIMER, Results, loss_metric
 from tcplab.studies.boston.sweeps import NAMES, PROTOS, REF_BUFFER, REF_PACKET, REF_WINDOW
@@ -22,19 +22,26 @@ ALT_COLUMNS = ["id", "holds (IDA Boston)", "holds (bitmap as Boston)", "measured
 
 
 def tables(r: Results) -> list[Table]:
-    model = signatures.table(signatures.score(r.signatures)) if not r.signatures.empty else None
+    own: list[Table] = []
+    if not r.signatures.empty:
+        model = signatures.table(signatures.score(r.signatures))
+        own.append(
+            Table(
+                "The model sweep behind the defaults (access, source queue, reassembly)",
+                model,
+                signatures.NOTE,
+            )
+        )
+    if not r.partial.empty:
+        own.append(
+            Table(
+                "Boston's partial ACK: fresh shards at the next retransmission or at once",
+                partial.table(r.partial),
+                partial.NOTE,
+            )
+        )
     return [
-        *(
-            [
-                Table(
-                    "The model sweep behind the defaults (access, source queue, reassembly)",
-                    model,
-                    signatures.NOTE,
-                )
-            ]
-            if model is not None
-            else []
-        ),
+        *own,
         Table(
             "Claims that change when the bitmap variant stands in for IDA Boston (diagnostic)",
             _codec_changes(r),
@@ -99,6 +106,7 @@ def _reference(r: Results) -> pd.DataFrame:
                     "Jain": round(m["jain_fairness"], 3),
                     "timeouts": int(round(m["timeouts"])),
                     "partial": int(round(m["partial_segments"])),
+                    "lost in AAL": int(round(m["frames_lost_reassembly"])),
                 }
             )
     return pd.DataFrame(rows)
