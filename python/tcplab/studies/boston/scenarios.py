@@ -71,6 +71,7 @@ WIDE_SHARD_BYTES = 46  # 2-byte shard ids (GF(2^16)) when N exceeds what 1 byte 
 MAX_NARROW_SHARDS = 256
 HEADER_BYTES = 40
 BIG_QUEUE = 100_000
+NO_LENGTH_CUT = 2**32 - 1  # the core's largest max_frame: a buffer is never cut for its length
 
 PACKET_SIZES = (512, 1518, 4352, 9180)
 WINDOWS = (8000, 16000, 32000, 64000)  # the paper's kB are 1000 bytes (27 kB = 512 cells of 53)
@@ -287,12 +288,12 @@ def max_frame(packet: int) -> int:
 def _atm(reassembly: str, packet: int, codec: str) -> dict[str, Any]:
     """The paper's AAL (Sec. 3): a header flag marks a packet's last cell, no trailer, no LLC/SNAP.
 
-    Boston's runs keep the core's default ``max_frame`` for now: cutting a Boston (partial-mode)
-    buffer at the length limit breaks the core's packet conservation (found with this study;
-    reported). Boston's loss metric is the cell loss, which the cut does not change."""
+    Boston's runs switch the length cut off for now (the largest ``max_frame`` the core takes):
+    cutting a Boston (partial-mode) buffer at the length limit, even the core's default 65535
+    bytes, breaks the core's packet conservation (found with this study; reported). Boston's loss
+    metric is the cell loss, which the cut does not change."""
     atm: dict[str, Any] = {"trailer": False, "llc_snap": False, "framing": "flag"}
-    if codec == "plain":
-        atm["max_frame"] = max_frame(packet)
+    atm["max_frame"] = max_frame(packet) if codec == "plain" else NO_LENGTH_CUT
     if reassembly != "aal5":  # the core's default mode
         atm["reassembly"] = reassembly
     return atm
