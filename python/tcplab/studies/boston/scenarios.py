@@ -79,6 +79,11 @@ BUFFERS = (64, 256, 512, 1000, 2000, 4000)
 ACCESS_MODELS = ("payload", "cell", "packet")
 # How the destination finds frame boundaries: the core's ``[atm] reassembly`` modes.
 REASSEMBLY_MODES = ("aal5", "per_packet")
+# The study's defaults for what the paper leaves open, chosen by the model sweep's rule
+# (signatures.py; the sweep's table is in the report and docs/boston.md).
+DEFAULT_ACCESS = "payload"
+DEFAULT_SOURCE_QUEUE: int | None = 1  # packets waiting; None: unbounded
+DEFAULT_REASSEMBLY = "aal5"
 EPD_THRESHOLD = 0.8
 PRIMARY_STACK = "ns1"
 STACKS = ("ns1", "bsd44")
@@ -224,14 +229,14 @@ class StarConfig:
     window: int = 64000
     buffer: int = 512
     duration: float = 700.0
-    access: str = "payload"
+    access: str = DEFAULT_ACCESS
     stagger: float = 0.05
     series_bin: float | None = None
     seed: int = 1
     tcp: Mapping[str, Any] | None = None
     stack: str = PRIMARY_STACK
-    source_queue: int | None = None
-    reassembly: str = "aal5"
+    source_queue: int | None = DEFAULT_SOURCE_QUEUE
+    reassembly: str = DEFAULT_REASSEMBLY
 
     def __post_init__(self) -> None:
         protocol(self.protocol)

@@ -38,6 +38,9 @@ from tcplab.report.study import StudyData
 from tcplab.studies.boston.metrics import star_metrics
 from tcplab.studies.boston.scenarios import (
     ACCESS_MODELS,
+    DEFAULT_ACCESS,
+    DEFAULT_REASSEMBLY,
+    DEFAULT_SOURCE_QUEUE,
     REASSEMBLY_MODES,
     StarConfig,
     mss_of,
@@ -87,8 +90,8 @@ class Setting:
 SETTINGS = tuple(
     Setting(a, q, r) for a, q, r in itertools.product(ACCESS_MODELS, SOURCE_QUEUES, REASSEMBLY_MODES)
 )
-# The study's default, taken from the sweep by the rule above (see docs/boston.md for the run).
-DEFAULT = Setting("payload", None, "aal5")
+# The study's default (scenarios.py), taken from the sweep by the rule above (docs/boston.md).
+DEFAULT = Setting(DEFAULT_ACCESS, DEFAULT_SOURCE_QUEUE, DEFAULT_REASSEMBLY)
 
 
 def setting_of(kind: str) -> Setting:
