@@ -330,7 +330,8 @@ def test_the_study_runs_on_ns1_by_default_and_on_bsd44(protocol: str) -> None:
 
 def test_source_queue_is_counted_in_the_links_own_unit() -> None:
     cell = star(StarConfig(sources=2, protocol="boston", source_queue=3, access="payload"))
-    assert [ln["queue"] for ln in cell["link"][1:]] == [3 * 200, 3 * 200]  # Boston: 200 cells/packet
+    # Boston: 200 cells a packet; the one being sent has 199 cells waiting, then 3 packets' room.
+    assert [ln["queue"] for ln in cell["link"][1:]] == [4 * 200 - 1, 4 * 200 - 1]
     pkt = star(StarConfig(sources=2, protocol="reno", source_queue=3, access="packet"))
     assert [ln["queue"] for ln in pkt["link"][1:]] == [3, 3]
     assert star(StarConfig(sources=1, source_queue=None))["link"][1]["queue"] == 100_000  # unbounded

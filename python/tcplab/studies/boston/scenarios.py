@@ -82,7 +82,7 @@ REASSEMBLY_MODES = ("aal5", "per_packet")
 # The study's defaults for what the paper leaves open, chosen by the model sweep's rule
 # (signatures.py; the sweep's table is in the report and docs/boston.md).
 DEFAULT_ACCESS = "payload"
-DEFAULT_SOURCE_QUEUE: int | None = 1  # packets waiting; None: unbounded
+DEFAULT_SOURCE_QUEUE: int | None = None  # packets waiting; None: unbounded
 DEFAULT_REASSEMBLY = "aal5"
 EPD_THRESHOLD = 0.8
 PRIMARY_STACK = "ns1"
@@ -196,13 +196,18 @@ def _tcp(
 
 
 def source_queue_limit(source_queue: int | None, access: str, packet: int, protocol_name: str) -> int:
-    """A source's interface queue in the link's own unit: ``source_queue`` full packets of the
-    protocol, counted in cells on a cell link and in packets on a packet link; None: unbounded."""
+    """A source's interface queue in the link's own unit: room for ``source_queue`` full packets
+    of the protocol waiting behind the one being sent; None: unbounded. A link's limit counts what
+    waits, not what is in service: on a packet link that is ``source_queue`` packets; on a cell
+    link the packet being sent still has all but one of its cells waiting, so the same room is
+    (source_queue + 1) x cells per packet - 1 cells."""
     if source_queue is None:
         return BIG_QUEUE
     if source_queue < 1:
         raise UserError(f"source_queue: must be at least 1 packet (or unbounded), got {source_queue}")
-    return source_queue if access == "packet" else source_queue * cells_per_packet(packet, protocol_name)
+    if access == "packet":
+        return source_queue
+    return (source_queue + 1) * cells_per_packet(packet, protocol_name) - 1
 
 
 def _access_link(src: str, dst: str, access: str, queue: int = BIG_QUEUE) -> dict[str, Any]:
@@ -220,8 +225,8 @@ def _access_link(src: str, dst: str, access: str, queue: int = BIG_QUEUE) -> dic
 class StarConfig:
     """One run of the star network. ``window`` is the receive window in bytes (a window below
     one packet still lets one packet out per round trip). ``source_queue``: each source's
-    interface queue in full packets (None: unbounded); ``reassembly``: the core's ``[atm]
-    reassembly`` mode at the sink."""
+    interface queue in full packets waiting behind the one being sent (None: unbounded);
+    ``reassembly``: the core's ``[atm] reassembly`` mode at the sink."""
 
     sources: int = 16
     protocol: str = "reno"
