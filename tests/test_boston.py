@@ -335,8 +335,17 @@ def test_source_queue_is_counted_in_the_links_own_unit() -> None:
     pkt = star(StarConfig(sources=2, protocol="reno", source_queue=3, access="packet"))
     assert [ln["queue"] for ln in pkt["link"][1:]] == [3, 3]
     assert star(StarConfig(sources=1, source_queue=None))["link"][1]["queue"] == 100_000  # unbounded
-    assert "reassembly" not in star(StarConfig())["atm"]
+    assert "reassembly" not in star(StarConfig(reassembly="aal5"))["atm"]  # the core's default mode
     assert star(StarConfig(reassembly="per_packet"))["atm"]["reassembly"] == "per_packet"
+    # The defaults are the model sweep's choice.
+    from tcplab.studies.boston.signatures import DEFAULT
+
+    cfg = StarConfig()
+    assert (cfg.access, cfg.source_queue, cfg.reassembly) == (
+        DEFAULT.access,
+        DEFAULT.source_queue,
+        DEFAULT.reassembly,
+    )
     with pytest.raises(UserError, match="source_queue"):
         star(StarConfig(source_queue=0))
     with pytest.raises(UserError, match="reassembly"):
@@ -345,7 +354,7 @@ def test_source_queue_is_counted_in_the_links_own_unit() -> None:
 
 def test_cell_loss_counts_cells_a_sources_own_queue_dropped() -> None:
     # One packet of room at the source and a 7-packet window: the source's queue drops cells.
-    cfg = StarConfig(sources=1, protocol="reno", buffer=512, source_queue=1, duration=20.0)
+    cfg = StarConfig(sources=1, protocol="reno", buffer=512, source_queue=1, access="payload", duration=20.0)
     report = run(star(cfg)).report
     bott, access = report["links"][0], report["links"][2]  # channel 1 is the sink's ACKs
     assert (access["from"], access["to"]) == ("s0", "sw") and access["drops_queue"] > 0
@@ -437,12 +446,12 @@ def test_a_tie_goes_to_the_smaller_distance_outside_the_bands() -> None:
 
 
 def test_frames_lost_in_reassembly_are_packet_losses() -> None:
-    # Packet access, 64 cells: every 9180-byte packet loses its flagged last cell, so no frame
-    # ever ends; the AAL's largest frame settles them as losses (no more 0% loss beside nothing
-    # delivered in the sensitivity table).
+    # Packet access, 64 cells, a lost flagged cell joining the next frame: every 9180-byte packet
+    # loses its flagged last cell, so no frame ever ends; the AAL's largest frame settles them
+    # (no more 0% loss beside nothing delivered in the sensitivity table).
     from tcplab.studies.boston.scenarios import max_frame
 
-    cfg = StarConfig(sources=2, protocol="reno", buffer=64, access="packet", duration=60.0)
+    cfg = StarConfig(sources=2, protocol="reno", buffer=64, access="packet", reassembly="aal5", duration=60.0)
     doc = star(cfg)
     assert doc["atm"]["framing"] == "flag" and doc["atm"]["max_frame"] == max_frame(9180) == 9600
     report = run(doc).report

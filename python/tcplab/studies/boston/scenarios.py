@@ -9,19 +9,23 @@ the receiving AAL's largest frame is the largest packet's, ``max_frame``): a pac
 bytes is ceil(b/48) cells. TCP Boston sends a header cell plus m shard cells per segment, m from the
 codec's geometry (``shard_geometry``: 47-byte shards, or 46 when N = 2m exceeds 256 shards).
 
-How a source's link feeds the switch (``access``) is the one modelling choice the paper leaves
-open that decides whether a single source can overflow the switch (it does in the paper: Fig. 15
+How a source's link feeds the switch (``access``) is a modelling choice the paper leaves open
+that decides whether a single source can overflow the switch (it does in the paper: Fig. 15
 reports a 2.3% cell drop rate with one source):
 
-- ``"payload"`` (the default): the access link moves 48-byte cell payloads at 1.5 Mb/s, i.e.
-  53-byte cells at 1.5 x 53/48 = 1.656 Mb/s, the way a packet link of ns serialises a packet's
-  IP bytes at 1.5 Mb/s; the switch's output link sends 53-byte cells at 1.5 Mb/s, so it is the
-  bottleneck even for one source (the cell tax);
+- ``"payload"``: the access link moves 48-byte cell payloads at 1.5 Mb/s, i.e. 53-byte cells at
+  1.5 x 53/48 = 1.656 Mb/s, the way a packet link of ns serialises a packet's IP bytes at
+  1.5 Mb/s; the switch's output link sends 53-byte cells at 1.5 Mb/s, so it is the bottleneck
+  even for one source (the cell tax);
 - ``"cell"``: 53-byte cells at 1.5 Mb/s on every link; a source's cells arrive no faster than
-  the output drains them, so a lone source never loses a cell (its standing queue sits in its
-  own interface);
+  the output drains them, so a lone source with an unbounded interface queue never loses a cell
+  at the switch (its standing queue sits in its own interface);
 - ``"packet"``: the access links are packet links at 1.5 Mb/s and the switch cuts each packet
   into cells that enter its output buffer at the same instant (a burst of a whole packet).
+
+With it, two more open choices: each source's interface queue (``source_queue``, packets
+waiting behind the one being sent; None: unbounded) and the sink's reassembly mode. The
+defaults (``DEFAULT_*``) are the setting the model sweep's rule picks (signatures.py).
 
 **Chain** (Sec. 4.3): a tagged connection crosses ``switches`` cell switches in a line
 (``switches + 1`` hops); the switch ``congested`` (1-based, default the middle one) is shared
@@ -81,9 +85,9 @@ ACCESS_MODELS = ("payload", "cell", "packet")
 REASSEMBLY_MODES = ("aal5", "per_packet")
 # The study's defaults for what the paper leaves open, chosen by the model sweep's rule
 # (signatures.py; the sweep's table is in the report and docs/boston.md).
-DEFAULT_ACCESS = "payload"
-DEFAULT_SOURCE_QUEUE: int | None = None  # packets waiting; None: unbounded
-DEFAULT_REASSEMBLY = "aal5"
+DEFAULT_ACCESS = "packet"
+DEFAULT_SOURCE_QUEUE: int | None = 3  # packets waiting behind the one sent; None: unbounded
+DEFAULT_REASSEMBLY = "per_packet"
 EPD_THRESHOLD = 0.8
 PRIMARY_STACK = "ns1"
 STACKS = ("ns1", "bsd44")

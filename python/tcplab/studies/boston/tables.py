@@ -58,8 +58,9 @@ def tables(r: Results) -> list[Table]:
         Table(
             "Sensitivity: effective throughput by access-link model and timer (reference point)",
             _sensitivity(r),
-            "payload (the study's model): access links carry 48-byte payloads at 1.5 Mb/s; cell: 53-byte "
-            "cells at 1.5 Mb/s; packet: packet links, cells cut at the switch. Timers: ns-1's 100 ms "
+            "payload: access links carry 48-byte payloads at 1.5 Mb/s; cell: 53-byte cells at 1.5 Mb/s; "
+            "packet: packet links, cells cut at the switch (the study's default: the model sweep's choice; "
+            "source queue and reassembly at their defaults). Timers: ns-1's 100 ms "
             "tick (min RTO 200 ms, the study's) or 4.4BSD's 500 ms (min RTO 1 s).",
         ),
         Table(
