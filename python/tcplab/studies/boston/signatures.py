@@ -64,7 +64,8 @@ __all__ = [
 SIG_PROTOS = ("reno", "boston")
 SIG_PACKET, SIG_WINDOW, SIG_LONE_BUFFER = 9180, 64000, 512
 SIG_BUFFERS = (64, 512)
-SOURCE_QUEUES: tuple[int | None, ...] = (1, 3, None)  # packets; None: unbounded (ns's 50 > any window here)
+# Packets waiting behind the one being sent; None: unbounded (ns's default 50 exceeds any window here).
+SOURCE_QUEUES: tuple[int | None, ...] = (1, 3, None)
 LO, HI = 1.7, 2.4  # Sec. 4.1
 NEAR_TOTAL = 0.8
 WINDOWS_SEG = {"reno": 2.57, "boston": 3.02}  # Sec. 4.2, footnote 17
@@ -311,7 +312,8 @@ NOTE = (
     "(Boston) segments (Sec. 4.2, footnote 17). Rule, fixed before the claims were read: most signatures "
     "matched, then the smallest distance outside their bands, then the smallest distance from their "
     "centres. None of the three knobs is in the paper: the access model (payload, cell, packet), the "
-    "source's interface queue (in packets of the protocol; ns's default of 50 is unbounded here) and "
+    "source's interface queue (packets of the protocol waiting behind the one being sent; ns's default "
+    "limit of 50 is unbounded here) and "
     "the reassembly mode (aal5: a lost last cell also spoils the next frame; per_packet: each frame "
     "judged alone) are this reproduction's readings."
 )
