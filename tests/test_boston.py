@@ -135,7 +135,15 @@ def test_cells_per_packet() -> None:
 def test_cells_per_packet_matches_the_cores_codec(packet: int, protocol: str) -> None:
     # A lone source with a huge buffer loses nothing, so the cells delivered over the bottleneck
     # are the delivered segments' cells plus at most one segment still arriving.
-    cfg = StarConfig(sources=1, protocol=protocol, packet=packet, buffer=100_000, window=64000, duration=10.0)
+    cfg = StarConfig(
+        sources=1,
+        protocol=protocol,
+        packet=packet,
+        buffer=100_000,
+        window=64000,
+        duration=10.0,
+        source_queue=None,
+    )
     report = run(star(cfg)).report
     flow = report["flows"][0]
     assert flow["retransmits"] == 0
@@ -191,7 +199,11 @@ def test_study_sweeps_quick_and_full() -> None:
     from tcplab.studies.boston import STUDY
 
     quick, full = STUDY.sweeps(True), STUDY.sweeps(False)
+
     assert [s.name for s in quick] == [s.name for s in full]
+    # The model sweep: 18 settings x (lone, 16 sources) x (Reno, Boston), shorter runs in quick mode.
+    sig = [s for s in quick if s.name.startswith("sig_")]
+    assert len(sig) == 18 * 4 and all(s.base["duration"] == 100.0 for s in sig)
     assert len({s.name for s in quick}) == len(quick)
     star_q = next(s for s in quick if s.name == "star9180_reno")
     star_f = next(s for s in full if s.name == "star9180_reno")
@@ -221,13 +233,16 @@ def test_tiny_reproduce_writes_figures_and_claims(tiny_run: tuple[Any, Any]) -> 
     out, _ = tiny_run
     doc = json.loads(out.claims.read_text())
     claims = doc["claims"]
-    assert out.claims_total == len(claims) == 34
+    assert out.claims_total == len(claims) == 38
     kinds = {c["id"]: c["kind"] for c in claims}
+    assert kinds["bdp_300_cells"] == "analytic" and kinds["total_120mb"] == "value"
+    assert kinds["fig7_reno_exponential_below_50kB"] == "trend"
+    assert kinds["default_is_sweep_choice"] == "diagnostic"
     assert kinds["eq7_ratio"] == "analytic" and kinds["ida_equals_bitmap"] == "diagnostic"
     assert kinds["fig17_boston_effective"] == "value" and kinds["chain_waste_order"] == "ordering"
     assert kinds["window_convergence"] == "trend"
     by_kind = doc["counts"]["kinds"]
-    assert by_kind["analytic"]["total"] == 3 and by_kind["diagnostic"]["total"] == 2
+    assert by_kind["analytic"]["total"] == 4 and by_kind["diagnostic"]["total"] == 3
     assert kinds["gap_grows_with_packet_size"] == "diagnostic"
     assert kinds["fig15_average_window"] == kinds["fig16_source_bytes"] == "value"
     # Footnote 14 under both readings.
@@ -237,7 +252,7 @@ def test_tiny_reproduce_writes_figures_and_claims(tiny_run: tuple[Any, Any]) -> 
     # "About x" values carry the one tolerance; the others state theirs (a factor of 2, a range).
     own = {"chain_matches_eqs", "response_margin_0.007", "loss_ratio_1.7_2.4"}
     values = [c for c in claims if c["kind"] == "value"]
-    assert {c["id"] for c in values} >= own and len(values) == 13
+    assert {c["id"] for c in values} >= own and len(values) == 14
     assert all(c.get("tolerance") == 0.25 for c in values if c["id"] not in own)
     for name in (
         "fig07_loss_64kB.png",
@@ -249,6 +264,8 @@ def test_tiny_reproduce_writes_figures_and_claims(tiny_run: tuple[Any, Any]) -> 
         assert (out.folder / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     report = out.report.read_text()
     assert "## Claims" in report and "Quick mode. Quick mode" not in report
+    assert "The model sweep behind the defaults" in report and "(chosen)" in report
+    assert "Boston's partial ACK" in report
     assert "seed 00" not in report.lower()
 
 
@@ -258,6 +275,16 @@ def test_results_are_derived_from_the_grid_that_ran(tiny_run: tuple[Any, Any]) -
     assert r.buffers == (64, 512, 1000, 2000, 4000) and r.access == ("payload",)
     assert r.chain_m == (10, 40, 100)
     assert set(r.runs) == {"star", "single", "access_payload1", "access_payload16"}
+    # Boston's partial ACK read both ways, with a one-packet and a 64 kB window.
+    assert sorted(set(zip(r.partial["partial"], r.partial["window"], strict=True))) == [
+        ("fresh", "1 packet"),
+        ("fresh", "64 kB"),
+        ("wait", "1 packet"),
+        ("wait", "64 kB"),
+    ]
+    # The model sweep: two settings x (lone + 16 sources at 64 and 512 cells) x Reno and Boston.
+    assert len(r.signatures) == 2 * 3 * 2
+    assert r.signatures["window_seg"].notna().sum() == 4  # the lone sources' traced windows
     # 16 sources: 4 protocols x 2 packet sizes x 2 windows x 5 buffers, one replication.
     assert len(r.runs["star"]) == 80 and r.runs["star"]["key"].is_unique
     assert {(n, "boston", f) for n in (1, 16) for f in (None, 0)} <= set(r.series)
@@ -296,6 +323,154 @@ def test_the_study_runs_on_ns1_by_default_and_on_bsd44(protocol: str) -> None:
     for stack in ("ns1", "bsd44"):
         cfg = StarConfig(sources=2, protocol=protocol, buffer=512, duration=10.0, stack=stack)
         report = run(star(cfg)).report
-        assert sum(int(f["bytes_delivered"]) for f in report["flows"]) > 100_000, stack
+        # At least five 9140-byte segments (the default one-packet source queue slows Reno down).
+        assert sum(int(f["bytes_delivered"]) for f in report["flows"]) > 5 * 9140, stack
     with pytest.raises(UserError, match="stack"):
         star(StarConfig(stack="ns9"))
+
+
+# ---------------------------------------------------------------- the model sweep (signatures.py)
+
+
+def test_source_queue_is_counted_in_the_links_own_unit() -> None:
+    cell = star(StarConfig(sources=2, protocol="boston", source_queue=3, access="payload"))
+    # Boston: 200 cells a packet; the one being sent has 199 cells waiting, then 3 packets' room.
+    assert [ln["queue"] for ln in cell["link"][1:]] == [4 * 200 - 1, 4 * 200 - 1]
+    pkt = star(StarConfig(sources=2, protocol="reno", source_queue=3, access="packet"))
+    assert [ln["queue"] for ln in pkt["link"][1:]] == [3, 3]
+    assert star(StarConfig(sources=1, source_queue=None))["link"][1]["queue"] == 100_000  # unbounded
+    assert "reassembly" not in star(StarConfig(reassembly="aal5"))["atm"]  # the core's default mode
+    assert star(StarConfig(reassembly="per_packet"))["atm"]["reassembly"] == "per_packet"
+    # The defaults are the model sweep's choice.
+    from tcplab.studies.boston.signatures import DEFAULT
+
+    cfg = StarConfig()
+    assert (cfg.access, cfg.source_queue, cfg.reassembly) == (
+        DEFAULT.access,
+        DEFAULT.source_queue,
+        DEFAULT.reassembly,
+    )
+    with pytest.raises(UserError, match="source_queue"):
+        star(StarConfig(source_queue=0))
+    with pytest.raises(UserError, match="reassembly"):
+        StarConfig(reassembly="magic")
+
+
+def test_cell_loss_counts_cells_a_sources_own_queue_dropped() -> None:
+    # One packet of room at the source and a 7-packet window: the source's queue drops cells.
+    cfg = StarConfig(sources=1, protocol="reno", buffer=512, source_queue=1, access="payload", duration=20.0)
+    report = run(star(cfg)).report
+    bott, access = report["links"][0], report["links"][2]  # channel 1 is the sink's ACKs
+    assert (access["from"], access["to"]) == ("s0", "sw") and access["drops_queue"] > 0
+    m = star_metrics(report, cfg.packet, cfg.protocol)
+    drops = access["drops_queue"] + bott["drops_queue"]
+    assert m.cell_loss_rate == pytest.approx(drops / access["arrivals"])
+    assert m.cell_loss_rate > bott["drops_queue"] / max(bott["arrivals"], 1)
+
+
+def _sig_rows(windows: dict[str, tuple[float, float]], ratio: dict[str, float], reno64: dict[str, float]):
+    """Synthetic model-sweep rows: per setting name, the lone windows (Reno, Boston) in segments,
+    the 16-source loss ratio (Reno packets / Boston cells) and Reno's loss at 64 cells."""
+    import pandas as pd
+    from tcplab.studies.boston.signatures import setting_of
+
+    rows = []
+    for name in windows:
+        s = setting_of(f"sig_{name}_1")
+        for proto, win in zip(("reno", "boston"), windows[name], strict=True):
+            rows.append(
+                {
+                    "setting": s,
+                    "sources": 1,
+                    "protocol": proto,
+                    "buffer": 512,
+                    "window_seg": win,
+                    "packet_loss_rate": 0.05,
+                    "cell_loss_rate": 0.02,
+                    "effective_throughput": 0.8,
+                    "timeouts": 1,
+                    "fast_retransmits": 9,
+                }
+            )
+        for b in (64, 512):
+            boston = 0.1 if b == 64 else 0.02
+            reno = reno64[name] if b == 64 else ratio[name] * boston
+            for proto, loss in (("reno", reno), ("boston", boston)):
+                rows.append(
+                    {
+                        "setting": s,
+                        "sources": 16,
+                        "protocol": proto,
+                        "buffer": b,
+                        "window_seg": math.nan,
+                        "packet_loss_rate": loss,
+                        "cell_loss_rate": loss,
+                        "effective_throughput": 0.5,
+                        "timeouts": 1,
+                        "fast_retransmits": 1,
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def test_the_rule_picks_the_setting_matching_most_signatures() -> None:
+    from tcplab.studies.boston import signatures as sg
+
+    rows = _sig_rows(
+        {"payload-qinf-aal5": (5.0, 6.0), "packet-q3-per_packet": (2.6, 3.0), "cell-q1-aal5": (2.6, 3.1)},
+        {"payload-qinf-aal5": 2.0, "packet-q3-per_packet": 2.0, "cell-q1-aal5": 5.0},
+        {"payload-qinf-aal5": 0.9, "packet-q3-per_packet": 0.2, "cell-q1-aal5": 0.95},
+    )
+    # Reno's 64-cell loss over Boston's 0.1 is the ratio at 64: 9 (payload), 2 (packet), 9.5 (cell).
+    by = sg.score(rows).set_index("setting")
+    assert by.loc["payload-qinf-aal5", "matched"] == 1  # near-total loss only
+    assert by.loc["packet-q3-per_packet", "matched"] == 2  # windows and ratio, not near-total loss
+    assert by.loc["cell-q1-aal5", "matched"] == 2  # windows and near-total loss, not the ratio
+    # The tie goes to packet: its near-total loss misses by ln(0.8/0.2), the cell's ratios by more.
+    assert by.loc["packet-q3-per_packet", "outside"] < by.loc["cell-q1-aal5", "outside"]
+    scored = sg.score(rows)
+    assert sg.chosen(scored) == sg.setting_of("sig_packet-q3-per_packet_1")
+    table = sg.table(scored)
+    assert table["setting"].str.contains("(chosen)", regex=False).sum() == 1
+
+
+def test_a_tie_goes_to_the_smaller_distance_outside_the_bands() -> None:
+    from tcplab.studies.boston import signatures as sg
+
+    # Both match only the lone windows; one misses the ratio band and the 80% by less.
+    rows = _sig_rows(
+        {"payload-qinf-aal5": (2.6, 3.0), "cell-q3-aal5": (2.6, 3.0)},
+        {"payload-qinf-aal5": 6.0, "cell-q3-aal5": 2.6},
+        {"payload-qinf-aal5": 0.2, "cell-q3-aal5": 0.26},
+    )
+    scored = sg.score(rows).set_index("setting")
+    assert list(scored["matched"]) == [1, 1]
+    assert scored.loc["cell-q3-aal5", "outside"] < scored.loc["payload-qinf-aal5", "outside"]
+    assert scored.loc["cell-q3-aal5", "rank"] == 1
+
+
+def test_frames_lost_in_reassembly_are_packet_losses() -> None:
+    # Packet access, 64 cells, a lost flagged cell joining the next frame: every 9180-byte packet
+    # loses its flagged last cell, so no frame ever ends; the AAL's largest frame settles them
+    # (no more 0% loss beside nothing delivered in the sensitivity table).
+    from tcplab.studies.boston.scenarios import max_frame
+
+    cfg = StarConfig(sources=2, protocol="reno", buffer=64, access="packet", reassembly="aal5", duration=60.0)
+    doc = star(cfg)
+    assert doc["atm"]["framing"] == "flag" and doc["atm"]["max_frame"] == max_frame(9180) == 9600
+    report = run(doc).report
+    m = star_metrics(report, cfg.packet, cfg.protocol)
+    assert m.effective_throughput == 0
+    assert m.frames_lost_reassembly > 0 and m.packet_loss_rate >= 0.5
+    assert report["conservation"]["cells"]["frames_discarded_length"] > 0
+
+
+def test_partial_ack_readings_are_a_sweep_factor() -> None:
+    from tcplab.studies.boston.partial import PARTIAL_SWEEP
+    from tcplab.studies.boston.sweeps import sweeps
+
+    spec = next(s for s in sweeps(True) if s.name == PARTIAL_SWEEP)
+    assert spec.factors["tcp.boston_partial"] == ["wait", "fresh"]
+    assert spec.factors["tcp.rcv_buf"] == [9140, 64000]  # one packet, and 64 kB
+    assert "boston_partial" not in spec.base["tcp"]  # the study's default is the core's "wait"
+    assert not [s for s in sweeps(True, "bsd44") if s.name == PARTIAL_SWEEP or s.name.startswith("sig_")]

@@ -3,7 +3,7 @@
 The network of Sec. 3 (Fig. 6): 16 sources and one sink on one output-buffered ATM switch, all
 links 1.5 Mb/s with 10 ms of propagation delay, a FIFO output buffer of 64 to 4000 cells
 towards the sink, infinite sources, 700 s runs. AAL5 cuts packets into 48-byte payloads of
-53-byte cells (no trailer: the paper's simulator flags the last cell); the destination's AAL5
+53-byte cells (no trailer: the paper's simulator flags the last cell); the destination's AAL
 discards incomplete packets (Reno) or hands on what arrived (Boston). Protocols: Reno, Reno
 over a switch doing EPD, TCP Boston (IDA over GF(2^8), no redundancy, as in the paper) and,
 as a diagnostic, Boston's bitmap variant of Sec. 2.5. Packet sizes 512/1518/4352/9180 bytes,
@@ -33,12 +33,14 @@ send buffer as large as the largest window so that the receive window alone limi
 sender); the claims table has a column per stack and the headline count is ns-1's.
 
 Where the model disagrees with the paper, the report says so and why (see the claims' notes and
-docs/boston.md): the access-link model, the TCP timers of ns-1, and AAL5's handling of a lost
-last cell.
+docs/boston.md). The access-link model, the sources' interface queues and the reassembly mode,
+which the paper does not state, are chosen by a model sweep scored against the paper's own
+signatures (signatures.py; its table is in the report).
 
 Files: scenarios.py (the star and the chain), metrics.py (the paper's metrics from a run),
-analytic.py (eqs. 1-7), sweeps.py, results.py (derived once), claims.py, figures.py, tables.py,
-cli.py (`tcplab boston waste`).
+analytic.py (eqs. 1-7), sweeps.py, results.py (derived once), claims.py, setup_claims.py,
+signatures.py (the model sweep), partial.py (the partial ACK's two readings), figures.py,
+tables.py, cli.py (`tcplab boston waste`).
 """
 
 from __future__ import annotations
@@ -94,10 +96,16 @@ STUDY = Study(
         "shards into N = 2m (the paper wants N >> m) over GF(2^8) with 47-byte shards while N <= 256, "
         "else over GF(2^16) with 2-byte ids and 46-byte shards (9180 B: m = 199, N = 398, 200 cells); "
         "the bitmap variant sends m = ceil(MSS/47) blocks (9180 B: 196 cells); no redundancy.",
-        "Access links: each source's link delivers 48-byte cell payloads at 1.5 Mb/s (53-byte cells at "
-        "1.656 Mb/s), as an ns packet link serialises a packet's IP bytes; the switch's output sends "
-        "53-byte cells at 1.5 Mb/s. This makes one source able to overflow the switch, as Fig. 15 "
-        "reports. The alternatives are in the sensitivity table.",
+        "Access links, source interface queues and the reassembly mode are not in the paper; the "
+        "defaults come from the model sweep (its table and rule are below): packet links at 1.5 Mb/s "
+        "into the switch, which cuts each packet into cells that enter its output buffer at once; "
+        "three packets of room behind the one being sent in each source's interface queue; each frame "
+        "judged alone at the sink (a lost flagged cell spoils only its own frame). The other access "
+        "models are in the sensitivity table.",
+        "AAL: the paper's header-flag framing (no trailer, Sec. 3); the receiving AAL's largest frame "
+        "is the run's largest (9600 bytes at 9180 B), so frames whose flagged cell was lost are counted "
+        "as lost (Reno runs; Boston runs have no length cut, see docs/boston.md). Boston sends the "
+        "m - r fresh shards at the next retransmission (Sec. 2.3); Sec. 2.1's reading is run beside it.",
         "TCP as the ns1 preset configures it (the paper states none of it): Reno, ns's exact timer with "
         "tcp-tick 0.1 s, RTO = srtt + 4 rttvar in ticks and at least 2 ticks (200 ms), 3 s before the "
         "first sample, backoff to 64 s; one ACK per packet; no handshake. The study used to run the "

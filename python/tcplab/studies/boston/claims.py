@@ -15,8 +15,10 @@ import numpy as np
 
 from tcplab.report.claims import ABOUT_TOL, about, analytic, diagnostic, ordering, trend, value
 from tcplab.report.study import Claim
+from tcplab.studies.boston import signatures
 from tcplab.studies.boston.analytic import ratio, ratio_large_loss, ratio_small_loss
 from tcplab.studies.boston.results import Results, loss_metric
+from tcplab.studies.boston.setup_claims import setup_claims
 from tcplab.studies.boston.sweeps import PAPER_S, REF_WINDOW
 
 __all__ = ["TOL", "claims"]
@@ -38,6 +40,32 @@ def claims(r: Results) -> list[Claim]:
         _codec(r),
         *_fig15(r),
         *_figs16_17(r),
+        *setup_claims(r),
+        *_model_choice(r),
+    ]
+
+
+def _model_choice(r: Results) -> list[Claim]:
+    """The default (access, source queue, reassembly) is still the one the model sweep's rule
+    picks (signatures.py); only on the stack that runs the sweep."""
+    if r.signatures.empty:
+        return []
+    scored = signatures.score(r.signatures)
+    pick = signatures.chosen(scored)
+    return [
+        diagnostic(
+            "default_is_sweep_choice",
+            "The study's default access model, source queue and reassembly mode are the setting that "
+            "matches the most of the paper's signatures in the model sweep (rule in signatures.py)",
+            "not in the paper: the paper states none of the three",
+            {
+                "default": signatures.DEFAULT.label(),
+                "chosen": pick.label() if pick else None,
+                "matched": int(scored["matched"].max()),
+                "of": len(signatures.SIGNATURES),
+            },
+            pick == signatures.DEFAULT,
+        )
     ]
 
 

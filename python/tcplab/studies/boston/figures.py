@@ -360,8 +360,9 @@ def _own_figures(r: Results, outdir: Path) -> list[Figure]:
             "sensitivity.png",
             "Sensitivity to the access-link model and the timer",
             "Effective throughput at the reference point for each access-link model (payload: 48-byte "
-            "payloads at 1.5 Mb/s into the switch, the study's model; cell: 53-byte cells at 1.5 Mb/s; "
-            "packet: packet links, cells cut at the switch) and TCP timer granularity on the ns-1 stack "
+            "payloads at 1.5 Mb/s into the switch; cell: 53-byte cells at 1.5 Mb/s; packet: packet links, "
+            "cells cut at the switch, the study's default from the model sweep) and TCP timer granularity "
+            "on the ns-1 stack "
             "(ns's exact timer in 100 ms ticks with a 200 ms minimum RTO, or in 500 ms ticks with a 1 s "
             "minimum).",
         ),

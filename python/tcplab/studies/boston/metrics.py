@@ -21,7 +21,7 @@ from tcplab.studies.boston.scenarios import (
     mss_of,
 )
 
-__all__ = ["ChainWaste", "StarMetrics", "chain_waste", "run_chain", "series", "star_metrics"]
+__all__ = ["ChainWaste", "StarMetrics", "chain_waste", "run_chain", "series", "source_links", "star_metrics"]
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,7 @@ class StarMetrics:
     effective_throughput: float  # useful cells over the bottleneck's cell capacity
     goodput_fraction: float  # application bytes over 1.5 Mb/s
     utilization: float  # of the bottleneck link
-    cell_loss_rate: float  # cells dropped at the switch / cells arriving there
+    cell_loss_rate: float  # cells dropped at the switch or a source's queue / cells offered
     packet_loss_rate: float  # data packets not delivered intact / data packets sent
     loss_rate: float  # the paper's: packet loss (Reno, EPD), cell loss (Boston)
     retransmission_rate: float  # cells of retransmissions / cells sent (packets if not cells)
@@ -42,9 +42,15 @@ class StarMetrics:
     timeouts: int
     fast_retransmits: int
     partial_segments: int
+    frames_lost_reassembly: int  # frames the receiving AAL threw away (they count as packet losses)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def source_links(report: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The sources' channels into the switch (not the sink's ACK channel, which also ends there)."""
+    return [ln for ln in report["links"] if ln["to"] == "sw" and ln["from"] != "sink"]
 
 
 def star_metrics(report: Mapping[str, Any], packet: int, protocol_name: str) -> StarMetrics:
@@ -56,12 +62,12 @@ def star_metrics(report: Mapping[str, Any], packet: int, protocol_name: str) -> 
     segments = sum(int(f["data_segments"]) for f in flows)
     bott = links[0]
     useful_cells = delivered / mss_of(packet) * cells_per_packet(packet, protocol_name)
-    cell_loss = bott["drops_queue"] / bott["arrivals"] if bott["arrivals"] else 0.0
+    cell_loss = _cell_loss(bott, source_links(report), cells_per_packet(packet, protocol_name))
     packet_loss = report["conservation"]["dropped"] / segments if segments else 0.0
     boston = PROTOCOLS[protocol_name].codec != "plain"
     active = sum(t - float(f["start_s"]) for f in flows)
     retransmits = sum(int(f["retransmits"]) for f in flows)
-    access = [ln for ln in links if ln["to"] == "sw"]
+    access = source_links(report)
     cpp = cells_per_packet(packet, protocol_name)
     if access and all(ln["atm"] for ln in access):
         # Cells the sources sent, less the cells of first transmissions (full segments).
@@ -86,7 +92,20 @@ def star_metrics(report: Mapping[str, Any], packet: int, protocol_name: str) -> 
         timeouts=sum(int(f["timeouts"]) for f in flows),
         fast_retransmits=sum(int(f["fast_retransmits"]) for f in flows),
         partial_segments=sum(int(f.get("partial_segments", 0)) for f in flows),
+        frames_lost_reassembly=sum(int(f.get("frames_lost_reassembly", 0)) for f in flows),
     )
+
+
+def _cell_loss(bott: Mapping[str, Any], access: Sequence[Mapping[str, Any]], cpp: int) -> float:
+    """Cells lost at the switch or in a source's own interface queue over cells the sources
+    offered. A packet access link drops whole packets: each counts as a full packet's cells
+    (exact for first transmissions; Boston's shorter retransmissions are over-counted)."""
+    source_drops = sum(int(ln["drops_queue"]) * (1 if ln["atm"] else cpp) for ln in access)
+    offered = sum(int(ln["arrivals"]) * (1 if ln["atm"] else cpp) for ln in access)
+    if not access or not all(ln["atm"] for ln in access):
+        offered = int(bott["arrivals"]) + source_drops  # cells are cut at the switch
+    drops = int(bott["drops_queue"]) + source_drops
+    return drops / offered if offered else 0.0
 
 
 def _padded(values: Sequence[int] | None, n: int) -> list[int]:
@@ -100,7 +119,7 @@ def series(report: Mapping[str, Any], flow: int | None = None) -> dict[str, list
     source, or for one (``flow``; its bottleneck bytes come from the link's per-flow series)."""
     links = report["links"]
     n = max(len(ln.get("tx_bytes_series") or []) for ln in links)
-    access = [ln for ln in links if ln["to"] == "sw"]
+    access = source_links(report)
     flows = report["flows"]
     if flow is not None:
         src = flows[flow]["src"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -21,8 +21,10 @@ import pandas as pd
 from tcplab.analysis.stats import ok_runs
 from tcplab.experiment.store import Store
 from tcplab.report.study import StudyData
-from tcplab.studies.boston.metrics import chain_waste, series, star_metrics
+from tcplab.studies.boston.metrics import chain_waste, series, source_links, star_metrics
+from tcplab.studies.boston.partial import PARTIAL_SWEEP, partial_rows
 from tcplab.studies.boston.scenarios import CELL_BYTES, LINK_BPS, PROTOCOLS, cells_per_packet, mss_of
+from tcplab.studies.boston.signatures import signature_rows
 from tcplab.studies.boston.sweeps import (
     CHAIN_PROTOS,
     PROTOS,
@@ -64,6 +66,10 @@ class Results:
     chain_m: tuple[int, ...]
     duration_s: float  # of the star runs
     boston_as: str = "boston"  # the codec judged as TCP Boston (IDA, as in the paper)
+    # One row per run of the model sweep (signatures.py); empty on a sensitivity stack.
+    signatures: pd.DataFrame = field(default_factory=pd.DataFrame)
+    # One row per run of Boston's partial-ACK readings (partial.py); empty on a sensitivity stack.
+    partial: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def __repr__(self) -> str:
         n = sum(len(t) for t in self.runs.values())
@@ -102,12 +108,18 @@ def derive(data: StudyData) -> Results:
     kinds: dict[str, list[pd.DataFrame]] = {}
     chain_rows: list[dict[str, Any]] = []
     lines: dict[SeriesKey, dict[str, list[int]]] = {}
+    sig_parts: list[pd.DataFrame] = []
+    partial_parts: list[pd.DataFrame] = []
     with Store(data.store) as store:
         for sweep, frame in data.runs.items():
             kind, proto = _split(sweep)
             df = ok_runs(frame).reset_index(drop=True)
             reports = [store.report(k) or {} for k in df["key"]]
-            if kind.startswith("chain"):
+            if sweep == PARTIAL_SWEEP:
+                partial_parts.append(partial_rows(data, df, reports))
+            elif kind.startswith("sig_"):
+                sig_parts.append(signature_rows(data, sweep, df, reports))
+            elif kind.startswith("chain"):
                 chain_rows += _chain_rows(int(kind[len("chain") :]), proto, df, reports)
             elif kind.startswith("series"):
                 lines.update(_series(int(kind[len("series") :]), proto, reports))
@@ -131,6 +143,8 @@ def derive(data: StudyData) -> Results:
         ),
         chain_m=tuple(sorted({int(m) for m, _ in chain.index})),
         duration_s=float(data.specs[f"star{REF_PACKET}_reno"].base["duration"]),
+        signatures=pd.concat(sig_parts, ignore_index=True) if sig_parts else pd.DataFrame(),
+        partial=pd.concat(partial_parts, ignore_index=True) if partial_parts else pd.DataFrame(),
     )
 
 
@@ -151,7 +165,7 @@ def _source_means(report: Report, packet: int, protocol: str) -> dict[str, float
     flows = report["flows"]
     cap = LINK_BPS * float(report["sim_time_s"]) / 8
     cpp = cells_per_packet(packet, protocol)
-    access = [ln for ln in report["links"] if ln["to"] == "sw"]
+    access = source_links(report)
     return {
         "source_bytes": float(np.mean([ln["tx_bytes"] for ln in access])),
         "source_eff": float(

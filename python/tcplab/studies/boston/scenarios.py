@@ -4,23 +4,28 @@ chain used to check the wasted byte-hops of Sec. 4.3 (their metrics are in ``met
 **Star** (Fig. 6): ``sources`` hosts and one sink on one output-buffered ATM switch; every link
 1.5 Mb/s with 10 ms of propagation delay. The switch's output buffer towards the sink holds
 ``buffer`` cells (FIFO; tail drop, or EPD for "Reno with EPD"). AAL5 without trailer or LLC/SNAP
-(the paper's simulator marks the last cell with a flag instead): a packet of b IP bytes is
-ceil(b/48) cells. TCP Boston sends a header cell plus m shard cells per segment, m from the
+(the paper's simulator marks the last cell with a flag instead: the core's ``framing = "flag"``;
+the receiving AAL's largest frame is the largest packet's, ``max_frame``): a packet of b IP
+bytes is ceil(b/48) cells. TCP Boston sends a header cell plus m shard cells per segment, m from the
 codec's geometry (``shard_geometry``: 47-byte shards, or 46 when N = 2m exceeds 256 shards).
 
-How a source's link feeds the switch (``access``) is the one modelling choice the paper leaves
-open that decides whether a single source can overflow the switch (it does in the paper: Fig. 15
+How a source's link feeds the switch (``access``) is a modelling choice the paper leaves open
+that decides whether a single source can overflow the switch (it does in the paper: Fig. 15
 reports a 2.3% cell drop rate with one source):
 
-- ``"payload"`` (the default): the access link moves 48-byte cell payloads at 1.5 Mb/s, i.e.
-  53-byte cells at 1.5 x 53/48 = 1.656 Mb/s, the way a packet link of ns serialises a packet's
-  IP bytes at 1.5 Mb/s; the switch's output link sends 53-byte cells at 1.5 Mb/s, so it is the
-  bottleneck even for one source (the cell tax);
+- ``"payload"``: the access link moves 48-byte cell payloads at 1.5 Mb/s, i.e. 53-byte cells at
+  1.5 x 53/48 = 1.656 Mb/s, the way a packet link of ns serialises a packet's IP bytes at
+  1.5 Mb/s; the switch's output link sends 53-byte cells at 1.5 Mb/s, so it is the bottleneck
+  even for one source (the cell tax);
 - ``"cell"``: 53-byte cells at 1.5 Mb/s on every link; a source's cells arrive no faster than
-  the output drains them, so a lone source never loses a cell (its standing queue sits in its
-  own interface);
+  the output drains them, so a lone source with an unbounded interface queue never loses a cell
+  at the switch (its standing queue sits in its own interface);
 - ``"packet"``: the access links are packet links at 1.5 Mb/s and the switch cuts each packet
   into cells that enter its output buffer at the same instant (a burst of a whole packet).
+
+With it, two more open choices: each source's interface queue (``source_queue``, packets
+waiting behind the one being sent; None: unbounded) and the sink's reassembly mode. The
+defaults (``DEFAULT_*``) are the setting the model sweep's rule picks (signatures.py).
 
 **Chain** (Sec. 4.3): a tagged connection crosses ``switches`` cell switches in a line
 (``switches + 1`` hops); the switch ``congested`` (1-based, default the middle one) is shared
@@ -70,11 +75,19 @@ WIDE_SHARD_BYTES = 46  # 2-byte shard ids (GF(2^16)) when N exceeds what 1 byte 
 MAX_NARROW_SHARDS = 256
 HEADER_BYTES = 40
 BIG_QUEUE = 100_000
+NO_LENGTH_CUT = 2**32 - 1  # the core's largest max_frame: a buffer is never cut for its length
 
 PACKET_SIZES = (512, 1518, 4352, 9180)
 WINDOWS = (8000, 16000, 32000, 64000)  # the paper's kB are 1000 bytes (27 kB = 512 cells of 53)
 BUFFERS = (64, 256, 512, 1000, 2000, 4000)
 ACCESS_MODELS = ("payload", "cell", "packet")
+# How the destination finds frame boundaries: the core's ``[atm] reassembly`` modes.
+REASSEMBLY_MODES = ("aal5", "per_packet")
+# The study's defaults for what the paper leaves open, chosen by the model sweep's rule
+# (signatures.py; the sweep's table is in the report and docs/boston.md).
+DEFAULT_ACCESS = "packet"
+DEFAULT_SOURCE_QUEUE: int | None = 3  # packets waiting behind the one sent; None: unbounded
+DEFAULT_REASSEMBLY = "per_packet"
 EPD_THRESHOLD = 0.8
 PRIMARY_STACK = "ns1"
 STACKS = ("ns1", "bsd44")
@@ -186,9 +199,24 @@ def _tcp(
     return tcp
 
 
-def _access_link(src: str, dst: str, access: str) -> dict[str, Any]:
+def source_queue_limit(source_queue: int | None, access: str, packet: int, protocol_name: str) -> int:
+    """A source's interface queue in the link's own unit: room for ``source_queue`` full packets
+    of the protocol waiting behind the one being sent; None: unbounded. A link's limit counts what
+    waits, not what is in service: on a packet link that is ``source_queue`` packets; on a cell
+    link the packet being sent still has all but one of its cells waiting, so the same room is
+    (source_queue + 1) x cells per packet - 1 cells."""
+    if source_queue is None:
+        return BIG_QUEUE
+    if source_queue < 1:
+        raise UserError(f"source_queue: must be at least 1 packet (or unbounded), got {source_queue}")
+    if access == "packet":
+        return source_queue
+    return (source_queue + 1) * cells_per_packet(packet, protocol_name) - 1
+
+
+def _access_link(src: str, dst: str, access: str, queue: int = BIG_QUEUE) -> dict[str, Any]:
     link: dict[str, Any] = {"a": src, "b": dst, "rate": access_rate_bps(access), "delay": DELAY_S}
-    link["queue"] = BIG_QUEUE
+    link["queue"] = queue
     if access != "packet":
         link["atm"] = True
     return link
@@ -200,7 +228,9 @@ def _access_link(src: str, dst: str, access: str) -> dict[str, Any]:
 @dataclass(frozen=True)
 class StarConfig:
     """One run of the star network. ``window`` is the receive window in bytes (a window below
-    one packet still lets one packet out per round trip)."""
+    one packet still lets one packet out per round trip). ``source_queue``: each source's
+    interface queue in full packets waiting behind the one being sent (None: unbounded);
+    ``reassembly``: the core's ``[atm] reassembly`` mode at the sink."""
 
     sources: int = 16
     protocol: str = "reno"
@@ -208,16 +238,21 @@ class StarConfig:
     window: int = 64000
     buffer: int = 512
     duration: float = 700.0
-    access: str = "payload"
+    access: str = DEFAULT_ACCESS
     stagger: float = 0.05
     series_bin: float | None = None
     seed: int = 1
     tcp: Mapping[str, Any] | None = None
     stack: str = PRIMARY_STACK
+    source_queue: int | None = DEFAULT_SOURCE_QUEUE
+    reassembly: str = DEFAULT_REASSEMBLY
 
     def __post_init__(self) -> None:
         protocol(self.protocol)
         access_rate_bps(self.access)
+        if self.reassembly not in REASSEMBLY_MODES:
+            known = ", ".join(REASSEMBLY_MODES)
+            raise UserError(f"reassembly: unknown mode '{self.reassembly}' (known: {known})")
         if self.sources < 1:
             raise UserError(f"sources: must be at least 1, got {self.sources}")
         if self.packet <= HEADER_BYTES:
@@ -229,6 +264,7 @@ def star(cfg: StarConfig) -> dict[str, Any]:
     link i + 1 joins source i to the switch (channel 2i + 2 carries its data)."""
     proto = protocol(cfg.protocol)
     names = [f"s{i}" for i in range(cfg.sources)]
+    source_q = source_queue_limit(cfg.source_queue, cfg.access, cfg.packet, cfg.protocol)
     bottleneck: dict[str, Any] = {
         "a": "sw",
         "b": "sink",
@@ -244,15 +280,37 @@ def star(cfg: StarConfig) -> dict[str, Any]:
         "seed": cfg.seed,
         "nodes": ["sw", "sink", *names],
         "switches": ["sw"],
-        "atm": {"trailer": False, "llc_snap": False},
+        "atm": _atm(cfg.reassembly, cfg.packet, proto.codec),
         "tcp": _tcp(cfg.packet, cfg.window, proto, cfg.tcp, cfg.stack),
-        "link": [bottleneck, *(_access_link(n, "sw", cfg.access) for n in names)],
+        "link": [bottleneck, *(_access_link(n, "sw", cfg.access, source_q) for n in names)],
         "flow": [{"src": n, "dst": "sink", "start": round(i * cfg.stagger, 9)} for i, n in enumerate(names)],
     }
     if cfg.series_bin is not None:
         doc["series_bin"] = cfg.series_bin
         bottleneck["per_flow_series"] = True  # each connection's cells on the bottleneck (Fig. 16)
     return doc
+
+
+def max_frame(packet: int) -> int:
+    """The receiving AAL's largest frame: the largest any protocol cuts a ``packet``-byte packet
+    into (9180 B: 200 cells of 48 bytes for IDA Boston; 9180 is RFC 1626's IP MTU over AAL5, the
+    paper's ref. [3]). A buffer growing past it cannot be one frame and is thrown away at once, so
+    frames whose flagged last cell was lost are settled as losses instead of staying open."""
+    return CELL_PAYLOAD * max(cells_per_packet(packet, p) for p in PROTOCOLS)
+
+
+def _atm(reassembly: str, packet: int, codec: str) -> dict[str, Any]:
+    """The paper's AAL (Sec. 3): a header flag marks a packet's last cell, no trailer, no LLC/SNAP.
+
+    Boston's runs switch the length cut off for now (the largest ``max_frame`` the core takes):
+    cutting a Boston (partial-mode) buffer at the length limit, even the core's default 65535
+    bytes, breaks the core's packet conservation (found with this study; reported). Boston's loss
+    metric is the cell loss, which the cut does not change."""
+    atm: dict[str, Any] = {"trailer": False, "llc_snap": False, "framing": "flag"}
+    atm["max_frame"] = max_frame(packet) if codec == "plain" else NO_LENGTH_CUT
+    if reassembly != "aal5":  # the core's default mode
+        atm["reassembly"] = reassembly
+    return atm
 
 
 # ---------------------------------------------------------------- the chain of Sec. 4.3
@@ -352,7 +410,7 @@ def chain(cfg: ChainConfig) -> dict[str, Any]:
         "seed": cfg.seed,
         "nodes": [*path, *cross, *(["xsink"] if separate else [])],
         "switches": path[1:-1],
-        "atm": {"trailer": False, "llc_snap": False},
+        "atm": _atm("aal5", cfg.packet, proto.codec),
         "tcp": {"stack": cfg.stack, **NS1_TCP},
         "link": links,
         "flow": flows,

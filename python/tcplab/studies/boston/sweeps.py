@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from tcplab.experiment.spec import SweepSpec
+from tcplab.studies.boston.partial import partial_sweeps
 from tcplab.studies.boston.scenarios import (
     ACCESS_MODELS,
     BUFFERS,
@@ -23,6 +24,7 @@ from tcplab.studies.boston.scenarios import (
     mss_of,
     star,
 )
+from tcplab.studies.boston.signatures import DEFAULT, SETTINGS, Setting, signature_sweeps
 
 __all__ = ["FULL", "PROTOS", "QUICK", "TINY", "Grid", "chain_config", "nominal_window", "sweeps", "tiny"]
 
@@ -66,17 +68,34 @@ class Grid:
     chain_m: tuple[int, ...] = (10, 40, 100)
     chain_duration: float = 200.0
     stack: str = PRIMARY_STACK
+    # The model sweep (signatures.py): run lengths of its lone and 16-source runs, its settings.
+    sig_lone_s: float = PAPER_S
+    sig_star_s: float = 200.0
+    sig_settings: tuple[Setting, ...] = SETTINGS
 
 
 FULL = Grid(PACKET_SIZES, WINDOWS, BUFFERS, ACCESS_MODELS, duration=PAPER_S, reps=3)
-QUICK = Grid(PACKET_SIZES, WINDOWS, BUFFERS, ACCESS_MODELS, duration=200.0, reps=1)
+# Quick mode's model sweep: one replication of 100 s runs (16-source runs much shorter than that
+# leave Reno at 64 cells too few packets to measure its loss).
+QUICK = Grid(
+    PACKET_SIZES, WINDOWS, BUFFERS, ACCESS_MODELS, duration=200.0, reps=1, sig_lone_s=100.0, sig_star_s=100.0
+)
 # The fewest, shortest runs that still exercise every figure, claim and table (the claims need
 # the two largest packet sizes, 64/512/1000/2000/4000 cells and the 8 and 64 kB windows).
 # Quick mode's sensitivity stack: the same grid in runs half as long, so that quick mode stays
 # within about 3 minutes with both stacks ("per 700 s" values are scaled from 100 s).
 SENSITIVITY_QUICK = replace(QUICK, duration=100.0)
 TINY = Grid(
-    (4352, 9180), (8000, 64000), (64, 512, 1000, 2000, 4000), ("payload",), 4.0, 1, chain_duration=4.0
+    (4352, 9180),
+    (8000, 64000),
+    (64, 512, 1000, 2000, 4000),
+    ("payload",),
+    4.0,
+    1,
+    chain_duration=4.0,
+    sig_lone_s=4.0,
+    sig_star_s=4.0,
+    sig_settings=(DEFAULT, Setting("payload", 3, "per_packet")),
 )
 
 
@@ -194,8 +213,30 @@ def _chain_sweeps(g: Grid) -> list[SweepSpec]:
     return specs
 
 
+def _signature_sweeps(g: Grid) -> list[SweepSpec]:
+    """The model sweep behind the defaults: on the paper's stack only (it chooses the model)."""
+    if g.stack != PRIMARY_STACK:
+        return []
+    return signature_sweeps(g.sig_lone_s, g.sig_star_s, g.reps, g.stack, SEED, g.sig_settings)
+
+
+def _partial_sweeps(g: Grid) -> list[SweepSpec]:
+    """Boston's two readings of the partial ACK (partial.py), on the paper's stack only."""
+    if g.stack != PRIMARY_STACK:
+        return []
+    return partial_sweeps(g.duration, g.reps, g.stack, SEED)
+
+
 def specs(g: Grid) -> list[SweepSpec]:
-    return _star_sweeps(g) + _single_sweeps(g) + _series_sweeps(g) + _access_sweeps(g) + _chain_sweeps(g)
+    return (
+        _star_sweeps(g)
+        + _single_sweeps(g)
+        + _series_sweeps(g)
+        + _access_sweeps(g)
+        + _chain_sweeps(g)
+        + _signature_sweeps(g)
+        + _partial_sweeps(g)
+    )
 
 
 def sweeps(quick: bool, stack: str = PRIMARY_STACK) -> list[SweepSpec]:

@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 
 from tcplab.report.study import Table
+from tcplab.studies.boston import partial, signatures
 from tcplab.studies.boston.claims import claims
 from tcplab.studies.boston.results import BASE_TIMER, Results, loss_metric
 from tcplab.studies.boston.sweeps import NAMES, PROTOS, REF_BUFFER, REF_PACKET, REF_WINDOW
@@ -21,7 +22,26 @@ ALT_COLUMNS = ["id", "holds (IDA Boston)", "holds (bitmap as Boston)", "measured
 
 
 def tables(r: Results) -> list[Table]:
+    own: list[Table] = []
+    if not r.signatures.empty:
+        model = signatures.table(signatures.score(r.signatures))
+        own.append(
+            Table(
+                "The model sweep behind the defaults (access, source queue, reassembly)",
+                model,
+                signatures.NOTE,
+            )
+        )
+    if not r.partial.empty:
+        own.append(
+            Table(
+                "Boston's partial ACK: fresh shards at the next retransmission or at once",
+                partial.table(r.partial),
+                partial.NOTE,
+            )
+        )
     return [
+        *own,
         Table(
             "Claims that change when the bitmap variant stands in for IDA Boston (diagnostic)",
             _codec_changes(r),
@@ -38,8 +58,9 @@ def tables(r: Results) -> list[Table]:
         Table(
             "Sensitivity: effective throughput by access-link model and timer (reference point)",
             _sensitivity(r),
-            "payload (the study's model): access links carry 48-byte payloads at 1.5 Mb/s; cell: 53-byte "
-            "cells at 1.5 Mb/s; packet: packet links, cells cut at the switch. Timers: ns-1's 100 ms "
+            "payload: access links carry 48-byte payloads at 1.5 Mb/s; cell: 53-byte cells at 1.5 Mb/s; "
+            "packet: packet links, cells cut at the switch (the study's default: the model sweep's choice; "
+            "source queue and reassembly at their defaults). Timers: ns-1's 100 ms "
             "tick (min RTO 200 ms, the study's) or 4.4BSD's 500 ms (min RTO 1 s).",
         ),
         Table(
@@ -86,6 +107,7 @@ def _reference(r: Results) -> pd.DataFrame:
                     "Jain": round(m["jain_fairness"], 3),
                     "timeouts": int(round(m["timeouts"])),
                     "partial": int(round(m["partial_segments"])),
+                    "lost in AAL": int(round(m["frames_lost_reassembly"])),
                 }
             )
     return pd.DataFrame(rows)
