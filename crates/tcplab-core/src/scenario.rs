@@ -223,6 +223,9 @@ pub struct FlowSpec {
     pub dst: String,
     #[serde(default)]
     pub start: Option<Quantity>,
+    /// A uniform random delay in [0, start_jitter) added to `start`, drawn from the run's seed.
+    #[serde(default)]
+    pub start_jitter: Option<Quantity>,
     /// Bytes to transfer; omitted means an infinite (bulk) source.
     #[serde(default)]
     pub bytes: Option<Quantity>,
@@ -385,6 +388,8 @@ pub struct FlowModel {
     pub src: u32,
     pub dst: u32,
     pub start: Time,
+    /// Added to `start` when the run is built: a uniform draw in [0, start_jitter).
+    pub start_jitter: Time,
     pub bytes: Option<u64>,
     pub trace: bool,
     pub tcp: TcpConfig,
@@ -539,6 +544,10 @@ impl Scenario {
                 Some(s) => q(&format!("{f}.start"), duration_ns(s))?,
                 None => 0,
             };
+            let start_jitter = match &fl.start_jitter {
+                Some(s) => q(&format!("{f}.start_jitter"), duration_ns(s))?,
+                None => 0,
+            };
             let nbytes = match &fl.bytes {
                 Some(b) => {
                     let n = q(&format!("{f}.bytes"), bytes(b))?;
@@ -574,6 +583,7 @@ impl Scenario {
                 src,
                 dst,
                 start,
+                start_jitter,
                 bytes: nbytes,
                 trace: fl.trace,
                 tcp,
@@ -630,6 +640,7 @@ impl Scenario {
                             src,
                             dst,
                             start: 0,
+                            start_jitter: 0,
                             bytes: None,
                             trace: false,
                             tcp: tcp.clone(),

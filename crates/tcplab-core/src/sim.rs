@@ -87,8 +87,9 @@ pub struct Simulation {
 }
 
 impl Simulation {
-    pub fn new(model: Model) -> Result<Self, Error> {
+    pub fn new(mut model: Model) -> Result<Self, Error> {
         let seed = model.seed;
+        jitter_starts(&mut model);
         let channels: Vec<Channel> = model
             .channels
             .iter()
@@ -929,4 +930,16 @@ fn run_into(
     // Last: a trace file appears under its own name only once everything else is written.
     sim.finish_trace_files()?;
     Ok((report, traces))
+}
+
+/// Move each flow's start by its uniform draw in [0, start_jitter), from a stream of its own so
+/// that no other random draw of the run moves (a study gets replications that differ in their
+/// start times and nothing else).
+fn jitter_starts(model: &mut Model) {
+    use rand::Rng;
+    for (i, f) in model.flows.iter_mut().enumerate() {
+        if f.start_jitter > 0 {
+            f.start += stream(model.seed, "start", i as u64).random_range(0..f.start_jitter);
+        }
+    }
 }
