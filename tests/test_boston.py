@@ -25,6 +25,20 @@ from tcplab.studies.boston.scenarios import (
     star,
 )
 
+# ---------------------------------------------------------------- replications
+
+
+def test_replications_differ_on_ns1_through_the_start_times() -> None:
+    # No random loss and ns-1's timers (no tick phase): only the sources' start draws make two
+    # replications differ; without them every replication would be the same run.
+    def delivered(seed: int) -> list[int]:
+        doc = star(StarConfig(sources=3, protocol="reno", buffer=512, duration=10, seed=seed))
+        return [f["bytes_delivered"] for f in run(doc).flows]
+
+    assert delivered(1) == delivered(1)
+    assert delivered(1) != delivered(2)
+
+
 # ---------------------------------------------------------------- eqs. 1-7
 
 
