@@ -442,18 +442,12 @@ variant = "{variant}"
 
 /// Packets 60, 62, ... (every other one, inside one window of 20).
 fn drops(n: u64) -> Vec<u64> {
-    (0..n).map(|i| 60 + 2 * i).collect()
+    common::every_other_from_60(n)
 }
 
 /// First retransmission time (s) of each dropped packet.
 fn repairs(t: &FlowTrace, drops: &[u64]) -> Vec<f64> {
-    drops
-        .iter()
-        .map(|d| {
-            let off = (d - 1) * 1000;
-            t.sends.iter().find(|s| s.offset == off && s.retransmit).map(|s| s.time as f64 / 1e9).expect("resent")
-        })
-        .collect()
+    common::repair_times(t, drops)
 }
 
 #[test]

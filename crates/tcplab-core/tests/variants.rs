@@ -20,18 +20,7 @@ fn scenario(variant: &str, drops: &[u64], extra: &str) -> (FlowReport, FlowTrace
 }
 
 fn drops(n: u64) -> Vec<u64> {
-    (0..n).map(|i| 60 + 2 * i).collect()
-}
-
-/// Time (s) of the first retransmission of each dropped segment.
-fn repair_times(t: &FlowTrace, drops: &[u64]) -> Vec<f64> {
-    drops
-        .iter()
-        .map(|d| {
-            let off = (d - 1) * 1000;
-            t.sends.iter().find(|s| s.offset == off && s.retransmit).map(|s| s.time as f64 / 1e9).expect("resent")
-        })
-        .collect()
+    every_other_from_60(n)
 }
 
 /// The round-trip time: propagation plus one data and one ACK serialisation (0.02086 s), and

@@ -63,3 +63,19 @@ pub fn sends_of(t: &FlowTrace, offset: u64) -> Vec<f64> {
 pub fn retransmitted(t: &FlowTrace) -> Vec<u64> {
     t.sends.iter().filter(|s| s.retransmit).map(|s| s.offset).collect()
 }
+
+/// Segments 60, 62, ... (every other one, inside one window), `n` of them.
+pub fn every_other_from_60(n: u64) -> Vec<u64> {
+    (0..n).map(|i| 60 + 2 * i).collect()
+}
+
+/// Time (s) of the first retransmission of each dropped segment (1-based, 1000-byte segments).
+pub fn repair_times(t: &FlowTrace, drops: &[u64]) -> Vec<f64> {
+    drops
+        .iter()
+        .map(|d| {
+            let off = (d - 1) * 1000;
+            t.sends.iter().find(|s| s.offset == off && s.retransmit).map(|s| s.time as f64 / 1e9).expect("resent")
+        })
+        .collect()
+}
