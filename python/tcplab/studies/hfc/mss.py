@@ -47,6 +47,7 @@ from tcplab.experiment.spec import SweepSpec
 from tcplab.report.claims import about, analytic, diagnostic, trend, value
 from tcplab.report.study import Claim
 from tcplab.studies.hfc.scenarios import DOWN_BPS, HEADER_BYTES, LAN_BPS, hfc_scenario, kib
+from tcplab.studies.hfc.specs import common_seed_spec
 from tcplab.units import KB
 
 MSS_LEVELS = (1460, 1024, 512)  # Fig. 14's
@@ -102,27 +103,24 @@ def burst_levels() -> list[dict[str, Any]]:
     return out
 
 
+_LABELS = {
+    "tcp.mss": "mss",
+    "flow.*.bytes": "bytes",
+    "link.0.ab.loss.p": "data_loss",
+    "link.0.ab.loss.mean_bad": "mean_bad",
+    "link.0.ab.loss.mean_good": "mean_good",
+}
+
+
 def _spec(
-    name: str, base: Mapping[str, Any], reps: int, seed: int, factors: Mapping[str, Sequence[Any]], **kw: Any
+    name: str,
+    base: Mapping[str, Any],
+    reps: int,
+    seed: int,
+    factors: Mapping[str, Sequence[Any]],
+    zips: Sequence[Mapping[str, Sequence[Any]]] = (),
 ) -> SweepSpec:
-    labels = {
-        "tcp.mss": "mss",
-        "flow.*.bytes": "bytes",
-        "link.0.ab.loss.p": "data_loss",
-        "link.0.ab.loss.mean_bad": "mean_bad",
-        "link.0.ab.loss.mean_good": "mean_good",
-    }
-    paths = [*factors, *(p for z in kw.get("zips", ()) for p in z)]
-    return SweepSpec(
-        name=name,
-        base=base,
-        factors=dict(factors),
-        replications=reps,
-        seed=seed,
-        seeds="common",
-        labels={p: labels[p] for p in paths},
-        **kw,
-    )
+    return common_seed_spec(name, base, reps, seed, _LABELS, factors, zips)
 
 
 def sweeps(reps: Mapping[str, int], seed: int, stack: str, mb3: int) -> list[SweepSpec]:

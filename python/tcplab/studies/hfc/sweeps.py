@@ -31,6 +31,7 @@ from tcplab.studies.hfc.scenarios import (
     stack_timer,
     window_packets,
 )
+from tcplab.studies.hfc.specs import common_seed_spec
 from tcplab.units import KB
 
 SEED = 1998
@@ -160,18 +161,7 @@ def _spec(
     factors: Mapping[str, Sequence[Any]] | None = None,
     zips: Sequence[Mapping[str, Sequence[Any]]] = (),
 ) -> SweepSpec:
-    factors = dict(factors or {})
-    paths = [*factors, *(p for z in zips for p in z)]
-    return SweepSpec(
-        name=name,
-        base=base,
-        factors=factors,
-        zips=list(zips),
-        replications=reps,
-        seed=SEED,
-        seeds="common",
-        labels={p: LABELS[p] for p in paths if p in LABELS},
-    )
+    return common_seed_spec(name, base, reps, SEED, LABELS, factors, zips)
 
 
 def _buffers(levels: Sequence[int], stack: str = "bsd44") -> dict[str, list[int]]:
