@@ -1,6 +1,8 @@
 //! TCP Boston's answer to a partial ACK (`boston_partial`), segment by segment, on a two-host
 //! cell path with a one-segment window.
 
+mod common;
+use common::sends_of;
 use tcplab_core::metrics::{FlowTrace, RunReport};
 use tcplab_core::{run_scenario, Error, RunOptions};
 
@@ -21,11 +23,6 @@ fn run(text: &str) -> (RunReport, FlowTrace) {
     (r, t.remove(0))
 }
 
-/// Times (s) at which the segment at stream offset 0 left, first copy included.
-fn sends_of_first_segment(t: &FlowTrace) -> Vec<f64> {
-    t.sends.iter().filter(|s| s.offset == 0).map(|s| s.time as f64 / 1e9).collect()
-}
-
 #[test]
 fn wait_resends_the_missing_shards_only_on_the_timer() {
     // Cell 5 is a shard of the first segment: the receiver holds 9 of 10 and says so in a
@@ -35,7 +32,7 @@ fn wait_resends_the_missing_shards_only_on_the_timer() {
     assert_eq!(f.bytes_delivered, 2350);
     assert_eq!(f.partial_segments, 1);
     assert_eq!((f.timeouts, f.fast_retransmits, f.retransmits), (1, 0, 1), "{f:?}");
-    let sends = sends_of_first_segment(&t);
+    let sends = sends_of(&t, 0);
     assert_eq!(sends.len(), 2);
     assert!(sends[1] - sends[0] >= 3.0, "the initial RTO is 3 s: {sends:?}");
 }
@@ -47,7 +44,7 @@ fn fresh_sends_the_missing_shards_on_the_partial_ack() {
     assert_eq!(f.bytes_delivered, 2350);
     assert_eq!(f.partial_segments, 1);
     assert_eq!((f.timeouts, f.fast_retransmits, f.retransmits), (0, 0, 1), "{f:?}");
-    let sends = sends_of_first_segment(&t);
+    let sends = sends_of(&t, 0);
     assert_eq!(sends.len(), 2);
     // One round trip (10 ms of propagation plus serialisation), not a timeout.
     assert!(sends[1] - sends[0] < 0.05, "{sends:?}");
@@ -66,7 +63,7 @@ fn fresh_answers_each_count_once_and_falls_back_on_the_timer() {
     let f = &r.flows[0];
     assert_eq!(f.bytes_delivered, 2350);
     assert_eq!((f.timeouts, f.retransmits), (1, 2), "{f:?}");
-    let sends = sends_of_first_segment(&t);
+    let sends = sends_of(&t, 0);
     assert_eq!(sends.len(), 3);
     assert!(sends[1] - sends[0] < 0.05 && sends[2] - sends[1] >= 1.0, "{sends:?}");
 }
@@ -86,7 +83,7 @@ fn fresh_still_lets_the_duplicate_acks_behind_the_segment_fire_fast_retransmit()
     }
     assert_eq!(wait.flows[0].retransmits, 1);
     assert_eq!(fresh.flows[0].retransmits, 2);
-    let sends = sends_of_first_segment(&t);
+    let sends = sends_of(&t, 0);
     assert!(sends.len() == 3 && sends[2] - sends[0] < 0.05, "{sends:?}");
 }
 
