@@ -143,25 +143,23 @@ def _hooked(tmp_path: Path, what: str) -> Path:
     return path
 
 
+def _run_with(path: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tcplab", "run", str(path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+
+
 def test_corrupted_run_fails_with_the_invariant_message(tmp_path: Path) -> None:
     path = _hooked(tmp_path, "conservation")
     env = {k: v for k, v in os.environ.items() if k != "TCPLAB_TEST_HOOKS"}
-    refused = subprocess.run(
-        [sys.executable, "-m", "tcplab", "run", str(path)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
+    refused = _run_with(path, env)
     assert refused.returncode == 2 and "_test_corrupt" in refused.stderr
     env["TCPLAB_TEST_HOOKS"] = "1"
-    broken = subprocess.run(
-        [sys.executable, "-m", "tcplab", "run", str(path)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
+    broken = _run_with(path, env)
     assert broken.returncode == 1, broken.stderr
     assert "packet conservation: injected" in broken.stderr and "bug in tcplab" in broken.stderr
     assert "Traceback" not in broken.stderr
