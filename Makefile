@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP_DEPS := $(VENV)/.stamp-deps
 RUST_SRC := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml Cargo.lock
 
-.PHONY: setup build test test-rust test-python test-wheel lint reproduce bench clean fuzz
+.PHONY: setup build test test-rust test-python test-wheel lint reproduce bench clean fuzz check-identical
 
 setup: build
 
@@ -31,7 +31,7 @@ build: $(VENV)/.stamp-build
 lint: build
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets --quiet -- -D warnings
-	$(BIN)/ruff check python tests bench
+	$(BIN)/ruff check python tests bench tools
 
 test-rust:
 	cargo test --workspace --quiet
@@ -58,3 +58,15 @@ bench: build
 
 clean:
 	rm -rf $(VENV) target out
+
+# A refactor changes no output: build BASE (default main) in a temporary worktree, snapshot both
+# (every shipped scenario's report and files, the example sweep, bench event counts, every study's
+# quick claims.json) and compare them byte for byte (tools/identity.py).
+BASE ?= main
+check-identical: build
+	rm -rf /tmp/tcplab-identity-base && git worktree add --detach /tmp/tcplab-identity-base $(BASE)
+	$(MAKE) -C /tmp/tcplab-identity-base build
+	$(PYTHON) tools/identity.py snapshot /tmp/tcplab-identity/base --checkout /tmp/tcplab-identity-base
+	$(PYTHON) tools/identity.py snapshot /tmp/tcplab-identity/head --checkout .
+	git worktree remove --force /tmp/tcplab-identity-base
+	$(PYTHON) tools/identity.py compare /tmp/tcplab-identity/base /tmp/tcplab-identity/head
