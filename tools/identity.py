@@ -18,6 +18,7 @@ with the working tree.
 from __future__ import annotations
 
 import argparse
+import csv as csvmod
 import hashlib
 import json
 import shutil
@@ -74,8 +75,8 @@ def snapshot_runs(tcplab: str, out: Path, work: Path, checkout: Path) -> None:
 def snapshot_sweep(tcplab: str, out: Path, work: Path, checkout: Path) -> None:
     spec = checkout / "python/tcplab/scenarios/sweeps/loss_variants.toml"
     csv = work / "sweep.csv"
-    _run([tcplab, "sweep", str(spec), "--store", str(work / "sweep.sqlite"), "--csv", str(csv), "--workers", "1"])
-    import csv as csvmod
+    store = str(work / "sweep.sqlite")
+    _run([tcplab, "sweep", str(spec), "--store", store, "--csv", str(csv), "--workers", "1"])
 
     with csv.open() as fh:
         rows = list(csvmod.DictReader(fh))
