@@ -348,9 +348,29 @@ def reproduce(
     typer.echo(f"wrote {out / 'index.md'}")
 
 
+def _one_line_warnings() -> None:
+    """tcplab's own warnings (an old spelling, say) as one ``warning:`` line on stderr, without
+    Python's file and line prefix."""
+    import warnings
+
+    from tcplab.errors import DeprecatedInput
+
+    default = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):  # type: ignore[no-untyped-def]
+        if issubclass(category, DeprecatedInput):
+            typer.echo(f"warning: {message}", err=True)
+        else:
+            default(message, category, filename, lineno, file, line)
+
+    warnings.showwarning = show
+
+
 def main() -> None:
     # A Ctrl-C before a command's own handler is in place (while typer parses the line or a
-    # study's commands are imported) is still an interrupt, not a traceback.
+    # study's commands are imported) is still an interrupt, not a traceback. (A closed pipe is
+    # quiet: commands leave through cli_errors, help text through click, which exits 1.)
+    _one_line_warnings()
     try:
         app()
     except KeyboardInterrupt:

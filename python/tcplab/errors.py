@@ -16,13 +16,33 @@ from typing import Any, NoReturn, TypeVar
 
 from tcplab._core import InvariantError, ScenarioError
 
-__all__ = ["InternalError", "InvariantError", "ScenarioError", "UserError", "cli_errors", "describe"]
+__all__ = [
+    "DeprecatedInput",
+    "InternalError",
+    "InvariantError",
+    "ScenarioError",
+    "UserError",
+    "cli_errors",
+    "deprecated",
+    "describe",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 class UserError(Exception):
     """Bad input noticed by the Python layer; the message says what and where."""
+
+
+class DeprecatedInput(FutureWarning):
+    """An old spelling that still works (a FutureWarning, so Python shows it to every user)."""
+
+
+def deprecated(message: str) -> None:
+    """Warn about an old spelling; the CLI prints it as one ``warning:`` line."""
+    import warnings
+
+    warnings.warn(message, DeprecatedInput, stacklevel=3)
 
 
 class InternalError(RuntimeError):
