@@ -67,7 +67,7 @@ def test_wheel_runs_outside_the_checkout(installed: Path, tmp_path: Path) -> Non
     assert json.loads(proc.stdout)["flows"][0]["bytes_delivered"] == 3_000_000
     assert (tmp_path / "lossy" / "summary.json").exists()
 
-    bench = ["bench", "--quick", "--only", "dumbbell_10", "--json"]
+    bench = ["bench", "--quick", "--only", "dumbbell_10", "--json", "--report-only"]
     proc = sh(installed / "tcplab", *bench, cwd=tmp_path, env=env)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["scenarios"]["dumbbell_10"]["events"] > 0

@@ -35,6 +35,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "summarize": ("tcplab.analysis.stats", "summarize"),
     "Store": ("tcplab.experiment.store", "Store"),
     "load_runs": ("tcplab.experiment.store", "load_runs"),
+    "read_pcap": ("tcplab.analysis.pcap", "read_pcap"),
 }
 
 __all__ = [
