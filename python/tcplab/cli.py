@@ -111,11 +111,7 @@ def run(
     out = prepare_out_dir(out_name, force) if out_name is not None else None
     if out is not None:
         before = _files(out)
-    result = run_scenario(text, seed=seed, out_dir=out, max_memory=max_memory)
-    if out is not None:
-        from tcplab.report.plot import plot_run
-
-        plot_run(out, result.report)
+    result = run_scenario(text, seed=seed, out_dir=out, max_memory=max_memory)  # and its PNGs
     if json_out:
         sys.stdout.write(result.to_json() + "\n")
     else:

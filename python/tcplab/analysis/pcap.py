@@ -32,7 +32,7 @@ class Segment:
     sport: int
     dst: str
     dport: int
-    flags: str  # "S", "SA", "A", "FA", ... (FIN, SYN, RST, PSH, ACK, ECE, CWR)
+    tcp_flags: str  # "S", "SA", "A", "FA", ... (FIN, SYN, RST, PSH, ACK, ECE, CWR)
     seq: int
     ack: int
     win: int  # the raw 16-bit window field (scaled by the window scale the SYNs agreed)
@@ -56,7 +56,7 @@ def iter_segments(path: str | os.PathLike[str]) -> Iterator[Segment]:
                 sport=tcp.sport,
                 dst=socket.inet_ntoa(ip.dst),
                 dport=tcp.dport,
-                flags="".join(name for name, bit in _FLAGS if tcp.flags & bit),
+                tcp_flags="".join(name for name, bit in _FLAGS if tcp.flags & bit),
                 seq=tcp.seq,
                 ack=tcp.ack,
                 win=tcp.win,
@@ -73,10 +73,10 @@ def read_pcap(path: str | os.PathLike[str]) -> pd.DataFrame:
     """
     import pandas as pd
 
-    fields = ["time_s", "src", "sport", "dst", "dport", "flags", "seq", "ack", "win", "length"]
-    rows = [[getattr(s, f) for f in fields] for s in iter_segments(path)]
-    # "flags" would shadow DataFrame.flags: the column is tcp_flags.
-    return pd.DataFrame(rows, columns=[f if f != "flags" else "tcp_flags" for f in fields])
+    # (tcp_flags, not flags: a column named flags would hide behind DataFrame.flags)
+    columns = ["time_s", "src", "sport", "dst", "dport", "tcp_flags", "seq", "ack", "win", "length"]
+    rows = [[getattr(s, c) for c in columns] for s in iter_segments(path)]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def _connection(s: Segment) -> tuple[Any, ...]:
@@ -99,7 +99,7 @@ def without_handshake(
             break
         conn = _connection(s)
         if conn not in seen:
-            if "S" not in s.flags:
+            if "S" not in s.tcp_flags:
                 return s
             seen.add(conn)
     return None

@@ -327,11 +327,14 @@ def parse_spec(doc: Mapping[str, Any], root: Path = Path("."), source: str = "sp
 
 
 def load_spec(path: str | os.PathLike[str], max_runs: int | None = None) -> SweepSpec:
-    """Read a sweep spec file; raises UserError naming the file and the problem, or a sweep of
-    more than ``max_runs`` runs (default ``MAX_RUNS``)."""
+    """Read a sweep spec file, or the packaged example of that name (``"sweeps/loss_variants"``,
+    as ``tcplab run lossy_link`` takes a scenario's; a file wins); raises UserError naming the
+    file and the problem, or a sweep of more than ``max_runs`` runs (default ``MAX_RUNS``)."""
+    from tcplab.experiment.examples import resolve_scenario
     from tcplab.experiment.input_files import parse_toml, read_input
 
-    p = Path(path)
+    found = resolve_scenario(path)
+    p = found if isinstance(found, Path) else Path(path)  # a packaged file is a Path when installed
     source = os.fspath(path)
     from tcplab.experiment.input_limits import check_spec_text
 
