@@ -21,9 +21,11 @@ $(STAMP_DEPS): pyproject.toml | $(BIN)/python
 	touch $@
 
 # maturin finds the virtualenv through VIRTUAL_ENV; -E installs the project's extras with it.
+# maturin's --quiet quiets cargo, not the pip it runs: PIP_QUIET does (errors still print).
 EXTRAS ?= dev,dask
 $(VENV)/.stamp-build: $(STAMP_DEPS) $(RUST_SRC) pyproject.toml
-	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --quiet -E $(EXTRAS)
+	VIRTUAL_ENV=$(abspath $(VENV)) PIP_QUIET=1 PIP_DISABLE_PIP_VERSION_CHECK=1 \
+		$(BIN)/maturin develop --release --quiet -E $(EXTRAS)
 	touch $@
 
 build: $(VENV)/.stamp-build

@@ -180,7 +180,7 @@ def test_invariant_error_exits_1_and_says_it_is_a_bug(lossy: Path, monkeypatch: 
 
 
 def test_bench_quick_json_reports_rates_per_scenario() -> None:
-    proc = tcplab("bench", "--quick", "--json", "--only", "dumbbell_10")
+    proc = tcplab("bench", "--quick", "--json", "--only", "dumbbell_10", "--report-only")
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert set(out["scenarios"]) == {"dumbbell_10"}

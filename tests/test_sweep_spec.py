@@ -37,7 +37,7 @@ seed = 9
 [factors]
 tcp.variant = ["reno", "sack"]            # an unquoted dotted key is the same path
 "link.0.ab.loss.p" = [0.0, 0.01]
-[zip]
+[zips]
 "link.0.rate" = ["10Mbps", "20Mbps", "40Mbps"]
 "link.0.delay" = ["10ms", "5ms", "2ms"]
 [labels]
@@ -87,10 +87,10 @@ rate = "10Mbps"
 [[base.flow]]
 src = "a"
 dst = "b"
-[[zip]]
+[[zips]]
 "link.0.rate" = ["1Mbps", "2Mbps"]
 "link.0.queue" = [10, 20]
-[[zip]]
+[[zips]]
 "flow.*.bytes" = ["10KB", "20KB"]
 "flow.0.start" = [0, 0.5]
 """,
@@ -173,12 +173,16 @@ BAD_SPECS = {
         "factors.tcp.variant: the list of levels is empty",
     ),
     "zip_lengths": (
-        GOOD_HEAD + '[zip]\n"link.0.rate" = ["1Mbps", "2Mbps"]\n"link.0.delay" = ["1ms"]\n',
+        GOOD_HEAD + '[zips]\n"link.0.rate" = ["1Mbps", "2Mbps"]\n"link.0.delay" = ["1ms"]\n',
         "zipped lists must have the same length (link.0.rate has 2, link.0.delay has 1)",
+    ),
+    "zip_and_zips": (
+        GOOD_HEAD + '[zip]\n"link.0.rate" = ["1Mbps"]\n[zips]\n"link.0.delay" = ["1ms"]\n',
+        "zip: give zipped groups as [[zips]] only",
     ),
     "bad_level": (
         GOOD_HEAD + '[factors]\n"tcp.variant" = ["reno", "cubicle"]\n',
-        "tcp.variant = \"cubicle\": tcp.variant: unknown variant 'cubicle'",
+        "point 2 of 2 (tcp.variant = \"cubicle\"): tcp.variant: unknown variant 'cubicle'",
     ),
     "levels_not_a_list": (GOOD_HEAD + '[factors]\n"tcp.variant" = "reno"\n', "levels must be a list"),
 }

@@ -26,13 +26,13 @@ BULK = (
     '[[flow]]\nsrc = "a"\ndst = "b"\ntrace = true\n'
 )
 
-# Goes through the Python API, which does not import pandas (the CLI does, ~215 MB), and
-# reports its own peak (VmHWM: see test_budget.py for why not ru_maxrss).
+# Goes through the Python API without its plots (which import pandas and matplotlib, ~215 MB,
+# as the CLI does), and reports its own peak (VmHWM: see test_budget.py for why not ru_maxrss).
 CHILD = textwrap.dedent(
     """
     import json, sys
     from tcplab.experiment.api import run
-    run(open(sys.argv[1]).read(), out_dir=sys.argv[2] or None)
+    run(open(sys.argv[1]).read(), out_dir=sys.argv[2] or None, plots=False)
     hwm = [l for l in open("/proc/self/status") if l.startswith("VmHWM:")]
     print(json.dumps({"hwm_kib": int(hwm[0].split()[1])}))
     """
@@ -147,7 +147,7 @@ def test_traces_beyond_the_open_file_limit_are_written_at_the_end(tmp_path: Path
         "if limit:\n"
         "    resource.setrlimit(resource.RLIMIT_NOFILE, (limit, hard))\n"
         "from tcplab.experiment.api import run\n"
-        "run(open(sys.argv[1]).read(), out_dir=sys.argv[2])\n"
+        "run(open(sys.argv[1]).read(), out_dir=sys.argv[2], plots=False)\n"
     )
     files = {}
     for limit in (0, 24):

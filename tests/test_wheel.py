@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO
+from doc_blocks import python_blocks
 
 pytestmark = pytest.mark.wheel
 
@@ -67,7 +68,7 @@ def test_wheel_runs_outside_the_checkout(installed: Path, tmp_path: Path) -> Non
     assert json.loads(proc.stdout)["flows"][0]["bytes_delivered"] == 3_000_000
     assert (tmp_path / "lossy" / "summary.json").exists()
 
-    bench = ["bench", "--quick", "--only", "dumbbell_10", "--json"]
+    bench = ["bench", "--quick", "--only", "dumbbell_10", "--json", "--report-only"]
     proc = sh(installed / "tcplab", *bench, cwd=tmp_path, env=env)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["scenarios"]["dumbbell_10"]["events"] > 0
@@ -82,3 +83,33 @@ def test_wheel_without_the_dask_extra_says_how_to_get_it(installed: Path, tmp_pa
     assert proc.returncode == 2
     assert "pip install 'tcplab[dask]'" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "out").exists(), "nothing ran"
+
+
+# Every ```python block of these runs as it is, in order, each in a fresh interpreter, in one
+# empty folder outside the checkout (a block may read what an earlier one wrote there).
+DOCS = ["README.md", "docs/cli.md", "docs/experiments.md"]
+
+
+@pytest.mark.parametrize("doc", DOCS)
+def test_doc_python_blocks_run_outside_the_checkout(installed: Path, tmp_path: Path, doc: str) -> None:
+    blocks = python_blocks(REPO / doc)
+    assert blocks, f"{doc} has no python block"
+    env = clean_env(MPLBACKEND="Agg")
+    for i, block in enumerate(blocks):
+        script = tmp_path / f"block{i}.py"
+        script.write_text(block)
+        proc = sh(installed / "python", script, cwd=tmp_path, env=env, timeout=600)
+        assert proc.returncode == 0, f"{doc}, python block {i + 1}:\n{block}\n{proc.stderr}"
+    if doc == "docs/experiments.md":  # the RED sweep of the worked example drew its figure
+        assert (tmp_path / "out" / "gallery" / "red_queue.png").stat().st_size > 10_000
+
+
+def test_type_checkers_see_the_installed_types(installed: Path, tmp_path: Path) -> None:
+    code = "import tcplab; reveal_type(tcplab.run); reveal_type(tcplab.sweep); reveal_type(tcplab.summarize)"
+    proc = sh(sys.executable, "-m", "mypy", "--python-executable", installed / "python", "--no-incremental",
+              "-c", code, cwd=tmp_path, env=clean_env())
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    revealed = [line for line in proc.stdout.splitlines() if "Revealed type" in line]
+    assert len(revealed) == 3 and not any('"Any"' in line for line in revealed), proc.stdout
+    assert "-> tcplab.experiment.api.RunResult" in revealed[0]
+    assert "-> tcplab.experiment.runner.SweepResult" in revealed[1]

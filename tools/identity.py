@@ -45,9 +45,9 @@ def _dump(path: Path, obj: Any) -> None:
     path.write_text(json.dumps(_strip_wall(obj), indent=1, sort_keys=True) + "\n")
 
 
-def _run(cmd: list[str], cwd: Path | None = None) -> str:
+def _run(cmd: list[str], cwd: Path | None = None, ok: tuple[int, ...] = (0,)) -> str:
     out = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd)
-    if out.returncode != 0:
+    if out.returncode not in ok:
         sys.exit(f"failed ({out.returncode}): {' '.join(cmd)}\n{out.stderr[-2000:]}")
     return out.stdout
 
@@ -84,7 +84,8 @@ def snapshot_sweep(tcplab: str, out: Path, work: Path, checkout: Path) -> None:
 
 
 def snapshot_bench(tcplab: str, out: Path) -> None:
-    report = json.loads(_run([tcplab, "bench", "--json"]))
+    # Only the counts matter here: a target missed on a loaded machine (status 3) is no failure.
+    report = json.loads(_run([tcplab, "bench", "--json"], ok=(0, 3)))
     scenarios = report.get("scenarios", report)
     counts = {
         name: {k: v for k, v in r.items() if k in ("events", "packets_forwarded", "goodput_bps_total")}

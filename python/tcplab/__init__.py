@@ -1,7 +1,7 @@
 """tcplab: a fast, reproducible packet-level simulator for TCP performance studies.
 
 import tcplab
-result = tcplab.run("scenarios/dumbbell.toml", seed=7, out_dir="out/dumbbell")
+result = tcplab.run("dumbbell", seed=7, out_dir="out/dumbbell")   # an example's name, or a file
 result.flows_df()[["goodput_bps", "timeouts"]]
 
 spec = tcplab.SweepSpec(base=doc, factors={"tcp.variant": ["reno", "sack"]}, replications=5)
@@ -15,13 +15,31 @@ The experiment names (sweep, summarize, factorial_anova, ...) are imported on fi
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tcplab._core import InvariantError, ScenarioError, __version__
 from tcplab.errors import UserError
 from tcplab.experiment.api import RunResult, load_scenario, run, scenario_text, validate
 
-_LAZY: dict[str, tuple[str, str]] = {
+if TYPE_CHECKING:  # what type checkers see for the names imported on first use (re-exports)
+    from tcplab import plot as plot
+    from tcplab.analysis.anova import AnovaResult as AnovaResult
+    from tcplab.analysis.anova import factorial_anova as factorial_anova
+    from tcplab.analysis.fairness import jain_index as jain_index
+    from tcplab.analysis.fairness import max_min_shares as max_min_shares
+    from tcplab.analysis.pcap import read_pcap as read_pcap
+    from tcplab.analysis.stats import mean_ci as mean_ci
+    from tcplab.analysis.stats import summarize as summarize
+    from tcplab.experiment.runner import SweepResult as SweepResult
+    from tcplab.experiment.runner import load_sweep as load_sweep
+    from tcplab.experiment.runner import run_sweep as sweep  # noqa: F401 (tcplab.sweep)
+    from tcplab.experiment.spec import SweepSpec as SweepSpec
+    from tcplab.experiment.spec import load_spec as load_spec
+    from tcplab.experiment.store import Store as Store
+    from tcplab.experiment.store import load_runs as load_runs
+
+# name -> (module, attribute); an attribute of None is the module itself.
+_LAZY: dict[str, tuple[str, str | None]] = {
     "AnovaResult": ("tcplab.analysis.anova", "AnovaResult"),
     "factorial_anova": ("tcplab.analysis.anova", "factorial_anova"),
     "jain_index": ("tcplab.analysis.fairness", "jain_index"),
@@ -35,6 +53,8 @@ _LAZY: dict[str, tuple[str, str]] = {
     "summarize": ("tcplab.analysis.stats", "summarize"),
     "Store": ("tcplab.experiment.store", "Store"),
     "load_runs": ("tcplab.experiment.store", "load_runs"),
+    "read_pcap": ("tcplab.analysis.pcap", "read_pcap"),
+    "plot": ("tcplab.plot", None),
 }
 
 __all__ = [
@@ -55,7 +75,8 @@ def __getattr__(name: str) -> Any:
     if name not in _LAZY:
         raise AttributeError(f"module 'tcplab' has no attribute {name!r}")
     module, attr = _LAZY[name]
-    value = getattr(importlib.import_module(module), attr)
+    imported = importlib.import_module(module)
+    value = imported if attr is None else getattr(imported, attr)
     globals()[name] = value
     return value
 

@@ -11,7 +11,9 @@ bugs (InvariantError) exit with status 1, and neither shows a traceback.
 from __future__ import annotations
 
 import json
+import shutil
 import sys
+import textwrap
 from pathlib import Path
 from typing import Annotated
 
@@ -109,11 +111,7 @@ def run(
     out = prepare_out_dir(out_name, force) if out_name is not None else None
     if out is not None:
         before = _files(out)
-    result = run_scenario(text, seed=seed, out_dir=out, max_memory=max_memory)
-    if out is not None:
-        from tcplab.report.plot import plot_run
-
-        plot_run(out, result.report)
+    result = run_scenario(text, seed=seed, out_dir=out, max_memory=max_memory)  # and its PNGs
     if json_out:
         sys.stdout.write(result.to_json() + "\n")
     else:
@@ -125,6 +123,15 @@ def run(
         wrote = sorted(p.name for p, mtime in after.items() if before.get(p) != mtime)
         mark_out_dir(out)
         _info(f"wrote to {out}/: " + ", ".join(wrote), to_stderr=json_out)
+        _warn_about_captures(out, wrote, result.report)
+
+
+def _warn_about_captures(out: Path, wrote: list[str], report: dict[str, object]) -> None:
+    from tcplab.analysis.pcap import capture_warning
+
+    for name in wrote:
+        if name.endswith(".pcap") and (warning := capture_warning(out / name, report)):
+            typer.echo(f"warning: {warning}", err=True)
 
 
 def _files(folder: Path) -> dict[Path, int]:
@@ -156,11 +163,19 @@ def examples(
         for path in copy_examples(copy):
             typer.echo(f"wrote {path}")
         return
-    for e in list_examples():
-        typer.echo(f"{e.name:24} {e.summary}")
+    found = list_examples()
+    width = max(len(e.name) for e in found) + 2
+    # Whole titles: wrapped under their column on a terminal, one line each into a pipe (for grep).
+    wrap = shutil.get_terminal_size().columns - width if sys.stdout.isatty() else None
+    for e in found:
+        lines = textwrap.wrap(e.summary, wrap) if wrap and wrap > 30 else [e.summary]
+        typer.echo(f"{e.name:{width}}" + f"\n{'':{width}}".join(lines or [""]))
 
 
 # ---------------------------------------------------------------- bench
+
+# `tcplab bench` when a performance target is missed: not bad input (2), not a bug (1).
+TARGET_MISSED_STATUS = 3
 
 
 @app.command(
@@ -179,6 +194,10 @@ def bench(
             help=f"Run only this scenario (repeatable): {', '.join(BENCH_SCENARIOS)}.",
         ),
     ] = None,
+    report_only: Annotated[
+        bool,
+        typer.Option("--report-only", help="Exit 0 even when a performance target is missed."),
+    ] = False,
 ) -> None:
     from tcplab.experiment import bench as benchmod
 
@@ -193,6 +212,16 @@ def bench(
         from tcplab.report.terminal import print_bench
 
         print_bench(result)
+    missed = [t for t in result["targets"] if not t["met"]]
+    if missed and not report_only:
+        first = missed[0]
+        typer.echo(
+            f"error: {len(missed)} of {len(result['targets'])} performance targets missed (first: "
+            f"{first['scenario']} {first['metric']} {first['measured']:.4g}, target {first['target']}); "
+            "--report-only reports without failing",
+            err=True,
+        )
+        raise typer.Exit(TARGET_MISSED_STATUS)
 
 
 # ---------------------------------------------------------------- sweep, anova
@@ -348,9 +377,29 @@ def reproduce(
     typer.echo(f"wrote {out / 'index.md'}")
 
 
+def _one_line_warnings() -> None:
+    """tcplab's own warnings (an old spelling, say) as one ``warning:`` line on stderr, without
+    Python's file and line prefix."""
+    import warnings
+
+    from tcplab.errors import DeprecatedInput
+
+    default = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):  # type: ignore[no-untyped-def]
+        if issubclass(category, DeprecatedInput):
+            typer.echo(f"warning: {message}", err=True)
+        else:
+            default(message, category, filename, lineno, file, line)
+
+    warnings.showwarning = show
+
+
 def main() -> None:
     # A Ctrl-C before a command's own handler is in place (while typer parses the line or a
-    # study's commands are imported) is still an interrupt, not a traceback.
+    # study's commands are imported) is still an interrupt, not a traceback. (A closed pipe is
+    # quiet: commands leave through cli_errors, help text through click, which exits 1.)
+    _one_line_warnings()
     try:
         app()
     except KeyboardInterrupt:

@@ -16,13 +16,33 @@ from typing import Any, NoReturn, TypeVar
 
 from tcplab._core import InvariantError, ScenarioError
 
-__all__ = ["InternalError", "InvariantError", "ScenarioError", "UserError", "cli_errors", "describe"]
+__all__ = [
+    "DeprecatedInput",
+    "InternalError",
+    "InvariantError",
+    "ScenarioError",
+    "UserError",
+    "cli_errors",
+    "deprecated",
+    "describe",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 class UserError(Exception):
     """Bad input noticed by the Python layer; the message says what and where."""
+
+
+class DeprecatedInput(FutureWarning):
+    """An old spelling that still works (a FutureWarning, so Python shows it to every user)."""
+
+
+def deprecated(message: str) -> None:
+    """Warn about an old spelling; the CLI prints it as one ``warning:`` line."""
+    import warnings
+
+    warnings.warn(message, DeprecatedInput, stacklevel=3)
 
 
 class InternalError(RuntimeError):
@@ -56,6 +76,25 @@ def _fail(status: int, message: str) -> NoReturn:
     raise typer.Exit(status)
 
 
+# The status of a command whose reader went away (``tcplab examples | head -3``): 128 + SIGPIPE,
+# what a shell reports for any Unix tool stopped that way.
+BROKEN_PIPE_STATUS = 141
+
+
+def quiet_broken_pipe() -> NoReturn:
+    """Leave quietly when stdout's reader has gone: no message, and nothing left for Python to
+    flush into the closed pipe at exit (which would print an error of its own)."""
+    import sys
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            os.dup2(devnull, stream.fileno())
+        except (OSError, ValueError):
+            pass
+    raise SystemExit(BROKEN_PIPE_STATUS)
+
+
 def cli_errors(fn: F) -> F:
     """Wrap a CLI command so exceptions become one-paragraph errors (the one place that does).
 
@@ -69,6 +108,8 @@ def cli_errors(fn: F) -> F:
         source = kwargs.get("file")
         try:
             return fn(*args, **kwargs)
+        except BrokenPipeError:
+            quiet_broken_pipe()
         except (ScenarioError, UserError, OSError) as e:
             _fail(2, describe(e, source))
         except (InvariantError, InternalError) as e:

@@ -57,7 +57,8 @@ def scenario_text(source: ScenarioSource) -> str:
     """TOML text for a path, a TOML string or a scenario dict.
 
     A string is TOML text if it is a ``TomlText`` (from ``load_scenario``), has a newline or an
-    ``=``, is blank or starts with a comment; otherwise it names a file.
+    ``=``, is blank or starts with a comment; otherwise it names a file, or else a packaged
+    example (``"lossy_link"``, as ``tcplab run lossy_link``; a file of that name wins).
     """
     if isinstance(source, Mapping):
         text = dumps(source)
@@ -68,7 +69,9 @@ def scenario_text(source: ScenarioSource) -> str:
     if isinstance(source, str) and _looks_like_text(source):
         check_scenario_text(source)
         return source
-    return load_scenario(source)
+    from tcplab.experiment.examples import resolve_scenario
+
+    return load_scenario(resolve_scenario(source))
 
 
 def validate(source: ScenarioSource, seed: int | None = None) -> None:
@@ -81,8 +84,10 @@ def run(
     seed: int | None = None,
     out_dir: str | os.PathLike[str] | None = None,
     max_memory: int | str | None = None,
+    plots: bool = True,
 ) -> RunResult:
-    """Run one scenario; with ``out_dir`` also write summary.json, traces and pcaps there.
+    """Run one scenario; with ``out_dir`` also write summary.json, traces, pcaps and (unless
+    ``plots=False``) a ``flow<ID>.png`` per traced flow there, as ``tcplab run --out`` does.
 
     ``seed`` overrides the scenario's own. ``max_memory`` (bytes, or a size such as "2GiB")
     replaces the default limit on the run's estimated memory (half the machine's). Raises
@@ -95,6 +100,10 @@ def run(
 
     limit = max_memory_bytes(max_memory)
     report = json.loads(_core.run_scenario(text, seed, os.fspath(out) if out else None, limit))
+    if out is not None and plots:
+        from tcplab.report.plot import plot_run
+
+        plot_run(out, report)
     return RunResult(report=report, out_dir=out, series_bin_s=_series_bin_s(text))
 
 
@@ -184,3 +193,8 @@ class RunResult:
 
     def to_json(self) -> str:
         return json.dumps(self.report)
+
+    def _repr_html_(self) -> str:
+        from tcplab.report.html import run_html
+
+        return run_html(self)

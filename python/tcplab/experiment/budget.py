@@ -45,5 +45,14 @@ def check_memory(runs: Iterable[Run], max_memory: int | str | None) -> int | Non
         digest = hashlib.sha256(run.text.encode()).digest()
         if digest not in seen:
             seen.add(digest)
-            _core.check_memory(run.text, run.seed, limit)
+            try:
+                _core.check_memory(run.text, run.seed, limit)
+            except _core.ScenarioError as e:
+                if not run.levels or len(e.args) != 2:
+                    raise
+                from tcplab.experiment.sweep_errors import describe_levels
+
+                field, message = e.args
+                point = describe_levels(run.levels)
+                raise _core.ScenarioError(field, f"{message} (at the point {point})") from None
     return limit

@@ -9,6 +9,7 @@ them out for editing.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from importlib.resources import files
 from importlib.resources.abc import Traversable
@@ -16,7 +17,15 @@ from pathlib import Path
 
 from tcplab.errors import UserError
 
-__all__ = ["Example", "copy_examples", "example_path", "list_examples", "resolve_scenario", "scenario_dir"]
+__all__ = [
+    "Example",
+    "copy_examples",
+    "example_path",
+    "list_examples",
+    "resolve_scenario",
+    "scenario_dir",
+    "title",
+]
 
 
 def scenario_dir() -> Traversable:
@@ -33,13 +42,26 @@ class Example:
 
     @property
     def summary(self) -> str:
-        """The first comment line of the file (its title), or ''."""
-        for line in self.path.read_text(encoding="utf-8").splitlines():
-            if line.startswith("#"):
-                return line.lstrip("# ").strip()
-            if line.strip():
-                break
-        return ""
+        """The file's title: the first sentence of its opening comment, whole (it may run over
+        several comment lines), or ''."""
+        return title(self.path.read_text(encoding="utf-8"))
+
+
+# A sentence ends at a full stop before a capital letter or the end: "Goyal et al. (1998),
+# Sec. 6: ..." is one sentence.
+_SENTENCE_END = re.compile(r"\.(?=\s+[A-Z`]|\s*$)")
+
+
+def title(text: str) -> str:
+    """The first sentence of the comment paragraph that opens ``text``."""
+    words: list[str] = []
+    for line in text.splitlines():
+        if not line.startswith("#") or not line.lstrip("#").strip():
+            break
+        words.append(line.lstrip("#").strip())
+    paragraph = " ".join(words)
+    end = _SENTENCE_END.search(paragraph)
+    return paragraph[: end.end()] if end else paragraph
 
 
 def list_examples() -> list[Example]:

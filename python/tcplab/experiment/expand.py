@@ -17,6 +17,7 @@ import copy
 import hashlib
 import itertools
 import json
+import math
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ from tcplab import _core
 from tcplab.errors import ScenarioError, UserError
 from tcplab.experiment.scenario import dumps
 from tcplab.experiment.spec import SweepSpec, check_size
+from tcplab.experiment.sweep_errors import point_error
 
 __all__ = [
     "Point",
@@ -149,8 +151,11 @@ def _core_message(e: ScenarioError) -> tuple[str, str]:
     return field, _LINE.sub("", message)
 
 
-def _validate(spec: SweepSpec, doc: dict[str, Any], levels: Mapping[str, Any]) -> str:
-    """TOML text of a scenario the core accepts, or UserError naming the factor and the field."""
+def _validate(
+    spec: SweepSpec, doc: dict[str, Any], levels: Mapping[str, Any], point: tuple[int, int] | None = None
+) -> str:
+    """TOML text of a scenario the core accepts, or UserError naming the point (``point``: its
+    number and the sweep's count), the field, and where each conflicting value came from."""
     where = f"{spec.source}: " if spec.source else ""
     try:
         text = dumps(doc)
@@ -161,24 +166,55 @@ def _validate(spec: SweepSpec, doc: dict[str, Any], levels: Mapping[str, Any]) -
         field, message = _core_message(e)
         if not levels:
             raise UserError(f"{where}base: {field}: {message}") from None
-        if message.startswith("unknown field") and len(levels) == 1:
-            (path,) = levels
-            raise UserError(f"{where}factor '{path}' names no scenario field ({field}: {message})") from None
-        raise UserError(f"{where}{_describe_levels(levels)}: {field}: {message}") from None
+        raise point_error(spec, doc, levels, point, field, message) from None
     return text
 
 
-def _check_axes(spec: SweepSpec, axes: list[list[dict[str, Any]]]) -> None:
-    """Each level alone on the base: errors name the one factor at fault."""
+def _names_no_field(spec: SweepSpec, path: str, detail: str) -> UserError:
     where = f"{spec.source}: " if spec.source else ""
+    zipped = next((i for i, group in enumerate(spec.zips) if path in group), None)
+    what = f"factor '{path}'" if zipped is None else f"zip[{zipped}] path '{path}'"
+    return UserError(f"{where}{what} names no scenario field{detail}")
+
+
+def _unknown_field(doc: dict[str, Any]) -> tuple[str, str] | None:
+    """The core's (field, message) if it finds an unknown field in ``doc``, else None."""
+    try:
+        _core.validate_scenario(dumps(doc), None)
+    except ScenarioError as e:
+        field, message = _core_message(e)
+        return (field, message) if message.startswith("unknown field") else None
+    return None
+
+
+def _check_axes(spec: SweepSpec, axes: list[list[dict[str, Any]]]) -> None:
+    """Each factor level, and each row of a zipped group as one unit, applied to the base: a path
+    that names no scenario field is refused here, naming its factor.
+
+    A level the core refuses for its value is left to the check of the points (``iter_points``),
+    which names the point and where each conflicting value came from: another factor may be what
+    makes it valid (RED's ``max_th`` zipped or crossed with ``min_th``), and every point is
+    checked before any run starts.
+    """
     for axis in axes:
         for assignment in axis:
+            doc = copy.deepcopy(dict(spec.base))
             for path, level in assignment.items():
                 try:
-                    doc = _apply(spec.base, {path: level})
+                    set_path(doc, path, level)
                 except PathError as e:
-                    raise UserError(f"{where}factor '{path}' names no scenario field: {e}") from None
-                _validate(spec, doc, {path: level})
+                    raise _names_no_field(spec, path, f": {e}") from None
+            try:
+                dumps(doc)
+            except TypeError as e:
+                where = f"{spec.source}: " if spec.source else ""
+                raise UserError(f"{where}{_describe_levels(assignment)}: {e}") from None
+            if (unknown := _unknown_field(doc)) is None:
+                continue
+            # Which path of a zipped row names the unknown field: the one that does so alone.
+            alone = [p for p in assignment if _unknown_field(_apply(spec.base, {p: assignment[p]}))]
+            culprit = alone[0] if len(assignment) > 1 and alone else next(iter(assignment))
+            raise _names_no_field(spec, culprit, f" ({unknown[0]}: {unknown[1]})") from None
 
 
 @dataclass(frozen=True)
@@ -225,12 +261,13 @@ def iter_points(spec: SweepSpec) -> Iterator[Point]:
     # Only with common seeds can two points share keys (per_run seeds differ with the levels);
     # the digests kept are 32 bytes a point, never a run.
     seen: dict[bytes, str] | None = {} if spec.seeds == "common" else None
-    for combo in itertools.product(*axes):
+    total = math.prod(len(axis) for axis in axes)
+    for index, combo in enumerate(itertools.product(*axes), 1):
         levels: dict[str, Any] = {}
         for assignment in combo:
             levels.update(assignment)
         doc = _apply(spec.base, levels)
-        text = _validate(spec, doc, levels)
+        text = _validate(spec, doc, levels, (index, total))
         if seen is not None:
             digest = hashlib.sha256(canonical_json(doc).encode()).digest()
             point = f"{_describe_levels(levels)}, replication 0"

@@ -37,10 +37,22 @@ def tidy_trace(df: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
+def _flatten(row: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """A row's nested tables as columns of their own (``queue: {drops_early: 4}`` ->
+    ``queue_drops_early``), without its list-valued fields (series, see ``series_frame``)."""
+    flat: dict[str, Any] = {}
+    for key, value in row.items():
+        if isinstance(value, Mapping):
+            flat.update(_flatten(value, f"{prefix}{key}_"))
+        elif not isinstance(value, list | tuple):
+            flat[f"{prefix}{key}"] = value
+    return flat
+
+
 def records_frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
-    """Rows without their list-valued fields (those are series, see ``series_frame``)."""
-    flat = [{k: v for k, v in r.items() if not isinstance(v, list | tuple)} for r in rows]
-    df = pd.DataFrame(flat)
+    """Rows as flat columns: nested tables spread into ``table_field`` columns (NaN where a row
+    has no such table), list-valued fields left out (those are series, see ``series_frame``)."""
+    df = pd.DataFrame([_flatten(r) for r in rows])
     for col in df.columns:
         if df[col].dtype == object and df[col].map(lambda v: v is None or isinstance(v, int | float)).all():
             df[col] = pd.to_numeric(df[col], errors="coerce").astype(float)
@@ -53,7 +65,9 @@ def flows_frame(flows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
 
 
 def links_frame(links: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
-    """One row per link direction (channel), indexed by channel id; series left out."""
+    """One row per link direction (channel), indexed by channel id; a queue discipline's counters
+    as ``queue_*`` columns (``queue_drops_early``, ...), NaN on links without one; series left
+    out."""
     return records_frame(links).set_index("id")
 
 

@@ -1,11 +1,13 @@
 """A progress bar for sweeps (rich): runs done of total, runs per second, time left.
 
-It draws on stderr, and only when stderr is a terminal and not ``quiet``; otherwise it does
-nothing, so logs and pipes stay clean.
+It draws on stderr when stderr is a terminal, or in a Jupyter notebook (through ipywidgets,
+which rich needs there: ``pip install 'tcplab[notebook]'``), and not ``quiet``; otherwise it
+does nothing, so logs and pipes stay clean.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 from types import TracebackType
 
@@ -31,12 +33,20 @@ class _RateColumn(ProgressColumn):
         return Text(f"{speed:.1f} runs/s" if speed else "- runs/s", style="progress.data.speed")
 
 
+def can_draw(console: Console) -> bool:
+    """Whether a live bar shows anywhere: a terminal, or a notebook with ipywidgets (without it
+    rich would warn at every refresh instead of drawing)."""
+    if console.is_jupyter:
+        return importlib.util.find_spec("ipywidgets") is not None
+    return console.is_terminal
+
+
 class SweepProgress:
     """``with SweepProgress(total, "sweep x") as p: ... p.advance()``."""
 
     def __init__(self, total: int, description: str, quiet: bool = False) -> None:
         console = Console(file=sys.stderr)
-        self.enabled = not quiet and console.is_terminal and total > 0
+        self.enabled = not quiet and can_draw(console) and total > 0
         self._progress = Progress(
             TextColumn("[bold]{task.description}"),
             BarColumn(),

@@ -94,6 +94,11 @@ class SweepResult:
         )
         return text + f"\nstore: {self.store}"
 
+    def _repr_html_(self) -> str:
+        from tcplab.report.html import sweep_html
+
+        return sweep_html(self)
+
 
 def _levels_frame(spec: SweepSpec, runs: tuple[Run, ...] | list[Run]) -> pd.DataFrame:
     """key and one column per factor (named by its label), from the expansion."""
@@ -191,16 +196,18 @@ def run_sweep(
     store: str | os.PathLike[str] | None = None,
     workers: int | None = None,
     dask: str | None = None,
-    quiet: bool = True,
+    quiet: bool = False,
     max_memory: int | str | None = None,
     max_runs: int | None = None,
+    progress: bool = True,
 ) -> SweepResult:
     """Run every run of ``spec`` not yet in ``store``; returns counts and the results.
 
     ``spec`` is a SweepSpec or a spec file. ``workers``: local processes (default: all cores);
-    ``dask``: 'local' for a LocalCluster, or a scheduler address. ``quiet=False`` draws a
-    progress bar when stderr is a terminal. Raises UserError for a bad spec, store or address,
-    or a sweep of more than ``max_runs`` runs (default ``tcplab.experiment.spec.MAX_RUNS``).
+    ``dask``: 'local' for a LocalCluster, or a scheduler address. A progress bar is drawn when
+    stderr is a terminal or in a notebook; ``progress=False`` (or ``quiet=True``) turns it off.
+    Raises UserError for a bad spec, store or address, or a sweep of more than ``max_runs`` runs
+    (default ``tcplab.experiment.spec.MAX_RUNS``).
     ``max_memory`` (bytes or a size) replaces the default limit on each run's estimated memory;
     every point is checked against it before any run starts (ScenarioError naming the field).
     """
@@ -216,7 +223,7 @@ def run_sweep(
         # A first pass counts what is missing (for the progress bar and the summary); both
         # passes expand lazily, so neither holds more than a batch.
         todo_count = sum(len(_todo(db, batch)) for batch in _batches(iter_runs(spec)))
-        with SweepProgress(todo_count, f"sweep {spec.name}", quiet=quiet) as progress:
+        with SweepProgress(todo_count, f"sweep {spec.name}", quiet=quiet or not progress) as bar:
             for batch in _batches(iter_runs(spec)):
                 todo = _todo(db, batch)
                 by_key = {r.key: r for r in todo}
@@ -238,7 +245,7 @@ def run_sweep(
                         )
                     )
                     failed += outcome.error is not None
-                    progress.advance()
+                    bar.advance()
     return SweepResult(
         spec=spec,
         store=path,

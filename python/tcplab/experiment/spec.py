@@ -25,7 +25,11 @@ __all__ = ["MAX_RUNS", "SEED_MODES", "SweepSpec", "check_size", "load_spec", "pa
 
 SEED_MODES = ("per_run", "common")
 MAX_RUNS = 1_000_000
-_KEYS = ("name", "base", "replications", "seed", "seeds", "factors", "zip", "labels", "level_labels", "store")
+_KEYS = (
+    "name", "base", "replications", "seed", "seeds", "factors", "zips", "labels", "level_labels", "store"
+)
+# The old spelling of ``zips`` in spec files (before the Python and TOML spellings were made one).
+_OLD_ZIP_KEY = "zip"
 
 
 @dataclass(frozen=True)
@@ -267,9 +271,28 @@ def _base(doc: Mapping[str, Any], root: Path, source: str) -> tuple[dict[str, An
         raise UserError(f"{source}: base: {path}: {e.args[-1]}") from None
 
 
+def _zips(doc: Mapping[str, Any], source: str) -> list[Mapping[str, Any]]:
+    """The zipped groups: ``[zips]`` (one group) or ``[[zips]]`` (several); the old ``[zip]``
+    spelling still works, with a deprecation warning."""
+    key = "zips"
+    if _OLD_ZIP_KEY in doc:
+        if "zips" in doc:
+            raise UserError(f"{source}: zip: give zipped groups as [[zips]] only (zip is its old name)")
+        from tcplab.errors import deprecated
+
+        deprecated(f"{source}: [zip] is now spelled [zips] (or [[zips]]), as SweepSpec(zips=...); rename it")
+        key = _OLD_ZIP_KEY
+    zips = doc.get(key, [])
+    if isinstance(zips, Mapping):
+        zips = [zips]
+    if not isinstance(zips, list) or not all(isinstance(z, Mapping) for z in zips):
+        raise UserError(f"{source}: {key}: must be a [zips] table or [[zips]] tables of path = [levels]")
+    return zips
+
+
 def parse_spec(doc: Mapping[str, Any], root: Path = Path("."), source: str = "spec") -> SweepSpec:
     """A spec from a parsed TOML document; relative paths are taken from ``root``."""
-    unknown = [k for k in doc if k not in _KEYS]
+    unknown = [k for k in doc if k not in (*_KEYS, _OLD_ZIP_KEY)]
     if unknown:
         raise UserError(f"{source}: {unknown[0]}: unknown key (known: {', '.join(_KEYS)})")
     if "base" not in doc:
@@ -278,11 +301,7 @@ def parse_spec(doc: Mapping[str, Any], root: Path = Path("."), source: str = "sp
     factors = doc.get("factors", {})
     if not isinstance(factors, Mapping):
         raise UserError(f"{source}: factors: must be a table of path = [levels]")
-    zips = doc.get("zip", [])
-    if isinstance(zips, Mapping):
-        zips = [zips]
-    if not isinstance(zips, list) or not all(isinstance(z, Mapping) for z in zips):
-        raise UserError(f"{source}: zip: must be a [zip] table or [[zip]] tables of path = [levels]")
+    zips = _zips(doc, source)
     labels = doc.get("labels", {})
     if not isinstance(labels, Mapping):
         raise UserError(f'{source}: labels: must be a table of path = "column name"')
@@ -308,11 +327,14 @@ def parse_spec(doc: Mapping[str, Any], root: Path = Path("."), source: str = "sp
 
 
 def load_spec(path: str | os.PathLike[str], max_runs: int | None = None) -> SweepSpec:
-    """Read a sweep spec file; raises UserError naming the file and the problem, or a sweep of
-    more than ``max_runs`` runs (default ``MAX_RUNS``)."""
+    """Read a sweep spec file, or the packaged example of that name (``"sweeps/loss_variants"``,
+    as ``tcplab run lossy_link`` takes a scenario's; a file wins); raises UserError naming the
+    file and the problem, or a sweep of more than ``max_runs`` runs (default ``MAX_RUNS``)."""
+    from tcplab.experiment.examples import resolve_scenario
     from tcplab.experiment.input_files import parse_toml, read_input
 
-    p = Path(path)
+    found = resolve_scenario(path)
+    p = found if isinstance(found, Path) else Path(path)  # a packaged file is a Path when installed
     source = os.fspath(path)
     from tcplab.experiment.input_limits import check_spec_text
 

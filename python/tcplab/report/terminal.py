@@ -10,7 +10,13 @@ from rich.console import Console
 from rich.table import Table
 from tcplab.report.flow_summary import summary_rows
 
-__all__ = ["print_bench", "print_run", "run_table"]
+__all__ = ["FLOW_CAPTION", "FLOW_COLUMNS", "flow_rows", "print_bench", "print_run", "run_table"]
+
+FLOW_COLUMNS = ("flow", "route", "goodput Mb/s", "KB", "retx", "fast", "RTO", "done s")
+FLOW_CAPTION = (
+    "retx: segments retransmitted; fast: fast retransmits; RTO: timeouts; "
+    "done: completion time from the flow's start"
+)
 
 
 def _mbps(bps: float) -> str:
@@ -23,16 +29,20 @@ def run_table(report: Mapping[str, Any]) -> Table:
         title=f"{report['scenario']}: seed {report['seed']}, {report['sim_time_s']:g} s simulated",
         title_justify="left",
         box=box.SIMPLE_HEAD,
-        caption="retx: segments retransmitted; fast: fast retransmits; RTO: timeouts; "
-        "done: completion time from the flow's start",
+        caption=FLOW_CAPTION,
         caption_justify="left",
     )
-    for col in ("flow", "route", "goodput Mb/s", "KB", "retx", "fast", "RTO", "done s"):
+    for col in FLOW_COLUMNS:
         left = col in ("flow", "route")
         table.add_column(col, justify="left" if left else "right", no_wrap=left)
-    for row in summary_rows(report["flows"], _flow_row, _FORMATS):
+    for row in flow_rows(report):
         table.add_row(*row)
     return table
+
+
+def flow_rows(report: Mapping[str, Any]) -> list[list[str]]:
+    """The cells of the flow table (``FLOW_COLUMNS``), summarised beyond a few dozen flows."""
+    return summary_rows(report["flows"], _flow_row, _FORMATS)
 
 
 def _count(v: float) -> str:

@@ -1,0 +1,125 @@
+"""Reading the pcaps a run writes (``pcap = true`` on a link) into a DataFrame, with dpkt.
+
+tcplab's captures are Ethernet/IPv4/TCP headers truncated after the TCP header (payloads are not
+simulated), so a segment's length comes from the IPv4 total length, not from the bytes
+captured. Sequence and ACK numbers are the raw 32-bit fields, as Wireshark shows them with
+relative numbering off.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["Segment", "iter_segments", "read_pcap", "without_handshake"]
+
+_FLAGS = (("F", 0x01), ("S", 0x02), ("R", 0x04), ("P", 0x08), ("A", 0x10), ("E", 0x40), ("C", 0x80))
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One captured TCP segment."""
+
+    time_s: float
+    src: str
+    sport: int
+    dst: str
+    dport: int
+    tcp_flags: str  # "S", "SA", "A", "FA", ... (FIN, SYN, RST, PSH, ACK, ECE, CWR)
+    seq: int
+    ack: int
+    win: int  # the raw 16-bit window field (scaled by the window scale the SYNs agreed)
+    length: int  # payload bytes, from the IPv4 total length
+    options: tuple[tuple[int, bytes], ...]
+
+
+def iter_segments(path: str | os.PathLike[str]) -> Iterator[Segment]:
+    """The TCP segments of a pcap, in capture order (other packets are skipped)."""
+    import dpkt
+
+    with Path(path).open("rb") as f:
+        for ts, buf in dpkt.pcap.Reader(f):
+            ip = dpkt.ethernet.Ethernet(buf).data
+            if not isinstance(ip, dpkt.ip.IP) or not isinstance(ip.data, dpkt.tcp.TCP):
+                continue
+            tcp = ip.data
+            yield Segment(
+                time_s=float(ts),
+                src=socket.inet_ntoa(ip.src),
+                sport=tcp.sport,
+                dst=socket.inet_ntoa(ip.dst),
+                dport=tcp.dport,
+                tcp_flags="".join(name for name, bit in _FLAGS if tcp.flags & bit),
+                seq=tcp.seq,
+                ack=tcp.ack,
+                win=tcp.win,
+                length=ip.len - ip.hl * 4 - tcp.off * 4,
+                options=tuple((int(k), bytes(v)) for k, v in dpkt.tcp.parse_opts(tcp.opts)),
+            )
+
+
+def read_pcap(path: str | os.PathLike[str]) -> pd.DataFrame:
+    """One row per TCP segment: time_s, src, sport, dst, dport, tcp_flags, seq, ack, win, length.
+
+    ``win`` is the raw field: without a SYN in the capture (``tcp.handshake = "none"``) the
+    window scale is unknown, and a 256 KiB window shows as its scaled-down field.
+    """
+    import pandas as pd
+
+    # (tcp_flags, not flags: a column named flags would hide behind DataFrame.flags)
+    columns = ["time_s", "src", "sport", "dst", "dport", "tcp_flags", "seq", "ack", "win", "length"]
+    rows = [[getattr(s, c) for c in columns] for s in iter_segments(path)]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def _connection(s: Segment) -> tuple[Any, ...]:
+    a, b = (s.src, s.sport), (s.dst, s.dport)
+    return (a, b) if a <= b else (b, a)
+
+
+def without_handshake(
+    path: str | os.PathLike[str], until_s: float | None = None, max_segments: int = 50_000
+) -> Segment | None:
+    """The first segment of the first connection the capture shows without a SYN (its flow
+    started established: ``tcp.handshake = "none"``), or None.
+
+    Reading stops at the first such connection, after ``until_s`` seconds of capture (say, past
+    the last flow's start) or after ``max_segments`` segments: a long capture is not read whole.
+    """
+    seen: set[tuple[Any, ...]] = set()
+    for i, s in enumerate(iter_segments(path)):
+        if i >= max_segments or (until_s is not None and s.time_s > until_s):
+            break
+        conn = _connection(s)
+        if conn not in seen:
+            if "S" not in s.tcp_flags:
+                return s
+            seen.add(conn)
+    return None
+
+
+def capture_warning(path: str | os.PathLike[str], report: dict[str, Any] | None = None) -> str | None:
+    """A warning for a capture that shows a connection without its handshake, or None.
+
+    Without a SYN, Wireshark cannot know the window scale the ends agreed, so it shows the raw
+    window field: Win=32768 for a 256 KiB window scaled by 8. ``report`` (the run's) bounds the
+    reading to just past the last flow's start.
+    """
+    starts = [f.get("start_s") or 0.0 for f in (report or {}).get("flows", [])]
+    until = max(starts) + 1.0 if starts else None
+    seg = without_handshake(path, until_s=until)
+    if seg is None:
+        return None
+    return (
+        f"{Path(path).name}: the connection {seg.src}:{seg.sport} <-> {seg.dst}:{seg.dport} starts "
+        'without a handshake (tcp.handshake = "none"), so the capture has no SYN: Wireshark cannot '
+        "learn the window scale and shows the raw window field (Win=32768 for a 256 KiB window "
+        'scaled by 8); tcp.handshake = "sender" or "receiver" captures the handshake'
+    )
