@@ -232,7 +232,7 @@ def test_study_smoke_tiny(tmp_path):
     from tcplab.studies.hfc.claims import REASONS, REASONS_BSD
 
     assert set(REASONS) <= set(ids) and set(REASONS_BSD) <= set(ids)
-    assert all(isinstance(c["holds"], bool) and {"paper", "measured", "claim"} <= set(c) for c in claims)
+    assert all(c["verdict"] and {"paper", "measured", "claim", "holds"} <= set(c) for c in claims)
     report = out.report.read_text()
     for n in (3, 4, 5, 6, 7, 8, 10, 12, 13, 14, 15, 16, 17, 18):
         assert (out.folder / f"fig{n}.png").is_file()
