@@ -275,7 +275,11 @@ def _index_claims(e: Mapping[str, Any]) -> tuple[str, str]:
     n = e.get("claim_counts") or {}
     if "paper" not in n:
         return f"{e.get('claims_holding', '?')} of {e.get('claims', '?')} claims (before the rule)", "-"
-    return headline(n).removeprefix("paper claims: "), own_checks_line(n)
+    shown = headline(n).removeprefix("paper claims: ")
+    legacy = n["paper"].get("legacy", 0)
+    if legacy:
+        shown += f"; {legacy} judged by the legacy rule"
+    return shown, own_checks_line(n)
 
 
 def index_markdown(entries: Sequence[dict[str, Any]]) -> str:
@@ -313,7 +317,8 @@ def index_markdown(entries: Sequence[dict[str, Any]]) -> str:
         "",
         "Paper claims are the papers' statements judged on the measured data; a claim is 'not separated' "
         "when the 90% interval of the compared quantity spans its bound, 'degenerate' where nothing can be "
-        "measured. Each report says how every claim is judged.",
+        "measured. Each report says how every claim is judged; claims of the legacy rule are the study's own "
+        "booleans (a blanket 'about' band), not yet derived from replications.",
     ]
     if any(e["quick"] for e in entries):
         lines += ["", "Quick mode uses fewer replications and shorter runs; each report says how."]
