@@ -244,7 +244,7 @@ def test_study_smoke_tiny(tmp_path):
         assert cid in ids and cid in [c["id"] for c in bsd]
     assert "](ftp_put.png)" in report and "](mss_tradeoffs.png)" in report
     assert "| verdict (ns1) |" in report and "| verdict (bsd44) |" in report
-    assert "On the paper's own stack (`ns1`)" in report and "Sensitivity run on `bsd44`" in report
+    assert "on the paper's own stack (`ns1`)" in report and "Sensitivity run on `bsd44`" in report
     # the 8 KB window's two readings on ns: every row measured under both
     assert "The 8 KB socket buffer on ns, read two ways" in report
     assert "w5_fig4" in report and "w5_fig4@bsd44" not in report

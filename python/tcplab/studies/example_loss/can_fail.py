@@ -1,8 +1,8 @@
 """How each of the example study's paper claims can fail (``tcplab.report.claims.CanFail``).
 
-The papers behind the example give no table for this network, so "paper" inputs are the papers'
-own statements made into numbers (Fall and Floyd's recovery order; Mathis et al.'s formula,
-evaluated), and refuting inputs contradict each statement with a small, plausible spread.
+The papers behind the example give no table for this network. Mathis et al.'s formula, evaluated,
+is the one input taken from a paper (``paper``); Fall and Floyd's statements get inputs built to
+satisfy them (``satisfying``); refuting inputs contradict each statement with a small spread.
 """
 
 from __future__ import annotations
@@ -35,21 +35,21 @@ def can_fail() -> list[CanFail]:
         CanFail(
             "goodput_falls_with_loss",
             c.goodput_falls_with_loss,
-            paper={"goodput": _falling()},
+            satisfying={"goodput": _falling()},
             refuting={"goodput": {"reno": {0.0: spread(9.6), 0.01: spread(3.0), 0.02: spread(3.5)}}},
-            source="Mathis et al. (1997): goodput proportional to 1/sqrt(p), falling at every step",
+            source="Mathis et al. (1997): goodput proportional to 1/sqrt(p), so falling at every step",
         ),
         CanFail(
             "vanilla_slowest",
             c.vanilla_slowest,
-            paper={"goodput": _vanilla(slowest=True)},
+            satisfying={"goodput": _vanilla(slowest=True)},
             refuting={"goodput": _vanilla(slowest=False)},
             source="Fall and Floyd (1996): without fast retransmit every loss waits for the timer",
         ),
         CanFail(
             "recovery_beats_reno_2pct",
             c.recovery_beats_reno_2pct,
-            paper={"reno": spread(1.5), "newreno": spread(1.9), "sack": spread(1.9)},
+            satisfying={"reno": spread(1.5), "newreno": spread(1.9), "sack": spread(1.9)},
             refuting={"reno": spread(1.9), "newreno": spread(1.5), "sack": spread(1.6)},
             source="Fall and Floyd (1996): NewReno and SACK avoid Reno's multiple-loss timeouts",
         ),
@@ -57,7 +57,8 @@ def can_fail() -> list[CanFail]:
             "sack_beats_newreno_three_drops",
             c.sack_beats_newreno_three_drops,
             # Fall and Floyd's three-drop case: SACK about one round trip, NewReno three, Reno a timeout
-            paper={"completion_s": {"sack": 0.64, "newreno": 0.72, "reno": 1.8}},
+            # (their figures give the order, not these times)
+            satisfying={"completion_s": {"sack": 0.64, "newreno": 0.72, "reno": 1.8}},
             refuting={"completion_s": {"sack": 0.70, "newreno": 0.68, "reno": 1.8}},
             source="Fall and Floyd (1996), the three-drop runs: SACK < NewReno < Reno in recovery time",
         ),
