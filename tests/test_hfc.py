@@ -232,7 +232,7 @@ def test_study_smoke_tiny(tmp_path):
     from tcplab.studies.hfc.claims import REASONS, REASONS_BSD
 
     assert set(REASONS) <= set(ids) and set(REASONS_BSD) <= set(ids)
-    assert all(isinstance(c["holds"], bool) and {"paper", "measured", "claim"} <= set(c) for c in claims)
+    assert all(c["verdict"] and {"paper", "measured", "claim", "holds"} <= set(c) for c in claims)
     report = out.report.read_text()
     for n in (3, 4, 5, 6, 7, 8, 10, 12, 13, 14, 15, 16, 17, 18):
         assert (out.folder / f"fig{n}.png").is_file()
@@ -243,8 +243,8 @@ def test_study_smoke_tiny(tmp_path):
     for cid in ("put_not_reduced_like_get", "mss_burst_half_size_loss", "mss_header_overhead"):
         assert cid in ids and cid in [c["id"] for c in bsd]
     assert "](ftp_put.png)" in report and "](mss_tradeoffs.png)" in report
-    assert "| holds (ns1) |" in report and "| holds (bsd44) |" in report
-    assert "On the paper's own stack (`ns1`)" in report and "Sensitivity run on `bsd44`" in report
+    assert "| verdict (ns1) |" in report and "| verdict (bsd44) |" in report
+    assert "on the paper's own stack (`ns1`)" in report and "Sensitivity run on `bsd44`" in report
     # the 8 KB window's two readings on ns: every row measured under both
     assert "The 8 KB socket buffer on ns, read two ways" in report
     assert "w5_fig4" in report and "w5_fig4@bsd44" not in report

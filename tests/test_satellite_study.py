@@ -96,7 +96,7 @@ def test_a_tiny_reproduce_writes_the_three_kinds_of_tables(tmp_path: Path) -> No
     assert "backlogged servers" in report
     claims = {c["id"]: c for c in json.loads(out.claims.read_text())["claims"]}
     assert claims["efficiency_within_capacity"]["holds"]
-    assert claims["wan_efficiency_largest_factor"]["kind"] == "ordering"
+    assert claims["wan_efficiency_largest_factor"]["subkind"] == "ordering"
 
 
 def test_the_study_runs_unchanged_on_a_dask_cluster(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from tcplab.report.claims import ABOUT_TOL, about, proportion
+from tcplab.report.claims import RULE, SUBKINDS, VERDICTS, about, proportion
 from tcplab.report.study import KINDS, Claim, Paper, Study, discover
 
 PKG = Path(__file__).resolve().parents[1] / "python" / "tcplab"
@@ -47,17 +47,23 @@ def test_study_runs_tiny_and_labels_every_claim(name: str, tiny_reproduction) ->
     assert claims and len({c["id"] for c in claims}) == len(claims)
     for c in claims:
         assert c["kind"] in KINDS, c
-        assert {"id", "kind", "claim", "paper", "measured", "holds"} <= set(c)
-        assert isinstance(c["holds"], bool)
+        assert {"id", "kind", "claim", "paper", "measured", "holds", "verdict", "refuted_if"} <= set(c)
+        assert c["verdict"] in VERDICTS
+        assert c["holds"] is {"holds": True, "misses": False}.get(c["verdict"])
+        assert c["kind"] != "paper" or c["subkind"] in SUBKINDS
         assert ("tolerance" in c) == (c.get("tolerance") is not None)
-    assert doc["counts"]["total"] == len(claims) == out.claims_total
-    assert sum(k["total"] for k in doc["counts"]["kinds"].values()) == len(claims)
+    counts = doc["counts"]
+    assert counts["total"] == len(claims)
+    assert sum(counts[k]["total"] for k in KINDS) == len(claims)
+    paper = counts["paper"]
+    assert paper["total"] == out.claims_total and paper["holds"] == out.claims_holding
+    assert paper["total"] == paper["holds"] + paper["misses"] + paper["not_separated"] + paper["degenerate"]
     meta = json.loads((out.folder / "study.json").read_text())
     assert meta["mode"] == "quick" and meta["tcplab_version"]
-    assert meta["claim_counts"] == doc["counts"]
+    assert meta["claim_counts"] == doc["counts"] and meta["headline"] == doc["headline"] == out.headline
     report = out.report.read_text()
     assert "Quick mode. Quick mode" not in report and "**Quick mode.**" in report
-    assert "reproduced values" in report and f"{ABOUT_TOL:.0%}" in report
+    assert out.headline.capitalize() in report and RULE in report
     for fig in out.figures:
         assert fig.is_file() and f"]({fig.name})" in report
 
@@ -99,6 +105,15 @@ def test_claim_needs_a_valid_kind() -> None:
         Claim("x", "text", 1, 1, True, kind="guess")
     with pytest.raises(TypeError):
         Claim("x", "text", 1, 1, True)  # type: ignore[call-arg]
+    with pytest.raises(ValueError, match="subkind"):
+        Claim("x", "text", 1, 1, True, kind="paper")
+    with pytest.raises(ValueError, match="contradicts"):
+        Claim("x", "text", 1, 1, True, kind="diagnostic", verdict="misses")
+
+
+def test_legacy_kinds_are_paper_claims_of_that_form() -> None:
+    c = Claim("x", "text", 1, 1, False, kind="value")
+    assert (c.kind, c.subkind, c.verdict, c.rule) == ("paper", "value", "misses", "legacy")
 
 
 def test_about_policy() -> None:
@@ -107,8 +122,8 @@ def test_about_policy() -> None:
     assert about(12, 11, count=True) and not about(14, 11, count=True)
 
 
-def test_proportion_uses_a_binomial_test() -> None:
+def test_legacy_proportion_uses_a_binomial_test() -> None:
     assert proportion("p", "one in five", 0.2, 21, 100).holds
     rejected = proportion("p", "one in five", 0.2, 45, 100)
-    assert not rejected.holds and rejected.kind == "proportion" and rejected.measured["p_value"] < 0.05
-    assert not proportion("p", "none", 0.2, 0, 0).holds
+    assert not rejected.holds and rejected.subkind == "proportion" and rejected.measured["p_value"] < 0.05
+    assert proportion("p", "none", 0.2, 0, 0).verdict == "degenerate"

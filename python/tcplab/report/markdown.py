@@ -10,35 +10,23 @@ from pathlib import Path
 from typing import Any
 
 from tcplab.experiment.runner import SweepResult
-from tcplab.report.claims import POLICY
-from tcplab.report.study import KINDS, Claim, Figure, Study, Table
+from tcplab.report.claims import (
+    DEGENERATE,
+    HOLDS,
+    MISSES,
+    POLICY,
+    RULE,
+    Cell,
+    Claim,
+    counts,
+    headline,
+    own_checks_line,
+)
+from tcplab.report.study import Figure, Study, Table
 
 __all__ = ["claim_counts", "index_markdown", "provenance", "report_markdown"]
 
-# Reproduced values are counted apart from the weaker kinds: an ordering, trend or proportion
-# only checks a direction or share, and analytic and diagnostic claims simulate nothing the
-# paper measured.
-GROUPS = {
-    "values": ("value",),
-    "orderings_trends_proportions": ("ordering", "trend", "proportion"),
-    "analytic_diagnostic": ("analytic", "diagnostic"),
-}
-
-
-def claim_counts(claims: Sequence[Claim]) -> dict[str, Any]:
-    """How many claims of each kind there are and hold, and the same for the three groups."""
-    by_kind = {k: {"total": 0, "holding": 0} for k in KINDS}
-    for c in claims:
-        by_kind[c.kind]["total"] += 1
-        by_kind[c.kind]["holding"] += int(c.holds)
-    groups = {
-        g: {
-            "total": sum(by_kind[k]["total"] for k in kinds),
-            "holding": sum(by_kind[k]["holding"] for k in kinds),
-        }
-        for g, kinds in GROUPS.items()
-    }
-    return {"total": len(claims), "holding": sum(c.holds for c in claims), "kinds": by_kind, **groups}
+claim_counts = counts  # the name reproduce and older callers use
 
 
 def _git_commit() -> str | None:
@@ -82,16 +70,122 @@ def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> lis
     return lines
 
 
-def _count_line(claims: Sequence[Claim]) -> str:
-    n = claim_counts(claims)
-    v, o, a = n["values"], n["orderings_trends_proportions"], n["analytic_diagnostic"]
-    return (
-        f"{n['holding']} of {n['total']} claims hold on the measured data: "
-        f"{v['holding']} of {v['total']} reproduced values, "
-        f"{o['holding']} of {o['total']} orderings, trends and proportions, "
-        f"{a['holding']} of {a['total']} analytic and diagnostic checks "
-        "(not simulated results of the paper)."
+def _verdict(c: Claim) -> str:
+    shown = {HOLDS: "holds", MISSES: "**misses**"}.get(c.verdict, c.verdict)
+    if c.excluded:
+        shown += f" ({c.excluded} degenerate point{'s' if c.excluded > 1 else ''} left out)"
+    return shown + (" (legacy)" if c.rule == "legacy" else "")
+
+
+def _headlines(
+    claims: Sequence[Claim], stack: str | None, sensitivity: Mapping[str, Sequence[Claim]]
+) -> list[str]:
+    n = counts(claims)
+    where = f" on the paper's own stack (`{stack}`)" if stack else ""
+    lines = [f"**{headline(n).capitalize()}**{where}.", ""]
+    for st, cs in sensitivity.items():
+        lines += [f"Sensitivity run on `{st}`: {headline(counts(cs))}.", ""]
+    lines += [f"Our own checks, not counted in the headline: {own_checks_line(n)}.", ""]
+    lines += [f"How claims are judged: {RULE}", ""]
+    legacy = n["paper"]["legacy"]
+    if legacy:
+        lines += [f"{legacy} paper claims still follow the legacy rule, marked (legacy): {POLICY}", ""]
+    return lines
+
+
+def _claim_table(
+    claims: Sequence[Claim], other: Mapping[str, Mapping[str, Claim]], stack: str | None, own: bool
+) -> list[str]:
+    first = ["id", "kind" if own else "form", "claim", "paper"]
+    headers = [*first, "measured", "verdict"]
+    if stack is not None and other:
+        headers[-2:] = [f"measured ({stack})", f"verdict ({stack})"]
+        for st in other:
+            headers += [f"measured ({st})", f"verdict ({st})"]
+    rows = []
+    for c in claims:
+        row: list[Any] = [c.id, c.kind if own else c.subkind, c.claim, c.paper, c.measured, _verdict(c)]
+        for by_id in other.values():
+            o = by_id.get(c.id)
+            row += [o.measured, _verdict(o)] if o is not None else ["-", "-"]
+        rows.append(row)
+    return markdown_table(headers, rows) + [""]
+
+
+def _interval(c: Cell) -> str:
+    m = c.measured
+    if m.is_degenerate:
+        return f"degenerate: {m.degenerate}"
+    shown = f"{m.value:.4g}" if c.verdict == HOLDS else f"**{m.value:.4g}**"
+    return shown if m.low == m.high else f"{shown} [{m.low:.4g}, {m.high:.4g}]"
+
+
+def _cells(c: Claim) -> list[tuple[str, str, str, str, str, str]]:
+    """(value, paper, band, measured, difference, flag) per value of a value claim; a legacy
+    value claim with one number on each side gets one row from its relative tolerance."""
+    if c.cells:
+        return [
+            (
+                x.label,
+                x.paper.text,
+                f"{x.band[0]:.4g} - {x.band[1]:.4g}",
+                _interval(x),
+                "" if x.verdict == DEGENERATE else f"{x.difference:+.4g}",
+                {HOLDS: "", MISSES: "**outside**"}.get(x.verdict, x.verdict),
+            )
+            for x in c.cells
+        ]
+    tol = (c.tolerance or {}).get("relative") if isinstance(c.tolerance, Mapping) else None
+    if isinstance(c.paper, int | float) and isinstance(c.measured, int | float) and tol is not None:
+        band = f"{c.paper * (1 - tol):.4g} - {c.paper * (1 + tol):.4g} (legacy)"
+        flag = "" if c.holds else "**outside**"
+        return [("", f"{c.paper:g}", band, f"{c.measured:.4g}", f"{c.measured - c.paper:+.4g}", flag)]
+    return [
+        (
+            "",
+            _cell(c.paper),
+            "(legacy: see the claim)",
+            _cell(c.measured),
+            "-",
+            "" if c.holds else "**outside**",
+        )
+    ]
+
+
+def _values(
+    claims: Sequence[Claim], other: Mapping[str, Mapping[str, Claim]], stack: str | None = None
+) -> list[str]:
+    values = [c for c in claims if c.kind == "paper" and c.subkind in ("value", "proportion")]
+    if not values:
+        return []
+    on = f" ({stack})" if stack and other else ""
+    headers = [
+        "claim",
+        "value",
+        "paper",
+        f"band{on}",
+        f"measured [90% interval]{on}",
+        f"difference{on}",
+        f"flag{on}",
+    ]
+    for st in other:
+        headers += [f"measured ({st})", f"difference ({st})", f"flag ({st})"]
+    rows = []
+    for c in values:
+        mine = _cells(c)
+        theirs = {st: (_cells(by_id[c.id]) if c.id in by_id else []) for st, by_id in other.items()}
+        for i, (label, paper, band, measured, diff, flag) in enumerate(mine):
+            row: list[Any] = [c.id, label, paper, band, measured, diff, flag]
+            for cs in theirs.values():
+                row += list(cs[i][3:]) if i < len(cs) else ["-", "-", "-"]
+            rows.append(row)
+    note = (
+        "Each value against its band: the range of values that print as the paper's number, widened by "
+        "our 90% interval (claims.json gives each band's derivation; each stack's value is judged against "
+        "a band widened by its own interval). Difference: measured minus the paper's value. A value outside "
+        "its band is flagged **outside**."
     )
+    return ["### Values: the paper's numbers against ours", "", note, "", *markdown_table(headers, rows), ""]
 
 
 def _claims(
@@ -100,33 +194,16 @@ def _claims(
     sensitivity: Mapping[str, Sequence[Claim]] | None = None,
 ) -> list[str]:
     sensitivity = sensitivity or {}
-    headline = _count_line(claims)
-    lines = ["## Claims", ""]
-    if stack is None:
-        lines += [headline, ""]
-    else:
-        lines += [f"On the paper's own stack (`{stack}`): {headline}", ""]
-        for st, cs in sensitivity.items():
-            lines += [f"Sensitivity run on `{st}`: {_count_line(cs)}", ""]
-    lines += [f"Tolerance: {POLICY}", ""]
     other = {st: {c.id: c for c in cs} for st, cs in sensitivity.items()}
-    headers = ["id", "kind", "claim", "paper", "measured", "holds"]
-    if stack is not None and other:
-        headers[-2:] = [f"measured ({stack})", f"holds ({stack})"]
-        for st in other:
-            headers += [f"measured ({st})", f"holds ({st})"]
-    rows = []
-    for c in claims:
-        row: list[Any] = [c.id, c.kind, c.claim, c.paper, c.measured, _yes(c.holds)]
-        for by_id in other.values():
-            o = by_id.get(c.id)
-            row += [o.measured, _yes(o.holds)] if o is not None else ["-", "-"]
-        rows.append(row)
-    return lines + markdown_table(headers, rows) + [""]
-
-
-def _yes(holds: bool) -> str:
-    return "yes" if holds else "**no**"
+    lines = ["## Claims", "", *_headlines(claims, stack, sensitivity)]
+    paper = [c for c in claims if c.kind == "paper"]
+    own = [c for c in claims if c.kind != "paper"]
+    lines += ["### Paper claims", "", *_claim_table(paper, other, stack, own=False)]
+    lines += _values(paper, other, stack)
+    if own:
+        lines += ["### Our own checks (not counted in the headline)", ""]
+        lines += _claim_table(own, other, stack, own=True)
+    return lines
 
 
 def _figures(figures: Sequence[Figure]) -> list[str]:
@@ -193,6 +270,18 @@ def report_markdown(
     return "\n".join(lines)
 
 
+def _index_claims(e: Mapping[str, Any]) -> tuple[str, str]:
+    """(the paper-claims headline, our own checks) of one study.json; older files lack the split."""
+    n = e.get("claim_counts") or {}
+    if "paper" not in n:
+        return f"{e.get('claims_holding', '?')} of {e.get('claims', '?')} claims (before the rule)", "-"
+    shown = headline(n).removeprefix("paper claims: ")
+    legacy = n["paper"].get("legacy", 0)
+    if legacy:
+        shown += f"; {legacy} judged by the legacy rule"
+    return shown, own_checks_line(n)
+
+
 def index_markdown(entries: Sequence[dict[str, Any]]) -> str:
     lines = ["# tcplab: reproduced studies", ""]
     if not entries:
@@ -200,18 +289,37 @@ def index_markdown(entries: Sequence[dict[str, Any]]) -> str:
     rows = []
     for e in entries:
         mode = "quick" if e["quick"] else "full"
+        paper_claims, own = _index_claims(e)
         rows.append(
             (
                 f"[{e['name']}]({e['name']}/report.md)",
                 e["title"],
                 e["paper"],
-                f"{e['claims_holding']} of {e['claims']}",
+                paper_claims,
+                own,
                 e["runs"],
                 mode,
                 f"{e['wall_s']:.1f} s",
             )
         )
-    lines += markdown_table(["study", "title", "paper", "claims holding", "runs", "mode", "wall time"], rows)
+    headers = [
+        "study",
+        "title",
+        "paper",
+        "paper claims",
+        "our own checks (not counted)",
+        "runs",
+        "mode",
+        "wall time",
+    ]
+    lines += markdown_table(headers, rows)
+    lines += [
+        "",
+        "Paper claims are the papers' statements judged on the measured data; a claim is 'not separated' "
+        "when the 90% interval of the compared quantity spans its bound, 'degenerate' where nothing can be "
+        "measured. Each report says how every claim is judged; claims of the legacy rule are the study's own "
+        "booleans (a blanket 'about' band), not yet derived from replications.",
+    ]
     if any(e["quick"] for e in entries):
         lines += ["", "Quick mode uses fewer replications and shorter runs; each report says how."]
     return "\n".join([*lines, ""])

@@ -2,11 +2,15 @@
 
 For each study (``tcplab.report.study``) into ``OUT/<study>/``: the sweeps run through the result
 store ``OUT/<study>/runs.sqlite`` (so a second reproduce reuses every run already done), then
-``report.md`` with the figures (PNG), the claims and tables, ``claims.json`` (the claims,
-each ``{id, kind, claim, paper, measured, holds}`` plus ``tolerance`` for value claims, and
-their counts by kind; for a study with sensitivity stacks, the claims on each under
-``sensitivity``) and ``study.json`` (what the index shows, with the tcplab version, git
-commit when known, and mode). Then ``OUT/index.md`` lists every study reproduced into OUT so far.
+``report.md`` with the figures (PNG), the claims and tables, ``claims.json`` (the claims, each
+``{id, kind, claim, paper, measured, holds}`` plus ``subkind``, ``verdict``, ``refuted_if`` and
+how it was judged (``cells`` with their bands, or ``checks``), the headline and the counts by
+kind; for a study with sensitivity stacks, the claims on each under ``sensitivity``) and
+``study.json`` (what the index shows, with the tcplab version, git commit when known, and
+mode). Then ``OUT/index.md`` lists every study reproduced into OUT so far. Both JSON files are
+strict JSON: a NaN is written as null (``tcplab.report.claims.plain``), and a NaN that slipped
+through would stop the write (``allow_nan=False``) rather than produce a file strict parsers
+reject.
 
 The study's results are derived once (``Study.derive``) and passed to its figures, claims and
 tables.
@@ -26,10 +30,11 @@ from typing import Any
 from tcplab.errors import UserError
 from tcplab.experiment.runner import SweepResult, run_sweep
 from tcplab.experiment.spec import SweepSpec
-from tcplab.report.markdown import claim_counts, index_markdown, provenance, report_markdown
-from tcplab.report.study import Claim, Study, StudyData, discover
+from tcplab.report.claims import Claim, counts, headline, plain
+from tcplab.report.markdown import index_markdown, provenance, report_markdown
+from tcplab.report.study import Study, StudyData, discover
 
-__all__ = ["StudyOutput", "reproduce", "reproduce_study", "write_index"]
+__all__ = ["StudyOutput", "reproduce", "reproduce_study", "strict_json", "write_index"]
 
 STORE_NAME = "runs.sqlite"
 
@@ -42,8 +47,9 @@ class StudyOutput:
     claims: Path
     figures: list[Path]
     runs: int
-    claims_holding: int
-    claims_total: int
+    claims_holding: int  # paper claims that hold
+    claims_total: int  # paper claims
+    headline: str  # "paper claims: K of N hold (M not separated, D degenerate)"
 
 
 def reproduce_study(
@@ -101,28 +107,32 @@ def reproduce_study(
         report_markdown(study, prov, results, figures, claims, tables, wall_s, store, sensitivity),
         encoding="utf-8",
     )
-    counts = claim_counts(claims)
+    n = counts(claims)
     claims_path = folder / "claims.json"
-    claims_doc: dict[str, Any] = {"counts": counts, "claims": [c.to_dict() for c in claims]}
+    claims_doc: dict[str, Any] = {
+        "headline": headline(n),
+        "counts": n,
+        "claims": [c.to_dict() for c in claims],
+    }
     if study.stacks:
         claims_doc["stack"] = study.stacks[0]
         claims_doc["sensitivity"] = {
-            st: {"counts": claim_counts(cs), "claims": [c.to_dict() for c in cs]}
+            st: {"headline": headline(counts(cs)), "counts": counts(cs), "claims": [c.to_dict() for c in cs]}
             for st, cs in sensitivity.items()
         }
-    claims_path.write_text(json.dumps(claims_doc, indent=2) + "\n", encoding="utf-8")
-    held = sum(c.holds for c in claims)
+    claims_path.write_text(strict_json(claims_doc), encoding="utf-8")
     meta = {
         "name": study.name,
         "title": study.title,
         "paper": study.paper,
         **prov,
-        "claims": len(claims),
-        "claims_holding": held,
-        "claim_counts": counts,
+        "claims": n["paper"]["total"],
+        "claims_holding": n["paper"]["holds"],
+        "headline": headline(n),
+        "claim_counts": n,
         **({"stack": study.stacks[0]} if study.stacks else {}),
         **(
-            {"claim_counts_by_stack": {st: claim_counts(cs) for st, cs in sensitivity.items()}}
+            {"claim_counts_by_stack": {st: counts(cs) for st, cs in sensitivity.items()}}
             if sensitivity
             else {}
         ),
@@ -131,7 +141,7 @@ def reproduce_study(
         "wall_s": wall_s,
         "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
     }
-    (folder / "study.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+    (folder / "study.json").write_text(strict_json(meta), encoding="utf-8")
     return StudyOutput(
         study=study.name,
         folder=folder,
@@ -139,9 +149,15 @@ def reproduce_study(
         claims=claims_path,
         figures=[folder / f.file for f in figures],
         runs=meta["runs"],
-        claims_holding=held,
-        claims_total=len(claims),
+        claims_holding=n["paper"]["holds"],
+        claims_total=n["paper"]["total"],
+        headline=headline(n),
     )
+
+
+def strict_json(doc: Any) -> str:
+    """``doc`` as strict JSON (NaN and infinities as null; anything else non-finite raises)."""
+    return json.dumps(plain(doc), indent=2, allow_nan=False) + "\n"
 
 
 def _sensitivity(

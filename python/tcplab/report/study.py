@@ -11,8 +11,12 @@ A study is a package in ``tcplab.studies`` whose ``__init__`` defines ``STUDY = 
   study with nothing to derive leaves the default, which passes ``StudyData`` itself.
 - ``figures(results, outdir) -> list[Figure]``: draws PNGs into ``outdir`` and returns them with
   captions that state what the paper reported beside what was measured.
-- ``claims(results) -> list[Claim]``: each claim has a ``kind`` (``tcplab.report.claims``) and
-  a ``holds`` computed from the measured data.
+- ``claims(results) -> list[Claim]``: each claim has a ``kind`` and a verdict computed from the
+  measured data by the rule of ``tcplab.report.claims`` (paper claims make the headline; fitted,
+  analytic and diagnostic checks are listed apart).
+- ``can_fail() -> list[CanFail]`` (optional, expected of every study): for each paper claim, its
+  claim function with the paper's own numbers (it must hold on them) and/or a refuting input (it
+  must miss on it); tests/test_claims_can_fail.py runs them without simulating.
 - ``tables(results) -> list[Table]`` (optional): markdown tables for the report.
 - ``stacks`` and ``stack_sweeps(quick, stack) -> list[SweepSpec]`` (optional): the TCP stacks
   the study runs on. ``stacks[0]`` is the paper's own stack, which ``sweeps`` runs and the
@@ -30,27 +34,31 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from tcplab.errors import UserError
 from tcplab.experiment.spec import SweepSpec
+from tcplab.report.claims import KINDS, SUBKINDS, CanFail, Claim
 
 if TYPE_CHECKING:
     import pandas as pd
     import typer
 
-__all__ = ["KINDS", "Claim", "Figure", "Paper", "Study", "StudyData", "Table", "discover"]
-
-# What a claim checks. "value": a measured number within the stated tolerance of the paper's;
-# "ordering": one measured quantity above/below another or a threshold; "trend": a direction
-# along a factor; "proportion": a share tested against the paper's with a binomial test;
-# "analytic": the paper's own formula evaluated (nothing simulated); "diagnostic": a check of
-# this reproduction itself, not a statement of the paper.
-KINDS = ("value", "ordering", "trend", "proportion", "analytic", "diagnostic")
+__all__ = [
+    "KINDS",
+    "SUBKINDS",
+    "CanFail",
+    "Claim",
+    "Figure",
+    "Paper",
+    "Study",
+    "StudyData",
+    "Table",
+    "discover",
+]
 
 
 @dataclass(frozen=True)
@@ -84,53 +92,6 @@ class Table:
     title: str
     frame: pd.DataFrame
     note: str = ""
-
-
-@dataclass(frozen=True)
-class Claim:
-    """One claim: ``paper`` is what the paper reported, ``measured`` what tcplab measured
-    (JSON-able), ``holds`` whether the measured data support the claim (computed, never typed),
-    ``kind`` one of ``KINDS``, ``tolerance`` the relative tolerance of a value claim."""
-
-    id: str
-    claim: str
-    paper: Any
-    measured: Any
-    holds: bool
-    kind: str = field(kw_only=True)
-    tolerance: float | None = field(default=None, kw_only=True)
-
-    def __post_init__(self) -> None:
-        if isinstance(self.holds, np.bool_):
-            object.__setattr__(self, "holds", bool(self.holds))
-        if not isinstance(self.holds, bool):
-            raise TypeError(f"claim {self.id}: holds must be a bool, got {self.holds!r}")
-        if self.kind not in KINDS:
-            raise ValueError(f"claim {self.id}: kind must be one of {', '.join(KINDS)}, got {self.kind!r}")
-
-    def to_dict(self) -> dict[str, Any]:
-        out = {
-            "id": self.id,
-            "kind": self.kind,
-            "claim": self.claim,
-            "paper": _plain(self.paper),
-            "measured": _plain(self.measured),
-            "holds": self.holds,
-        }
-        if self.tolerance is not None:
-            out["tolerance"] = self.tolerance
-        return out
-
-
-def _plain(value: Any) -> Any:
-    """numpy scalars and containers of them as plain JSON values."""
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    return value
 
 
 @dataclass(frozen=True)
@@ -174,6 +135,7 @@ class Study:
     quick_note: str = "Fewer replications and shorter runs."
     stacks: tuple[str, ...] = ()
     stack_sweeps: Callable[[bool, str], list[SweepSpec]] | None = None
+    can_fail: Callable[[], Sequence[CanFail]] | None = None
 
     def __post_init__(self) -> None:
         if len(self.stacks) > 1 and self.stack_sweeps is None:

@@ -41,6 +41,25 @@ def scenario(duration_s: float, trace: bool = False) -> dict[str, Any]:
     }
 
 
+# Fall and Floyd's (1996) drop-list cases, on the same link: a fixed transfer whose window has
+# grown to about 11 segments (slow start ends at 8 segments, then congestion avoidance) when
+# segment 40 is lost, alone (one drop) or with 42 and 44 (three drops in one window).
+DROP_TRANSFER = 100 * MSS
+DROP_SSTHRESH = 8 * MSS
+ONE_DROP = [40]
+THREE_DROPS = [40, 42, 44]
+
+
+def drop_scenario(drops: list[int], trace: bool = True) -> dict[str, Any]:
+    """One transfer of ``DROP_TRANSFER`` bytes that loses the listed segments once each."""
+    doc = scenario(2.0, trace=trace)
+    doc["name"] = "example-drops"
+    doc["tcp"]["initial_ssthresh"] = DROP_SSTHRESH
+    doc["link"][0]["ab"]["loss"] = {"model": "drop_list", "flow": 0, "by": "segment", "values": list(drops)}
+    doc["flow"][0]["bytes"] = DROP_TRANSFER
+    return doc
+
+
 def mathis_bps(p: float, rtt_s: float = BASE_RTT_S) -> float:
     """Mathis et al. (1997): BW = MSS / RTT * sqrt(3/2) / sqrt(p)."""
     return MSS * 8 / rtt_s * math.sqrt(1.5) / math.sqrt(p)

@@ -87,6 +87,7 @@ from typing import TYPE_CHECKING
 
 from tcplab.report.study import Paper, Study
 from tcplab.studies.hfc import sweeps as sw
+from tcplab.studies.hfc.can_fail import can_fail
 from tcplab.studies.hfc.claims import claims
 from tcplab.studies.hfc.figures import figures
 from tcplab.studies.hfc.results import derive
@@ -133,6 +134,7 @@ STUDY = Study(
     derive=derive,
     figures=figures,
     claims=claims,
+    can_fail=can_fail,
     tables=tables,
     cli=_cli,
     assumptions=(

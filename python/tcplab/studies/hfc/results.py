@@ -70,6 +70,8 @@ class Results:
     put_first_ack: pd.DataFrame | None = None
     # the trade-offs of a smaller MSS (Sec. VI.B)
     mss: mss_tradeoffs.MssTradeoffs | None = None
+    # one row per run of every sweep (configurations named), for the claims' intervals
+    runs: dict[str, pd.DataFrame] = field(default_factory=dict)
 
     def __repr__(self) -> str:
         tables = len(self.__dataclass_fields__)
@@ -157,7 +159,15 @@ def derive(data: StudyData) -> Results:
             "trace": data.trace(row["key"]),
         }
 
+    runs = {**tp, "fig8": fig8_runs, "fig10": _per_run(data, "fig10")}
+    runs["fig10" + sw.EVERY_ACK_SUFFIX] = _per_run(data, "fig10" + sw.EVERY_ACK_SUFFIX)
+    runs["fig8" + sw.EVERY_ACK_SUFFIX] = _fig8(data, tp, "fig8" + sw.EVERY_ACK_SUFFIX)[1]
+    runs["fig11"] = fig11
+    for name, configs in CONFIG_SWEEPS.items():
+        if name in runs:
+            runs[name] = with_config(runs[name], configs)
     return Results(
+        runs=runs,
         fig3=_mean_with(tp["fig3"], ["sock_buf", "ack_loss"]),
         fig4=_mean_with(tp["fig4"], ["sock_buf", "data_loss"]),
         fig4_runs=tp["fig4"],
@@ -197,11 +207,57 @@ def derive(data: StudyData) -> Results:
     )
 
 
+CONFIG_SWEEPS = {
+    "fig12_ftp": sw.FIG12_CONFIGS,
+    "fig12_http": sw.FIG12_CONFIGS,
+    "fig13": sw.FIG13_CONFIGS,
+    "fig17": sw.FIG17_CONFIGS,
+    "fig18": sw.FIG18_CONFIGS,
+    "tahoe_rx": sw.TAHOE_CONFIGS,
+    "sec7_ack": sw.SEC7_CONFIGS,
+}
+
+
+def samples(runs: pd.DataFrame, value: str = "mbps", **where: Any) -> np.ndarray:
+    """One ``value`` per run at the point ``where``, in replication order (the studies' points
+    share seeds replication by replication, so two points' arrays pair up)."""
+    m = np.ones(len(runs), dtype=bool)
+    for k, v in where.items():
+        col = runs[k]
+        m &= np.isclose(col.astype(float), v) if isinstance(v, float) else (col == v).to_numpy()
+    rows = runs[m]
+    if "replication" in rows.columns:
+        rows = rows.sort_values("replication", kind="stable")
+    return rows[value].to_numpy(dtype=float)
+
+
+def _per_run(data: StudyData, sweep: str) -> pd.DataFrame:
+    """Fig. 10 per run: the mean throughput of its connections (each from its own start)."""
+    df = ok_runs(data[sweep])
+    size = int(data.specs[sweep].base["flow"][0]["bytes"])
+    duration = float(data.specs[sweep].base["duration"])
+    reports = _reports(data, list(df["key"]))
+    rows = []
+    for key, buf, rep in zip(df["key"], df["sock_buf"], df["replication"], strict=True):
+        flows = reports[key]["flows"]
+        times = [f["completion_time_s"] if f["completion_time_s"] is not None else duration for f in flows]
+        mbps = float(np.mean([size * 8 / t / 1e6 for t in times]))
+        rows.append(
+            {"sock_buf": sw.nominal_buffer(int(buf)), "replication": int(rep), "key": key, "mbps": mbps}
+        )
+    return pd.DataFrame(rows)
+
+
 def _put_first_ack(data: StudyData) -> pd.DataFrame:
     df = ok_runs(data[put.FIRST_ACK_SWEEP])
     waits = [put.first_ack_wait(data.trace(k), data.trace(k, kind="segments")) for k in df["key"]]
     return pd.DataFrame(
-        {"config": df["config"].to_numpy(), "key": df["key"].to_numpy(), "first_ack_s": waits}
+        {
+            "config": df["config"].to_numpy(),
+            "replication": df["replication"].to_numpy(),
+            "key": df["key"].to_numpy(),
+            "first_ack_s": waits,
+        }
     )
 
 
@@ -304,6 +360,7 @@ def _first_ack(data: StudyData, sweep: str, pattern: str) -> pd.DataFrame:
             {
                 "pattern": pattern,
                 "config": row["config"],
+                "replication": int(row["replication"]),
                 "key": row["key"],
                 "first_ack_s": first_ack,
                 "mbps": row["mbps"],

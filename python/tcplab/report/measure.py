@@ -1,0 +1,162 @@
+"""The numbers a claim is judged on: a statistic of the replications, with its 90% interval.
+
+One rule gives every interval a claim uses: a percentile bootstrap over the replications
+(``RESAMPLES`` resamples from a fixed seed, so the same runs always give the same interval). A
+statistic is a function of one or more arrays of per-replication values (one value per run,
+in replication order) that works along the last axis, so it is evaluated once on the data and
+once on all the resamples together:
+
+    measure(lambda lossy, lossless: 1 - lossy.mean(-1) / lossless.mean(-1), lossy, lossless)
+
+The studies' points share seeds (common random numbers: replication i of every point sees the
+same random streams), so arrays of equal length are resampled together, replication by
+replication, and a difference or a ratio of two points keeps their pairing; arrays of unequal
+length are resampled each on its own. With one replication the interval is the value itself.
+
+A statistic that is undefined on the runs (0/0: every run delivered nothing, no run timed out)
+gives a *degenerate* measure: it carries the reason and no value, and a claim judged on it is
+reported as degenerate, neither holding nor missing.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "LEVEL",
+    "RESAMPLES",
+    "Measure",
+    "change",
+    "cost",
+    "degenerate",
+    "difference",
+    "exact",
+    "mean",
+    "measure",
+    "percentile",
+    "ratio",
+]
+
+LEVEL = 0.90
+RESAMPLES = 2000
+SEED = 20_231  # any fixed seed: intervals must not change between two runs of the same data
+
+Samples = Sequence[float] | np.ndarray
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A statistic of ``n`` replications: its value on all of them and its 90% interval.
+
+    ``degenerate`` is empty for a defined statistic, else why it is undefined (then the value
+    and interval are NaN and no claim can hold or miss on it)."""
+
+    value: float
+    low: float
+    high: float
+    n: int
+    degenerate: str = ""
+
+    @property
+    def is_degenerate(self) -> bool:
+        return bool(self.degenerate)
+
+    def to_dict(self, digits: int = 4) -> dict[str, Any]:
+        if self.degenerate:
+            return {"value": None, "ci90": None, "n": self.n, "degenerate": self.degenerate}
+        return {
+            "value": _round(self.value, digits),
+            "ci90": [_round(self.low, digits), _round(self.high, digits)],
+            "n": self.n,
+        }
+
+    def __str__(self) -> str:
+        if self.degenerate:
+            return f"degenerate ({self.degenerate})"
+        if self.low == self.high:
+            return f"{self.value:.4g}"
+        return f"{self.value:.4g} [{self.low:.4g}, {self.high:.4g}]"
+
+
+def _round(x: float, digits: int) -> float | None:
+    if not math.isfinite(x):
+        return None
+    return float(f"{x:.{digits}g}")
+
+
+def degenerate(reason: str, n: int = 0) -> Measure:
+    """A measure that is undefined for a stated reason (a point where nothing can be measured)."""
+    return Measure(math.nan, math.nan, math.nan, n, degenerate=reason)
+
+
+def exact(value: float) -> Measure:
+    """A number with no replication spread: a constant, or our own arithmetic."""
+    v = float(value)
+    if not math.isfinite(v):
+        return degenerate("not a finite number")
+    return Measure(v, v, v, 0)
+
+
+def measure(stat: Callable[..., Any], *samples: Samples, level: float = LEVEL) -> Measure:
+    """``stat`` of the per-replication ``samples``, with its percentile-bootstrap interval."""
+    arrays = [np.asarray(s, dtype=float).ravel() for s in samples]
+    if not arrays or any(a.size == 0 for a in arrays):
+        return degenerate("no replications")
+    n = min(a.size for a in arrays)
+    with np.errstate(all="ignore"):
+        value = float(stat(*arrays))
+    if not math.isfinite(value):
+        return degenerate("undefined on these runs (a division by zero, or no runs to count)", n)
+    rng = np.random.default_rng(SEED)
+    if len({a.size for a in arrays}) == 1:
+        idx = rng.integers(0, n, size=(RESAMPLES, n))
+        resampled = [a[idx] for a in arrays]
+    else:
+        resampled = [a[rng.integers(0, a.size, size=(RESAMPLES, a.size))] for a in arrays]
+    with np.errstate(all="ignore"):
+        stats = np.asarray(stat(*resampled), dtype=float).ravel()
+    stats = stats[np.isfinite(stats)]
+    if stats.size == 0:
+        return Measure(value, value, value, n)
+    tail = (1 - level) / 2 * 100
+    low, high = (float(x) for x in np.percentile(stats, [tail, 100 - tail]))
+    # a percentile interval of a skewed statistic may exclude the value itself: widen to it
+    return Measure(value, min(low, value), max(high, value), n)
+
+
+# ---------------------------------------------------------------- the usual statistics
+
+
+def mean(x: Samples) -> Measure:
+    """The mean over replications."""
+    return measure(lambda a: a.mean(-1), x)
+
+
+def difference(a: Samples, b: Samples) -> Measure:
+    """mean(a) - mean(b)."""
+    return measure(lambda x, y: x.mean(-1) - y.mean(-1), a, b)
+
+
+def ratio(a: Samples, b: Samples) -> Measure:
+    """mean(a) / mean(b)."""
+    return measure(lambda x, y: x.mean(-1) / y.mean(-1), a, b)
+
+
+def change(a: Samples, b: Samples) -> Measure:
+    """mean(a) / mean(b) - 1: the relative gain of a over b (negative: a loss)."""
+    return measure(lambda x, y: x.mean(-1) / y.mean(-1) - 1, a, b)
+
+
+def cost(a: Samples, b: Samples) -> Measure:
+    """1 - mean(a) / mean(b): the share of b's mean that a loses."""
+    return measure(lambda x, y: 1 - x.mean(-1) / y.mean(-1), a, b)
+
+
+def percentile(x: Samples, q: float) -> Measure:
+    """The q-th percentile over replications (q in 0..100; 50 is the median)."""
+    return measure(lambda a: np.percentile(a, q, axis=-1), x)
