@@ -20,7 +20,7 @@ SAYS = {
     "dumbbell_red_mixed": r"RED drops at the bottleneck: early \d+",
     "read_pcap": r"10\.0\.0\.1:10000 -> 10\.0\.0\.7:5001  S   window scale 3",
     "red_queue_sweep": r"sweep 'red_queue': 24 runs \(8 points x 3 replications\): 24 ran",
-    "study_from_store": r"loss\s+40\ntraces\s+4",
+    "study_from_store": r"loss\s+40\n(?:\w+\s+\d+\n)*traces\s+4",
     "sweep_anova": r"variant x loss",
 }
 FIGURES = {"red_queue_sweep": "red_queue.png"}
