@@ -81,6 +81,8 @@ pub struct Simulation {
     marking: Vec<crate::net::marker::FlowMarking>,
     /// A broken invariant found during the run (reported when it ends).
     violation: Option<String>,
+    /// The traced flows whose records stream into files as the run goes (`stream_traces`).
+    trace_files: crate::trace_stream::FlowFiles,
     now: Time,
     /// Applications (WWW pairs), their earliest queued timer, and a reused write list.
     apps: crate::app::Apps,
@@ -231,6 +233,7 @@ impl Simulation {
                 Vec::new()
             },
             violation: None,
+            trace_files: Default::default(),
             apps,
             model,
             q: EventQueue::for_pending(pending_bound),
@@ -551,6 +554,7 @@ impl Simulation {
             self.inject(pkt, route);
         }
         let f = &mut self.flows[i as usize];
+        self.trace_files.drain(i, f.sender.trace_mut());
         let deadline = match (f.sender.next_deadline(), f.receiver.next_deadline()) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -668,7 +672,7 @@ impl Simulation {
                 written_series: self.written_series.get(i).map(|s| s.bytes.clone()),
                 marking: self.marking.get_mut(i).map(|m| m.report(end)),
             });
-            if m.trace && f.sender.trace_sink_mut().is_some_and(|t| !t.is_streamed()) {
+            if m.trace && !self.trace_files.is_streamed(i as u32) {
                 let (rows, sends) = f.sender.take_trace();
                 traces.push(FlowTrace { flow: i as u32, rows, sends });
             }
@@ -724,17 +728,13 @@ impl Simulation {
     /// keeping them in memory, as many as `StreamPlan` lets `files` open files hold; they
     /// get their own names in `finish_trace_files`.
     pub fn stream_traces(&mut self, dir: &Path, files: usize) -> Result<(), Error> {
-        use crate::trace_stream::{queue_file, FlowTraceSink, Rows, StreamPlan};
+        use crate::trace_stream::{queue_file, FlowFiles, Rows, StreamPlan};
         let plan = StreamPlan::new(&self.model, files);
         if !plan.flows.iter().chain(&plan.channels).any(|&s| s) {
             return Ok(());
         }
         std::fs::create_dir_all(dir)?;
-        for (i, f) in self.flows.iter_mut().enumerate().filter(|(i, _)| plan.flows[*i]) {
-            if let Some(t) = f.sender.trace_sink_mut() {
-                *t = FlowTraceSink::files(dir, i as u32)?;
-            }
-        }
+        self.trace_files = FlowFiles::open(dir, &plan)?;
         for (i, c) in self.channels.iter_mut().enumerate().filter(|(i, _)| plan.channels[*i]) {
             if let Some(t) = c.queue.trace.as_deref_mut() {
                 *t = Rows::file(dir.join(queue_file(i)))?;
@@ -745,9 +745,10 @@ impl Simulation {
 
     /// Complete the streamed trace files of a run that ended well (see `trace_stream`).
     pub fn finish_trace_files(&mut self) -> Result<(), Error> {
-        for f in &mut self.flows {
-            f.sender.trace_sink_mut().map_or(Ok(()), |t| t.finish())?;
+        for (i, f) in self.flows.iter_mut().enumerate() {
+            self.trace_files.drain(i as u32, f.sender.trace_mut());
         }
+        self.trace_files.finish()?;
         for c in &mut self.channels {
             c.queue.trace.as_deref_mut().map_or(Ok(()), |t| t.finish())?;
         }

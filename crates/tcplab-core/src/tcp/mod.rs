@@ -13,6 +13,7 @@ pub mod scoreboard;
 pub mod sender;
 pub mod seq;
 pub mod stack;
+pub mod trace;
 pub mod window;
 
 pub use config::{DelayedAck, Handshake, RecoveryKind, TcpConfig};

@@ -9,7 +9,6 @@ use std::sync::Arc;
 
 use crate::packet::{flags, payload_tag, Dir, Packet, SackBlock, MAX_SACK_BLOCKS};
 use crate::time::{Dur, Time};
-use crate::trace_stream::FlowTraceSink;
 
 use super::boston::BostonTx;
 use super::config::{Handshake, TcpConfig};
@@ -19,6 +18,8 @@ use super::rtt::{RttEstimator, TimerClock};
 use super::rtt_ns1::RttSample;
 use super::scoreboard::Scoreboard;
 use super::seq::{to_wire, unwrap};
+use super::trace::SenderTrace;
+pub use super::trace::{SendRecord, TraceRow};
 use super::window::Window;
 
 /// The policy's view of the sender, borrowing fields disjointly so the policy itself (also a
@@ -63,26 +64,6 @@ pub struct SenderStats {
     pub fast_retransmits: u64,
     /// SYN or SYN-ACK retransmissions.
     pub syn_retransmits: u64,
-}
-
-/// One row of the per-flow time trace.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TraceRow {
-    pub time: Time,
-    pub cwnd: u64,
-    pub ssthresh: u64,
-    pub snd_una: u64,
-    pub snd_nxt: u64,
-}
-
-/// One data segment leaving the sender (kept when the flow is traced).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SendRecord {
-    pub time: Time,
-    /// Stream offset of the first byte.
-    pub offset: u64,
-    pub len: u64,
-    pub retransmit: bool,
 }
 
 /// Largest window the sender will grow to (bytes): far above any realistic bandwidth-delay
@@ -135,8 +116,8 @@ pub struct TcpSender {
     pub stats: SenderStats,
     /// When data last left (RFC 2581's idle test for an application that writes later).
     last_send: Time,
-    /// The flow's traces (traced flows only), in memory or streamed to files.
-    trace: Option<Box<FlowTraceSink>>,
+    /// What a traced flow recorded since the driver last drained it (`trace_mut`).
+    trace: Option<Box<SenderTrace>>,
     /// Policies of a connection with a reservation (`reserved.rs`), if any.
     pub reserved: Option<Box<Reserved>>,
 }
@@ -226,12 +207,12 @@ impl TcpSender {
     pub fn rto(&self) -> Dur {
         self.rtt.rto()
     }
-    /// The rows kept in memory (none for an untraced flow or a streamed trace).
+    /// The records not yet drained (none for an untraced flow).
     pub fn take_trace(&mut self) -> (Vec<TraceRow>, Vec<SendRecord>) {
-        self.trace.as_mut().map_or_else(Default::default, |t| (t.rows.take(), t.sends.take()))
+        self.trace.as_mut().map_or_else(Default::default, |t| t.take())
     }
-    /// A traced flow's traces: to stream them to files, or to finish those files.
-    pub fn trace_sink_mut(&mut self) -> Option<&mut FlowTraceSink> {
+    /// A traced flow's buffer of records, for the driver to drain (into files) as it goes.
+    pub fn trace_mut(&mut self) -> Option<&mut SenderTrace> {
         self.trace.as_deref_mut()
     }
 
