@@ -7,6 +7,8 @@ pub mod receiver;
 pub mod recovery;
 pub mod reserved;
 pub mod rtt;
+pub mod rtt_bsd;
+pub mod rtt_fine;
 pub mod rtt_ns1;
 pub mod rtt_ns2;
 pub mod scoreboard;

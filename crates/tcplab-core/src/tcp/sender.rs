@@ -14,7 +14,7 @@ use super::boston::BostonTx;
 use super::config::{Handshake, TcpConfig};
 use super::recovery::{Ctx, Recovery, SendChoice};
 use super::reserved::Reserved;
-use super::rtt::{RttEstimator, TimerClock};
+use super::rtt::Estimator;
 use super::rtt_ns1::RttSample;
 use super::scoreboard::Scoreboard;
 use super::seq::{to_wire, unwrap};
@@ -93,7 +93,7 @@ pub struct TcpSender {
     recovery: Recovery,
     /// The ns-2 window rule's fractional bytes carried between ACKs (growth.rs).
     ca_rem: u64,
-    rtt: RttEstimator,
+    rtt: Estimator,
     /// The segment being timed for an RTT sample: (offset just past it, time sent).
     timing: Option<(u64, Time)>,
     /// When the SYN (or SYN-ACK) went out, unless it has been resent (Karn).
@@ -133,10 +133,7 @@ impl TcpSender {
         trace: bool,
     ) -> Self {
         let cfg = cfg.into();
-        let mut rtt = RttEstimator::new(cfg.clock, tick_phase, cfg.min_rto, cfg.max_rto, cfg.initial_rto);
-        if cfg.stack == super::stack::Stack::Bsd44 {
-            rtt = rtt.bsd44_rules();
-        }
+        let rtt = Estimator::for_config(&cfg, tick_phase);
         let mss = cfg.mss as u64;
         let burst_left = cfg.max_burst.unwrap_or(u32::MAX);
         Self {
@@ -337,18 +334,10 @@ impl TcpSender {
                     );
                 }
                 self.stats.fast_retransmits += 1;
-                // 4.4BSD stops the timer and the RTT measurement; sending the retransmission
-                // restarts the timer.
+                // The RTT measurement stops (Karn); the timer restarts when the retransmission
+                // leaves, unless the stack re-arms it now (ns-1).
                 self.timing = None;
-                self.rto_at = None;
-                if matches!(self.cfg.clock, TimerClock::Ns1 { .. }) {
-                    // ns-1 reset_rtx_timer (called by every fast retransmit: tcp.cc's Tahoe
-                    // recv, tcp-newreno.cc 1.7's `reset_rtx_timer(1)`): set_rtx_timer() with
-                    // the current backoff, then rtt_backoff() doubles it.
-                    self.rto_at = Some(self.rtt.deadline(now, self.backoff));
-                    self.backoff = (self.backoff + 1).min(12);
-                    self.rtt.on_backoff(self.backoff);
-                }
+                self.rto_at = self.rtt.on_fast_retransmit(now, &mut self.backoff);
             }
         }
         if let Some((seg, held)) = partial {
@@ -407,10 +396,8 @@ impl TcpSender {
 
     /// An ACK of new data up to `ack`, echoing the timestamp `echoed`.
     fn on_new_ack(&mut self, now: Time, ack: u64, echoed: Time) {
-        // ns TcpAgent::newack calls newtimer() before rtt_update() and before the backoff is
-        // cleared, so the restarted timer uses the old estimate (ns-2.1b and ns-1 alike).
-        let early_deadline = matches!(self.cfg.clock, TimerClock::Ns2 { .. } | TimerClock::Ns1 { .. })
-            .then(|| self.rtt.deadline(now, self.backoff));
+        // ns restarts the timer from the estimate before this ACK's sample (rtt_ns2.rs).
+        let early_deadline = self.rtt.deadline_before_update(now, self.backoff);
         let timestamps = self.cfg.rtt_sample == RttSample::Timestamp;
         if let Some((end, sent)) = self.timing {
             if ack >= end {
@@ -464,12 +451,9 @@ impl TcpSender {
             Some(t) if now >= t => {}
             _ => return,
         }
-        // ns-1 reset_rtx_timer: set_rtx_timer() before rtt_backoff(), so the retransmission
-        // is timed with the backoff (and the estimate) from before this timeout.
-        let ns1_deadline =
-            matches!(self.cfg.clock, TimerClock::Ns1 { .. }).then(|| self.rtt.deadline(now, self.backoff));
-        self.backoff = (self.backoff + 1).min(12);
-        self.rtt.on_backoff(self.backoff);
+        // Back off, and learn when the retransmission's timer fires (the stacks differ in
+        // which comes first: rtt_ns1.rs).
+        let deadline = self.rtt.on_timeout(now, &mut self.backoff);
         match self.state {
             SenderState::SynSent | SenderState::SynReceived => {
                 self.stats.syn_retransmits += 1;
@@ -495,7 +479,7 @@ impl TcpSender {
                 if let Some(r) = &self.reserved {
                     r.after_timeout(&mut self.win, before, self.rtt.srtt_ns(), self.peer_wnd, mss);
                 }
-                self.rto_at = Some(ns1_deadline.unwrap_or_else(|| self.rtt.deadline(now, self.backoff)));
+                self.rto_at = Some(deadline);
                 self.record(now);
             }
             _ => self.rto_at = None,
