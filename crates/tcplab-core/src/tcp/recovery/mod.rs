@@ -5,13 +5,15 @@
 //! `Recovery` is the closed set the sender dispatches over without a vtable.
 
 mod newreno;
+mod newreno_ns2;
 mod reno;
 mod sack;
 mod sack6675;
 mod tahoe;
 mod vanilla;
 
-pub use newreno::{NewReno, NewRenoFlavor};
+pub use newreno::NewReno;
+pub use newreno_ns2::NewRenoNs2;
 pub use reno::Reno;
 pub use sack::SackPipe;
 pub use sack6675::Sack6675;
@@ -97,6 +99,16 @@ pub trait LossRecovery {
     }
     /// A segment chosen by `next_send` (or by the window) left the sender.
     fn on_sent(&mut self, _cx: &mut Ctx, _offset: u64, _len: u64) {}
+    /// Window inflation in cwnd that a timeout must leave out when it halves the window (ns-2
+    /// keeps it apart, as dupwnd_); the default: none, a timeout halves the inflated window.
+    fn inflation(&self) -> u64 {
+        0
+    }
+    /// Packets the window may send in answer to the ACK just processed (ns-2 NewReno's burst
+    /// limits in recovery); None: only `max_burst` limits them.
+    fn window_sends(&self) -> Option<u32> {
+        None
+    }
 }
 
 /// Calls a `LossRecovery` method on whichever policy is inside, without a vtable.
@@ -107,6 +119,7 @@ macro_rules! dispatch {
             Recovery::Tahoe($p) => $call,
             Recovery::Reno($p) => $call,
             Recovery::NewReno($p) => $call,
+            Recovery::NewRenoNs2($p) => $call,
             Recovery::Sack($p) => $call,
             Recovery::Sack6675($p) => $call,
         }
@@ -120,6 +133,7 @@ pub enum Recovery {
     Tahoe(Tahoe),
     Reno(Reno),
     NewReno(NewReno),
+    NewRenoNs2(NewRenoNs2),
     Sack(SackPipe),
     Sack6675(Sack6675),
 }
@@ -132,9 +146,9 @@ impl Recovery {
             RecoveryKind::Vanilla => Recovery::Vanilla(Vanilla),
             RecoveryKind::Tahoe => Recovery::Tahoe(Tahoe::new(cfg.bug_fix, floor)),
             RecoveryKind::Reno => Recovery::Reno(Reno::new(cfg.deflation, cfg.bug_fix).with_floor(floor)),
-            RecoveryKind::NewReno => Recovery::NewReno(NewReno::new(NewRenoFlavor::Rfc6582)),
-            RecoveryKind::NewRenoNs2 => Recovery::NewReno(
-                NewReno::new(NewRenoFlavor::Ns2)
+            RecoveryKind::NewReno => Recovery::NewReno(NewReno::default()),
+            RecoveryKind::NewRenoNs2 => Recovery::NewRenoNs2(
+                NewRenoNs2::default()
                     .with_flywheel(cfg.newreno_changes)
                     .with_floor(floor)
                     .with_ns2_sends(cfg.recovery_send_ns2)
@@ -157,21 +171,11 @@ impl Recovery {
     pub fn in_recovery(&self) -> bool {
         dispatch!(self, p => p.in_recovery())
     }
-    /// Window inflation a timeout must not count when it halves cwnd (ns-2 Reno's dupwnd_).
     pub fn inflation(&self) -> u64 {
-        match self {
-            Recovery::Reno(r) => r.inflation(),
-            Recovery::NewReno(n) => n.inflation(),
-            _ => 0,
-        }
+        dispatch!(self, p => p.inflation())
     }
-    /// Packets the window may send in answer to the ACK just processed (ns-2 NewReno's
-    /// burst limits in recovery); None: only `max_burst` limits them.
     pub fn window_sends(&self) -> Option<u32> {
-        match self {
-            Recovery::NewReno(n) => n.window_sends(),
-            _ => None,
-        }
+        dispatch!(self, p => p.window_sends())
     }
     pub fn next_send(&mut self, cx: &mut Ctx) -> SendChoice {
         dispatch!(self, p => p.next_send(cx))

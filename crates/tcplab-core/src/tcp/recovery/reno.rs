@@ -60,15 +60,6 @@ impl Reno {
         self.floor = floor;
         self
     }
-
-    /// Inflation a timeout must leave out when it halves the window (ns-2 only).
-    pub fn inflation(&self) -> u64 {
-        if self.deflation == Deflation::Ns2 {
-            self.dupwnd
-        } else {
-            0
-        }
-    }
 }
 
 impl LossRecovery for Reno {
@@ -139,6 +130,15 @@ impl LossRecovery for Reno {
 
     fn in_recovery(&self) -> bool {
         self.in_recovery
+    }
+
+    /// ns-2 only: RenoTcpAgent::window() adds dupwnd_ to cwnd_, and a timeout halves cwnd_.
+    fn inflation(&self) -> u64 {
+        if self.deflation == Deflation::Ns2 {
+            self.dupwnd
+        } else {
+            0
+        }
     }
 }
 
