@@ -1,6 +1,7 @@
 //! TCP: a sans-IO sender and receiver, and the small policies that make a variant.
 
 pub mod boston;
+pub mod cc;
 pub mod config;
 pub mod growth;
 pub mod receiver;

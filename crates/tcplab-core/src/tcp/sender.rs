@@ -11,6 +11,7 @@ use crate::packet::{flags, payload_tag, Dir, Packet, SackBlock, MAX_SACK_BLOCKS}
 use crate::time::{Dur, Time};
 
 use super::boston::BostonTx;
+use super::cc::{Controller, LossState};
 use super::config::{Handshake, TcpConfig};
 use super::recovery::{Ctx, Recovery, SendChoice};
 use super::reserved::Reserved;
@@ -36,6 +37,7 @@ macro_rules! ctx {
             retransmit: &mut $s.retransmit,
             extra_new: &mut $s.extra_new,
             scoreboard: &mut $s.scoreboard,
+            cc: &mut $s.cc,
         }
     };
 }
@@ -91,8 +93,8 @@ pub struct TcpSender {
     max_peer_wnd: u64,
     dupacks: u32,
     recovery: Recovery,
-    /// The ns-2 window rule's fractional bytes carried between ACKs (growth.rs).
-    ca_rem: u64,
+    /// How the window grows and falls back (`cc/`).
+    cc: Controller,
     rtt: Estimator,
     /// The segment being timed for an RTT sample: (offset just past it, time sent).
     timing: Option<(u64, Time)>,
@@ -141,7 +143,7 @@ impl TcpSender {
             peer_wnd: cfg.advertised_window() as u64,
             max_peer_wnd: cfg.advertised_window() as u64,
             recovery: Recovery::new(&cfg),
-            ca_rem: 0,
+            cc: Controller::new(&cfg),
             cfg,
             flow,
             isn,
@@ -296,7 +298,7 @@ impl TcpSender {
         if acceptor {
             // 4.4BSD runs the handshake's final ACK through the ACK-of-new-data path, so the
             // acceptor's window grows by one segment before any data is sent.
-            self.grow();
+            self.cc.on_ack(now, &mut self.win, self.cfg.mss as u64);
         }
         self.record(now);
     }
@@ -385,15 +387,6 @@ impl TcpSender {
         self.scoreboard.update(floor, blocks[..pkt.n_sack as usize].iter().copied());
     }
 
-    /// Open the window for one ACK by the stack's rule, up to maxcwnd_.
-    fn grow(&mut self) {
-        let mss = self.cfg.mss as u64;
-        self.cfg.window_rule.grow(&mut self.win, mss, &mut self.ca_rem);
-        if let Some(max) = self.cfg.max_cwnd {
-            self.win.cwnd = self.win.cwnd.min(max as u64 * mss);
-        }
-    }
-
     /// An ACK of new data up to `ack`, echoing the timestamp `echoed`.
     fn on_new_ack(&mut self, now: Time, ack: u64, echoed: Time) {
         // ns restarts the timer from the estimate before this ACK's sample (rtt_ns2.rs).
@@ -427,7 +420,7 @@ impl TcpSender {
         let mut cx = ctx!(self);
         let verdict = self.recovery.on_new_ack(&mut cx, acked);
         if verdict.grow && self.win.cwnd < MAX_CWND {
-            self.grow();
+            self.cc.on_ack(now, &mut self.win, self.cfg.mss as u64);
         }
         if self.retransmit.is_some_and(|r| r < self.snd_una) {
             self.retransmit = None;
@@ -466,8 +459,8 @@ impl TcpSender {
                 let mss = self.cfg.mss as u64;
                 // The window before the timeout, without fast recovery's inflation.
                 let before = Window { cwnd: self.win.cwnd - self.recovery.inflation(), ..self.win };
-                self.win.ssthresh = before.halved_with_floor(self.peer_wnd, mss, self.cfg.ssthresh_floor as u64);
-                self.win.cwnd = mss;
+                let flight = self.snd_max - self.snd_una;
+                self.win = self.cc.on_timeout(&LossState { win: before, peer_wnd: self.peer_wnd, flight, mss });
                 self.snd_nxt = self.snd_una; // go back N
                 self.retransmit = None;
                 self.dupacks = 0;
@@ -617,7 +610,7 @@ impl TcpSender {
     /// never a small segment that only the window cut short (silly-window avoidance).
     fn sendable_len(&self) -> Option<u64> {
         let piece = self.next_piece()?;
-        let cwnd = self.cfg.window_rule.usable(self.win.cwnd, self.cfg.mss as u64);
+        let cwnd = self.cc.usable(self.win.cwnd, self.cfg.mss as u64);
         let wnd = cwnd.min(self.peer_wnd).min(self.cfg.snd_buf as u64);
         let room = (self.snd_una + wnd).saturating_sub(self.snd_nxt);
         let len = piece.min(room);

@@ -1,8 +1,10 @@
 //! Loss-recovery policies: what the sender does about duplicate ACKs, partial ACKs and timeouts.
 //!
 //! The sender owns the mechanics (sequence space, timers, duplicate-ACK counting, the SACK
-//! scoreboard); a policy decides window changes and what to resend. Each policy is one file;
-//! `Recovery` is the closed set the sender dispatches over without a vtable.
+//! scoreboard); a policy decides when a loss episode begins and ends, what to resend and how
+//! the window moves meanwhile, and asks congestion control (`cc/`) how far the window falls
+//! back (`Ctx::ssthresh_on_loss`). Each policy is one file; `Recovery` is the closed set the
+//! sender dispatches over without a vtable.
 
 mod newreno;
 mod newreno_ns2;
@@ -20,6 +22,7 @@ pub use sack6675::Sack6675;
 pub use tahoe::Tahoe;
 pub use vanilla::Vanilla;
 
+use super::cc::{Controller, LossState};
 use super::config::{RecoveryKind, TcpConfig};
 use super::scoreboard::Scoreboard;
 use super::window::Window;
@@ -41,14 +44,15 @@ pub struct Ctx<'a> {
     /// New segments the sender may send beyond the window (Hoe's "flywheel").
     pub extra_new: &'a mut u32,
     pub scoreboard: &'a mut Scoreboard,
+    /// Congestion control, which decides how far the window falls back on a loss.
+    pub cc: &'a mut Controller,
 }
 
 impl Ctx<'_> {
-    /// The slow-start threshold after a loss: half the usable window in whole segments, at
-    /// least `floor` segments (the policies hold the stack's floor, so that building a Ctx
-    /// on the hot path stays as cheap as it was).
-    pub fn halved(&self, floor: u64) -> u64 {
-        self.win.halved_with_floor(self.peer_wnd, self.mss, floor)
+    /// The slow-start threshold a fast retransmit falls back to, by congestion control.
+    pub fn ssthresh_on_loss(&mut self) -> u64 {
+        let loss = LossState { win: *self.win, peer_wnd: self.peer_wnd, flight: self.flight(), mss: self.mss };
+        self.cc.on_fast_retransmit(&loss)
     }
 
     /// Bytes sent and not yet cumulatively acknowledged.
@@ -141,20 +145,18 @@ pub enum Recovery {
 impl Recovery {
     /// The policy `cfg.recovery` names, with the stack's rules from `cfg`.
     pub fn new(cfg: &TcpConfig) -> Self {
-        let floor = cfg.ssthresh_floor as u64;
         match cfg.recovery {
             RecoveryKind::Vanilla => Recovery::Vanilla(Vanilla),
-            RecoveryKind::Tahoe => Recovery::Tahoe(Tahoe::new(cfg.bug_fix, floor)),
-            RecoveryKind::Reno => Recovery::Reno(Reno::new(cfg.deflation, cfg.bug_fix).with_floor(floor)),
+            RecoveryKind::Tahoe => Recovery::Tahoe(Tahoe::new(cfg.bug_fix)),
+            RecoveryKind::Reno => Recovery::Reno(Reno::new(cfg.deflation, cfg.bug_fix)),
             RecoveryKind::NewReno => Recovery::NewReno(NewReno::default()),
             RecoveryKind::NewRenoNs2 => Recovery::NewRenoNs2(
                 NewRenoNs2::default()
                     .with_flywheel(cfg.newreno_changes)
-                    .with_floor(floor)
                     .with_ns2_sends(cfg.recovery_send_ns2)
                     .with_bug_fix(cfg.bug_fix),
             ),
-            RecoveryKind::Sack => Recovery::Sack(SackPipe::new(cfg.bug_fix, floor)),
+            RecoveryKind::Sack => Recovery::Sack(SackPipe::new(cfg.bug_fix)),
             RecoveryKind::Sack6675 => Recovery::Sack6675(Sack6675::default()),
         }
     }
@@ -185,15 +187,17 @@ impl Recovery {
     }
 }
 
-/// The shared first step of fast retransmit: halve, resend the first unacknowledged segment.
-pub fn fast_retransmit(cx: &mut Ctx, floor: u64) {
-    cx.win.ssthresh = cx.halved(floor);
+/// The shared first step of fast retransmit: fall back, resend the first unacknowledged segment.
+pub fn fast_retransmit(cx: &mut Ctx) {
+    cx.win.ssthresh = cx.ssthresh_on_loss();
     *cx.retransmit = Some(cx.snd_una);
 }
 
-/// A policy test fixture: a sender 8 segments into a window (snd_una 5000, snd_max 13000).
+/// A policy test fixture: a sender 8 segments into a window (snd_una 5000, snd_max 13000),
+/// whose congestion control halves the window with a floor of 2 segments.
 #[cfg(test)]
 pub(crate) mod fixture {
+    use super::super::cc::{Decrease, Halving, TcplabAimd};
     use super::*;
 
     pub struct State {
@@ -204,6 +208,7 @@ pub(crate) mod fixture {
         pub retransmit: Option<u64>,
         pub extra_new: u32,
         pub scoreboard: Scoreboard,
+        pub cc: Controller,
     }
 
     impl State {
@@ -216,7 +221,15 @@ pub(crate) mod fixture {
                 retransmit: None,
                 extra_new: 0,
                 scoreboard: Scoreboard::default(),
+                cc: Controller::Tcplab(TcplabAimd::new(Decrease::window(2), None)),
             }
+        }
+
+        /// Congestion control that halves FlightSize at a fast retransmit (the RFC variants).
+        pub fn halving_flight(mut self) -> Self {
+            let d = Decrease { fast_retransmit: Halving::Flight, ..Decrease::window(2) };
+            self.cc = Controller::Tcplab(TcplabAimd::new(d, None));
+            self
         }
 
         pub fn cx(&mut self) -> Ctx<'_> {
@@ -230,6 +243,7 @@ pub(crate) mod fixture {
                 retransmit: &mut self.retransmit,
                 extra_new: &mut self.extra_new,
                 scoreboard: &mut self.scoreboard,
+                cc: &mut self.cc,
             }
         }
     }

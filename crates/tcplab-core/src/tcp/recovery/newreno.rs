@@ -26,8 +26,9 @@ impl LossRecovery for NewReno {
         if count != threshold || same_window {
             return false;
         }
-        // RFC 6582 Sec. 3.2 step 2: ssthresh = max(FlightSize / 2, 2 * SMSS).
-        cx.win.ssthresh = (cx.flight() / 2).max(2 * cx.mss);
+        // RFC 6582 Sec. 3.2 step 2: ssthresh = max(FlightSize / 2, 2 * SMSS), which
+        // congestion control computes for this variant (cc::Decrease).
+        cx.win.ssthresh = cx.ssthresh_on_loss();
         cx.win.cwnd = cx.win.ssthresh + threshold as u64 * cx.mss;
         *cx.retransmit = Some(cx.snd_una);
         self.recover = Some(cx.snd_max);
@@ -71,7 +72,7 @@ mod tests {
     use super::*;
 
     fn enter() -> (NewReno, State) {
-        let mut s = State::new(8000);
+        let mut s = State::new(8000).halving_flight();
         let mut n = NewReno::default();
         assert!(n.on_dupack(&mut s.cx(), 3, 3));
         (n, s)

@@ -22,8 +22,6 @@ pub struct NewRenoNs2 {
     dups: u32,
     /// newreno_changes_ (Hoe's flywheel) on.
     flywheel: bool,
-    /// Smallest ssthresh after a loss, segments.
-    floor: u64,
     /// Send from the window in recovery only as NewRenoTcpAgent::recv does.
     ns2_sends: bool,
     /// bugFix_: no fast retransmit after a timeout until the ACK passes recover.
@@ -43,7 +41,6 @@ impl Default for NewRenoNs2 {
             recover: None,
             dups: 0,
             flywheel: true,
-            floor: 2,
             ns2_sends: false,
             bug_fix: false,
             after_timeout: false,
@@ -78,11 +75,6 @@ impl NewRenoNs2 {
         self.flywheel = on;
         self
     }
-
-    pub fn with_floor(mut self, floor: u64) -> Self {
-        self.floor = floor;
-        self
-    }
 }
 
 impl LossRecovery for NewRenoNs2 {
@@ -108,7 +100,7 @@ impl LossRecovery for NewRenoNs2 {
             self.dups = 0;
             return false;
         }
-        cx.win.ssthresh = cx.halved(self.floor);
+        cx.win.ssthresh = cx.ssthresh_on_loss();
         cx.win.cwnd = cx.win.ssthresh + threshold as u64 * cx.mss;
         *cx.retransmit = Some(cx.snd_una);
         self.recover = Some(cx.snd_max);
