@@ -68,8 +68,6 @@ pub struct Simulation {
     /// Reused buffers for cells being cut or moved, and packets being rebuilt.
     cell_buf: Vec<Packet>,
     rebuilt_buf: Vec<Rebuilt>,
-    /// Boston segments rebuilt with coded shards, counted to pick which ones to decode.
-    coded_rebuilds: u64,
     /// Packets lost while travelling as cells (frames settled with no packet rebuilt, or
     /// partial packets that could not go on).
     lost_as_cells: u64,
@@ -213,7 +211,6 @@ impl Simulation {
             atm,
             cell_buf: Vec::new(),
             rebuilt_buf: Vec::new(),
-            coded_rebuilds: 0,
             lost_as_cells: 0,
             delivered_series: match model.series_bin {
                 Some(bin) => model.flows.iter().map(|_| crate::net::channel::Series::new(bin)).collect(),
@@ -444,31 +441,10 @@ impl Simulation {
         self.pump(pkt.flow);
     }
 
-    /// Decode Boston segments the receiver rebuilt with coded shards, from exactly the shards
-    /// that arrived, and compare with the bytes the application wrote.
+    /// TCP Boston: a segment the receiver rebuilt from coded shards that its codec did not
+    /// decode to the bytes sent breaks the run (`tcp::boston`).
     fn check_rebuilt(&mut self, flow: u32) {
-        let Some(cfg) = self.model.flows[flow as usize].tcp.boston else { return };
-        for (off, len, m, ids) in self.flows[flow as usize].receiver.take_rebuilt() {
-            if ids.iter().all(|&id| id < m) {
-                continue; // all data shards: the segment is its own bytes, nothing to decode
-            }
-            self.coded_rebuilds += 1;
-            if !(self.coded_rebuilds - 1).is_multiple_of(cfg.verify_every as u64) {
-                continue;
-            }
-            let data = crate::atm::ida::payload_bytes(flow, off, len as usize);
-            let geometry = cfg.geometry(len);
-            debug_assert_eq!(geometry.m, m as usize);
-            let sent = crate::atm::ida::disperse(&data, geometry);
-            let mut got: Vec<Option<Vec<u8>>> = vec![None; sent.len()];
-            for &id in &ids {
-                got[id as usize] = Some(sent[id as usize].clone());
-            }
-            let problem = match crate::atm::ida::reconstruct(got, geometry, len as usize) {
-                Ok(bytes) if bytes == data => continue,
-                Ok(_) => format!("flow {flow}: Boston segment at {off} decoded to other bytes"),
-                Err(e) => format!("flow {flow}: Boston segment at {off} did not decode: {e}"),
-            };
+        if let Some(problem) = self.flows[flow as usize].receiver.take_decode_failure() {
             self.violation.get_or_insert(problem);
         }
     }

@@ -110,7 +110,8 @@ pub struct TcpSender {
     /// Segments the window may still send before the next ACK (ns-2 NewReno in recovery).
     window_left: u32,
     scoreboard: Scoreboard,
-    boston: BostonTx,
+    /// TCP Boston's coding of segments into shards (`boston/`); None: plain TCP.
+    boston: Option<Box<BostonTx>>,
     /// A SYN or SYN-ACK is due.
     ctl_due: bool,
     /// A pure ACK is due (answering a SYN-ACK when no data can carry the ACK).
@@ -144,6 +145,7 @@ impl TcpSender {
             max_peer_wnd: cfg.advertised_window() as u64,
             recovery: Recovery::new(&cfg),
             cc: Controller::new(&cfg),
+            boston: cfg.boston.map(|b| Box::new(BostonTx::new(b))),
             cfg,
             flow,
             isn,
@@ -164,7 +166,6 @@ impl TcpSender {
             burst_left,
             window_left: u32::MAX,
             scoreboard: Scoreboard::default(),
-            boston: BostonTx::default(),
             ctl_due: false,
             ack_due: false,
             stats: SenderStats::default(),
@@ -311,11 +312,10 @@ impl TcpSender {
         self.peer_wnd = pkt.wnd as u64;
         self.max_peer_wnd = self.max_peer_wnd.max(self.peer_wnd);
         self.update_scoreboard(ack, pkt);
-        let mut partial = None;
-        if pkt.shards.held > 0 {
-            let seg = unwrap(self.isn.wrapping_add(1), pkt.shards.seg, self.snd_una);
-            self.boston.on_partial_ack(seg, pkt.shards.held);
-            partial = Some((seg, pkt.shards.held));
+        // TCP Boston's partial ACK: how many shards of a segment the receiver holds.
+        let partial = (pkt.shards.held > 0).then(|| unwrap(self.isn.wrapping_add(1), pkt.shards.seg, self.snd_una));
+        if let (Some(seg), Some(b)) = (partial, &mut self.boston) {
+            b.on_partial_ack(seg, pkt.shards.held);
         }
         if ack > self.snd_una {
             self.on_new_ack(now, ack, pkt.ts);
@@ -342,35 +342,22 @@ impl TcpSender {
                 self.rto_at = self.rtt.on_fast_retransmit(now, &mut self.backoff);
             }
         }
-        if let Some((seg, held)) = partial {
-            self.answer_partial(seg, held);
+        if let Some(seg) = partial {
+            self.answer_partial(seg, pkt.shards.held);
         }
         self.record(now);
     }
 
-    /// TCP Boston with `boston_partial = "fresh"`: a partial ACK for the first unacknowledged
-    /// segment sends that segment's m - r fresh shards at once, once per count r.
-    ///
-    /// The partial ACK has already been counted as a duplicate ACK above, so it still feeds
-    /// fast retransmit (and its window cut) as under "wait"; if it was the ACK that fired fast
-    /// retransmit, that retransmission is this segment's fresh shards and nothing more goes.
-    /// The fresh shards replace cells of a segment already in flight, so they go out whatever
-    /// the window says (like fast retransmit's one segment) and do not grow it. The partial
-    /// ACK acknowledges no new data (Bestavros and Kim 1997, Sec. 2.3: it "does not result in
-    /// updating the received-segment number" and does not open the window), so the RTO
-    /// backoff is kept; as for any retransmission, the timer restarts when the shards leave
-    /// and Karn's rule drops the RTT measurement.
+    /// TCP Boston with `boston_partial = "fresh"`: the partial ACK for the first
+    /// unacknowledged segment sends that segment's fresh shards now, ahead of anything else
+    /// and whatever the window says (`BostonTx::answers_at_once` has the rule).
     fn answer_partial(&mut self, seg: u64, held: u16) {
-        let fresh = self.cfg.boston.is_some_and(|b| b.partial == super::boston::Partial::Fresh);
-        if !fresh || seg != self.snd_una || seg >= self.snd_max || !self.boston.answer_partial(seg, held) {
-            return;
+        let Some(b) = &mut self.boston else { return };
+        if b.answers_at_once(seg, held, self.snd_una, self.snd_max) && self.retransmit != Some(seg) {
+            self.retransmit = Some(seg);
+            self.timing = None;
+            self.rto_at = None;
         }
-        if self.retransmit == Some(seg) {
-            return;
-        }
-        self.retransmit = Some(seg);
-        self.timing = None;
-        self.rto_at = None;
     }
 
     /// Fold the ACK's SACK blocks into the scoreboard (SACK variants only).
@@ -413,7 +400,9 @@ impl TcpSender {
         }
         let acked = ack - self.snd_una;
         self.snd_una = ack;
-        self.boston.forget_below(ack);
+        if let Some(b) = &mut self.boston {
+            b.forget_below(ack);
+        }
         if self.snd_nxt < ack {
             self.snd_nxt = ack;
         }
@@ -652,10 +641,8 @@ impl TcpSender {
         if off + len == self.total.unwrap_or(u64::MAX) {
             p.flags |= flags::PSH;
         }
-        if let Some(cfg) = &self.cfg.boston {
-            // Each shard rides in a cell of its own (47 data bytes + its id), after a header cell.
-            p.shards = self.boston.shards(cfg, off, len as u32, !resend);
-            p.wire_bytes = self.cfg.header_bytes + crate::atm::CELL_PAYLOAD * p.shards.count as u32;
+        if let Some(b) = &mut self.boston {
+            b.encode(&mut p, off, !resend, self.cfg.header_bytes);
         }
         p
     }
