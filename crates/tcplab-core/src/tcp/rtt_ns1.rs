@@ -24,7 +24,7 @@
 use crate::time::{Dur, Time};
 
 use super::rtt::{backoff_multiplier, rounded_ticks, RtoLimits, RttEstimator, MAX_BACKOFF};
-use super::rtt_ns2::{rtxcur_ticks, update};
+use super::rtt_ns2::{rtxcur_ticks, timeout_at, update};
 
 /// Where the sender's RTT samples come from (scenario knob `rtt_sample`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -100,10 +100,10 @@ impl RttEstimator for Ns1Rtt {
         (self.srtt * self.tick) >> 3
     }
 
-    /// rtt_timeout: the same as ns-2's, with no maxrto_ (the preset's max_rto is its 2000 s
-    /// overflow guard).
+    /// rtt_timeout: as ns-2's, with no maxrto_ (the preset's max_rto is its 2000 s overflow
+    /// guard).
     fn deadline(&self, now: Time, backoff: u32) -> Time {
-        now + self.rto().saturating_mul(backoff_multiplier(backoff)).min(self.limits.max).max(self.limits.min)
+        timeout_at(now, self.rto(), backoff, self.limits)
     }
 
     fn on_backoff(&mut self, backoff: u32) {

@@ -63,10 +63,8 @@ impl RttEstimator for Ns2Rtt {
         (self.srtt * self.tick) >> 3
     }
 
-    /// rtt_timeout: t_rtxcur_ * t_backoff_, capped at maxrto_, at least 2 ticks (min_rto),
-    /// and the ns timer fires exactly then.
     fn deadline(&self, now: Time, backoff: u32) -> Time {
-        now + self.rto().saturating_mul(backoff_multiplier(backoff)).min(self.limits.max).max(self.limits.min)
+        timeout_at(now, self.rto(), backoff, self.limits)
     }
 
     fn on_backoff(&mut self, backoff: u32) {
@@ -82,6 +80,12 @@ impl RttEstimator for Ns2Rtt {
     fn deadline_before_update(&self, now: Time, backoff: u32) -> Option<Time> {
         Some(self.deadline(now, backoff))
     }
+}
+
+/// rtt_timeout: t_rtxcur_ (`rto`) * t_backoff_, capped at maxrto_, at least 2 ticks (min_rto),
+/// and the ns timer fires exactly then, `now` plus that.
+pub fn timeout_at(now: Time, rto: Dur, backoff: u32, limits: RtoLimits) -> Time {
+    now + rto.saturating_mul(backoff_multiplier(backoff)).min(limits.max).max(limits.min)
 }
 
 /// One sample of `ticks` (already at least 1) folded into `srtt` (ticks << 3) and

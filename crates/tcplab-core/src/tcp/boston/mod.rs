@@ -33,6 +33,8 @@ mod tx;
 pub use rx::{BostonRx, Progress};
 pub use tx::BostonTx;
 
+use std::collections::BTreeMap;
+
 use dispersal::Geometry;
 
 /// What a partial ACK makes the sender do.
@@ -93,4 +95,11 @@ pub enum Codec {
     Ida,
     /// Block bitmaps: a segment's own m blocks, resent by name (`bitmap.rs`).
     Bitmap,
+}
+
+/// Drop the segments (keyed by stream offset) that start below `offset`.
+fn forget_below<V>(segs: &mut BTreeMap<u64, V>, offset: u64) {
+    while segs.first_key_value().is_some_and(|(&off, _)| off < offset) {
+        segs.pop_first();
+    }
 }

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use crate::packet::Packet;
 
-use super::{bitmap, dispersal, BostonConfig};
+use super::{bitmap, dispersal, forget_below, BostonConfig};
 
 #[derive(Debug, Clone)]
 struct RxSeg {
@@ -117,12 +117,7 @@ impl BostonRx {
 
     /// Forget segments below the cumulative ACK point.
     pub fn forget_below(&mut self, rcv_nxt: u64) {
-        while let Some((&off, _)) = self.segs.first_key_value() {
-            if off >= rcv_nxt {
-                break;
-            }
-            self.segs.pop_first();
-        }
+        forget_below(&mut self.segs, rcv_nxt);
     }
 }
 

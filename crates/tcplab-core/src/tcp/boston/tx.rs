@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use crate::packet::{Packet, Shards};
 
-use super::{bitmap, ida, BostonConfig, Codec, Partial};
+use super::{bitmap, forget_below, ida, BostonConfig, Codec, Partial};
 
 /// What the sender knows of one unacknowledged segment.
 #[derive(Debug, Clone, Copy, Default)]
@@ -89,12 +89,7 @@ impl BostonTx {
 
     /// Forget segments below the cumulative ACK.
     pub fn forget_below(&mut self, snd_una: u64) {
-        while let Some((&off, _)) = self.segs.first_key_value() {
-            if off >= snd_una {
-                break;
-            }
-            self.segs.pop_first();
-        }
+        forget_below(&mut self.segs, snd_una);
     }
 }
 

@@ -4,30 +4,19 @@
 //! bytes with the remainder carried between ACKs, which stays within a byte of ns-2's double;
 //! the sender uses only whole packets of it (TcpAgent::window() truncates cwnd_).
 
-use crate::time::Time;
-
 use super::super::window::Window;
-use super::{capped, CongestionControl, Decrease, LossState};
+use super::Growth;
 
-#[derive(Debug, Clone)]
-pub struct Ns2Aimd {
-    decrease: Decrease,
-    /// maxcwnd_, bytes.
-    cap: Option<u64>,
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Ns2Growth {
     /// The fractional bytes of `mss * mss / cwnd` carried to the next ACK (numerator over
     /// cwnd).
     rem: u64,
 }
 
-impl Ns2Aimd {
-    pub fn new(decrease: Decrease, cap: Option<u64>) -> Self {
-        Self { decrease, cap, rem: 0 }
-    }
-}
-
-impl CongestionControl for Ns2Aimd {
+impl Growth for Ns2Growth {
     #[inline]
-    fn on_ack(&mut self, _now: Time, win: &mut Window, mss: u64) {
+    fn grow(&mut self, win: &mut Window, mss: u64) {
         let cw = win.cwnd.max(1);
         let incr = if cw < win.ssthresh {
             self.rem = 0;
@@ -39,15 +28,6 @@ impl CongestionControl for Ns2Aimd {
             num / cw
         };
         win.cwnd = cw + incr;
-        capped(win, self.cap);
-    }
-
-    fn on_fast_retransmit(&mut self, loss: &LossState) -> u64 {
-        self.decrease.on_fast_retransmit(loss)
-    }
-
-    fn on_timeout(&mut self, loss: &LossState) -> Window {
-        self.decrease.on_timeout(loss)
     }
 
     /// Whole packets only; at least one, also with a zero ssthresh floor (slowdown: cwnd_ >= 1).
@@ -61,8 +41,8 @@ impl CongestionControl for Ns2Aimd {
 mod tests {
     use super::*;
 
-    fn ns2() -> Ns2Aimd {
-        Ns2Aimd::new(Decrease::window(2), None)
+    fn ns2() -> Ns2Growth {
+        Ns2Growth::default()
     }
 
     #[test]
@@ -70,12 +50,12 @@ mod tests {
         // opencwnd: cwnd_ += 1/cwnd_. From 3 packets: 3 + 1/3 + 1/(3+1/3) + ..., to the byte.
         let (mut c, mut win) = (ns2(), Window { cwnd: 3000, ssthresh: 2000 });
         for _ in 0..3 {
-            c.on_ack(0, &mut win, 1000);
+            c.grow(&mut win, 1000);
         }
         // 3 + 1/3 = 3.3333, + 1/3.3333 = 3.6333, + 1/3.6333 = 3.9086 packets.
         assert_eq!(win.cwnd, 3908);
         assert_eq!(c.usable(win.cwnd, 1000), 3000, "window() = int(cwnd_)");
-        c.on_ack(0, &mut win, 1000);
+        c.grow(&mut win, 1000);
         assert_eq!(c.usable(win.cwnd, 1000), 4000);
     }
 
@@ -83,7 +63,7 @@ mod tests {
     fn ns2_slow_starts_by_whole_packets_below_ssthresh() {
         let (mut c, mut win) = (ns2(), Window { cwnd: 1000, ssthresh: 20_000 });
         for _ in 0..5 {
-            c.on_ack(0, &mut win, 1000);
+            c.grow(&mut win, 1000);
         }
         assert_eq!(win.cwnd, 6000);
     }
@@ -97,10 +77,10 @@ mod tests {
     #[test]
     fn slow_start_forgets_the_carried_fraction() {
         let (mut c, mut win) = (ns2(), Window { cwnd: 3000, ssthresh: 2000 });
-        c.on_ack(0, &mut win, 1000);
+        c.grow(&mut win, 1000);
         assert_eq!((win.cwnd, c.rem), (3333, 1000));
         win = Window { cwnd: 1000, ssthresh: 20_000 };
-        c.on_ack(0, &mut win, 1000);
+        c.grow(&mut win, 1000);
         assert_eq!((win.cwnd, c.rem), (2000, 0));
     }
 }

@@ -197,7 +197,7 @@ pub fn fast_retransmit(cx: &mut Ctx) {
 /// whose congestion control halves the window with a floor of 2 segments.
 #[cfg(test)]
 pub(crate) mod fixture {
-    use super::super::cc::{Decrease, Halving, TcplabAimd};
+    use super::super::cc::{Aimd, Decrease, Halving, TcplabGrowth};
     use super::*;
 
     pub struct State {
@@ -221,14 +221,14 @@ pub(crate) mod fixture {
                 retransmit: None,
                 extra_new: 0,
                 scoreboard: Scoreboard::default(),
-                cc: Controller::Tcplab(TcplabAimd::new(Decrease::window(2), None)),
+                cc: Controller::Tcplab(Aimd::new(TcplabGrowth, Decrease::window(2), None)),
             }
         }
 
         /// Congestion control that halves FlightSize at a fast retransmit (the RFC variants).
         pub fn halving_flight(mut self) -> Self {
             let d = Decrease { fast_retransmit: Halving::Flight, ..Decrease::window(2) };
-            self.cc = Controller::Tcplab(TcplabAimd::new(d, None));
+            self.cc = Controller::Tcplab(Aimd::new(TcplabGrowth, d, None));
             self
         }
 
