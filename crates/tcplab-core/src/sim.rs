@@ -68,8 +68,6 @@ pub struct Simulation {
     /// Reused buffers for cells being cut or moved, and packets being rebuilt.
     cell_buf: Vec<Packet>,
     rebuilt_buf: Vec<Rebuilt>,
-    /// Boston segments rebuilt with coded shards, counted to pick which ones to decode.
-    coded_rebuilds: u64,
     /// Packets lost while travelling as cells (frames settled with no packet rebuilt, or
     /// partial packets that could not go on).
     lost_as_cells: u64,
@@ -81,6 +79,8 @@ pub struct Simulation {
     marking: Vec<crate::net::marker::FlowMarking>,
     /// A broken invariant found during the run (reported when it ends).
     violation: Option<String>,
+    /// The traced flows whose records stream into files as the run goes (`stream_traces`).
+    trace_files: crate::trace_stream::FlowFiles,
     now: Time,
     /// Applications (WWW pairs), their earliest queued timer, and a reused write list.
     apps: crate::app::Apps,
@@ -211,7 +211,6 @@ impl Simulation {
             atm,
             cell_buf: Vec::new(),
             rebuilt_buf: Vec::new(),
-            coded_rebuilds: 0,
             lost_as_cells: 0,
             delivered_series: match model.series_bin {
                 Some(bin) => model.flows.iter().map(|_| crate::net::channel::Series::new(bin)).collect(),
@@ -231,6 +230,7 @@ impl Simulation {
                 Vec::new()
             },
             violation: None,
+            trace_files: Default::default(),
             apps,
             model,
             q: EventQueue::for_pending(pending_bound),
@@ -441,31 +441,10 @@ impl Simulation {
         self.pump(pkt.flow);
     }
 
-    /// Decode Boston segments the receiver rebuilt with coded shards, from exactly the shards
-    /// that arrived, and compare with the bytes the application wrote.
+    /// TCP Boston: a segment the receiver rebuilt from coded shards that its codec did not
+    /// decode to the bytes sent breaks the run (`tcp::boston`).
     fn check_rebuilt(&mut self, flow: u32) {
-        let Some(cfg) = self.model.flows[flow as usize].tcp.boston else { return };
-        for (off, len, m, ids) in self.flows[flow as usize].receiver.take_rebuilt() {
-            if ids.iter().all(|&id| id < m) {
-                continue; // all data shards: the segment is its own bytes, nothing to decode
-            }
-            self.coded_rebuilds += 1;
-            if !(self.coded_rebuilds - 1).is_multiple_of(cfg.verify_every as u64) {
-                continue;
-            }
-            let data = crate::atm::ida::payload_bytes(flow, off, len as usize);
-            let geometry = cfg.geometry(len);
-            debug_assert_eq!(geometry.m, m as usize);
-            let sent = crate::atm::ida::disperse(&data, geometry);
-            let mut got: Vec<Option<Vec<u8>>> = vec![None; sent.len()];
-            for &id in &ids {
-                got[id as usize] = Some(sent[id as usize].clone());
-            }
-            let problem = match crate::atm::ida::reconstruct(got, geometry, len as usize) {
-                Ok(bytes) if bytes == data => continue,
-                Ok(_) => format!("flow {flow}: Boston segment at {off} decoded to other bytes"),
-                Err(e) => format!("flow {flow}: Boston segment at {off} did not decode: {e}"),
-            };
+        if let Some(problem) = self.flows[flow as usize].receiver.take_decode_failure() {
             self.violation.get_or_insert(problem);
         }
     }
@@ -551,6 +530,7 @@ impl Simulation {
             self.inject(pkt, route);
         }
         let f = &mut self.flows[i as usize];
+        self.trace_files.drain(i, f.sender.trace_mut());
         let deadline = match (f.sender.next_deadline(), f.receiver.next_deadline()) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -668,7 +648,7 @@ impl Simulation {
                 written_series: self.written_series.get(i).map(|s| s.bytes.clone()),
                 marking: self.marking.get_mut(i).map(|m| m.report(end)),
             });
-            if m.trace && f.sender.trace_sink_mut().is_some_and(|t| !t.is_streamed()) {
+            if m.trace && !self.trace_files.is_streamed(i as u32) {
                 let (rows, sends) = f.sender.take_trace();
                 traces.push(FlowTrace { flow: i as u32, rows, sends });
             }
@@ -724,17 +704,13 @@ impl Simulation {
     /// keeping them in memory, as many as `StreamPlan` lets `files` open files hold; they
     /// get their own names in `finish_trace_files`.
     pub fn stream_traces(&mut self, dir: &Path, files: usize) -> Result<(), Error> {
-        use crate::trace_stream::{queue_file, FlowTraceSink, Rows, StreamPlan};
+        use crate::trace_stream::{queue_file, FlowFiles, Rows, StreamPlan};
         let plan = StreamPlan::new(&self.model, files);
         if !plan.flows.iter().chain(&plan.channels).any(|&s| s) {
             return Ok(());
         }
         std::fs::create_dir_all(dir)?;
-        for (i, f) in self.flows.iter_mut().enumerate().filter(|(i, _)| plan.flows[*i]) {
-            if let Some(t) = f.sender.trace_sink_mut() {
-                *t = FlowTraceSink::files(dir, i as u32)?;
-            }
-        }
+        self.trace_files = FlowFiles::open(dir, &plan)?;
         for (i, c) in self.channels.iter_mut().enumerate().filter(|(i, _)| plan.channels[*i]) {
             if let Some(t) = c.queue.trace.as_deref_mut() {
                 *t = Rows::file(dir.join(queue_file(i)))?;
@@ -745,9 +721,10 @@ impl Simulation {
 
     /// Complete the streamed trace files of a run that ended well (see `trace_stream`).
     pub fn finish_trace_files(&mut self) -> Result<(), Error> {
-        for f in &mut self.flows {
-            f.sender.trace_sink_mut().map_or(Ok(()), |t| t.finish())?;
+        for (i, f) in self.flows.iter_mut().enumerate() {
+            self.trace_files.drain(i as u32, f.sender.trace_mut());
         }
+        self.trace_files.finish()?;
         for c in &mut self.channels {
             c.queue.trace.as_deref_mut().map_or(Ok(()), |t| t.finish())?;
         }

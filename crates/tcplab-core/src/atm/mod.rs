@@ -1,5 +1,5 @@
-//! ATM: AAL5 framing of packets into 53-byte cells, output-buffer drop policies, reassembly,
-//! and the IDA coding of TCP Boston.
+//! ATM: AAL5 framing of packets into 53-byte cells, output-buffer drop policies and reassembly
+//! (which hands on what arrived of a TCP Boston packet; its coding is `tcp::boston`).
 //!
 //! A packet that enters a cell link is cut into cells (each a `Packet` record with `cell`
 //! set, carrying a copy of the header); cells cross switches one by one; where a cell link
@@ -7,7 +7,6 @@
 
 pub mod aal5;
 pub mod drop;
-pub mod ida;
 pub mod runtime;
 
 use crate::packet::Packet;

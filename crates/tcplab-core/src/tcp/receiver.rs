@@ -58,11 +58,10 @@ pub struct TcpReceiver {
     syn_backoff: u32,
     total: Option<u64>,
     completed_at: Option<Time>,
-    boston: BostonRx,
+    /// TCP Boston's collection of shards into segments (`boston/`); None: plain TCP.
+    boston: Option<Box<BostonRx>>,
     /// A partial ACK to send: (wire seq of the segment, shards held).
     partial_ack: Option<(u32, u16)>,
-    /// Boston segments rebuilt since the last `take_rebuilt`: (offset, len, m, shard ids).
-    rebuilt: Vec<(u64, u32, u16, Vec<u16>)>,
     /// The timestamp the next ACK echoes: ns's TCPSink copies the `ts_` of the packet that
     /// triggered the ACK (Acker::build_ack), and DelAckSink's timer ACKs the packet it held,
     /// which is the latest arrival here too, since any later one is ACKed at once.
@@ -72,8 +71,10 @@ pub struct TcpReceiver {
 
 impl TcpReceiver {
     pub fn new(cfg: impl Into<Arc<TcpConfig>>, flow: u32, isn: u32, total: Option<u64>, delack_phase: Dur) -> Self {
+        let cfg = cfg.into();
         Self {
-            cfg: cfg.into(),
+            boston: cfg.boston.map(|b| Box::new(BostonRx::new(b, flow))),
+            cfg,
             flow,
             isn,
             peer_isn: 0,
@@ -90,9 +91,7 @@ impl TcpReceiver {
             syn_backoff: 0,
             total,
             completed_at: None,
-            boston: BostonRx::default(),
             partial_ack: None,
-            rebuilt: Vec::new(),
             echo_ts: 0,
             stats: ReceiverStats::default(),
         }
@@ -151,9 +150,10 @@ impl TcpReceiver {
         }
     }
 
-    /// Boston segments rebuilt since the last call, for the caller to verify by decoding.
-    pub fn take_rebuilt(&mut self) -> Vec<(u64, u32, u16, Vec<u16>)> {
-        std::mem::take(&mut self.rebuilt)
+    /// TCP Boston: the first segment rebuilt from coded shards that did not decode to the
+    /// bytes sent (a broken invariant), once.
+    pub fn take_decode_failure(&mut self) -> Option<String> {
+        self.boston.as_mut().and_then(|b| b.take_failure())
     }
 
     pub fn on_packet(&mut self, now: Time, pkt: &Packet) {
@@ -176,9 +176,9 @@ impl TcpReceiver {
 
     /// Data, whole or (Boston) as the cells that arrived.
     fn on_data_cells(&mut self, now: Time, pkt: &Packet, positions: Option<&[u16]>) {
-        if pkt.shards.m == 0 {
+        let Some(boston) = self.boston.as_deref_mut().filter(|_| pkt.shards.m > 0) else {
             return self.on_data(now, pkt);
-        }
+        };
         let off = unwrap(self.peer_isn.wrapping_add(1), pkt.seq, self.rcv_nxt);
         let end = off + pkt.payload as u64;
         let held_already = end <= self.rcv_nxt || self.ooo.iter().any(|&(s, e)| s <= off && end <= e);
@@ -187,11 +187,8 @@ impl TcpReceiver {
             self.ack_now = true;
             return;
         }
-        match self.boston.on_packet(off, pkt, positions) {
-            Progress::Complete(ids) => {
-                self.rebuilt.push((off, pkt.payload, pkt.shards.m, ids));
-                self.on_data(now, pkt);
-            }
+        match boston.on_packet(off, pkt, positions) {
+            Progress::Complete => self.on_data(now, pkt),
             Progress::Partial(held) => {
                 // The cumulative ACK stays put (a duplicate ACK to the sender), carrying the
                 // count of shards held.
@@ -252,7 +249,9 @@ impl TcpReceiver {
         }
         let nxt = self.rcv_nxt;
         self.recent.retain(|&r| r >= nxt);
-        self.boston.forget_below(nxt);
+        if let Some(b) = &mut self.boston {
+            b.forget_below(nxt);
+        }
         self.unacked += self.rcv_nxt - before;
         if self.total.is_some_and(|t| self.rcv_nxt >= t) && self.completed_at.is_none() {
             self.completed_at = Some(now);

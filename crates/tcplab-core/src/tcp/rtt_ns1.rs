@@ -23,6 +23,9 @@
 
 use crate::time::{Dur, Time};
 
+use super::rtt::{backoff_multiplier, rounded_ticks, RtoLimits, RttEstimator, MAX_BACKOFF};
+use super::rtt_ns2::{rtxcur_ticks, timeout_at, update};
+
 /// Where the sender's RTT samples come from (scenario knob `rtt_sample`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RttSample {
@@ -48,12 +51,6 @@ impl RttSample {
     }
 }
 
-/// rtt_update with a timestamp: `int(tao / tcp_tick_ + 0.5)` ticks, at least 1.
-pub fn rounded_ticks(echoed: Time, now: Time, tick: Dur) -> u64 {
-    let tao = now.saturating_sub(echoed);
-    ((tao + tick / 2) / tick).max(1)
-}
-
 /// rtt_init: `t_rttvar_ = int(3 / tcp_tick_)` for ns-1's 3 s; generally the initial timeout in
 /// whole ticks, so that `(0 >> 3) + t_rttvar_` ticks is the first timeout.
 pub fn initial_rttvar(initial_rto: Dur, tick: Dur) -> u64 {
@@ -67,18 +64,108 @@ pub fn clobber_on_backoff(srtt: &mut u64, backoff_mult: u64) {
     }
 }
 
+/// ns-1's estimator: ns-2's arithmetic (`rtt_ns2::update`) on rounded samples, no t_rtxcur_.
+#[derive(Debug, Clone)]
+pub struct Ns1Rtt {
+    tick: Dur,
+    /// t_srtt_: ticks << 3 (0: no estimate).
+    srtt: u64,
+    /// t_rttvar_: ticks << 2, starting at the initial timeout in ticks (rtt_init).
+    rttvar: u64,
+    limits: RtoLimits,
+}
+
+impl Ns1Rtt {
+    pub fn new(tick: Dur, limits: RtoLimits) -> Self {
+        // ns-1 rtt_init: t_rttvar_ = int(3 / tcp_tick_), the first timeout's whole source.
+        Self { tick, srtt: 0, rttvar: initial_rttvar(limits.initial, tick), limits }
+    }
+}
+
+impl RttEstimator for Ns1Rtt {
+    /// rtt_update: `t_rtt_ = int(tao / tcp_tick_ + 0.5)`, at least 1, for timed and echoed
+    /// samples alike.
+    fn sample(&mut self, sent: Time, now: Time) {
+        update(&mut self.srtt, &mut self.rttvar, rounded_ticks(sent, now, self.tick));
+    }
+
+    /// rtt_timeout: ((t_srtt_ >> 3) + t_rttvar_) * tcp_tick_, from rtt_init's values before
+    /// any sample; clamped only after the backoff multiplies it.
+    #[inline]
+    fn rto(&self) -> Dur {
+        rtxcur_ticks(self.srtt, self.rttvar) * self.tick
+    }
+
+    fn srtt_ns(&self) -> Dur {
+        (self.srtt * self.tick) >> 3
+    }
+
+    /// rtt_timeout: as ns-2's, with no maxrto_ (the preset's max_rto is its 2000 s overflow
+    /// guard).
+    fn deadline(&self, now: Time, backoff: u32) -> Time {
+        timeout_at(now, self.rto(), backoff, self.limits)
+    }
+
+    fn on_backoff(&mut self, backoff: u32) {
+        clobber_on_backoff(&mut self.srtt, backoff_multiplier(backoff));
+    }
+
+    /// reset_rtx_timer: set_rtx_timer() before rtt_backoff(), so the retransmission is timed
+    /// with the backoff (and the estimate) from before this timeout.
+    fn on_timeout(&mut self, now: Time, backoff: &mut u32) -> Time {
+        let deadline = self.deadline(now, *backoff);
+        *backoff = (*backoff + 1).min(MAX_BACKOFF);
+        self.on_backoff(*backoff);
+        deadline
+    }
+
+    /// Every fast retransmit calls reset_rtx_timer too (tcp.cc's Tahoe recv, tcp-newreno.cc
+    /// 1.7's `reset_rtx_timer(1)`): the timer is re-armed with the current backoff, which then
+    /// doubles.
+    fn on_fast_retransmit(&mut self, now: Time, backoff: &mut u32) -> Option<Time> {
+        Some(self.on_timeout(now, backoff))
+    }
+
+    /// newack: newtimer() before rtt_update(), as in ns-2.
+    fn deadline_before_update(&self, now: Time, backoff: u32) -> Option<Time> {
+        Some(self.deadline(now, backoff))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::time::MS;
+    use crate::time::{MS, SEC};
+
+    fn ns1() -> Ns1Rtt {
+        Ns1Rtt::new(100 * MS, RtoLimits { min: 200 * MS, max: 2000 * SEC, initial: 3 * SEC })
+    }
 
     #[test]
-    fn samples_round_to_the_nearest_tick_and_are_at_least_one() {
-        // int(tao / 0.1 + 0.5): 149 ms -> 1, 150 ms -> 2, 20 ms -> 1 (floor of 1).
-        assert_eq!(rounded_ticks(1000 * MS, 1149 * MS, 100 * MS), 1);
-        assert_eq!(rounded_ticks(1000 * MS, 1150 * MS, 100 * MS), 2);
-        assert_eq!(rounded_ticks(1000 * MS, 1020 * MS, 100 * MS), 1);
-        assert_eq!(rounded_ticks(0, 2049 * MS, 100 * MS), 20);
+    fn ns1_starts_at_three_seconds_and_keeps_no_rtxcur_after_clobbering_srtt() {
+        // ns-1 tcp.cc rtt_init: srtt 0, rttvar int(3 / 0.1) = 30 ticks; rtt_backoff past 8
+        // clears srtt only, so rtt_timeout falls to rttvar ticks at once.
+        let mut r = ns1();
+        assert_eq!(r.rto(), 3 * SEC);
+        r.sample(0, 1000 * MS); // 10 ticks: srtt 80, rttvar 20 -> 10 + 20 = 30 ticks
+        assert_eq!(r.rto(), 3 * SEC);
+        r.on_backoff(3); // t_backoff_ 8: kept
+        assert_eq!(r.rto(), 3 * SEC);
+        r.on_backoff(4); // 16: srtt cleared, rttvar 20 stays
+        assert_eq!(r.rto(), 2 * SEC);
+        assert_eq!(r.deadline(0, 4), 32 * SEC);
+    }
+
+    #[test]
+    fn ns1_rearms_before_it_backs_off_on_a_timeout_and_on_a_fast_retransmit() {
+        // reset_rtx_timer: set_rtx_timer() with the old backoff, then rtt_backoff().
+        let mut r = ns1();
+        let mut backoff = 0;
+        assert_eq!(r.on_timeout(SEC, &mut backoff), 4 * SEC, "3 s, not 6");
+        assert_eq!(backoff, 1);
+        assert_eq!(r.on_fast_retransmit(10 * SEC, &mut backoff), Some(16 * SEC), "6 s, then it doubles");
+        assert_eq!(backoff, 2);
+        assert_eq!(r.deadline_before_update(0, 0), Some(3 * SEC));
     }
 
     #[test]

@@ -2,6 +2,91 @@
 //! (TcpAgent::rtt_update, rtt_timeout, rtt_backoff; T_SRTT_BITS 3, T_RTTVAR_BITS 2,
 //! rttvar_exp_ 2). Everything counts `tcpTick_` ticks; unlike 4.4BSD the timer is an ns
 //! event that fires exactly `rtt_timeout()` after it is set, not on a tick boundary.
+//!
+//! Its timer rules: TcpAgent::newack calls newtimer() before rtt_update() and before the
+//! backoff is cleared, so a timer restarted by an ACK uses the estimate from before it
+//! (`deadline_before_update`); a timeout backs off before re-arming (the trait's default).
+
+use crate::time::{Dur, Time};
+
+use super::rtt::{backoff_multiplier, rounded_ticks, ticks_crossed, RtoLimits, RttEstimator};
+
+#[derive(Debug, Clone)]
+pub struct Ns2Rtt {
+    tick: Dur,
+    /// The agent's tick clock (boot_time_): ticks fall at `phase + k * tick`.
+    phase: Dur,
+    /// t_srtt_: ticks << 3 (0: no estimate).
+    srtt: u64,
+    /// t_rttvar_: ticks << 2.
+    rttvar: u64,
+    has_sample: bool,
+    /// t_rtxcur_ kept from the last estimate after rtt_backoff cleared srtt.
+    rtxcur: Option<Dur>,
+    limits: RtoLimits,
+}
+
+impl Ns2Rtt {
+    pub fn new(tick: Dur, phase: Dur, limits: RtoLimits) -> Self {
+        Self { tick, phase, srtt: 0, rttvar: 0, has_sample: false, rtxcur: None, limits }
+    }
+
+    fn update_ticks(&mut self, ticks: u64) {
+        update(&mut self.srtt, &mut self.rttvar, ticks);
+        self.has_sample = true;
+    }
+}
+
+impl RttEstimator for Ns2Rtt {
+    fn sample(&mut self, sent: Time, now: Time) {
+        // rtt_update without timestamps: int((tao + tickoff) / tcp_tick_), i.e. the tick
+        // boundaries crossed, at least 1.
+        self.update_ticks(ticks_crossed(sent, now, self.tick, self.phase).max(1));
+    }
+
+    /// ns-2's rtt_update with `ts_option_` rounds the sample to the nearest tick (as ns-1
+    /// always did) instead of counting boundaries.
+    fn sample_echo(&mut self, echoed: Time, now: Time) {
+        self.update_ticks(rounded_ticks(echoed, now, self.tick));
+    }
+
+    #[inline]
+    fn rto(&self) -> Dur {
+        if !self.has_sample {
+            return self.rtxcur.unwrap_or(self.limits.initial);
+        }
+        // rtt_timeout clamps only after the backoff multiplies t_rtxcur_.
+        rtxcur_ticks(self.srtt, self.rttvar) * self.tick
+    }
+
+    fn srtt_ns(&self) -> Dur {
+        (self.srtt * self.tick) >> 3
+    }
+
+    fn deadline(&self, now: Time, backoff: u32) -> Time {
+        timeout_at(now, self.rto(), backoff, self.limits)
+    }
+
+    fn on_backoff(&mut self, backoff: u32) {
+        if backoff_multiplier(backoff) > 8 && self.has_sample {
+            // t_rtxcur_ is not recomputed until the next sample: keep the current value.
+            let cur = self.rto();
+            clobber_on_backoff(&mut self.srtt, &mut self.rttvar, backoff_multiplier(backoff));
+            self.has_sample = false;
+            self.rtxcur = Some(cur);
+        }
+    }
+
+    fn deadline_before_update(&self, now: Time, backoff: u32) -> Option<Time> {
+        Some(self.deadline(now, backoff))
+    }
+}
+
+/// rtt_timeout: t_rtxcur_ (`rto`) * t_backoff_, capped at maxrto_, at least 2 ticks (min_rto),
+/// and the ns timer fires exactly then, `now` plus that.
+pub fn timeout_at(now: Time, rto: Dur, backoff: u32, limits: RtoLimits) -> Time {
+    now + rto.saturating_mul(backoff_multiplier(backoff)).min(limits.max).max(limits.min)
+}
 
 /// One sample of `ticks` (already at least 1) folded into `srtt` (ticks << 3) and
 /// `rttvar` (ticks << 2); `srtt == 0` means "no estimate yet" (rtt_update's else branch).
@@ -47,6 +132,58 @@ pub fn clobber_on_backoff(srtt: &mut u64, rttvar: &mut u64, backoff_mult: u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::time::{MS, SEC};
+
+    fn ns2() -> Ns2Rtt {
+        Ns2Rtt::new(100 * MS, 0, RtoLimits { min: 200 * MS, max: 64 * SEC, initial: 6 * SEC })
+    }
+
+    #[test]
+    fn ns2_timestamp_samples_round_where_timed_ones_count_boundaries() {
+        // tcp.cc 1.59 rtt_update: with ts_option_, t_rtt_ = int(tao / tcp_tick_ + 0.5);
+        // without, the tick boundaries crossed on the agent's clock (here at 0, 100, ...).
+        let (mut echo, mut timed) = (ns2(), ns2());
+        echo.sample_echo(90 * MS, 240 * MS); // 150 ms: 2 ticks -> 3 * 2 ticks
+        timed.sample(90 * MS, 240 * MS); // boundaries at 100 and 200 ms: 2 ticks
+        assert_eq!((echo.rto(), timed.rto()), (600 * MS, 600 * MS));
+        let (mut echo, mut timed) = (ns2(), ns2());
+        echo.sample_echo(10 * MS, 150 * MS); // 140 ms: 1 tick
+        timed.sample(10 * MS, 150 * MS); // boundary at 100 ms only: 1 tick
+        assert_eq!((echo.rto(), timed.rto()), (300 * MS, 300 * MS));
+        let (mut echo, mut timed) = (ns2(), ns2());
+        echo.sample_echo(95 * MS, 205 * MS); // 110 ms: 1 tick
+        timed.sample(95 * MS, 205 * MS); // boundaries at 100 and 200 ms: 2 ticks
+        assert_eq!((echo.rto(), timed.rto()), (300 * MS, 600 * MS));
+    }
+
+    #[test]
+    fn ns2_timer_fires_exactly_and_counts_ticks_without_bsds_extra_one() {
+        // tcp.cc rtt_update: t_rtt_ = tick boundaries crossed (>= 1); rtt_timeout:
+        // t_rtxcur_ * t_backoff_, capped at maxrto_, at least 2 ticks; fired by an ns event.
+        let mut r = ns2();
+        assert_eq!(r.deadline(50 * MS, 0), 50 * MS + 6 * SEC, "rtxcur_init_ before any sample");
+        r.sample(50 * MS, 320 * MS); // boundaries at 100, 200, 300 ms: 3 ticks
+        assert_eq!(r.rto(), 900 * MS, "3 ticks * 3");
+        assert_eq!(r.deadline(333 * MS, 0), 1233 * MS, "not rounded to a tick");
+        assert_eq!(r.deadline(333 * MS, 6), 333 * MS + 57_600 * MS, "t_backoff_ 64");
+        r.sample(0, 2 * SEC); // 20 ticks: t_rtxcur_ = (22 << 3 + 41) >> 3 = 27 ticks
+        assert_eq!(r.deadline(0, 6), 64 * SEC, "capped at maxrto_");
+    }
+
+    #[test]
+    fn ns2_keeps_rtxcur_when_a_long_backoff_clears_srtt_and_rearms_from_the_old_estimate() {
+        let mut r = ns2();
+        r.sample(0, 250 * MS); // 2 ticks: t_rtxcur_ 6 ticks
+        assert_eq!(r.rto(), 600 * MS);
+        r.on_backoff(3); // t_backoff_ 8: nothing forgotten
+        assert_eq!(r.srtt, 16);
+        r.on_backoff(4); // 16: srtt folded into rttvar and cleared, t_rtxcur_ kept
+        assert_eq!((r.srtt, r.rto()), (0, 600 * MS));
+        // newack's newtimer() precedes rtt_update: the restarted timer uses the old estimate.
+        assert_eq!(r.deadline_before_update(SEC, 0), Some(1600 * MS));
+        r.sample(SEC, SEC + 450 * MS); // 4 boundaries: a fresh estimate of 3 * 4 ticks
+        assert_eq!(r.rto(), 1200 * MS);
+    }
 
     #[test]
     fn first_sample_gives_three_times_the_rtt() {

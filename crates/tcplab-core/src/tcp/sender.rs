@@ -1,24 +1,29 @@
 //! The data sender: a sans-IO state machine.
 //!
-//! It owns the sequence space, the send buffer's extent, RTT/RTO with Karn's rule and
-//! backoff, duplicate-ACK counting and the ACK clock. Loss recovery is delegated to a policy
-//! (`recovery/`). The driver feeds it packets (`on_packet`), calls `on_timer` at or after
-//! `next_deadline()`, and drains `poll_transmit` after each call.
+//! It owns the sequence space, the send buffer's extent, Karn's rule and the backoff count,
+//! duplicate-ACK counting and the ACK clock. The stack's rules are policies it calls without
+//! asking which one runs: the RTT estimator and its timer rules (`rtt.rs`), congestion control
+//! (`cc/`), loss recovery (`recovery/`), TCP Boston's codec (`boston/`). The driver feeds it
+//! packets (`on_packet`), calls `on_timer` at or after `next_deadline()`, drains
+//! `poll_transmit` (`sender_output.rs`) after each call, and takes what a traced flow recorded
+//! from `trace_mut` (the sender does no I/O).
 
 use std::sync::Arc;
 
-use crate::packet::{flags, payload_tag, Dir, Packet, SackBlock, MAX_SACK_BLOCKS};
+use crate::packet::Packet;
 use crate::time::{Dur, Time};
-use crate::trace_stream::FlowTraceSink;
 
 use super::boston::BostonTx;
+use super::cc::{Controller, LossState};
 use super::config::{Handshake, TcpConfig};
-use super::recovery::{Ctx, Recovery, SendChoice};
+use super::recovery::{Ctx, Recovery};
 use super::reserved::Reserved;
-use super::rtt::{RttEstimator, TimerClock};
+use super::rtt::Estimator;
 use super::rtt_ns1::RttSample;
 use super::scoreboard::Scoreboard;
-use super::seq::{to_wire, unwrap};
+use super::seq::unwrap;
+use super::trace::SenderTrace;
+pub use super::trace::{SendRecord, TraceRow};
 use super::window::Window;
 
 /// The policy's view of the sender, borrowing fields disjointly so the policy itself (also a
@@ -35,6 +40,7 @@ macro_rules! ctx {
             retransmit: &mut $s.retransmit,
             extra_new: &mut $s.extra_new,
             scoreboard: &mut $s.scoreboard,
+            cc: &mut $s.cc,
         }
     };
 }
@@ -65,26 +71,6 @@ pub struct SenderStats {
     pub syn_retransmits: u64,
 }
 
-/// One row of the per-flow time trace.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TraceRow {
-    pub time: Time,
-    pub cwnd: u64,
-    pub ssthresh: u64,
-    pub snd_una: u64,
-    pub snd_nxt: u64,
-}
-
-/// One data segment leaving the sender (kept when the flow is traced).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SendRecord {
-    pub time: Time,
-    /// Stream offset of the first byte.
-    pub offset: u64,
-    pub len: u64,
-    pub retransmit: bool,
-}
-
 /// Largest window the sender will grow to (bytes): far above any realistic bandwidth-delay
 /// product, and keeps the arithmetic comfortably inside u64.
 const MAX_CWND: u64 = 1 << 40;
@@ -110,9 +96,9 @@ pub struct TcpSender {
     max_peer_wnd: u64,
     dupacks: u32,
     recovery: Recovery,
-    /// The ns-2 window rule's fractional bytes carried between ACKs (growth.rs).
-    ca_rem: u64,
-    rtt: RttEstimator,
+    /// How the window grows and falls back (`cc/`).
+    cc: Controller,
+    rtt: Estimator,
     /// The segment being timed for an RTT sample: (offset just past it, time sent).
     timing: Option<(u64, Time)>,
     /// When the SYN (or SYN-ACK) went out, unless it has been resent (Karn).
@@ -127,7 +113,8 @@ pub struct TcpSender {
     /// Segments the window may still send before the next ACK (ns-2 NewReno in recovery).
     window_left: u32,
     scoreboard: Scoreboard,
-    boston: BostonTx,
+    /// TCP Boston's coding of segments into shards (`boston/`); None: plain TCP.
+    boston: Option<Box<BostonTx>>,
     /// A SYN or SYN-ACK is due.
     ctl_due: bool,
     /// A pure ACK is due (answering a SYN-ACK when no data can carry the ACK).
@@ -135,8 +122,8 @@ pub struct TcpSender {
     pub stats: SenderStats,
     /// When data last left (RFC 2581's idle test for an application that writes later).
     last_send: Time,
-    /// The flow's traces (traced flows only), in memory or streamed to files.
-    trace: Option<Box<FlowTraceSink>>,
+    /// What a traced flow recorded since the driver last drained it (`trace_mut`).
+    trace: Option<Box<SenderTrace>>,
     /// Policies of a connection with a reservation (`reserved.rs`), if any.
     pub reserved: Option<Box<Reserved>>,
 }
@@ -152,10 +139,7 @@ impl TcpSender {
         trace: bool,
     ) -> Self {
         let cfg = cfg.into();
-        let mut rtt = RttEstimator::new(cfg.clock, tick_phase, cfg.min_rto, cfg.max_rto, cfg.initial_rto);
-        if cfg.stack == super::stack::Stack::Bsd44 {
-            rtt = rtt.bsd44_rules();
-        }
+        let rtt = Estimator::for_config(&cfg, tick_phase);
         let mss = cfg.mss as u64;
         let burst_left = cfg.max_burst.unwrap_or(u32::MAX);
         Self {
@@ -163,7 +147,8 @@ impl TcpSender {
             peer_wnd: cfg.advertised_window() as u64,
             max_peer_wnd: cfg.advertised_window() as u64,
             recovery: Recovery::new(&cfg),
-            ca_rem: 0,
+            cc: Controller::new(&cfg),
+            boston: cfg.boston.map(|b| Box::new(BostonTx::new(b))),
             cfg,
             flow,
             isn,
@@ -184,7 +169,6 @@ impl TcpSender {
             burst_left,
             window_left: u32::MAX,
             scoreboard: Scoreboard::default(),
-            boston: BostonTx::default(),
             ctl_due: false,
             ack_due: false,
             stats: SenderStats::default(),
@@ -226,12 +210,12 @@ impl TcpSender {
     pub fn rto(&self) -> Dur {
         self.rtt.rto()
     }
-    /// The rows kept in memory (none for an untraced flow or a streamed trace).
+    /// The records not yet drained (none for an untraced flow).
     pub fn take_trace(&mut self) -> (Vec<TraceRow>, Vec<SendRecord>) {
-        self.trace.as_mut().map_or_else(Default::default, |t| (t.rows.take(), t.sends.take()))
+        self.trace.as_mut().map_or_else(Default::default, |t| t.take())
     }
-    /// A traced flow's traces: to stream them to files, or to finish those files.
-    pub fn trace_sink_mut(&mut self) -> Option<&mut FlowTraceSink> {
+    /// A traced flow's buffer of records, for the driver to drain (into files) as it goes.
+    pub fn trace_mut(&mut self) -> Option<&mut SenderTrace> {
         self.trace.as_deref_mut()
     }
 
@@ -318,7 +302,7 @@ impl TcpSender {
         if acceptor {
             // 4.4BSD runs the handshake's final ACK through the ACK-of-new-data path, so the
             // acceptor's window grows by one segment before any data is sent.
-            self.grow();
+            self.cc.on_ack(now, &mut self.win, self.cfg.mss as u64);
         }
         self.record(now);
     }
@@ -331,11 +315,10 @@ impl TcpSender {
         self.peer_wnd = pkt.wnd as u64;
         self.max_peer_wnd = self.max_peer_wnd.max(self.peer_wnd);
         self.update_scoreboard(ack, pkt);
-        let mut partial = None;
-        if pkt.shards.held > 0 {
-            let seg = unwrap(self.isn.wrapping_add(1), pkt.shards.seg, self.snd_una);
-            self.boston.on_partial_ack(seg, pkt.shards.held);
-            partial = Some((seg, pkt.shards.held));
+        // TCP Boston's partial ACK: how many shards of a segment the receiver holds.
+        let partial = (pkt.shards.held > 0).then(|| unwrap(self.isn.wrapping_add(1), pkt.shards.seg, self.snd_una));
+        if let (Some(seg), Some(b)) = (partial, &mut self.boston) {
+            b.on_partial_ack(seg, pkt.shards.held);
         }
         if ack > self.snd_una {
             self.on_new_ack(now, ack, pkt.ts);
@@ -356,49 +339,28 @@ impl TcpSender {
                     );
                 }
                 self.stats.fast_retransmits += 1;
-                // 4.4BSD stops the timer and the RTT measurement; sending the retransmission
-                // restarts the timer.
+                // The RTT measurement stops (Karn); the timer restarts when the retransmission
+                // leaves, unless the stack re-arms it now (ns-1).
                 self.timing = None;
-                self.rto_at = None;
-                if matches!(self.cfg.clock, TimerClock::Ns1 { .. }) {
-                    // ns-1 reset_rtx_timer (called by every fast retransmit: tcp.cc's Tahoe
-                    // recv, tcp-newreno.cc 1.7's `reset_rtx_timer(1)`): set_rtx_timer() with
-                    // the current backoff, then rtt_backoff() doubles it.
-                    self.rto_at = Some(self.rtt.deadline(now, self.backoff));
-                    self.backoff = (self.backoff + 1).min(12);
-                    self.rtt.on_backoff(self.backoff);
-                }
+                self.rto_at = self.rtt.on_fast_retransmit(now, &mut self.backoff);
             }
         }
-        if let Some((seg, held)) = partial {
-            self.answer_partial(seg, held);
+        if let Some(seg) = partial {
+            self.answer_partial(seg, pkt.shards.held);
         }
         self.record(now);
     }
 
-    /// TCP Boston with `boston_partial = "fresh"`: a partial ACK for the first unacknowledged
-    /// segment sends that segment's m - r fresh shards at once, once per count r.
-    ///
-    /// The partial ACK has already been counted as a duplicate ACK above, so it still feeds
-    /// fast retransmit (and its window cut) as under "wait"; if it was the ACK that fired fast
-    /// retransmit, that retransmission is this segment's fresh shards and nothing more goes.
-    /// The fresh shards replace cells of a segment already in flight, so they go out whatever
-    /// the window says (like fast retransmit's one segment) and do not grow it. The partial
-    /// ACK acknowledges no new data (Bestavros and Kim 1997, Sec. 2.3: it "does not result in
-    /// updating the received-segment number" and does not open the window), so the RTO
-    /// backoff is kept; as for any retransmission, the timer restarts when the shards leave
-    /// and Karn's rule drops the RTT measurement.
+    /// TCP Boston with `boston_partial = "fresh"`: the partial ACK for the first
+    /// unacknowledged segment sends that segment's fresh shards now, ahead of anything else
+    /// and whatever the window says (`BostonTx::answers_at_once` has the rule).
     fn answer_partial(&mut self, seg: u64, held: u16) {
-        let fresh = self.cfg.boston.is_some_and(|b| b.partial == super::boston::Partial::Fresh);
-        if !fresh || seg != self.snd_una || seg >= self.snd_max || !self.boston.answer_partial(seg, held) {
-            return;
+        let Some(b) = &mut self.boston else { return };
+        if b.answers_at_once(seg, held, self.snd_una, self.snd_max) && self.retransmit != Some(seg) {
+            self.retransmit = Some(seg);
+            self.timing = None;
+            self.rto_at = None;
         }
-        if self.retransmit == Some(seg) {
-            return;
-        }
-        self.retransmit = Some(seg);
-        self.timing = None;
-        self.rto_at = None;
     }
 
     /// Fold the ACK's SACK blocks into the scoreboard (SACK variants only).
@@ -415,21 +377,10 @@ impl TcpSender {
         self.scoreboard.update(floor, blocks[..pkt.n_sack as usize].iter().copied());
     }
 
-    /// Open the window for one ACK by the stack's rule, up to maxcwnd_.
-    fn grow(&mut self) {
-        let mss = self.cfg.mss as u64;
-        self.cfg.window_rule.grow(&mut self.win, mss, &mut self.ca_rem);
-        if let Some(max) = self.cfg.max_cwnd {
-            self.win.cwnd = self.win.cwnd.min(max as u64 * mss);
-        }
-    }
-
     /// An ACK of new data up to `ack`, echoing the timestamp `echoed`.
     fn on_new_ack(&mut self, now: Time, ack: u64, echoed: Time) {
-        // ns TcpAgent::newack calls newtimer() before rtt_update() and before the backoff is
-        // cleared, so the restarted timer uses the old estimate (ns-2.1b and ns-1 alike).
-        let early_deadline = matches!(self.cfg.clock, TimerClock::Ns2 { .. } | TimerClock::Ns1 { .. })
-            .then(|| self.rtt.deadline(now, self.backoff));
+        // ns restarts the timer from the estimate before this ACK's sample (rtt_ns2.rs).
+        let early_deadline = self.rtt.deadline_before_update(now, self.backoff);
         let timestamps = self.cfg.rtt_sample == RttSample::Timestamp;
         if let Some((end, sent)) = self.timing {
             if ack >= end {
@@ -452,14 +403,16 @@ impl TcpSender {
         }
         let acked = ack - self.snd_una;
         self.snd_una = ack;
-        self.boston.forget_below(ack);
+        if let Some(b) = &mut self.boston {
+            b.forget_below(ack);
+        }
         if self.snd_nxt < ack {
             self.snd_nxt = ack;
         }
         let mut cx = ctx!(self);
         let verdict = self.recovery.on_new_ack(&mut cx, acked);
         if verdict.grow && self.win.cwnd < MAX_CWND {
-            self.grow();
+            self.cc.on_ack(now, &mut self.win, self.cfg.mss as u64);
         }
         if self.retransmit.is_some_and(|r| r < self.snd_una) {
             self.retransmit = None;
@@ -483,12 +436,9 @@ impl TcpSender {
             Some(t) if now >= t => {}
             _ => return,
         }
-        // ns-1 reset_rtx_timer: set_rtx_timer() before rtt_backoff(), so the retransmission
-        // is timed with the backoff (and the estimate) from before this timeout.
-        let ns1_deadline =
-            matches!(self.cfg.clock, TimerClock::Ns1 { .. }).then(|| self.rtt.deadline(now, self.backoff));
-        self.backoff = (self.backoff + 1).min(12);
-        self.rtt.on_backoff(self.backoff);
+        // Back off, and learn when the retransmission's timer fires (the stacks differ in
+        // which comes first: rtt_ns1.rs).
+        let deadline = self.rtt.on_timeout(now, &mut self.backoff);
         match self.state {
             SenderState::SynSent | SenderState::SynReceived => {
                 self.stats.syn_retransmits += 1;
@@ -501,8 +451,8 @@ impl TcpSender {
                 let mss = self.cfg.mss as u64;
                 // The window before the timeout, without fast recovery's inflation.
                 let before = Window { cwnd: self.win.cwnd - self.recovery.inflation(), ..self.win };
-                self.win.ssthresh = before.halved_with_floor(self.peer_wnd, mss, self.cfg.ssthresh_floor as u64);
-                self.win.cwnd = mss;
+                let flight = self.snd_max - self.snd_una;
+                self.win = self.cc.on_timeout(&LossState { win: before, peer_wnd: self.peer_wnd, flight, mss });
                 self.snd_nxt = self.snd_una; // go back N
                 self.retransmit = None;
                 self.dupacks = 0;
@@ -514,7 +464,7 @@ impl TcpSender {
                 if let Some(r) = &self.reserved {
                     r.after_timeout(&mut self.win, before, self.rtt.srtt_ns(), self.peer_wnd, mss);
                 }
-                self.rto_at = Some(ns1_deadline.unwrap_or_else(|| self.rtt.deadline(now, self.backoff)));
+                self.rto_at = Some(deadline);
                 self.record(now);
             }
             _ => self.rto_at = None,
@@ -533,214 +483,10 @@ impl TcpSender {
             });
         }
     }
-
-    /// The next packet to send now, if any.
-    pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
-        if self.ctl_due {
-            self.ctl_due = false;
-            return Some(self.syn_packet(now));
-        }
-        if self.state != SenderState::Established {
-            return None;
-        }
-        if let Some(p) = self.next_data(now) {
-            return Some(p);
-        }
-        if let Some(p) = self.reserved_send(now) {
-            return Some(p);
-        }
-        if self.ack_due {
-            self.ack_due = false;
-            return Some(self.packet(0, 0, flags::ACK, 0));
-        }
-        None
-    }
-
-    /// The next data segment: a requested retransmission, whatever the recovery policy
-    /// chooses, or what the window allows.
-    fn next_data(&mut self, now: Time) -> Option<Packet> {
-        if self.burst_left == 0 {
-            return None;
-        }
-        if let Some(off) = self.retransmit.take() {
-            if off >= self.snd_una && off < self.snd_max {
-                let len = (self.snd_max - off).min(self.cfg.mss as u64);
-                return Some(self.data_packet(now, off, len));
-            }
-        }
-        let len = match self.recovery.next_send(&mut ctx!(self)) {
-            SendChoice::Retransmit(off, len) => return Some(self.data_packet(now, off, len)),
-            SendChoice::Nothing => return None,
-            SendChoice::NewData => self.new_data_len()?,
-            SendChoice::Window => match self.sendable_len().filter(|_| self.window_left > 0) {
-                Some(len) if !self.reserved_window_send(now, len) => return None,
-                Some(len) => {
-                    self.window_left -= 1;
-                    len
-                }
-                None if self.extra_new > 0 && self.snd_nxt == self.snd_max => {
-                    let len = self.new_data_len()?;
-                    self.extra_new -= 1;
-                    len
-                }
-                None => return None,
-            },
-        };
-        let off = self.snd_nxt;
-        self.snd_nxt += len;
-        Some(self.data_packet(now, off, len))
-    }
-
-    /// Delayed send's gate on a segment the window lets go (`reserved.rs`).
-    fn reserved_window_send(&mut self, now: Time, len: u64) -> bool {
-        let size = len + self.cfg.header_bytes as u64;
-        let resend = self.snd_nxt < self.snd_max;
-        resend || self.reserved.as_mut().is_none_or(|r| r.window_send(now, size))
-    }
-
-    /// Timer-triggered data of a reserved connection: delayed send's one segment at expiry
-    /// (when MaxBurst kept the window path shut), or timed send's marked segments beyond cwnd.
-    fn reserved_send(&mut self, now: Time) -> Option<Packet> {
-        let r = self.reserved.as_mut()?;
-        r.start(now);
-        let len = if r.take_expired_credit() {
-            self.sendable_len()?
-        } else {
-            let len = self.new_data_len()?;
-            let size = len + self.cfg.header_bytes as u64;
-            if !self.reserved.as_mut()?.timed_send(size) {
-                return None;
-            }
-            len
-        };
-        let off = self.snd_nxt;
-        self.snd_nxt += len;
-        Some(self.data_packet(now, off, len))
-    }
-
-    /// New data that the receiver's window and the application allow, whatever cwnd says.
-    fn new_data_len(&self) -> Option<u64> {
-        let limit = self.snd_una + self.peer_wnd.min(self.cfg.snd_buf as u64);
-        let piece = self.next_piece()?;
-        let room = limit.saturating_sub(self.snd_nxt);
-        let len = if self.cfg.boston.is_some() && room < piece { 0 } else { piece.min(room) };
-        (len > 0).then_some(len)
-    }
-
-    /// The most that may go out at snd_nxt as one segment, whatever the windows say: an MSS,
-    /// cut at the end of the data and of the first write. TCP Boston's segments are the
-    /// MSS-aligned pieces of the stream and are always resent whole, since a segment's shards
-    /// belong to one dispersal.
-    fn next_piece(&self) -> Option<u64> {
-        let mut end = self.total.unwrap_or(u64::MAX);
-        if let Some(w) = self.cfg.first_write {
-            // A segment never spans the end of the first write: it went out before the rest
-            // was written.
-            if self.snd_nxt < w {
-                end = end.min(w);
-            }
-        }
-        if self.snd_nxt >= end {
-            return None;
-        }
-        let mss = self.cfg.mss as u64;
-        let piece = if self.cfg.boston.is_some() { mss - self.snd_nxt % mss } else { mss };
-        Some(piece.min(end - self.snd_nxt))
-    }
-
-    /// How many bytes may leave at snd_nxt now: limited by the window and the data, and
-    /// never a small segment that only the window cut short (silly-window avoidance).
-    fn sendable_len(&self) -> Option<u64> {
-        let piece = self.next_piece()?;
-        let cwnd = self.cfg.window_rule.usable(self.win.cwnd, self.cfg.mss as u64);
-        let wnd = cwnd.min(self.peer_wnd).min(self.cfg.snd_buf as u64);
-        let room = (self.snd_una + wnd).saturating_sub(self.snd_nxt);
-        let len = piece.min(room);
-        if len == 0 || (self.cfg.boston.is_some() && len < piece) {
-            return None;
-        }
-        let resending = self.snd_nxt < self.snd_max;
-        let whole = len == piece && (len == self.cfg.mss as u64 || !(self.cfg.nagle && self.snd_nxt > self.snd_una));
-        // RFC 1122's sender rule: also send once the window allows half the largest window
-        // the receiver ever offered (so a receiver with a buffer below one MSS is served).
-        let half_window = 2 * len >= self.max_peer_wnd;
-        (whole || resending || half_window || !self.cfg.sws_avoidance).then_some(len)
-    }
-
-    fn data_packet(&mut self, now: Time, off: u64, len: u64) -> Packet {
-        let resend = off < self.snd_max;
-        self.stats.data_segments += 1;
-        if resend {
-            self.stats.retransmits += 1;
-        } else if self.timing.is_none() {
-            self.timing = Some((off + len, now));
-        }
-        self.snd_max = self.snd_max.max(off + len);
-        if self.rto_at.is_none() {
-            self.rto_at = Some(self.rtt.deadline(now, self.backoff));
-        }
-        self.ack_due = false;
-        self.last_send = now;
-        self.burst_left = self.burst_left.saturating_sub(1);
-        self.recovery.on_sent(&mut ctx!(self), off, len);
-        if let Some(trace) = &mut self.trace {
-            trace.send(SendRecord { time: now, offset: off, len, retransmit: resend });
-        }
-        let mut p = self.packet(off, len as u32, flags::ACK, payload_tag(self.flow, off, len as u32));
-        p.retransmit = resend;
-        // ns TcpAgent::output: every transmission, a retransmission too, carries its own send
-        // time (`tcph->ts() = now`), which is what makes Karn's rule unnecessary.
-        p.ts = now;
-        if off + len == self.total.unwrap_or(u64::MAX) {
-            p.flags |= flags::PSH;
-        }
-        if let Some(cfg) = &self.cfg.boston {
-            // Each shard rides in a cell of its own (47 data bytes + its id), after a header cell.
-            p.shards = self.boston.shards(cfg, off, len as u32, !resend);
-            p.wire_bytes = self.cfg.header_bytes + crate::atm::CELL_PAYLOAD * p.shards.count as u32;
-        }
-        p
-    }
-
-    fn syn_packet(&mut self, now: Time) -> Packet {
-        if self.stats.syn_retransmits == 0 {
-            self.syn_timing = Some(now);
-        }
-        if self.rto_at.is_none() {
-            self.rto_at = Some(self.rtt.deadline(now, self.backoff));
-        }
-        let mut p = self.packet(0, 0, flags::SYN, 0);
-        p.seq = self.isn;
-        if self.state == SenderState::SynReceived {
-            p.flags |= flags::ACK;
-        } else {
-            p.ack = 0;
-        }
-        p
-    }
-
-    fn packet(&self, off: u64, len: u32, flags: u8, tag: u32) -> Packet {
-        Packet {
-            flow: self.flow,
-            dir: Dir::Forward,
-            route_pos: 0,
-            seq: to_wire(self.isn.wrapping_add(1), off),
-            ack: self.peer_isn.wrapping_add(1),
-            wnd: self.cfg.advertised_window(),
-            payload: len,
-            wire_bytes: len + self.cfg.header_bytes,
-            flags,
-            n_sack: 0,
-            retransmit: false,
-            marked: false,
-            sack: [SackBlock::default(); MAX_SACK_BLOCKS],
-            tag,
-            cell: Default::default(),
-            shards: Default::default(),
-            ts: 0,
-        }
-    }
 }
+
+#[path = "sender_output.rs"]
+mod output;
 
 #[cfg(test)]
 #[path = "sender_tests.rs"]

@@ -1,23 +1,28 @@
 //! Loss-recovery policies: what the sender does about duplicate ACKs, partial ACKs and timeouts.
 //!
 //! The sender owns the mechanics (sequence space, timers, duplicate-ACK counting, the SACK
-//! scoreboard); a policy decides window changes and what to resend. Each policy is one file;
-//! `Recovery` is the closed set the sender dispatches over without a vtable.
+//! scoreboard); a policy decides when a loss episode begins and ends, what to resend and how
+//! the window moves meanwhile, and asks congestion control (`cc/`) how far the window falls
+//! back (`Ctx::ssthresh_on_loss`). Each policy is one file; `Recovery` is the closed set the
+//! sender dispatches over without a vtable.
 
 mod newreno;
+mod newreno_ns2;
 mod reno;
 mod sack;
 mod sack6675;
 mod tahoe;
 mod vanilla;
 
-pub use newreno::{NewReno, NewRenoFlavor};
+pub use newreno::NewReno;
+pub use newreno_ns2::NewRenoNs2;
 pub use reno::Reno;
 pub use sack::SackPipe;
 pub use sack6675::Sack6675;
 pub use tahoe::Tahoe;
 pub use vanilla::Vanilla;
 
+use super::cc::{Controller, LossState};
 use super::config::{RecoveryKind, TcpConfig};
 use super::scoreboard::Scoreboard;
 use super::window::Window;
@@ -39,14 +44,15 @@ pub struct Ctx<'a> {
     /// New segments the sender may send beyond the window (Hoe's "flywheel").
     pub extra_new: &'a mut u32,
     pub scoreboard: &'a mut Scoreboard,
+    /// Congestion control, which decides how far the window falls back on a loss.
+    pub cc: &'a mut Controller,
 }
 
 impl Ctx<'_> {
-    /// The slow-start threshold after a loss: half the usable window in whole segments, at
-    /// least `floor` segments (the policies hold the stack's floor, so that building a Ctx
-    /// on the hot path stays as cheap as it was).
-    pub fn halved(&self, floor: u64) -> u64 {
-        self.win.halved_with_floor(self.peer_wnd, self.mss, floor)
+    /// The slow-start threshold a fast retransmit falls back to, by congestion control.
+    pub fn ssthresh_on_loss(&mut self) -> u64 {
+        let loss = LossState { win: *self.win, peer_wnd: self.peer_wnd, flight: self.flight(), mss: self.mss };
+        self.cc.on_fast_retransmit(&loss)
     }
 
     /// Bytes sent and not yet cumulatively acknowledged.
@@ -97,6 +103,16 @@ pub trait LossRecovery {
     }
     /// A segment chosen by `next_send` (or by the window) left the sender.
     fn on_sent(&mut self, _cx: &mut Ctx, _offset: u64, _len: u64) {}
+    /// Window inflation in cwnd that a timeout must leave out when it halves the window (ns-2
+    /// keeps it apart, as dupwnd_); the default: none, a timeout halves the inflated window.
+    fn inflation(&self) -> u64 {
+        0
+    }
+    /// Packets the window may send in answer to the ACK just processed (ns-2 NewReno's burst
+    /// limits in recovery); None: only `max_burst` limits them.
+    fn window_sends(&self) -> Option<u32> {
+        None
+    }
 }
 
 /// Calls a `LossRecovery` method on whichever policy is inside, without a vtable.
@@ -107,6 +123,7 @@ macro_rules! dispatch {
             Recovery::Tahoe($p) => $call,
             Recovery::Reno($p) => $call,
             Recovery::NewReno($p) => $call,
+            Recovery::NewRenoNs2($p) => $call,
             Recovery::Sack($p) => $call,
             Recovery::Sack6675($p) => $call,
         }
@@ -120,6 +137,7 @@ pub enum Recovery {
     Tahoe(Tahoe),
     Reno(Reno),
     NewReno(NewReno),
+    NewRenoNs2(NewRenoNs2),
     Sack(SackPipe),
     Sack6675(Sack6675),
 }
@@ -127,20 +145,18 @@ pub enum Recovery {
 impl Recovery {
     /// The policy `cfg.recovery` names, with the stack's rules from `cfg`.
     pub fn new(cfg: &TcpConfig) -> Self {
-        let floor = cfg.ssthresh_floor as u64;
         match cfg.recovery {
             RecoveryKind::Vanilla => Recovery::Vanilla(Vanilla),
-            RecoveryKind::Tahoe => Recovery::Tahoe(Tahoe::new(cfg.bug_fix, floor)),
-            RecoveryKind::Reno => Recovery::Reno(Reno::new(cfg.deflation, cfg.bug_fix).with_floor(floor)),
-            RecoveryKind::NewReno => Recovery::NewReno(NewReno::new(NewRenoFlavor::Rfc6582)),
-            RecoveryKind::NewRenoNs2 => Recovery::NewReno(
-                NewReno::new(NewRenoFlavor::Ns2)
+            RecoveryKind::Tahoe => Recovery::Tahoe(Tahoe::new(cfg.bug_fix)),
+            RecoveryKind::Reno => Recovery::Reno(Reno::new(cfg.deflation, cfg.bug_fix)),
+            RecoveryKind::NewReno => Recovery::NewReno(NewReno::default()),
+            RecoveryKind::NewRenoNs2 => Recovery::NewRenoNs2(
+                NewRenoNs2::default()
                     .with_flywheel(cfg.newreno_changes)
-                    .with_floor(floor)
                     .with_ns2_sends(cfg.recovery_send_ns2)
                     .with_bug_fix(cfg.bug_fix),
             ),
-            RecoveryKind::Sack => Recovery::Sack(SackPipe::new(cfg.bug_fix, floor)),
+            RecoveryKind::Sack => Recovery::Sack(SackPipe::new(cfg.bug_fix)),
             RecoveryKind::Sack6675 => Recovery::Sack6675(Sack6675::default()),
         }
     }
@@ -157,21 +173,11 @@ impl Recovery {
     pub fn in_recovery(&self) -> bool {
         dispatch!(self, p => p.in_recovery())
     }
-    /// Window inflation a timeout must not count when it halves cwnd (ns-2 Reno's dupwnd_).
     pub fn inflation(&self) -> u64 {
-        match self {
-            Recovery::Reno(r) => r.inflation(),
-            Recovery::NewReno(n) => n.inflation(),
-            _ => 0,
-        }
+        dispatch!(self, p => p.inflation())
     }
-    /// Packets the window may send in answer to the ACK just processed (ns-2 NewReno's
-    /// burst limits in recovery); None: only `max_burst` limits them.
     pub fn window_sends(&self) -> Option<u32> {
-        match self {
-            Recovery::NewReno(n) => n.window_sends(),
-            _ => None,
-        }
+        dispatch!(self, p => p.window_sends())
     }
     pub fn next_send(&mut self, cx: &mut Ctx) -> SendChoice {
         dispatch!(self, p => p.next_send(cx))
@@ -181,15 +187,17 @@ impl Recovery {
     }
 }
 
-/// The shared first step of fast retransmit: halve, resend the first unacknowledged segment.
-pub fn fast_retransmit(cx: &mut Ctx, floor: u64) {
-    cx.win.ssthresh = cx.halved(floor);
+/// The shared first step of fast retransmit: fall back, resend the first unacknowledged segment.
+pub fn fast_retransmit(cx: &mut Ctx) {
+    cx.win.ssthresh = cx.ssthresh_on_loss();
     *cx.retransmit = Some(cx.snd_una);
 }
 
-/// A policy test fixture: a sender 8 segments into a window (snd_una 5000, snd_max 13000).
+/// A policy test fixture: a sender 8 segments into a window (snd_una 5000, snd_max 13000),
+/// whose congestion control halves the window with a floor of 2 segments.
 #[cfg(test)]
 pub(crate) mod fixture {
+    use super::super::cc::{Aimd, Decrease, Halving, TcplabGrowth};
     use super::*;
 
     pub struct State {
@@ -200,6 +208,7 @@ pub(crate) mod fixture {
         pub retransmit: Option<u64>,
         pub extra_new: u32,
         pub scoreboard: Scoreboard,
+        pub cc: Controller,
     }
 
     impl State {
@@ -212,7 +221,15 @@ pub(crate) mod fixture {
                 retransmit: None,
                 extra_new: 0,
                 scoreboard: Scoreboard::default(),
+                cc: Controller::Tcplab(Aimd::new(TcplabGrowth, Decrease::window(2), None)),
             }
+        }
+
+        /// Congestion control that halves FlightSize at a fast retransmit (the RFC variants).
+        pub fn halving_flight(mut self) -> Self {
+            let d = Decrease { fast_retransmit: Halving::Flight, ..Decrease::window(2) };
+            self.cc = Controller::Tcplab(Aimd::new(TcplabGrowth, d, None));
+            self
         }
 
         pub fn cx(&mut self) -> Ctx<'_> {
@@ -226,6 +243,7 @@ pub(crate) mod fixture {
                 retransmit: &mut self.retransmit,
                 extra_new: &mut self.extra_new,
                 scoreboard: &mut self.scoreboard,
+                cc: &mut self.cc,
             }
         }
     }

@@ -31,8 +31,6 @@ pub struct Reno {
     dupwnd: u64,
     /// Inflated by duplicate ACKs that bugFix_ kept from a fast retransmit.
     inflated_only: bool,
-    /// Smallest ssthresh after a loss, segments.
-    floor: u64,
 }
 
 impl Default for Reno {
@@ -52,21 +50,6 @@ impl Reno {
             recover: 0,
             dupwnd: 0,
             inflated_only: false,
-            floor: 2,
-        }
-    }
-
-    pub fn with_floor(mut self, floor: u64) -> Self {
-        self.floor = floor;
-        self
-    }
-
-    /// Inflation a timeout must leave out when it halves the window (ns-2 only).
-    pub fn inflation(&self) -> u64 {
-        if self.deflation == Deflation::Ns2 {
-            self.dupwnd
-        } else {
-            0
         }
     }
 }
@@ -84,7 +67,7 @@ impl LossRecovery for Reno {
             // ns-2 closecwnd(1): cwnd_ = window()/2 in whole packets, where only ssthresh_
             // is floored at 2; elsewhere cwnd restarts from ssthresh.
             let half = cx.win.cwnd.min(cx.peer_wnd) / cx.mss / 2 * cx.mss;
-            fast_retransmit(cx, self.floor);
+            fast_retransmit(cx);
             let base = if self.deflation == Deflation::Ns2 { half.max(cx.mss) } else { cx.win.ssthresh };
             cx.win.cwnd = base + dupwnd;
             self.dupwnd = dupwnd;
@@ -139,6 +122,15 @@ impl LossRecovery for Reno {
 
     fn in_recovery(&self) -> bool {
         self.in_recovery
+    }
+
+    /// ns-2 only: RenoTcpAgent::window() adds dupwnd_ to cwnd_, and a timeout halves cwnd_.
+    fn inflation(&self) -> u64 {
+        if self.deflation == Deflation::Ns2 {
+            self.dupwnd
+        } else {
+            0
+        }
     }
 }
 

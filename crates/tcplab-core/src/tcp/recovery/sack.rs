@@ -19,19 +19,17 @@ pub struct SackPipe {
     strict: bool,
     /// The last loss episode ended in a timeout (ns-2 recover_cause_ RECOVER_TIMEOUT).
     after_timeout: bool,
-    /// Smallest ssthresh after a loss, segments.
-    floor: u64,
 }
 
 impl Default for SackPipe {
     fn default() -> Self {
-        Self::new(false, 2)
+        Self::new(false)
     }
 }
 
 impl SackPipe {
-    pub fn new(bug_fix: bool, floor: u64) -> Self {
-        Self { in_recovery: false, recover: 0, pipe: 0, strict: bug_fix, after_timeout: false, floor }
+    pub fn new(bug_fix: bool) -> Self {
+        Self { in_recovery: false, recover: 0, pipe: 0, strict: bug_fix, after_timeout: false }
     }
 }
 
@@ -47,7 +45,7 @@ impl LossRecovery for SackPipe {
             return false;
         }
         self.pipe = cx.win.cwnd as i64 - (threshold as u64 * cx.mss) as i64;
-        cx.win.ssthresh = cx.halved(self.floor);
+        cx.win.ssthresh = cx.ssthresh_on_loss();
         cx.win.cwnd = cx.win.ssthresh;
         self.recover = cx.snd_max;
         self.in_recovery = true;

@@ -48,7 +48,9 @@ impl LossRecovery for Sack6675 {
             return false;
         }
         self.recovery_point = Some(cx.snd_max);
-        cx.win.ssthresh = (cx.flight() / 2).max(2 * cx.mss);
+        // Sec. 5 step (4.2): ssthresh = cwnd = FlightSize / 2 (RFC 5681's rule, which
+        // congestion control computes for this variant: cc::Decrease).
+        cx.win.ssthresh = cx.ssthresh_on_loss();
         cx.win.cwnd = cx.win.ssthresh;
         self.in_recovery = true;
         cx.scoreboard.clear_retransmitted();
@@ -112,7 +114,7 @@ mod tests {
 
     #[test]
     fn pipe_counts_unsacked_unlost_and_resent_segments() {
-        let mut s = State::new(8000);
+        let mut s = State::new(8000).halving_flight();
         let mut p = Sack6675::default();
         // Segments 5000..13000; SACKed: 6000-7000 and 9000-12000. 5000 has 4000 SACKed
         // bytes above (lost); 7000 and 8000 have 3000 (> 2000: lost); 12000 has none.

@@ -14,19 +14,17 @@ pub struct Tahoe {
     /// the timer. recover_ starts at packet 0, i.e. one segment: two packets must have been
     /// acknowledged before the first fast retransmit.
     strict: bool,
-    /// Smallest ssthresh after a loss, segments.
-    floor: u64,
 }
 
 impl Default for Tahoe {
     fn default() -> Self {
-        Self::new(false, 2)
+        Self::new(false)
     }
 }
 
 impl Tahoe {
-    pub fn new(bug_fix: bool, floor: u64) -> Self {
-        Self { recover: 0, strict: bug_fix, floor }
+    pub fn new(bug_fix: bool) -> Self {
+        Self { recover: 0, strict: bug_fix }
     }
 }
 
@@ -36,7 +34,7 @@ impl LossRecovery for Tahoe {
         if count != threshold || blocked {
             return false;
         }
-        cx.win.ssthresh = cx.halved(self.floor);
+        cx.win.ssthresh = cx.ssthresh_on_loss();
         cx.win.cwnd = cx.mss;
         *cx.snd_nxt = cx.snd_una; // go back N: the window rule resends from the hole
         self.recover = cx.snd_max;
@@ -76,7 +74,7 @@ mod tests {
         // tcp.cc TcpAgent::dupack_action: recovered = (highest_ack_ > recover_); with
         // bugFix_ an ACK standing exactly at recover_ does nothing and the timer must fire.
         let mut s = State::new(8000);
-        let mut t = Tahoe::new(true, 2);
+        let mut t = Tahoe::new(true);
         t.on_timeout(&mut s.cx()); // recover = 13000
         s.snd_una = 13_000;
         s.snd_max = 20_000;

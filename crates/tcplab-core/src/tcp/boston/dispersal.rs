@@ -1,10 +1,16 @@
-//! The Information Dispersal Algorithm of TCP Boston over GF(2^8) (Bestavros and Kim 1997, Sec. 2.1).
+//! The arithmetic of TCP Boston's Information Dispersal Algorithm over GF(2^8) (Bestavros and
+//! Kim 1997, Sec. 2.1), and the check that a rebuilt segment decodes to the bytes sent.
 //!
 //! A segment's payload is cut into m shards of 47 bytes (an ATM cell's 48 bytes minus the
 //! 1-byte shard id); dispersal produces N >= m shards of which any m rebuild the segment. The
 //! arithmetic is the systematic Reed-Solomon code of the `reed-solomon-erasure` crate: its
 //! first m shards are the data itself, the other N - m are the "fresh" cells Boston sends
 //! after a partial acknowledgement. Encoding and decoding work on real bytes.
+//!
+//! It lives with TCP Boston rather than with ATM: dispersal is the TCP's coding of its
+//! segments (the paper's AIDA sits above the AAL), and the ATM layer only needs to know how
+//! many cells a coded packet fills (`atm::AtmConfig::cells_for`) and to hand on what arrived of
+//! one (`atm::aal5`).
 
 use reed_solomon_erasure::{galois_16, galois_8};
 
@@ -109,6 +115,26 @@ pub fn reconstruct(shards: Vec<Option<Vec<u8>>>, g: Geometry, len: usize) -> Res
     Ok(out)
 }
 
+/// Decode the segment of `flow` at `offset` (`len` bytes, dispersed by `g`) from the shards
+/// `ids` that arrived, as a receiver would, and compare it with the bytes the application
+/// wrote; the error says what went wrong, naming the flow and the segment.
+pub fn check_segment(flow: u32, offset: u64, len: u32, g: Geometry, ids: &[u16]) -> Result<(), String> {
+    let data = payload_bytes(flow, offset, len as usize);
+    let mut sent: Vec<Option<Vec<u8>>> = disperse(&data, g).into_iter().map(Some).collect();
+    let mut got: Vec<Option<Vec<u8>>> = vec![None; sent.len()];
+    for &id in ids {
+        // An id past N is no shard of this dispersal: it cannot help rebuild the segment.
+        if let Some(shard) = sent.get_mut(id as usize) {
+            got[id as usize] = shard.take();
+        }
+    }
+    match reconstruct(got, g, len as usize) {
+        Ok(bytes) if bytes == data => Ok(()),
+        Ok(_) => Err(format!("flow {flow}: Boston segment at {offset} decoded to other bytes")),
+        Err(e) => Err(format!("flow {flow}: Boston segment at {offset} did not decode: {e}")),
+    }
+}
+
 fn to_symbols(bytes: &[u8]) -> Vec<[u8; 2]> {
     bytes.chunks(2).map(|c| [c[0], *c.get(1).unwrap_or(&0)]).collect()
 }
@@ -150,6 +176,15 @@ mod tests {
 
     fn g12() -> Geometry {
         Geometry::for_segment(470, 1, 2) // m = 10, n = 12
+    }
+
+    #[test]
+    fn a_segment_checks_out_from_any_m_shards_and_not_from_fewer() {
+        let g = g12();
+        let coded: Vec<u16> = (2..12).collect(); // two data shards replaced by both parity shards
+        assert_eq!(check_segment(4, 9400, 470, g, &coded), Ok(()));
+        let e = check_segment(4, 9400, 470, g, &coded[1..]).unwrap_err();
+        assert!(e.starts_with("flow 4: Boston segment at 9400 did not decode: only 9 of the 10"), "{e}");
     }
 
     #[test]

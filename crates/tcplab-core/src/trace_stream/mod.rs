@@ -1,32 +1,25 @@
-//! Traces written to their files while the run produces them.
+//! Which traces a run writes where, and the records' CSV lines: the plan on top of the leaf
+//! writer (`csv`).
 //!
 //! A traced 10 Gb/s bulk flow makes about 180 MB of rows a second: held in memory until the run
 //! ends, a long run exhausts the machine. With an output folder, each trace goes through one
 //! fixed buffer (`BUFFER_BYTES`) straight into its file, so a run holds a buffer per trace
-//! however long it is. Rows are formatted into the buffer in place (no allocation per row), by
-//! the same code (`CsvRow`) that writes an in-memory trace, so the files hold the same bytes
-//! either way. Without an output folder the rows stay in memory (`Rows::Memory`), as the
-//! library's callers that read `FlowTrace` expect; so do the traces beyond the open-file budget
-//! (`file_budget`, `StreamPlan`), written when the run ends.
-//!
-//! Nothing half-written: a stream writes `NAME.partial` and renames it to NAME only when the
-//! run has ended well (`CsvStream::finish`). A stream dropped unfinished (an i/o error, a
-//! broken invariant, Ctrl-C, a panic) removes its partial file, so a file under a trace's own
-//! name is always complete. Only a killed process (SIGKILL, a power cut) leaves a `.partial`
-//! file behind, under that suffix.
+//! however long it is. The sender itself does no I/O: it appends to a buffer it owns
+//! (`tcp::trace`), which the simulation drains into the flow's files (`FlowFiles`) after each
+//! call, so the buffer holds a few rows at a time and, once grown, allocates nothing more.
+//! Without an output folder the rows stay in memory, as the library's callers that read
+//! `FlowTrace` expect; so do the traces beyond the open-file budget (`file_budget`,
+//! `StreamPlan`), written when the run ends.
 
-use std::fs::File;
-use std::io::{self, BufWriter, Write};
-use std::path::{Path, PathBuf};
+mod csv;
+
+use std::io::{self, Write};
+use std::path::Path;
+
+pub use csv::{write_csv, CsvRow, CsvStream, Rows, BUFFER_BYTES, PARTIAL_SUFFIX};
 
 use crate::net::queue::QueueSample;
-use crate::tcp::sender::{SendRecord, TraceRow};
-
-/// The buffer of one streamed trace file (what a streamed trace costs in memory).
-pub const BUFFER_BYTES: usize = 64 * 1024;
-
-/// Suffix of a trace file while its run is still writing it.
-pub const PARTIAL_SUFFIX: &str = ".partial";
+use crate::tcp::trace::{SendRecord, SenderTrace, TraceRow};
 
 /// How many trace files a run keeps open at once: half the process's open-file limit, at most
 /// 1024 (64 MiB of buffers). Beyond it, traces stay in memory and are written when the
@@ -77,14 +70,6 @@ pub fn queue_file(channel: usize) -> String {
     format!("queue-{channel}.csv")
 }
 
-/// A trace record that is one CSV line.
-pub trait CsvRow {
-    /// The column names, without the line end.
-    const HEADER: &'static str;
-    /// Write the record as one line, newline included.
-    fn write_csv(&self, w: &mut impl Write) -> io::Result<()>;
-}
-
 impl CsvRow for TraceRow {
     const HEADER: &'static str = "time_s,cwnd,ssthresh,snd_una,snd_nxt";
     fn write_csv(&self, w: &mut impl Write) -> io::Result<()> {
@@ -111,176 +96,77 @@ impl CsvRow for QueueSample {
     }
 }
 
-/// Write a header and every row.
-pub fn write_csv<R: CsvRow>(rows: &[R], w: &mut impl Write) -> io::Result<()> {
-    writeln!(w, "{}", R::HEADER)?;
-    rows.iter().try_for_each(|r| r.write_csv(w))
-}
-
-/// One trace file being written: rows go through a fixed buffer into `NAME.partial`.
+/// A streamed flow's two files: window and sequence rows, and the data segments sent.
 #[derive(Debug)]
-pub struct CsvStream {
-    out: BufWriter<File>,
-    partial: PathBuf,
-    path: PathBuf,
-    /// The first write error: the run goes on (a row cannot stop it), `finish` reports it.
-    error: Option<io::Error>,
-    finished: bool,
+struct FlowStreams {
+    rows: CsvStream,
+    sends: CsvStream,
 }
 
-impl CsvStream {
-    /// Start `path` (written as `path.partial` until `finish`) with `R`'s header.
-    pub fn create<R: CsvRow>(path: PathBuf) -> io::Result<Self> {
-        let mut name = path.clone().into_os_string();
-        name.push(PARTIAL_SUFFIX);
-        let partial = PathBuf::from(name);
-        let file = File::create(&partial).map_err(|e| with_path(e, &partial))?;
-        let mut s =
-            Self { out: BufWriter::with_capacity(BUFFER_BYTES, file), partial, path, error: None, finished: false };
-        s.line(|w| writeln!(w, "{}", R::HEADER));
-        Ok(s)
+impl FlowStreams {
+    /// Write out (and empty) what the sender recorded since the last drain; the buffer keeps
+    /// its capacity, so a run that streams allocates nothing per row once it has warmed up.
+    #[inline(never)]
+    fn write(&mut self, trace: &mut SenderTrace) {
+        trace.rows.drain(..).for_each(|r| self.rows.push(&r));
+        trace.sends.drain(..).for_each(|s| self.sends.push(&s));
+    }
+}
+
+/// The traced flows whose traces stream into files, by flow number (empty: none does).
+#[derive(Debug, Default)]
+pub struct FlowFiles {
+    flows: Vec<Option<FlowStreams>>,
+}
+
+impl FlowFiles {
+    /// Open `trace_file` and `segments_file` in `dir` for every flow the plan streams.
+    pub fn open(dir: &Path, plan: &StreamPlan) -> io::Result<Self> {
+        let flows = plan
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, &on)| on.then(|| FlowStreams::open(dir, i as u32)).transpose())
+            .collect::<io::Result<_>>()?;
+        Ok(Self { flows })
     }
 
+    /// Move flow `flow`'s new records into its files, if they stream (call after every call
+    /// into its sender, so its buffer stays small).
     #[inline]
-    fn push<R: CsvRow>(&mut self, row: &R) {
-        self.line(|w| row.write_csv(w));
-    }
-
-    #[inline]
-    fn line(&mut self, f: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>) {
-        if self.error.is_none() {
-            if let Err(e) = f(&mut self.out) {
-                self.error = Some(e);
-            }
+    pub fn drain(&mut self, flow: u32, trace: Option<&mut SenderTrace>) {
+        if let (Some(Some(files)), Some(trace)) = (self.flows.get_mut(flow as usize), trace) {
+            files.write(trace);
         }
     }
 
-    /// Flush, and put the file under its own name (replacing one left by an earlier run).
+    pub fn is_streamed(&self, flow: u32) -> bool {
+        self.flows.get(flow as usize).is_some_and(|f| f.is_some())
+    }
+
+    /// Complete every file (see `CsvStream::finish`).
     pub fn finish(&mut self) -> io::Result<()> {
-        if let Some(e) = self.error.take() {
-            return Err(with_path(e, &self.partial));
+        for f in self.flows.iter_mut().flatten() {
+            f.rows.finish()?;
+            f.sends.finish()?;
         }
-        self.out.flush().map_err(|e| with_path(e, &self.partial))?;
-        std::fs::rename(&self.partial, &self.path).map_err(|e| with_path(e, &self.path))?;
-        self.finished = true;
         Ok(())
     }
-
-    /// Where the file goes when the run ends well.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
 }
 
-impl Drop for CsvStream {
-    fn drop(&mut self) {
-        if !self.finished {
-            // The run did not end well: no half-written trace stays (the error is reported
-            // by whoever dropped the run; a failed removal leaves only a `.partial` name).
-            let _ = std::fs::remove_file(&self.partial);
-        }
-    }
-}
-
-fn with_path(e: io::Error, path: &Path) -> io::Error {
-    io::Error::new(e.kind(), format!("{}: {e}", path.display()))
-}
-
-/// Where a trace's rows go: kept in memory for the caller, or streamed to a file.
-#[derive(Debug)]
-pub enum Rows<R> {
-    Memory(Vec<R>),
-    File(CsvStream),
-}
-
-impl<R> Default for Rows<R> {
-    fn default() -> Self {
-        Rows::Memory(Vec::new())
-    }
-}
-
-/// A copy keeps its rows in memory: a file has one writer, its original.
-impl<R: Clone> Clone for Rows<R> {
-    fn clone(&self) -> Self {
-        match self {
-            Rows::Memory(v) => Rows::Memory(v.clone()),
-            Rows::File(_) => Rows::Memory(Vec::new()),
-        }
-    }
-}
-
-impl<R: CsvRow> Rows<R> {
-    /// Stream into the file `path` from now on.
-    pub fn file(path: PathBuf) -> io::Result<Self> {
-        CsvStream::create::<R>(path).map(Rows::File)
-    }
-
-    #[inline]
-    pub fn push(&mut self, row: R) {
-        match self {
-            Rows::Memory(v) => v.push(row),
-            Rows::File(f) => f.push(&row),
-        }
-    }
-
-    /// The rows kept in memory (none when streamed: they are in the file).
-    pub fn take(&mut self) -> Vec<R> {
-        match self {
-            Rows::Memory(v) => std::mem::take(v),
-            Rows::File(_) => Vec::new(),
-        }
-    }
-
-    pub fn is_streamed(&self) -> bool {
-        matches!(self, Rows::File(_))
-    }
-
-    /// Complete a streamed file (see `CsvStream::finish`); nothing to do in memory.
-    pub fn finish(&mut self) -> io::Result<()> {
-        match self {
-            Rows::Memory(_) => Ok(()),
-            Rows::File(f) => f.finish(),
-        }
-    }
-}
-
-/// A traced flow's two traces: window and sequence rows, and the data segments sent.
-#[derive(Debug, Clone, Default)]
-pub struct FlowTraceSink {
-    pub rows: Rows<TraceRow>,
-    pub sends: Rows<SendRecord>,
-}
-
-impl FlowTraceSink {
-    /// Stream flow `flow`'s traces into `dir` (`trace_file` and `segments_file`).
-    pub fn files(dir: &Path, flow: u32) -> io::Result<Self> {
-        Ok(Self { rows: Rows::file(dir.join(trace_file(flow)))?, sends: Rows::file(dir.join(segments_file(flow)))? })
-    }
-
-    /// Out of line (as `send`), so that an untraced flow's sender pays one test of its
-    /// `Option` and keeps its callers small enough to inline.
-    #[inline(never)]
-    pub fn row(&mut self, row: TraceRow) {
-        self.rows.push(row);
-    }
-
-    #[inline(never)]
-    pub fn send(&mut self, record: SendRecord) {
-        self.sends.push(record);
-    }
-
-    pub fn is_streamed(&self) -> bool {
-        self.rows.is_streamed()
-    }
-
-    pub fn finish(&mut self) -> io::Result<()> {
-        self.rows.finish()?;
-        self.sends.finish()
+impl FlowStreams {
+    fn open(dir: &Path, flow: u32) -> io::Result<Self> {
+        Ok(Self {
+            rows: CsvStream::create::<TraceRow>(dir.join(trace_file(flow)))?,
+            sends: CsvStream::create::<SendRecord>(dir.join(segments_file(flow)))?,
+        })
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::path::PathBuf;
+
     use super::*;
 
     fn dir(name: &str) -> PathBuf {
@@ -359,14 +245,47 @@ mod tests {
         std::fs::remove_dir_all(d).unwrap();
     }
 
+    /// Files of flow 0 (streamed) and flow 1 (kept in memory) in `d`.
+    fn files_of_flow_0(d: &Path) -> FlowFiles {
+        FlowFiles::open(d, &StreamPlan { flows: vec![true, false], channels: vec![] }).unwrap()
+    }
+
+    #[test]
+    fn draining_a_senders_buffer_streams_its_records_and_empties_it() {
+        let d = dir("drain");
+        let mut files = files_of_flow_0(&d);
+        let (mut streamed, mut kept) = (SenderTrace::default(), SenderTrace::default());
+        let all = rows(5000);
+        let sends: Vec<SendRecord> = (0..5000)
+            .map(|i| SendRecord { time: i * 7, offset: i * 1460, len: 1460, retransmit: i % 3 == 0 })
+            .collect();
+        for (chunk, send_chunk) in all.chunks(7).zip(sends.chunks(7)) {
+            chunk.iter().for_each(|r| streamed.row(*r));
+            send_chunk.iter().for_each(|s| streamed.send(*s));
+            chunk.iter().for_each(|r| kept.row(*r));
+            files.drain(0, Some(&mut streamed));
+            files.drain(1, Some(&mut kept));
+            assert!(streamed.rows.is_empty() && streamed.sends.is_empty());
+        }
+        assert!(files.is_streamed(0) && !files.is_streamed(1) && !files.is_streamed(2));
+        assert_eq!(kept.rows.len(), 5000, "a flow kept in memory keeps its rows");
+        files.finish().unwrap();
+        assert_eq!(std::fs::read(d.join(trace_file(0))).unwrap(), in_memory(&all));
+        assert_eq!(std::fs::read(d.join(segments_file(0))).unwrap(), in_memory(&sends));
+        assert!(!d.join(trace_file(1)).exists());
+        std::fs::remove_dir_all(d).unwrap();
+    }
+
     #[test]
     fn an_unfinished_stream_leaves_nothing_and_an_old_file_stays() {
         let d = dir("drop");
         std::fs::write(d.join("trace-flow0.csv"), "old\n").unwrap();
-        let mut s = FlowTraceSink::files(&d, 0).unwrap();
-        rows(1000).into_iter().for_each(|r| s.rows.push(r));
+        let mut files = files_of_flow_0(&d);
+        let mut t = SenderTrace::default();
+        rows(1000).into_iter().for_each(|r| t.row(r));
+        files.drain(0, Some(&mut t));
         assert!(d.join("trace-flow0.csv.partial").exists());
-        drop(s); // the run stopped (Ctrl-C, an error)
+        drop(files); // the run stopped (Ctrl-C, an error)
         let names: Vec<_> = std::fs::read_dir(&d).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(names, ["trace-flow0.csv"]);
         assert_eq!(std::fs::read_to_string(d.join("trace-flow0.csv")).unwrap(), "old\n");
@@ -387,24 +306,5 @@ mod tests {
         assert_eq!(plan(3), StreamPlan { flows: vec![true, false, false], channels: vec![true, false] });
         assert_eq!(plan(0), StreamPlan { flows: vec![false; 3], channels: vec![false; 2] });
         assert!((8..=1024).contains(&file_budget()));
-    }
-
-    #[test]
-    fn a_write_error_is_reported_with_the_file_name() {
-        // /dev/full accepts the open and fails every write: the error surfaces at the end.
-        let full = Path::new("/dev/full");
-        if !full.exists() {
-            return;
-        }
-        let mut s = CsvStream {
-            out: BufWriter::with_capacity(16, File::options().write(true).open(full).unwrap()),
-            partial: PathBuf::from("/nonexistent/x.csv.partial"),
-            path: PathBuf::from("/nonexistent/x.csv"),
-            error: None,
-            finished: false,
-        };
-        rows(10).iter().for_each(|r| s.push(r));
-        let e = s.finish().unwrap_err();
-        assert!(e.to_string().starts_with("/nonexistent/x.csv.partial: "), "{e}");
     }
 }

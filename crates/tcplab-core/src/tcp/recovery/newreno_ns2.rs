@@ -1,0 +1,242 @@
+//! NewReno as Goyal et al. (1998) Sec. 3.1 describe ns-2.1b3's (tcp-newreno.cc rev. 1.7, 1997;
+//! the rules below hold to rev. 1.44, 2001): stay in fast recovery until the ACK covers
+//! `recover`, resending one segment per partial ACK; a partial ACK sets cwnd to ssthresh and
+//! restarts the timer every time. With Hoe's change (`newreno_changes_`, the knob
+//! `newreno_changes`), every second duplicate ACK in recovery sends one new segment beyond the
+//! window to keep the ACK clock ("flywheel") turning. (Hoe's other change, ssthresh from the
+//! path's bandwidth-delay product, is the `initial_ssthresh = "bdp"` knob.)
+//!
+//! ns-2 keeps the inflation apart in dupwnd_, so a timeout halves the window without it; with
+//! bugFix_ a third duplicate ACK after a timeout, before the ACK passes `recover`, inflates the
+//! window but retransmits nothing; and in recovery the window sends as NewRenoTcpAgent::recv
+//! does (`window_sends`). `newreno.rs` is RFC 6582's NewReno.
+
+use super::{AckVerdict, Ctx, LossRecovery};
+
+#[derive(Debug, Clone)]
+pub struct NewRenoNs2 {
+    in_recovery: bool,
+    /// Highest byte sent when recovery began (or at the last timeout).
+    recover: Option<u64>,
+    /// Duplicate ACKs since recovery began or since the last partial ACK.
+    dups: u32,
+    /// newreno_changes_ (Hoe's flywheel) on.
+    flywheel: bool,
+    /// Send from the window in recovery only as NewRenoTcpAgent::recv does.
+    ns2_sends: bool,
+    /// bugFix_: no fast retransmit after a timeout until the ACK passes recover.
+    bug_fix: bool,
+    /// A timeout set `recover` and no ACK has passed it yet.
+    after_timeout: bool,
+    /// Duplicates after a timeout inflate the window without a fast retransmit.
+    inflated_only: bool,
+    /// The inflation in cwnd (ns-2's dupwnd_), bytes.
+    dupwnd: u64,
+}
+
+impl Default for NewRenoNs2 {
+    fn default() -> Self {
+        Self {
+            in_recovery: false,
+            recover: None,
+            dups: 0,
+            flywheel: true,
+            ns2_sends: false,
+            bug_fix: false,
+            after_timeout: false,
+            inflated_only: false,
+            dupwnd: 0,
+        }
+    }
+}
+
+impl NewRenoNs2 {
+    /// tcp-newreno.cc NewRenoTcpAgent::timeout: `if (bug_fix_) recover_ = maxseq_`; then no
+    /// fast retransmit until `highest_ack_ > recover_` (recv's `recover_cause_ != 2` test in
+    /// rev. 1.7, dupack_action's `bug_fix_` test in 1.44), though `dupwnd_` still inflates.
+    pub fn with_bug_fix(mut self, on: bool) -> Self {
+        self.bug_fix = on;
+        self
+    }
+
+    /// tcp-newreno.cc NewRenoTcpAgent::recv ends with `if (dupacks_ == 0) send(0, 0,
+    /// maxburst_); else if (dupacks_ > NUMDUPACKS - 1 && newreno_changes_ == 0) send(0, 0,
+    /// 2);` (rev. 1.7, 1997, and still rev. 1.44, 2001). dupacks_ stays at 3 or more from the
+    /// fast retransmit until the ACK that ends recovery (partialnewack leaves it), so in
+    /// recovery at most 2 packets leave from the window per ACK, and none with
+    /// newreno_changes_, whose only new packets are the flywheel's `output(t_seqno_++)`.
+    pub fn with_ns2_sends(mut self, on: bool) -> Self {
+        self.ns2_sends = on;
+        self
+    }
+
+    /// tcp-newreno.cc NewRenoTcpAgent::recv: `if (newreno_changes_ > 0 && ...)`.
+    pub fn with_flywheel(mut self, on: bool) -> Self {
+        self.flywheel = on;
+        self
+    }
+}
+
+impl LossRecovery for NewRenoNs2 {
+    fn on_dupack(&mut self, cx: &mut Ctx, count: u32, threshold: u32) -> bool {
+        if self.in_recovery || (self.inflated_only && count > threshold) {
+            cx.win.cwnd += cx.mss;
+            self.dupwnd += cx.mss;
+            self.dups += 1;
+            if self.flywheel && self.dups.is_multiple_of(2) {
+                *cx.extra_new += 1;
+            }
+            return false;
+        }
+        if count != threshold {
+            return false;
+        }
+        let past_recover = self.recover.is_none_or(|r| cx.snd_una > r);
+        if self.bug_fix && self.after_timeout && !past_recover {
+            // recv: dupack_action does nothing, then `dupwnd_ = NUMDUPACKS` all the same.
+            cx.win.cwnd += threshold as u64 * cx.mss;
+            self.dupwnd = threshold as u64 * cx.mss;
+            self.inflated_only = true;
+            self.dups = 0;
+            return false;
+        }
+        cx.win.ssthresh = cx.ssthresh_on_loss();
+        cx.win.cwnd = cx.win.ssthresh + threshold as u64 * cx.mss;
+        *cx.retransmit = Some(cx.snd_una);
+        self.recover = Some(cx.snd_max);
+        self.in_recovery = true;
+        self.after_timeout = false;
+        self.dupwnd = threshold as u64 * cx.mss;
+        self.dups = 0;
+        true
+    }
+
+    fn on_new_ack(&mut self, cx: &mut Ctx, _acked: u64) -> AckVerdict {
+        if self.after_timeout && self.recover.is_some_and(|r| cx.snd_una > r) {
+            self.after_timeout = false;
+        }
+        if self.inflated_only {
+            // rev. 1.44 recv: after a timeout (last_cwnd_action_ is not a dupack) a new ACK
+            // is a new ACK: dupwnd_ = 0, newack, opencwnd.
+            cx.win.cwnd = cx.win.cwnd.saturating_sub(self.dupwnd).max(cx.mss);
+            self.dupwnd = 0;
+            self.inflated_only = false;
+        }
+        if !self.in_recovery {
+            return AckVerdict::GROW;
+        }
+        let recover = self.recover.expect("recover is set in recovery");
+        self.dupwnd = 0;
+        if cx.snd_una >= recover {
+            self.in_recovery = false;
+        } else {
+            // A partial ACK: the next hole is lost too; resend it now.
+            *cx.retransmit = Some(cx.snd_una);
+            self.dups = 0;
+        }
+        // Both end recovery and partialnewack set cwnd_ = ssthresh_ (and restart the timer).
+        cx.win.cwnd = cx.win.ssthresh;
+        AckVerdict::HOLD
+    }
+
+    fn on_timeout(&mut self, cx: &mut Ctx) {
+        self.in_recovery = false;
+        self.recover = Some(cx.snd_max);
+        self.after_timeout = self.bug_fix;
+        self.inflated_only = false;
+        self.dupwnd = 0;
+    }
+
+    fn in_recovery(&self) -> bool {
+        self.in_recovery
+    }
+
+    /// NewRenoTcpAgent::timeout zeroes dupwnd_ before TcpAgent::timeout's closecwnd(0).
+    fn inflation(&self) -> u64 {
+        self.dupwnd
+    }
+
+    fn window_sends(&self) -> Option<u32> {
+        let capped = self.ns2_sends && (self.in_recovery || self.inflated_only);
+        capped.then_some(if self.flywheel { 0 } else { 2 })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixture::State;
+    use super::*;
+
+    fn enter(n: NewRenoNs2) -> (NewRenoNs2, State) {
+        let mut s = State::new(8000);
+        let mut n = n;
+        assert!(n.on_dupack(&mut s.cx(), 3, 3));
+        (n, s)
+    }
+
+    #[test]
+    fn partial_ack_resends_the_next_hole_and_sets_cwnd_to_ssthresh() {
+        let (mut n, mut s) = enter(NewRenoNs2::default());
+        assert_eq!((s.win.ssthresh, s.win.cwnd, s.retransmit.take()), (4000, 7000, Some(5000)));
+        s.snd_una = 7000; // acknowledges the resent segment and one more
+        let v = n.on_new_ack(&mut s.cx(), 2000);
+        assert!(n.in_recovery());
+        assert_eq!(s.retransmit, Some(7000));
+        assert_eq!(v, AckVerdict::HOLD, "every partial ACK restarts the timer");
+        assert_eq!(s.win.cwnd, 4000, "ns-2.1b3 resets cwnd to ssthresh on a partial ACK");
+        s.snd_una = 13_000;
+        n.on_new_ack(&mut s.cx(), 6000);
+        assert!(!n.in_recovery());
+        assert_eq!(s.win.cwnd, 4000);
+    }
+
+    #[test]
+    fn ns2_flavour_sends_one_new_segment_per_two_duplicate_acks() {
+        let (mut n, mut s) = enter(NewRenoNs2::default());
+        for c in 4..8 {
+            n.on_dupack(&mut s.cx(), c, 3);
+        }
+        assert_eq!(s.extra_new, 2);
+        assert_eq!(n.inflation(), 7000, "three segments at the fast retransmit, four since");
+        let (mut quiet, mut s) = enter(NewRenoNs2::default().with_flywheel(false));
+        for c in 4..8 {
+            quiet.on_dupack(&mut s.cx(), c, 3);
+        }
+        assert_eq!(s.extra_new, 0, "newreno_changes_ 0: no flywheel");
+    }
+
+    #[test]
+    fn ns2_window_sends_in_recovery_are_two_or_none_with_the_flywheel() {
+        // NewRenoTcpAgent::recv: send(0, 0, 2) while dupacks_ >= 3 only without
+        // newreno_changes_; no limit outside recovery (send(0, 0, maxburst_)).
+        for (flywheel, cap) in [(false, 2), (true, 0)] {
+            let mut s = State::new(8000);
+            let mut n = NewRenoNs2::default().with_flywheel(flywheel).with_ns2_sends(true);
+            assert_eq!(n.window_sends(), None);
+            assert!(n.on_dupack(&mut s.cx(), 3, 3));
+            assert_eq!(n.window_sends(), Some(cap));
+            s.snd_una = 13_000;
+            n.on_new_ack(&mut s.cx(), 8000);
+            assert_eq!(n.window_sends(), None);
+        }
+        let (n, _) = enter(NewRenoNs2::default());
+        assert_eq!(n.window_sends(), None, "without ns-2's send rule only max_burst limits");
+    }
+
+    #[test]
+    fn ns2_bug_fix_inflates_but_does_not_retransmit_after_a_timeout_until_recover_is_passed() {
+        let mut s = State::new(1000);
+        let mut n = NewRenoNs2::default().with_bug_fix(true).with_flywheel(false);
+        n.on_timeout(&mut s.cx()); // recover = snd_max = 13000
+        assert!(!n.on_dupack(&mut s.cx(), 3, 3));
+        assert_eq!((s.win.cwnd, s.retransmit, n.inflation()), (4000, None, 3000));
+        n.on_dupack(&mut s.cx(), 4, 3);
+        assert_eq!(s.win.cwnd, 5000);
+        s.snd_una = 6000;
+        n.on_new_ack(&mut s.cx(), 1000);
+        assert_eq!((s.win.cwnd, n.inflation()), (1000, 0), "a new ACK takes the inflation away");
+        s.snd_una = 14_000;
+        s.snd_max = 20_000;
+        assert!(n.on_dupack(&mut s.cx(), 3, 3), "past recover fast retransmit works again");
+    }
+}

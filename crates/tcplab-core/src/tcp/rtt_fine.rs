@@ -1,0 +1,81 @@
+//! The fine-grained retransmission timer of RFC 6298 (`TimerClock::Fine`): samples in
+//! nanoseconds, SRTT and RTTVAR with gains 1/8 and 1/4, RTO = SRTT + max(G, 4 RTTVAR) (G is one
+//! nanosecond), clamped to [min_rto, max_rto]; the timer fires exactly when due.
+
+use crate::time::{Dur, Time};
+
+use super::rtt::{backoff_multiplier, RtoLimits, RttEstimator};
+
+#[derive(Debug, Clone)]
+pub struct FineRtt {
+    /// SRTT, ns.
+    srtt: u64,
+    /// RTTVAR, ns.
+    rttvar: u64,
+    has_sample: bool,
+    limits: RtoLimits,
+}
+
+impl FineRtt {
+    pub fn new(limits: RtoLimits) -> Self {
+        Self { srtt: 0, rttvar: 0, has_sample: false, limits }
+    }
+}
+
+impl RttEstimator for FineRtt {
+    fn sample(&mut self, sent: Time, now: Time) {
+        let r = now.saturating_sub(sent);
+        if self.has_sample {
+            // RFC 6298 (2.3): RTTVAR first, from the SRTT before this sample.
+            let err = self.srtt.abs_diff(r);
+            self.rttvar = (3 * self.rttvar + err) / 4;
+            self.srtt = (7 * self.srtt + r) / 8;
+        } else {
+            self.srtt = r;
+            self.rttvar = r / 2;
+        }
+        self.has_sample = true;
+    }
+
+    #[inline]
+    fn rto(&self) -> Dur {
+        if !self.has_sample {
+            return self.limits.initial;
+        }
+        (self.srtt + (4 * self.rttvar).max(1)).clamp(self.limits.min, self.limits.max)
+    }
+
+    fn srtt_ns(&self) -> Dur {
+        self.srtt
+    }
+
+    fn deadline(&self, now: Time, backoff: u32) -> Time {
+        now + self.rto().saturating_mul(backoff_multiplier(backoff)).clamp(self.limits.min, self.limits.max)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::{MS, SEC};
+
+    #[test]
+    fn fine_rto_follows_rfc6298() {
+        let mut r = FineRtt::new(RtoLimits { min: 200 * MS, max: 60 * SEC, initial: SEC });
+        assert_eq!(r.rto(), SEC);
+        r.sample(0, 100 * MS);
+        assert_eq!(r.rto(), 300 * MS); // 100 + 4 * 50
+        r.sample(0, 100 * MS);
+        assert_eq!(r.rto(), 250 * MS); // rttvar 37.5 -> 100 + 150
+        assert_eq!(r.deadline(SEC, 2), SEC + SEC); // 250 * 4
+    }
+
+    #[test]
+    fn the_backed_off_timeout_is_clamped_to_max_rto() {
+        let mut r = FineRtt::new(RtoLimits { min: 200 * MS, max: 5 * SEC, initial: SEC });
+        r.sample(0, 500 * MS); // 500 + 4 * 250 = 1.5 s
+        assert_eq!(r.deadline(0, 1), 3 * SEC);
+        assert_eq!(r.deadline(0, 2), 5 * SEC, "6 s capped");
+        assert_eq!(r.srtt_ns(), 500 * MS);
+    }
+}

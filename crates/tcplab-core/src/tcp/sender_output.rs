@@ -1,0 +1,216 @@
+//! The sender's output: what leaves next (`poll_transmit`), how big it may be, and how each
+//! segment is built. A child module of `sender`, so it works on the sender's own fields.
+
+use crate::packet::{flags, payload_tag, Dir, Packet, SackBlock, MAX_SACK_BLOCKS};
+use crate::time::Time;
+
+use super::super::recovery::{Ctx, SendChoice};
+use super::super::seq::to_wire;
+use super::{SendRecord, SenderState, TcpSender};
+
+impl TcpSender {
+    /// The next packet to send now, if any.
+    pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+        if self.ctl_due {
+            self.ctl_due = false;
+            return Some(self.syn_packet(now));
+        }
+        if self.state != SenderState::Established {
+            return None;
+        }
+        if let Some(p) = self.next_data(now) {
+            return Some(p);
+        }
+        if let Some(p) = self.reserved_send(now) {
+            return Some(p);
+        }
+        if self.ack_due {
+            self.ack_due = false;
+            return Some(self.packet(0, 0, flags::ACK, 0));
+        }
+        None
+    }
+
+    /// The next data segment: a requested retransmission, whatever the recovery policy
+    /// chooses, or what the window allows.
+    fn next_data(&mut self, now: Time) -> Option<Packet> {
+        if self.burst_left == 0 {
+            return None;
+        }
+        if let Some(off) = self.retransmit.take() {
+            if off >= self.snd_una && off < self.snd_max {
+                let len = (self.snd_max - off).min(self.cfg.mss as u64);
+                return Some(self.data_packet(now, off, len));
+            }
+        }
+        let len = match self.recovery.next_send(&mut ctx!(self)) {
+            SendChoice::Retransmit(off, len) => return Some(self.data_packet(now, off, len)),
+            SendChoice::Nothing => return None,
+            SendChoice::NewData => self.new_data_len()?,
+            SendChoice::Window => match self.sendable_len().filter(|_| self.window_left > 0) {
+                Some(len) if !self.reserved_window_send(now, len) => return None,
+                Some(len) => {
+                    self.window_left -= 1;
+                    len
+                }
+                None if self.extra_new > 0 && self.snd_nxt == self.snd_max => {
+                    let len = self.new_data_len()?;
+                    self.extra_new -= 1;
+                    len
+                }
+                None => return None,
+            },
+        };
+        let off = self.snd_nxt;
+        self.snd_nxt += len;
+        Some(self.data_packet(now, off, len))
+    }
+
+    /// Delayed send's gate on a segment the window lets go (`reserved.rs`).
+    fn reserved_window_send(&mut self, now: Time, len: u64) -> bool {
+        let size = len + self.cfg.header_bytes as u64;
+        let resend = self.snd_nxt < self.snd_max;
+        resend || self.reserved.as_mut().is_none_or(|r| r.window_send(now, size))
+    }
+
+    /// Timer-triggered data of a reserved connection: delayed send's one segment at expiry
+    /// (when MaxBurst kept the window path shut), or timed send's marked segments beyond cwnd.
+    fn reserved_send(&mut self, now: Time) -> Option<Packet> {
+        let r = self.reserved.as_mut()?;
+        r.start(now);
+        let len = if r.take_expired_credit() {
+            self.sendable_len()?
+        } else {
+            let len = self.new_data_len()?;
+            let size = len + self.cfg.header_bytes as u64;
+            if !self.reserved.as_mut()?.timed_send(size) {
+                return None;
+            }
+            len
+        };
+        let off = self.snd_nxt;
+        self.snd_nxt += len;
+        Some(self.data_packet(now, off, len))
+    }
+
+    /// New data that the receiver's window and the application allow, whatever cwnd says.
+    fn new_data_len(&self) -> Option<u64> {
+        let limit = self.snd_una + self.peer_wnd.min(self.cfg.snd_buf as u64);
+        let piece = self.next_piece()?;
+        let room = limit.saturating_sub(self.snd_nxt);
+        let len = if self.cfg.boston.is_some() && room < piece { 0 } else { piece.min(room) };
+        (len > 0).then_some(len)
+    }
+
+    /// The most that may go out at snd_nxt as one segment, whatever the windows say: an MSS,
+    /// cut at the end of the data and of the first write. TCP Boston's segments are the
+    /// MSS-aligned pieces of the stream and are always resent whole, since a segment's shards
+    /// belong to one dispersal.
+    fn next_piece(&self) -> Option<u64> {
+        let mut end = self.total.unwrap_or(u64::MAX);
+        if let Some(w) = self.cfg.first_write {
+            // A segment never spans the end of the first write: it went out before the rest
+            // was written.
+            if self.snd_nxt < w {
+                end = end.min(w);
+            }
+        }
+        if self.snd_nxt >= end {
+            return None;
+        }
+        let mss = self.cfg.mss as u64;
+        let piece = if self.cfg.boston.is_some() { mss - self.snd_nxt % mss } else { mss };
+        Some(piece.min(end - self.snd_nxt))
+    }
+
+    /// How many bytes may leave at snd_nxt now: limited by the window and the data, and
+    /// never a small segment that only the window cut short (silly-window avoidance).
+    fn sendable_len(&self) -> Option<u64> {
+        let piece = self.next_piece()?;
+        let cwnd = self.cc.usable(self.win.cwnd, self.cfg.mss as u64);
+        let wnd = cwnd.min(self.peer_wnd).min(self.cfg.snd_buf as u64);
+        let room = (self.snd_una + wnd).saturating_sub(self.snd_nxt);
+        let len = piece.min(room);
+        if len == 0 || (self.cfg.boston.is_some() && len < piece) {
+            return None;
+        }
+        let resending = self.snd_nxt < self.snd_max;
+        let whole = len == piece && (len == self.cfg.mss as u64 || !(self.cfg.nagle && self.snd_nxt > self.snd_una));
+        // RFC 1122's sender rule: also send once the window allows half the largest window
+        // the receiver ever offered (so a receiver with a buffer below one MSS is served).
+        let half_window = 2 * len >= self.max_peer_wnd;
+        (whole || resending || half_window || !self.cfg.sws_avoidance).then_some(len)
+    }
+
+    fn data_packet(&mut self, now: Time, off: u64, len: u64) -> Packet {
+        let resend = off < self.snd_max;
+        self.stats.data_segments += 1;
+        if resend {
+            self.stats.retransmits += 1;
+        } else if self.timing.is_none() {
+            self.timing = Some((off + len, now));
+        }
+        self.snd_max = self.snd_max.max(off + len);
+        if self.rto_at.is_none() {
+            self.rto_at = Some(self.rtt.deadline(now, self.backoff));
+        }
+        self.ack_due = false;
+        self.last_send = now;
+        self.burst_left = self.burst_left.saturating_sub(1);
+        self.recovery.on_sent(&mut ctx!(self), off, len);
+        if let Some(trace) = &mut self.trace {
+            trace.send(SendRecord { time: now, offset: off, len, retransmit: resend });
+        }
+        let mut p = self.packet(off, len as u32, flags::ACK, payload_tag(self.flow, off, len as u32));
+        p.retransmit = resend;
+        // ns TcpAgent::output: every transmission, a retransmission too, carries its own send
+        // time (`tcph->ts() = now`), which is what makes Karn's rule unnecessary.
+        p.ts = now;
+        if off + len == self.total.unwrap_or(u64::MAX) {
+            p.flags |= flags::PSH;
+        }
+        if let Some(b) = &mut self.boston {
+            b.encode(&mut p, off, !resend, self.cfg.header_bytes);
+        }
+        p
+    }
+
+    fn syn_packet(&mut self, now: Time) -> Packet {
+        if self.stats.syn_retransmits == 0 {
+            self.syn_timing = Some(now);
+        }
+        if self.rto_at.is_none() {
+            self.rto_at = Some(self.rtt.deadline(now, self.backoff));
+        }
+        let mut p = self.packet(0, 0, flags::SYN, 0);
+        p.seq = self.isn;
+        if self.state == SenderState::SynReceived {
+            p.flags |= flags::ACK;
+        } else {
+            p.ack = 0;
+        }
+        p
+    }
+
+    fn packet(&self, off: u64, len: u32, flags: u8, tag: u32) -> Packet {
+        Packet {
+            flow: self.flow,
+            dir: Dir::Forward,
+            route_pos: 0,
+            seq: to_wire(self.isn.wrapping_add(1), off),
+            ack: self.peer_isn.wrapping_add(1),
+            wnd: self.cfg.advertised_window(),
+            payload: len,
+            wire_bytes: len + self.cfg.header_bytes,
+            flags,
+            n_sack: 0,
+            retransmit: false,
+            marked: false,
+            sack: [SackBlock::default(); MAX_SACK_BLOCKS],
+            tag,
+            cell: Default::default(),
+            shards: Default::default(),
+            ts: 0,
+        }
+    }
+}
