@@ -10,6 +10,7 @@ use rand::Rng as _;
 use crate::atm::aal5::Rebuilt;
 use crate::atm::drop::CellDropper;
 use crate::atm::runtime::AtmRuntime;
+use crate::config::{self, Model};
 use crate::engine::{Event, EventQueue};
 use crate::error::Error;
 use crate::metrics::{Conservation, FlowReport, FlowTrace, LinkReport, RunReport};
@@ -20,7 +21,6 @@ use crate::net::{Channel, PacketPool, Queue};
 use crate::packet::{Dir, Packet};
 use crate::pcap::{node_ip, wscale_for, PcapFlow, PcapWriter};
 use crate::rng::stream;
-use crate::scenario::{self, LossModelSpec, Model};
 use crate::tcp::reserved::Reserved;
 use crate::tcp::rtt::TimerClock;
 use crate::tcp::{TcpReceiver, TcpSender};
@@ -95,37 +95,24 @@ impl Simulation {
             .iter()
             .enumerate()
             .map(|(i, c)| {
-                let rng = || stream(seed, "channel", i as u64);
-                let loss = match &c.loss {
-                    LossModelSpec::None => LossModel::None,
-                    LossModelSpec::Bernoulli(p) => LossModel::Bernoulli { p: *p, rng: Box::new(rng()) },
-                    LossModelSpec::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad } => {
-                        LossModel::GilbertElliott {
-                            p_good_to_bad: *p_good_to_bad,
-                            p_bad_to_good: *p_bad_to_good,
-                            loss_good: *loss_good,
-                            loss_bad: *loss_bad,
-                            bad: false,
-                            rng: Box::new(rng()),
-                        }
-                    }
-                    LossModelSpec::Burst { mean_good, mean_bad } => LossModel::Burst {
-                        mean_good: *mean_good as f64,
-                        mean_bad: *mean_bad as f64,
-                        bad: false,
-                        until: None,
-                        rng: Box::new(rng()),
-                    },
-                    LossModelSpec::DropList { flow, by, values } => {
-                        LossModel::DropList { flow: *flow, by: *by, pending: values.clone(), seen: 0 }
-                    }
-                };
+                let loss = LossModel::new(&c.loss, seed, i as u64);
                 let queue = match (c.cell_policy, c.limit) {
                     (Some(policy), crate::net::QueueLimit::Packets(cells)) => Queue::with_cell_policy(
                         c.limit,
-                        crate::app::share_vcs(CellDropper::new(policy, cells as usize, 2 * model.flows.len()), &model),
+                        crate::app::share_vcs(
+                            CellDropper::new(policy, cells as usize, 2 * model.flows.len()),
+                            &model.www,
+                            model.flows.len(),
+                        ),
                     ),
-                    _ => crate::net::spec::packet_queue(c, seed, i as u64),
+                    _ => crate::net::qdisc::packet_queue(
+                        c.limit,
+                        c.qdisc.as_ref(),
+                        c.rate_bps,
+                        c.trace_queue,
+                        seed,
+                        i as u64,
+                    ),
                 };
                 let mut ch = Channel::new(c.from, c.to, c.rate_bps, c.delay, queue, loss);
                 ch.pcap = c.pcap;
@@ -146,7 +133,7 @@ impl Simulation {
         let mut wire = Vec::with_capacity(model.flows.len());
         let mut pcap_flows = Vec::with_capacity(model.flows.len());
         let mut configs = ConfigTable::default();
-        let app_of_flow = crate::app::flow_owners(&model);
+        let app_of_flow = crate::app::flow_owners(&model.www, model.flows.len());
         for (i, f) in model.flows.iter().enumerate() {
             let field = format!("flow[{i}].dst");
             let no_route = |a: u32, b: u32| {
@@ -202,7 +189,7 @@ impl Simulation {
         let pcaps = model.pcaps.iter().map(|_| PcapWriter::new()).collect();
         let atm = AtmRuntime::new(model.atm, model.switches.clone(), &channels);
         // At most one pending event per channel stage, flow and switch, plus the stop.
-        let apps = crate::app::Apps::new(&model);
+        let apps = crate::app::Apps::new(&model.www, model.seed);
         let mut pending_bound = 2 * channels.len() + flows.len() + model.nodes.len() + apps.len() + 1;
         if model.atm.reassembly_timeout.is_some() {
             pending_bound += 2 * flows.len(); // one reassembly timer per open VC
@@ -225,7 +212,7 @@ impl Simulation {
             },
             marking: if model.flows.iter().any(|f| f.marker.is_some()) {
                 let m =
-                    |f: &scenario::FlowModel| crate::net::marker::FlowMarking::new(f.marker, f.start, model.series_bin);
+                    |f: &config::FlowModel| crate::net::marker::FlowMarking::new(f.marker, f.start, model.series_bin);
                 model.flows.iter().map(m).collect()
             } else {
                 Vec::new()
@@ -707,7 +694,10 @@ impl Simulation {
             flows,
             links,
             conservation: Conservation { cells: self.atm.cells.clone(), ..self.ledger.clone() },
-            www: self.apps.www_reports(&self.model),
+            www: self.apps.www_reports(secs(end), |f| {
+                let fl = &self.model.flows[f as usize];
+                (name(fl.src), name(fl.dst))
+            }),
         };
         (report, traces)
     }
@@ -852,8 +842,8 @@ impl Routes {
 
 /// Parse and validate a scenario, routes included, without running it.
 pub fn check_scenario(text: &str, seed: Option<u64>) -> Result<Model, Error> {
-    let scenario = scenario::parse(text)?;
-    crate::test_hooks::corruption(&scenario)?;
+    let scenario = config::parse(text)?;
+    crate::test_hooks::corruption(scenario.test_corrupt.as_deref())?;
     let model = scenario.validate(seed)?;
     Simulation::new(model.clone())?;
     Ok(model)
@@ -882,8 +872,8 @@ pub fn run_scenario_limited(
     max_memory: Option<u64>,
     interrupted: &mut dyn FnMut() -> bool,
 ) -> Result<(RunReport, Vec<FlowTrace>), Error> {
-    let scenario = scenario::parse(text)?;
-    let corrupt = crate::test_hooks::corruption(&scenario)?;
+    let scenario = config::parse(text)?;
+    let corrupt = crate::test_hooks::corruption(scenario.test_corrupt.as_deref())?;
     let model = scenario.validate(opts.seed)?;
     let limit = max_memory.unwrap_or_else(crate::budget::default_limit);
     crate::budget::check_run(&model, limit, opts.out_dir.as_deref())?;

@@ -73,6 +73,14 @@ impl Default for WwwConfig {
     }
 }
 
+/// One client-server pair of a scenario: its settings and its two flows.
+#[derive(Debug, Clone)]
+pub struct WwwPairModel {
+    pub cfg: WwwConfig,
+    /// The request flow (client to server) and the response flow (server to client).
+    pub flows: [u32; 2],
+}
+
 /// A Poisson(5) draw redrawn until it falls in 1..=9 (Knuth's product method: mean 5 needs
 /// about six uniforms a draw).
 pub fn poisson5_1_to_9(rng: &mut Rng) -> u32 {
