@@ -15,6 +15,7 @@ pub mod loss;
 pub mod model;
 pub mod queue;
 pub mod tcp;
+pub mod tcp_read;
 pub mod value;
 
 use std::collections::HashMap;

@@ -1,365 +1,172 @@
-//! A flow's TCP settings: the `[tcp]` table (every flow), a flow's `tcp`, `[www.tcp]`.
+//! A flow's TCP settings: the `[tcp]` table (every flow), a flow's `tcp`, `[www.tcp]`. The
+//! fields are the knob list's (`tcp::knobs`), each read by the reader it names
+//! (`config::tcp_read`); what a table leaves unset takes its stack's default.
 
 use serde::Deserialize;
 
-use super::value::{err, in_field as q, positive};
+// The knob list names these readers, and its types are in `names`.
+use super::tcp_read::*;
+use super::value::err;
 use crate::error::ScenarioError;
-use crate::tcp::boston::BostonConfig;
-use crate::tcp::config::{DelayedAck, Handshake, RecoveryKind, TcpConfig};
-use crate::tcp::growth::{Deflation, WindowRule};
-use crate::tcp::rtt::TimerClock;
-use crate::tcp::rtt_ns1::RttSample;
+use crate::tcp::config::{KnobValues, TcpConfig, TcpKnobs};
+use crate::tcp::knobs::names::*;
+use crate::tcp::knobs::tcp_knobs;
 use crate::tcp::stack::Stack;
-use crate::time::{Dur, MS};
-use crate::units::{bytes, duration_ns, Quantity};
 
-/// TCP knobs; every field is optional and falls back to the scenario's `[tcp]`, then defaults.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields, expecting = "a table of TCP settings (variant, mss, ...)")]
-pub struct TcpSpec {
-    /// "tcplab" (default), "bsd44", "ns2" or "ns1": the preset the other knobs override.
-    pub stack: Option<String>,
-    pub variant: Option<String>,
-    pub mss: Option<i64>,
-    pub header_bytes: Option<i64>,
-    pub rcv_buf: Option<Quantity>,
-    pub snd_buf: Option<Quantity>,
-    pub initial_cwnd: Option<i64>,
-    pub initial_ssthresh: Option<Quantity>,
-    pub dupack_threshold: Option<i64>,
-    /// "fine", or a tick length such as "500ms" for BSD coarse timers.
-    pub timer: Option<String>,
-    pub min_rto: Option<Quantity>,
-    pub max_rto: Option<Quantity>,
-    pub initial_rto: Option<Quantity>,
-    pub delayed_ack: Option<bool>,
-    pub delayed_ack_timeout: Option<Quantity>,
-    pub delayed_ack_aligned: Option<bool>,
-    /// "immediate" (Reno-era) or "delayed" (Tahoe-era) ACKs for out-of-order data.
-    pub out_of_order_ack: Option<String>,
-    /// "none", "sender" (the data sender opens) or "receiver" (the data receiver opens).
-    pub handshake: Option<String>,
-    pub nagle: Option<bool>,
-    pub sws_avoidance: Option<bool>,
-    /// Segments per ACK at most (0 or absent: no cap).
-    pub max_burst: Option<i64>,
-    pub window_scaling: Option<bool>,
-    /// "plain", "boston" (AIDA coding of segments into cell shards) or "boston_bitmap".
-    pub codec: Option<String>,
-    /// Boston: extra shards with each first transmission (n - m).
-    pub boston_redundancy: Option<i64>,
-    /// Boston: N as a multiple of m (N is capped at 256).
-    pub boston_dispersal: Option<i64>,
-    /// Boston: decode and check the bytes of every k-th segment that needed coded shards.
-    pub boston_verify_every: Option<i64>,
-    /// Boston: "wait" (a partial ACK's fresh shards go with the next retransmission) or
-    /// "fresh" (sent at once on the partial ACK for the first unacknowledged segment).
-    pub boston_partial: Option<String>,
-    /// "tcplab", "bsd44" or "ns2": how the window grows per ACK (docs/stacks.md).
-    pub window_rule: Option<String>,
-    /// "always" or "bsd44": when Reno deflates its window after fast recovery.
-    pub deflation: Option<String>,
-    /// Smallest ssthresh after a loss, segments.
-    pub ssthresh_floor: Option<i64>,
-    /// ns-2's bugFix_: no repeated fast retransmits for one window (docs/stacks.md).
-    pub bug_fix: Option<bool>,
-    /// ns-2 newreno_changes_: Hoe's flywheel in the `newreno_ns2` variant.
-    pub newreno_changes: Option<bool>,
-    /// Largest cwnd, segments (ns-2 maxcwnd_; 0 or absent: no cap).
-    pub max_cwnd: Option<i64>,
-    /// "timed" (one timed segment per round trip) or "timestamp" (every ACK, from the
-    /// timestamp it echoes: ns-1, ns-2's timestamps_).
-    pub rtt_sample: Option<String>,
-    /// "window" or "ns2": how `newreno_ns2` sends from its window in recovery.
-    pub recovery_send: Option<String>,
-}
-
-impl TcpSpec {
-    /// Fields set in `over` win over those set in `self`.
-    pub fn merged(&self, over: &TcpSpec) -> TcpSpec {
-        macro_rules! pick {
-            ($($f:ident),*) => { TcpSpec { $($f: over.$f.clone().or_else(|| self.$f.clone())),* } };
+/// Builds, from the knob list: `TcpSpec` (a field per knob, in the list's order), its merging
+/// and reading, and the rows of the docs' knob table.
+macro_rules! spec_from_knobs {
+    (
+        derived $derived:tt
+        knobs { $($knob:ident => $field:tt: $ty:ty, $read:ty, $unit:literal, $defaults:tt, $doc:literal;)* }
+    ) => {
+        /// TCP knobs; every field is optional and falls back to the scenario's `[tcp]`, then to
+        /// the stack's default.
+        #[derive(Debug, Clone, Default, Deserialize)]
+        #[serde(deny_unknown_fields, expecting = "a table of TCP settings (variant, mss, ...)")]
+        pub struct TcpSpec {
+            /// "tcplab" (default), "bsd44", "ns2" or "ns1": the preset the other knobs override.
+            pub stack: Option<String>,
+            $(#[doc = $doc] pub $knob: Option<<$read as Reader>::Raw>,)*
         }
-        pick!(
-            stack,
-            variant,
-            mss,
-            header_bytes,
-            rcv_buf,
-            snd_buf,
-            initial_cwnd,
-            initial_ssthresh,
-            dupack_threshold,
-            timer,
-            min_rto,
-            max_rto,
-            initial_rto,
-            delayed_ack,
-            delayed_ack_timeout,
-            delayed_ack_aligned,
-            out_of_order_ack,
-            handshake,
-            nagle,
-            sws_avoidance,
-            max_burst,
-            window_scaling,
-            codec,
-            boston_redundancy,
-            boston_dispersal,
-            boston_verify_every,
-            boston_partial,
-            window_rule,
-            deflation,
-            ssthresh_floor,
-            bug_fix,
-            newreno_changes,
-            max_cwnd,
-            rtt_sample,
-            recovery_send
-        )
-    }
+
+        impl TcpSpec {
+            /// Fields set in `over` win over those set in `self`.
+            pub fn merged(&self, over: &TcpSpec) -> TcpSpec {
+                TcpSpec {
+                    stack: over.stack.clone().or_else(|| self.stack.clone()),
+                    $($knob: over.$knob.clone().or_else(|| self.$knob.clone()),)*
+                }
+            }
+
+            /// The knobs set here, each read and checked; `f` names this table.
+            fn knobs(&self, f: &str) -> Result<TcpKnobs, ScenarioError> {
+                Ok(TcpKnobs { $($knob: read::<$read>(f, stringify!($knob), &self.$knob)?,)* })
+            }
+        }
+
+        /// A row per knob: name, type, default under each stack (in `Stack::ALL`'s order),
+        /// meaning.
+        fn knob_rows() -> Vec<[String; 7]> {
+            let v = Stack::ALL.map(|s| s.knob_values(&TcpKnobs::default()));
+            vec![$([
+                stringify!($knob).to_string(),
+                type_cell(<$read as Reader>::doc(), $unit),
+                <$read as Reader>::show(&v[0].$knob),
+                <$read as Reader>::show(&v[1].$knob),
+                <$read as Reader>::show(&v[2].$knob),
+                <$read as Reader>::show(&v[3].$knob),
+                $doc.to_string(),
+            ],)*]
+        }
+    };
 }
+
+tcp_knobs!(spec_from_knobs);
 
 impl TcpSpec {
     /// The configuration these settings make; `f` names this table in errors.
     pub fn validate(&self, f: &str) -> Result<TcpConfig, ScenarioError> {
-        tcp_config(f, self)
+        let stack = read::<Names<Stack>>(f, "stack", &self.stack)?.unwrap_or(Stack::Tcplab);
+        let values = stack.knob_values(&self.knobs(f)?);
+        check_together(f, &values)?;
+        Ok(values.config(stack))
     }
 }
 
-fn tcp_config(f: &str, s: &TcpSpec) -> Result<TcpConfig, ScenarioError> {
-    let fld = |name: &str| format!("{f}.{name}");
-    let stack = match &s.stack {
-        None => Stack::Tcplab,
-        Some(v) => Stack::parse(v).ok_or_else(|| {
-            ScenarioError::new(fld("stack"), format!("unknown stack '{v}' (known: {})", Stack::NAMES.join(", ")))
-        })?,
-    };
-    let mut c = stack.preset();
-    if let Some(v) = &s.variant {
-        c.recovery = RecoveryKind::parse(v).ok_or_else(|| {
-            ScenarioError::new(
-                fld("variant"),
-                format!("unknown variant '{v}' (known: {})", RecoveryKind::NAMES.join(", ")),
-            )
-        })?;
-    }
-    if let Some(v) = s.mss {
-        c.mss = positive(fld("mss"), v)?;
-        if c.mss > 65_495 {
-            return err(fld("mss"), format!("must fit an IPv4 packet: at most 65495 bytes (got {v})"));
-        }
-    }
-    if let Some(v) = s.header_bytes {
-        if !(0..=1000).contains(&v) {
-            return err(fld("header_bytes"), format!("must be between 0 and 1000 (got {v})"));
-        }
-        c.header_bytes = v as u32;
-    }
-    let size = |name: &str, v: &Option<Quantity>| -> Result<Option<u64>, ScenarioError> {
-        v.as_ref().map(|x| q(fld(name), bytes(x))).transpose()
-    };
-    if let Some(v) = size("rcv_buf", &s.rcv_buf)? {
-        // RFC 7323 caps a window at 2^30 bytes: 32-bit sequence numbers stay unambiguous only
-        // while less than 2^31 bytes are outstanding.
-        if v == 0 || v > 1 << 30 {
-            return err(
-                fld("rcv_buf"),
-                format!(
-                    "must be between 1 byte and 1024MiB (2^30 bytes, the largest TCP window, RFC 7323); got {v} bytes"
-                ),
-            );
-        }
-        c.rcv_buf = v as u32;
-    }
-    if let Some(v) = size("snd_buf", &s.snd_buf)? {
-        if v == 0 || v > u32::MAX as u64 {
-            return err(fld("snd_buf"), "must be between 1 byte and 4 GiB");
-        }
-        c.snd_buf = v as u32;
-    }
-    if let Some(v) = s.initial_cwnd {
-        c.initial_cwnd = positive(fld("initial_cwnd"), v)?;
-    }
-    match &s.initial_ssthresh {
-        Some(Quantity::Text(t)) if t == "bdp" => c.initial_ssthresh_bdp = true,
-        other => {
-            if let Some(v) = size("initial_ssthresh", other)? {
-                c.initial_ssthresh = v.max(1);
-            }
-        }
-    }
-    if let Some(v) = s.dupack_threshold {
-        c.dupack_threshold = positive(fld("dupack_threshold"), v)?;
-    }
-    if let Some(t) = &s.timer {
-        c.clock = if t == "fine" {
-            TimerClock::Fine
-        } else if let Some(t) = t.strip_prefix("ns2:") {
-            let tick = q(fld("timer"), duration_ns(&Quantity::Text(t.to_string())))?;
-            if tick == 0 {
-                return err(fld("timer"), "an ns2 timer tick must be positive");
-            }
-            TimerClock::Ns2 { tick }
-        } else if let Some(t) = t.strip_prefix("ns1:") {
-            let tick = q(fld("timer"), duration_ns(&Quantity::Text(t.to_string())))?;
-            if tick == 0 {
-                return err(fld("timer"), "an ns1 timer tick must be positive");
-            }
-            TimerClock::Ns1 { tick }
-        } else {
-            let tick = q(fld("timer"), duration_ns(&Quantity::Text(t.clone()))).map_err(|e| {
-                ScenarioError::new(e.field, format!("{} (use \"fine\" or a tick such as \"500ms\")", e.message))
-            })?;
-            if tick == 0 {
-                return err(fld("timer"), "a coarse timer tick must be positive");
-            }
-            TimerClock::Coarse { tick }
-        };
-        if let TimerClock::Coarse { tick } | TimerClock::Ns2 { tick } | TimerClock::Ns1 { tick } = c.clock {
-            c.min_rto = 2 * tick; // BSD: TCPTV_MIN is two slow ticks; ns-2: 2 * tcpTick_
-        }
-    }
-    let dur = |name: &str, v: &Option<Quantity>| -> Result<Option<Dur>, ScenarioError> {
-        v.as_ref().map(|x| q(fld(name), duration_ns(x))).transpose()
-    };
-    if let Some(v) = dur("min_rto", &s.min_rto)? {
-        c.min_rto = v;
-    }
-    if let Some(v) = dur("max_rto", &s.max_rto)? {
-        c.max_rto = v;
-    }
-    if let Some(v) = dur("initial_rto", &s.initial_rto)? {
-        if v == 0 {
-            return err(fld("initial_rto"), "must be positive");
-        }
-        c.initial_rto = v;
-    }
-    if c.max_rto < c.min_rto {
-        return err(fld("max_rto"), "must not be below min_rto");
-    }
-    // Checked even when delayed ACKs are off, so a typo never passes silently.
-    let timeout = dur("delayed_ack_timeout", &s.delayed_ack_timeout)?.unwrap_or(200 * MS);
-    if timeout == 0 {
-        return err(fld("delayed_ack_timeout"), "must be positive");
-    }
-    let immediate = match s.out_of_order_ack.as_deref() {
-        None | Some("immediate") => true,
-        Some("delayed") => false,
-        Some(o) => return err(fld("out_of_order_ack"), format!("unknown '{o}' (use immediate or delayed)")),
-    };
-    if s.delayed_ack.unwrap_or(false) {
-        c.delayed_ack = Some(DelayedAck {
-            timeout,
-            aligned: s.delayed_ack_aligned.unwrap_or(true),
-            immediate_on_out_of_order: immediate,
-        });
-    } else if s.delayed_ack == Some(false) {
-        // `delayed_ack = false` must also switch off a preset's delayed ACKs (bsd44's).
-        c.delayed_ack = None;
-    }
-    if let Some(h) = &s.handshake {
-        c.handshake = match h.as_str() {
-            "none" => Handshake::None,
-            "sender" => Handshake::SenderOpens,
-            "receiver" => Handshake::ReceiverOpens,
-            o => return err(fld("handshake"), format!("unknown '{o}' (use none, sender or receiver)")),
-        };
-    }
-    if let Some(n) = s.nagle {
-        c.nagle = n;
-    }
-    if let Some(v) = s.sws_avoidance {
-        c.sws_avoidance = v;
-    }
-    if let Some(v) = s.window_scaling {
-        c.window_scaling = v;
-    }
-    let count = |name: &str, v: Option<i64>, lo: i64, hi: i64| -> Result<Option<u16>, ScenarioError> {
-        match v {
-            Some(x) if x < lo || x > hi => err(fld(name), format!("must be between {lo} and {hi} (got {x})")),
-            Some(x) => Ok(Some(x as u16)),
-            None => Ok(None),
-        }
-    };
-    let mut boston = BostonConfig {
-        redundancy: count("boston_redundancy", s.boston_redundancy, 0, 255)?.unwrap_or(0),
-        dispersal_factor: count("boston_dispersal", s.boston_dispersal, 1, 256)?.unwrap_or(2),
-        ..BostonConfig::default()
-    };
-    if let Some(v) = s.boston_verify_every {
-        if v < 1 {
-            return err(fld("boston_verify_every"), format!("must be 1 or more (got {v})"));
-        }
-        boston.verify_every = v.min(u32::MAX as i64) as u32;
-    }
-    boston.partial = match s.boston_partial.as_deref() {
-        None | Some("wait") => crate::tcp::boston::Partial::Wait,
-        Some("fresh") => crate::tcp::boston::Partial::Fresh,
-        Some(o) => return err(fld("boston_partial"), format!("unknown '{o}' (use wait or fresh)")),
-    };
-    c.boston = match s.codec.as_deref() {
-        None | Some("plain") => None,
-        Some("boston") => Some(boston),
-        Some("boston_bitmap") => Some(BostonConfig { bitmap: true, ..boston }),
-        Some(o) => return err(fld("codec"), format!("unknown codec '{o}' (use plain, boston or boston_bitmap)")),
-    };
-    if let Some(v) = s.max_burst {
-        if v < 0 || v > u32::MAX as i64 {
-            return err(fld("max_burst"), format!("must be 0 (no cap) or a positive integer (got {v})"));
-        }
-        c.max_burst = (v > 0).then_some(v as u32);
-    }
-    stack_knobs(&fld, s, &mut c)?;
-    stack.finish(&mut c, s.rcv_buf.is_some(), s.initial_ssthresh.is_some());
-    Ok(c)
+/// `raw`, if set, read by `R`; an error names `f.name`.
+fn read<R: Reader>(f: &str, name: &str, raw: &Option<R::Raw>) -> Result<Option<R::Value>, ScenarioError> {
+    raw.as_ref().map(|v| R::read(v).map_err(|m| ScenarioError::new(format!("{f}.{name}"), m))).transpose()
 }
 
-/// The knobs the stack presets introduced (docs/stacks.md).
-fn stack_knobs(fld: &dyn Fn(&str) -> String, s: &TcpSpec, c: &mut TcpConfig) -> Result<(), ScenarioError> {
-    if let Some(v) = &s.window_rule {
-        c.window_rule = WindowRule::parse(v).ok_or_else(|| {
-            ScenarioError::new(fld("window_rule"), format!("unknown '{v}' (use {})", WindowRule::NAMES.join(", ")))
-        })?;
+/// The rules between knobs, on the values a table ends with (its own or its stack's).
+fn check_together(f: &str, v: &KnobValues) -> Result<(), ScenarioError> {
+    if v.max_rto < v.min_rto {
+        return err(format!("{f}.max_rto"), "must not be below min_rto");
     }
-    if let Some(v) = &s.deflation {
-        c.deflation = Deflation::parse(v).ok_or_else(|| {
-            ScenarioError::new(fld("deflation"), format!("unknown '{v}' (use {})", Deflation::NAMES.join(", ")))
-        })?;
-    }
-    if let Some(v) = s.bug_fix {
-        c.bug_fix = v;
-    }
-    if let Some(v) = s.newreno_changes {
-        c.newreno_changes = v;
-    }
-    if let Some(v) = s.ssthresh_floor {
-        if !(0..=1_000_000).contains(&v) {
-            return err(fld("ssthresh_floor"), format!("must be between 0 and 1000000 segments (got {v})"));
-        }
-        c.ssthresh_floor = v as u32;
-    }
-    if c.ssthresh_floor == 0 && c.window_rule != WindowRule::Ns2 {
+    if v.ssthresh_floor == 0 && v.window_rule != WindowRule::Ns2 {
         // Reno would deflate a byte-counted window to 0 and never send again.
-        return err(fld("ssthresh_floor"), "0 needs window_rule = \"ns2\" (a byte-counted window would fall to 0)");
-    }
-    if let Some(v) = s.max_cwnd {
-        if v < 0 || v > u32::MAX as i64 {
-            return err(fld("max_cwnd"), format!("must be 0 (no cap) or a positive number of segments (got {v})"));
-        }
-        c.max_cwnd = (v > 0).then_some(v as u32);
-    }
-    if let Some(v) = &s.rtt_sample {
-        c.rtt_sample = RttSample::parse(v).ok_or_else(|| {
-            ScenarioError::new(fld("rtt_sample"), format!("unknown '{v}' (use {})", RttSample::NAMES.join(", ")))
-        })?;
-    }
-    if let Some(v) = &s.recovery_send {
-        c.recovery_send_ns2 = match v.as_str() {
-            "window" => false,
-            "ns2" => true,
-            o => return err(fld("recovery_send"), format!("unknown '{o}' (use window or ns2)")),
-        };
+        return err(
+            format!("{f}.ssthresh_floor"),
+            "0 needs window_rule = \"ns2\" (a byte-counted window would fall to 0)",
+        );
     }
     Ok(())
+}
+
+fn type_cell(doc: String, unit: &str) -> String {
+    if unit.is_empty() {
+        doc
+    } else {
+        format!("{doc}, {unit}")
+    }
+}
+
+/// The TCP knob table of docs/scenario.md, rendered from the knob list: every knob with its
+/// type, its default under each stack and its meaning.
+pub fn knob_table() -> String {
+    let code = |s: &str| format!("`{s}`");
+    let stack_names: Vec<String> = Stack::NAMES.iter().map(|n| format!("\"{n}\"")).collect();
+    let mut out = String::from("| field | type | tcplab | bsd44 | ns2 | ns1 | meaning |\n");
+    out += "|-------|------|--------|-------|-----|-----|---------|\n";
+    let stack = format!(
+        "| `stack` | {} | {} | the preset every other field starts from: tcplab's own behaviour, 4.4BSD-Lite, \
+         ns-2.1b or ns-1; see [TCP stacks](stacks.md) for what each preset sets and why |\n",
+        <Names<Stack> as Reader>::doc(),
+        stack_names.iter().map(|n| code(n)).collect::<Vec<_>>().join(" | "),
+    );
+    out += &stack;
+    for [name, kind, tcplab, bsd44, ns2, ns1, meaning] in knob_rows() {
+        let cells = [code(&name), kind, code(&tcplab), code(&bsd44), code(&ns2), code(&ns1), meaning];
+        out += &format!("| {} |\n", cells.join(" | "));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(text: &str) -> TcpSpec {
+        toml::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn a_table_sets_only_its_knobs_and_the_stack_the_rest() {
+        let c = spec("stack = \"ns2\"\nmss = 512\ntimer = \"500ms\"").validate("tcp").unwrap();
+        let preset = Stack::Ns2.preset();
+        assert_eq!((c.mss, c.rcv_buf, c.initial_ssthresh), (512, 20 * 512, 20 * 512));
+        assert_eq!(c.min_rto, 1_000_000_000, "two ticks of the timer set");
+        assert_eq!((c.window_rule, c.bug_fix, c.initial_rto), (preset.window_rule, preset.bug_fix, preset.initial_rto));
+        let bsd = spec("stack = \"bsd44\"\ndelayed_ack_timeout = \"100ms\"").validate("tcp").unwrap();
+        assert_eq!(bsd.delayed_ack.unwrap().timeout, 100_000_000, "the preset's delayed ACKs take the set timeout");
+    }
+
+    #[test]
+    fn errors_name_the_knob() {
+        let e = |t: &str| spec(t).validate("flow[0].tcp").unwrap_err().to_string();
+        assert_eq!(e("mss = 0"), "flow[0].tcp.mss: must be a positive integer (got 0)");
+        assert_eq!(
+            e("variant = \"cubic\""),
+            "flow[0].tcp.variant: unknown variant 'cubic' (use vanilla, tahoe, reno, newreno, newreno_ns2, sack or \
+             sack_rfc6675)"
+        );
+        assert_eq!(e("min_rto = \"100s\""), "flow[0].tcp.max_rto: must not be below min_rto");
+        assert!(e("timer = \"coarse\"").ends_with("(use \"fine\" or a tick such as \"500ms\")"));
+        assert_eq!(e("timer = \"ns1:0ms\""), "flow[0].tcp.timer: an ns1 timer tick must be positive");
+        assert_eq!(e("max_cwnd = -1"), "flow[0].tcp.max_cwnd: must be 0 (no cap) or a positive integer (got -1)");
+        assert!(e("rcv_buf = \"2GiB\"").starts_with("flow[0].tcp.rcv_buf: "));
+        assert_eq!(e("boston_dispersal = 0"), "flow[0].tcp.boston_dispersal: must be between 1 and 256 (got 0)");
+    }
+
+    #[test]
+    fn the_table_shows_each_stacks_defaults() {
+        let t = knob_table();
+        let row = |name: &str| t.lines().find(|l| l.starts_with(&format!("| `{name}` "))).unwrap().to_string();
+        assert!(row("mss").contains("| `1460` | `1460` | `1000` | `1000` |"), "{}", row("mss"));
+        assert!(row("timer").contains("| `\"fine\"` | `\"500ms\"` | `\"ns2:100ms\"` | `\"ns1:100ms\"` |"));
+        assert!(row("min_rto").contains("| `\"1s\"` | `\"1s\"` | `\"200ms\"` | `\"200ms\"` |"));
+        assert!(row("variant").contains("`\"reno\"`"));
+        assert_eq!(t.lines().count(), 2 + 1 + 34, "header, stack, and the 34 other knobs");
+    }
 }

@@ -3,6 +3,7 @@
 pub mod boston;
 pub mod config;
 pub mod growth;
+pub mod knobs;
 pub mod receiver;
 pub mod recovery;
 pub mod reserved;
@@ -15,7 +16,7 @@ pub mod seq;
 pub mod stack;
 pub mod window;
 
-pub use config::{DelayedAck, Handshake, RecoveryKind, TcpConfig};
+pub use config::{DelayedAck, Handshake, KnobValues, RecoveryKind, TcpConfig, TcpKnobs};
 pub use receiver::TcpReceiver;
 pub use rtt::TimerClock;
 pub use sender::TcpSender;
