@@ -74,7 +74,8 @@ pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
         let path = e.path().to_string();
         let inner = e.into_inner();
         let msg = inner.message().to_string();
-        let field = if path == "." || path.is_empty() { "scenario".to_string() } else { path };
+        let path = if path == "." { String::new() } else { path };
+        let field = field_at_fault(&path, &msg);
         let at = inner
             .span()
             .map(|s| {
@@ -84,6 +85,28 @@ pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
             .unwrap_or_default();
         ScenarioError::new(field, format!("{msg}{at}"))
     })
+}
+
+/// The tag of each table that is one of several kinds (`loss = { model = ... }`).
+const TAGS: [(&str, &str); 3] = [("loss", "model"), ("qdisc", "kind"), ("drop", "policy")];
+
+/// The field a parse error is about. The path of an error inside a tagged table stops at the
+/// table (serde reads such a table whole before picking its kind), so the field the message
+/// names, or the tag of an unknown kind, is added.
+fn field_at_fault(path: &str, msg: &str) -> String {
+    let quoted = |prefix: &str| msg.strip_prefix(prefix).and_then(|r| r.split('`').next());
+    let last = path.rsplit('.').next().unwrap_or_default();
+    let name = quoted("unknown field `").or(quoted("missing field `")).or_else(|| {
+        msg.starts_with("unknown variant `")
+            .then(|| TAGS.iter().find(|(t, _)| *t == last).map(|(_, tag)| *tag))
+            .flatten()
+    });
+    match (name, path) {
+        (Some(n), "") => n.to_string(),
+        (Some(n), p) if last != n => format!("{p}.{n}"),
+        (_, "") => "scenario".to_string(),
+        _ => path.to_string(),
+    }
 }
 
 /// The scenario's nodes by name, and which are ATM switches.

@@ -9,15 +9,29 @@ use crate::net::qdisc::QdiscModel;
 use crate::net::red::{MarkedRule, RedConfig, RedCurve, RedMode};
 use crate::units::{bytes, Quantity};
 
-/// `qdisc = { kind = "red", min_th = 5, max_th = 15, ... }` on a link or one direction.
+/// `qdisc = { kind = "red", min_th = 5, max_th = 15, ... }` on a link or one direction: an arm
+/// per discipline, as loss models are (a new discipline is an arm here, its module in `net/`
+/// and an arm of `net::qdisc`).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(
     deny_unknown_fields,
+    tag = "kind",
+    rename_all = "snake_case",
     expecting = "an inline table with a kind, such as { kind = \"red\", min_th = 5, max_th = 15 }"
 )]
-pub struct QdiscSpec {
-    /// "drop_tail", "red" or "ered".
-    pub kind: String,
+pub enum QdiscSpec {
+    /// Drop-tail: the link's queue limit only (no fields: `{}` makes serde refuse any).
+    DropTail {},
+    /// RED (Floyd and Jacobson, 1993).
+    Red(RedSpec),
+    /// ERED (Feng, Kandlur, Saha and Shin, 1997): RED with a rule for marked packets.
+    Ered(RedSpec),
+}
+
+/// The settings of RED, and of ERED's rule for marked packets (`marked*`, ERED only).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RedSpec {
     pub min_th: Option<f64>,
     pub max_th: Option<f64>,
     pub max_p: Option<f64>,
@@ -34,48 +48,36 @@ pub struct QdiscSpec {
     pub marked_max_p: Option<f64>,
 }
 
-const RED_ONLY: [&str; 8] = ["min_th", "max_th", "max_p", "w_q", "mode", "gentle", "mean_pkt", "max_pkt"];
-const ERED_ONLY: [&str; 4] = ["marked", "marked_min_th", "marked_max_th", "marked_max_p"];
-
 impl QdiscSpec {
-    fn is_set(&self, name: &str) -> bool {
-        match name {
-            "min_th" => self.min_th.is_some(),
-            "max_th" => self.max_th.is_some(),
-            "max_p" => self.max_p.is_some(),
-            "w_q" => self.w_q.is_some(),
-            "mode" => self.mode.is_some(),
-            "gentle" => self.gentle.is_some(),
-            "mean_pkt" => self.mean_pkt.is_some(),
-            "max_pkt" => self.max_pkt.is_some(),
+    /// Validate; `f` is the field path of this table (`link[0].qdisc`).
+    pub fn validate(&self, f: &str) -> Result<QdiscModel, ScenarioError> {
+        Ok(match self {
+            QdiscSpec::DropTail {} => QdiscModel::DropTail,
+            QdiscSpec::Red(s) => {
+                s.refuse_curve_fields(f, &["marked", "marked_min_th", "marked_max_th", "marked_max_p"], "red")?;
+                QdiscModel::Red(s.config(f, false)?)
+            }
+            QdiscSpec::Ered(s) => QdiscModel::Red(s.config(f, true)?),
+        })
+    }
+}
+
+impl RedSpec {
+    /// An error for the first of `names` set here: not a setting of `kind`.
+    fn refuse_curve_fields(&self, f: &str, names: &[&str], kind: &str) -> Result<(), ScenarioError> {
+        let set = |name: &str| match name {
             "marked" => self.marked.is_some(),
             "marked_min_th" => self.marked_min_th.is_some(),
             "marked_max_th" => self.marked_max_th.is_some(),
             _ => self.marked_max_p.is_some(),
+        };
+        match names.iter().find(|n| set(n)) {
+            Some(n) => err(format!("{f}.{n}"), format!("not a setting of kind '{kind}'")),
+            None => Ok(()),
         }
     }
 
-    /// Validate; `f` is the field path of this table (`link[0].qdisc`).
-    pub fn validate(&self, f: &str) -> Result<QdiscModel, ScenarioError> {
-        let not_for = |names: &[&str], kind: &str| -> Result<(), ScenarioError> {
-            match names.iter().find(|n| self.is_set(n)) {
-                Some(n) => err(format!("{f}.{n}"), format!("not a setting of kind '{kind}'")),
-                None => Ok(()),
-            }
-        };
-        let ered = match self.kind.as_str() {
-            "drop_tail" => {
-                not_for(&RED_ONLY, "drop_tail")?;
-                not_for(&ERED_ONLY, "drop_tail")?;
-                return Ok(QdiscModel::DropTail);
-            }
-            "red" => {
-                not_for(&ERED_ONLY, "red")?;
-                false
-            }
-            "ered" => true,
-            o => return err(format!("{f}.kind"), format!("unknown '{o}' (use drop_tail, red or ered)")),
-        };
+    fn config(&self, f: &str, ered: bool) -> Result<RedConfig, ScenarioError> {
         let curve = |min: Option<f64>, max: Option<f64>, p: Option<f64>, pre: &str| {
             let min_th = min.ok_or_else(|| ScenarioError::new(format!("{f}.{pre}min_th"), "missing"))?;
             let max_th = max.ok_or_else(|| ScenarioError::new(format!("{f}.{pre}max_th"), "missing"))?;
@@ -123,11 +125,11 @@ impl QdiscSpec {
             let curve_fields = ["marked_min_th", "marked_max_th", "marked_max_p"];
             Some(match self.marked.as_deref() {
                 None | Some("overflow") => {
-                    not_for(&curve_fields, "ered with marked = \"overflow\"")?;
+                    self.refuse_curve_fields(f, &curve_fields, "ered with marked = \"overflow\"")?;
                     MarkedRule::Overflow
                 }
                 Some("forced") => {
-                    not_for(&curve_fields, "ered with marked = \"forced\"")?;
+                    self.refuse_curve_fields(f, &curve_fields, "ered with marked = \"forced\"")?;
                     MarkedRule::Forced
                 }
                 Some("curve") => {
@@ -136,7 +138,7 @@ impl QdiscSpec {
                 Some(o) => return err(format!("{f}.marked"), format!("unknown '{o}' (use overflow, forced or curve)")),
             })
         };
-        Ok(QdiscModel::Red(RedConfig {
+        Ok(RedConfig {
             curve: main,
             w_q,
             mode,
@@ -144,7 +146,7 @@ impl QdiscSpec {
             mean_pkt_bytes,
             max_pkt_bytes,
             ered,
-        }))
+        })
     }
 }
 
@@ -152,35 +154,42 @@ impl QdiscSpec {
 mod tests {
     use super::*;
 
-    fn spec(text: &str) -> QdiscSpec {
-        #[derive(Deserialize)]
-        struct W {
-            qdisc: QdiscSpec,
-        }
-        toml::from_str::<W>(&format!("qdisc = {text}")).unwrap().qdisc
+    /// The error of a link with this `qdisc`, through the whole scenario parse (as a user
+    /// meets it).
+    fn error(qdisc: &str) -> String {
+        let text = format!(
+            "duration = 1\nnodes = [\"a\", \"b\"]\n[[link]]\na = \"a\"\nb = \"b\"\nrate = 1\nqdisc = {qdisc}\n"
+        );
+        let e = crate::config::parse(&text).and_then(|s| s.validate(None)).unwrap_err();
+        format!("{}: {}", e.field, e.message.split(" (line").next().unwrap())
     }
 
     #[test]
     fn bad_fields_get_one_line_errors_naming_them() {
-        let e = |t: &str| spec(t).validate("link[0].qdisc").unwrap_err().to_string();
-        assert_eq!(e("{ kind = \"rde\" }"), "link[0].qdisc.kind: unknown 'rde' (use drop_tail, red or ered)");
-        assert_eq!(e("{ kind = \"red\", max_th = 5 }"), "link[0].qdisc.min_th: missing");
-        assert!(e("{ kind = \"red\", min_th = 5, max_th = 5 }").starts_with("link[0].qdisc.max_th:"));
-        assert!(e("{ kind = \"red\", min_th = 5, max_th = 15, max_p = 0 }").starts_with("link[0].qdisc.max_p:"));
-        assert!(e("{ kind = \"red\", min_th = 5, max_th = 15, marked = \"overflow\" }")
+        assert!(error("{ kind = \"rde\" }").starts_with("link[0].qdisc.kind: unknown variant `rde`"));
+        assert_eq!(error("{ kind = \"red\", max_th = 5 }"), "link[0].qdisc.min_th: missing");
+        assert!(error("{ kind = \"red\", min_th = 5, max_th = 5 }").starts_with("link[0].qdisc.max_th:"));
+        assert!(error("{ kind = \"red\", min_th = 5, max_th = 15, max_p = 0 }").starts_with("link[0].qdisc.max_p:"));
+        assert!(error("{ kind = \"red\", min_th = 5, max_th = 15, marked = \"overflow\" }")
             .starts_with("link[0].qdisc.marked: not a setting of kind 'red'"));
-        assert!(e("{ kind = \"drop_tail\", min_th = 5 }").starts_with("link[0].qdisc.min_th:"));
-        assert!(e("{ kind = \"ered\", min_th = 5, max_th = 15, marked = \"curve\", marked_max_th = 40 }")
+        assert!(error("{ kind = \"drop_tail\", min_th = 5 }").starts_with("link[0].qdisc.min_th: unknown field"));
+        assert!(error("{ kind = \"red\", min_th = 5, max_th = 15, gentel = true }")
+            .starts_with("link[0].qdisc.gentel: unknown field"));
+        assert!(error("{ kind = \"ered\", min_th = 5, max_th = 15, marked = \"curve\", marked_max_th = 40 }")
             .starts_with("link[0].qdisc.marked_min_th: missing"));
-        assert!(e("{ kind = \"ered\", min_th = 5, max_th = 15, marked_max_p = 0.1 }")
+        assert!(error("{ kind = \"ered\", min_th = 5, max_th = 15, marked_max_p = 0.1 }")
             .starts_with("link[0].qdisc.marked_max_p:"));
     }
 
     #[test]
     fn ered_defaults_to_overflow_only_drops_of_marked_packets() {
-        let m = spec("{ kind = \"ered\", min_th = 20, max_th = 60 }").validate("q").unwrap();
-        let QdiscModel::Red(c) = m else { panic!("not RED") };
+        let spec: QdiscSpec = toml::from_str("kind = \"ered\"\nmin_th = 20\nmax_th = 60").unwrap();
+        let QdiscModel::Red(c) = spec.validate("q").unwrap() else { panic!("not RED") };
         assert_eq!(c.ered, Some(MarkedRule::Overflow));
         assert_eq!((c.w_q, c.curve.max_p, c.mean_pkt_bytes), (0.002, 0.02, 500));
+        assert_eq!(
+            toml::from_str::<QdiscSpec>("kind = \"drop_tail\"").unwrap().validate("q").unwrap(),
+            QdiscModel::DropTail
+        );
     }
 }

@@ -73,7 +73,7 @@ macro_rules! tcp_knobs {
                 "IP + TCP header on the wire, per packet";
             rcv_buf => rcv_buf: u32, RcvBuf, "bytes", [65535, 8192, NS_WINDOW * mss, NS_WINDOW * mss],
                 "receiver's buffer: the window it advertises (the application reads at once, so it stays this \
- size); larger than 65535 needs window scaling. ns2 and ns1: 20 packets of `mss` (`window_ 20`)";
+size); larger than 65535 needs window scaling. ns2 and ns1: 20 packets of `mss` (`window_ 20`)";
             snd_buf => snd_buf: u32, Bytes<1, 4294967295>, "bytes", [u32::MAX, 8192, u32::MAX, u32::MAX],
                 "sender's socket buffer: a cap on unacknowledged data";
             initial_cwnd => initial_cwnd: u32, Positive, "segments", [1],
@@ -81,26 +81,26 @@ macro_rules! tcp_knobs {
             initial_ssthresh => _: Ssthresh, SsthreshRead, "bytes",
                 [HUGE, HUGE, Ssthresh::Bytes(rcv_buf as u64), Ssthresh::Bytes(rcv_buf as u64)],
                 "initial slow-start threshold. ns2 and ns1: `rcv_buf` (ns's reset() starts `ssthresh_` at \
- `window_`). `\"bdp\"`: the path's bandwidth-delay product (the slowest forward link's rate times \
- the round-trip propagation delay; Hoe 1996, as Goyal et al. 1998, Sec. 3.1 use it)";
+`window_`). `\"bdp\"`: the path's bandwidth-delay product (the slowest forward link's rate times \
+the round-trip propagation delay; Hoe 1996, as Goyal et al. 1998, Sec. 3.1 use it)";
             dupack_threshold => dupack_threshold: u32, Positive, "", [3],
                 "duplicate ACKs that trigger fast retransmit (1 = \"super fast retransmit\")";
             timer => clock: TimerClock, Timer, "",
                 [TimerClock::Fine, TimerClock::Coarse { tick: 500 * MS }, TimerClock::Ns2 { tick: 100 * MS },
                  TimerClock::Ns1 { tick: 100 * MS }],
                 "retransmission timer. `\"fine\"` measures RTT in nanoseconds and fires exactly when due (RFC \
- 6298); a tick such as `\"500ms\"` is a BSD coarse timer: RTT samples and the RTO are whole ticks \
- (srtt + 4 rttvar, 4.4BSD's integer arithmetic) and the timer fires only on tick boundaries of \
- the host's own free-running clock; `\"ns2:<tick>\"` is ns-2's estimator (samples and the RTO in \
- ticks of `tcpTick_`, the timer firing exactly when due); `\"ns1:<tick>\"` ns-1's (samples rounded \
- to the nearest tick, the first timeout from `initial_rto` as an initial variance, the timer \
- armed before the backoff doubles and backed off by a fast retransmit too; [TCP \
- stacks](stacks.md)). A tick also sets `min_rto`'s default";
+6298); a tick such as `\"500ms\"` is a BSD coarse timer: RTT samples and the RTO are whole ticks \
+(srtt + 4 rttvar, 4.4BSD's integer arithmetic) and the timer fires only on tick boundaries of \
+the host's own free-running clock; `\"ns2:<tick>\"` is ns-2's estimator (samples and the RTO in \
+ticks of `tcpTick_`, the timer firing exactly when due); `\"ns1:<tick>\"` ns-1's (samples rounded \
+to the nearest tick, the first timeout from `initial_rto` as an initial variance, the timer \
+armed before the backoff doubles and backed off by a fast retransmit too; [TCP \
+stacks](stacks.md)). A tick also sets `min_rto`'s default";
             min_rto => min_rto: Dur, Duration, "",
                 [two_ticks_or(timer, SEC), two_ticks_or(timer, SEC), two_ticks_or(timer, 200 * MS),
                  two_ticks_or(timer, 200 * MS)],
                 "lower bound on the RTO. Unless set, 2 ticks of a coarse, `ns2:` or `ns1:` `timer` (4.4BSD's \
- `TCPTV_MIN`, ns's `2 * tcpTick_`), so setting `timer` moves it; with `\"fine\"`, the value shown";
+`TCPTV_MIN`, ns's `2 * tcpTick_`), so setting `timer` moves it; with `\"fine\"`, the value shown";
             max_rto => max_rto: Dur, Duration, "", [64 * SEC, 64 * SEC, 64 * SEC, 2000 * SEC],
                 "upper bound on the RTO (after backoff); not below `min_rto`";
             initial_rto => initial_rto: Dur, PositiveDuration, "", [3 * SEC, 6 * SEC, 6 * SEC, 3 * SEC],
@@ -111,25 +111,25 @@ macro_rules! tcp_knobs {
                 "longest delay of an ACK (with `delayed_ack`)";
             delayed_ack_aligned => _: bool, Flag, "", [true],
                 "BSD: the delayed ACK leaves on the next tick of a free-running `delayed_ack_timeout` clock (so it \
- waits 0 to 200 ms); `false`: exactly `delayed_ack_timeout` after the first unacknowledged segment";
+waits 0 to 200 ms); `false`: exactly `delayed_ack_timeout` after the first unacknowledged segment";
             out_of_order_ack => _: OutOfOrderAck, Names<OutOfOrderAck>, "", [OutOfOrderAck::Immediate],
                 "Reno-era receivers ACK out-of-order data at once (so the sender sees duplicate ACKs); Tahoe-era \
- ones keep delaying (with `delayed_ack`)";
+ones keep delaying (with `delayed_ack`)";
             handshake => handshake: Handshake, Names<Handshake>, "",
                 [Handshake::None, Handshake::SenderOpens, Handshake::None, Handshake::None],
                 "`none`: both ends start established; `sender`: the data sender opens (an FTP data connection \
- opened by the server); `receiver`: the data receiver opens (an HTTP client). The acceptor ends \
- the handshake with a window one segment larger (4.4BSD counts the handshake's last ACK as new \
- data in slow start)";
+opened by the server); `receiver`: the data receiver opens (an HTTP client). The acceptor ends \
+the handshake with a window one segment larger (4.4BSD counts the handshake's last ACK as new \
+data in slow start)";
             nagle => nagle: bool, Flag, "", [false, true, false, false],
                 "hold back a final partial segment while data is unacknowledged (RFC 896)";
             sws_avoidance => sws_avoidance: bool, Flag, "", [true, true, false, false],
                 "never send a segment that only the window cut short, unless it is at least half the largest \
- window the receiver offered (RFC 1122 sender silly-window avoidance, so a buffer below one MSS \
- still works); the last piece of a transfer and go-back-N retransmissions always go";
+window the receiver offered (RFC 1122 sender silly-window avoidance, so a buffer below one MSS \
+still works); the last piece of a transfer and go-back-N retransmissions always go";
             max_burst => max_burst: Option<u32>, Cap, "segments", [None],
                 "at most this many segments leave in answer to one ACK (ns-2's `maxburst_`; Feng et al. 1996, \
- Sec. 6)";
+Sec. 6)";
             window_scaling => window_scaling: bool, Flag, "", [true],
                 "RFC 7323 window scaling; `false` caps the advertised window at 65535 bytes";
             codec => _: Codec, Names<Codec>, "", [Codec::Plain],
@@ -140,10 +140,10 @@ macro_rules! tcp_knobs {
                 "N = this times m: the number of distinct shards a segment has";
             boston_verify_every => _: u32, Count<1, 4294967295>, "", [1],
                 "decode and compare with the application's bytes every k-th segment that was rebuilt with coded \
- shards (a 199-shard GF(2^16) decode costs a good fraction of a second: sample those)";
+shards (a 199-shard GF(2^16) decode costs a good fraction of a second: sample those)";
             boston_partial => _: Partial, Names<Partial>, "", [Partial::Wait],
                 "when the m - r fresh shards a partial ACK asks for leave: with the next retransmission, or at \
- once on the partial ACK for the first unacknowledged segment, see [ATM](#atm)";
+once on the partial ACK for the first unacknowledged segment, see [ATM](#atm)";
             window_rule => window_rule: WindowRule, Names<WindowRule>, "",
                 [WindowRule::Tcplab, WindowRule::Bsd44, WindowRule::Ns2, WindowRule::Ns2],
                 "window growth per ACK: see [TCP stacks](stacks.md)";
@@ -152,7 +152,7 @@ macro_rules! tcp_knobs {
                 "when Reno's inflated window is deflated after fast recovery";
             ssthresh_floor => ssthresh_floor: u32, Count<0, 1000000>, "segments", [2, 2, 2, 0],
                 "smallest ssthresh after a loss; `0` only with `window_rule = \"ns2\"` (whose window never falls \
- below one packet)";
+below one packet)";
             bug_fix => bug_fix: bool, Flag, "", [false, false, true, true],
                 "ns-2's `bugFix_` for Tahoe, Reno and SACK";
             newreno_changes => newreno_changes: bool, Flag, "", [true, true, false, false],
@@ -162,12 +162,12 @@ macro_rules! tcp_knobs {
             rtt_sample => rtt_sample: RttSample, Names<RttSample>, "",
                 [RttSample::Timed, RttSample::Timed, RttSample::Timed, RttSample::Timestamp],
                 "where RTT samples come from: one timed segment per round trip (Karn's rule), or every ACK of new \
- data as now minus the send time it echoes (ns-1; ns-2's `timestamps_`)";
+data as now minus the send time it echoes (ns-1; ns-2's `timestamps_`)";
             recovery_send => _: RecoverySend, Names<RecoverySend>, "",
                 [RecoverySend::Window, RecoverySend::Window, RecoverySend::Ns2, RecoverySend::Ns2],
                 "how `newreno_ns2` sends from its window during fast recovery: as usual, or as ns-2's \
- NewRenoTcpAgent::recv (at most 2 packets per ACK; with `newreno_changes`, none besides the \
- flywheel's)";
+NewRenoTcpAgent::recv (at most 2 packets per ACK; with `newreno_changes`, none besides the \
+flywheel's)";
         }
         }
     };
