@@ -30,4 +30,4 @@ pub mod units;
 pub use config as scenario;
 pub use config::Scenario;
 pub use error::{Error, ScenarioError};
-pub use sim::{check_scenario, run_scenario, run_scenario_interruptible, run_scenario_limited, RunOptions};
+pub use sim::{check_scenario, run_scenario, run_scenario_limited, RunOptions};

@@ -24,6 +24,7 @@ use serde::Deserialize;
 
 use crate::error::ScenarioError;
 use crate::net::loss::LossModelSpec;
+use crate::net::route::Reach;
 use crate::units::{duration_ns, Quantity};
 use value::{err, in_field};
 
@@ -175,6 +176,7 @@ impl Scenario {
                 Some(bin)
             }
         };
+        check_routes(&self.nodes, &channels, &flows)?;
         Ok(Model {
             name: self.name.clone().unwrap_or_else(|| "scenario".into()),
             duration,
@@ -203,6 +205,18 @@ impl Scenario {
         }
         Ok(Nodes { index, switches: vec![false; self.nodes.len()] })
     }
+}
+
+/// Every flow (the WWW pairs' too) needs a route from its source to its destination and back.
+fn check_routes(nodes: &[String], channels: &[ChannelModel], flows: &[FlowModel]) -> Result<(), ScenarioError> {
+    let mut reach = Reach::new(nodes.len(), channels.iter().map(|c| (c.from, c.to)));
+    for (i, f) in flows.iter().enumerate() {
+        if !reach.joined(f.src, f.dst) {
+            let (src, dst) = (&nodes[f.src as usize], &nodes[f.dst as usize]);
+            return err(format!("flow[{i}].dst"), format!("no route from '{src}' to '{dst}'"));
+        }
+    }
+    Ok(())
 }
 
 /// A drop list names a flow by its index: it must exist.
