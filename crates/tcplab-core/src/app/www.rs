@@ -116,12 +116,6 @@ pub fn file_size(class: usize, k: u32) -> u64 {
     k as u64 * 10u64.pow(class as u32) * 1024 / 10
 }
 
-/// The size of one response.
-pub fn draw_response(rng: &mut Rng) -> u64 {
-    let c = size_class(rng);
-    file_size(c, poisson5_1_to_9(rng))
-}
-
 /// What one pair did over the run.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WwwStats {

@@ -25,15 +25,6 @@ pub fn opt_bytes(field: impl Into<String>, v: &Option<Quantity>) -> Result<Optio
     v.as_ref().map(|x| in_field(field, bytes(x))).transpose()
 }
 
-/// A duration that must not be zero.
-pub fn positive_duration(field: impl Into<String>, v: &Quantity) -> Result<Dur, ScenarioError> {
-    let field = field.into();
-    match in_field(field.as_str(), duration_ns(v))? {
-        0 => err(field, "must be positive"),
-        d => Ok(d),
-    }
-}
-
 /// A count from 1 to 2^32 - 1.
 pub fn positive(field: impl Into<String>, v: i64) -> Result<u32, ScenarioError> {
     if v <= 0 || v > u32::MAX as i64 {
@@ -48,11 +39,6 @@ pub fn probability(field: impl Into<String>, p: f64) -> Result<f64, ScenarioErro
         return err(field, format!("must be a probability in [0, 1] (got {p})"));
     }
     Ok(p)
-}
-
-/// One of `names`, or an error listing them: "unknown 'x' (use a, b or c)".
-pub fn one_of<'a>(field: impl Into<String>, v: &str, names: &[&'a str]) -> Result<&'a str, ScenarioError> {
-    names.iter().find(|n| **n == v).copied().ok_or_else(|| ScenarioError::new(field, unknown(v, names)))
 }
 
 /// "unknown 'x' (use a, b or c)".
