@@ -4,7 +4,7 @@
 //! machine. Each figure is an upper bound of what the run can hold; the refusal names the field
 //! behind the largest one.
 
-use crate::config::Model;
+use crate::config::model::Model;
 use crate::error::ScenarioError;
 use crate::net::QueueLimit;
 use crate::packet::Packet;

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use crate::atm::aal5::Rebuilt;
 use crate::atm::runtime::AtmRuntime;
-use crate::config::{self, Model};
+use crate::config::{self, model::Model};
 use crate::engine::{Event, EventQueue};
 use crate::error::Error;
 use crate::metrics::{Conservation, FlowReport, FlowTrace, LinkReport, RunReport};

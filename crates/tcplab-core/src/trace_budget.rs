@@ -9,7 +9,7 @@
 
 use std::path::Path;
 
-use crate::config::Model;
+use crate::config::model::Model;
 use crate::error::ScenarioError;
 use crate::net::QueueLimit;
 use crate::units::human_bytes as human;
@@ -32,7 +32,7 @@ pub fn flow_rows(model: &Model) -> Vec<(usize, f64)> {
     out
 }
 
-fn segments(model: &Model, f: &crate::config::FlowModel) -> f64 {
+fn segments(model: &Model, f: &crate::config::flow::FlowModel) -> f64 {
     let dur_s = model.duration as f64 / 1e9;
     let first_hop = model.channels.iter().filter(|c| c.from == f.src);
     let rate = first_hop.clone().map(|c| c.rate_bps).max().unwrap_or(0) as f64;

@@ -26,10 +26,13 @@ use crate::error::ScenarioError;
 use crate::net::loss::LossModelSpec;
 use crate::net::route::Reach;
 use crate::units::{duration_ns, Quantity};
+use flow::FlowModel;
+use link::ChannelModel;
 use value::{err, in_field};
 
-pub use flow::FlowModel;
-pub use link::ChannelModel;
+// For callers that take the whole scenario (entry points, and `crate::scenario::Model` until
+// trace_stream.rs moves to config::model); the run's parts import config::model and the
+// component files.
 pub use model::Model;
 
 #[derive(Debug, Clone, Deserialize)]
