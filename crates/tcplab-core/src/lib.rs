@@ -2,8 +2,9 @@
 //!
 //! The crate knows nothing about studies or Python. A [`config::Scenario`] (parsed from TOML)
 //! is validated into a [`config::Model`], from which a [`sim::Simulation`] is built; it runs to
-//! completion and yields a [`metrics::RunReport`]. Time is an integer count of nanoseconds; equal-time events fire in
-//! insertion order, so one scenario and seed always give the same bytes out.
+//! completion and yields a [`metrics::RunReport`]. Time is an integer count of nanoseconds;
+//! equal-time events fire in insertion order, so one scenario and seed always give the same
+//! bytes out.
 
 pub mod app;
 pub mod atm;
