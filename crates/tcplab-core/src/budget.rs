@@ -4,11 +4,12 @@
 //! machine. Each figure is an upper bound of what the run can hold; the refusal names the field
 //! behind the largest one.
 
+use crate::config::model::Model;
 use crate::error::ScenarioError;
 use crate::net::QueueLimit;
 use crate::packet::Packet;
-use crate::scenario::Model;
 use crate::tcp::sender::{SendRecord, TraceRow};
+use crate::units::human_bytes as human;
 
 /// Used when /proc/meminfo cannot be read.
 pub const FALLBACK_LIMIT: u64 = 8 << 30;
@@ -30,18 +31,6 @@ fn mem_total(meminfo: &str) -> Option<u64> {
     let line = meminfo.lines().find(|l| l.starts_with("MemTotal:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib.saturating_mul(1024))
-}
-
-/// "4.9 GB", "120 MB", "3 kB": decimal units, as the issue and the CLI speak of sizes.
-pub fn human(bytes: u64) -> String {
-    let b = bytes as f64;
-    match bytes {
-        0..=999 => format!("{bytes} B"),
-        1_000..=999_999 => format!("{:.1} kB", b / 1e3),
-        1_000_000..=999_999_999 => format!("{:.1} MB", b / 1e6),
-        1_000_000_000..=999_999_999_999 => format!("{:.1} GB", b / 1e9),
-        _ => format!("{:.1} TB", b / 1e12),
-    }
 }
 
 /// Refuse the run when its estimate exceeds `limit` bytes, naming the field behind the largest
@@ -82,7 +71,7 @@ fn check_parts(parts: &[Part], limit: u64) -> Result<(), ScenarioError> {
 /// building or running it: a sweep checks every point first. A scenario that does not parse or
 /// validate passes here; its run reports that error (a sweep stores it as a failed run).
 pub fn check_text(text: &str, seed: Option<u64>, max_memory: Option<u64>) -> Result<(), crate::Error> {
-    let Some(model) = crate::scenario::parse(text).ok().and_then(|s| s.validate(seed).ok()) else {
+    let Some(model) = crate::config::parse(text).ok().and_then(|s| s.validate(seed).ok()) else {
         return Ok(());
     };
     check(&model, max_memory.unwrap_or_else(default_limit))?;
@@ -212,16 +201,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn reads_mem_total_and_formats_sizes() {
+    fn reads_mem_total() {
         assert_eq!(mem_total("MemTotal:       24684084 kB\nMemFree: 1 kB\n"), Some(24684084 * 1024));
         assert_eq!(mem_total("nothing"), None);
-        assert_eq!(human(4_900_000_000), "4.9 GB");
-        assert_eq!(human(512), "512 B");
         assert!(default_limit() >= 1 << 20);
     }
 
     fn model(text: &str) -> Model {
-        crate::scenario::parse(text).unwrap().validate(None).unwrap()
+        crate::config::parse(text).unwrap().validate(None).unwrap()
     }
 
     const LINK: &str = "nodes = [\"a\", \"b\"]\n[[link]]\na = \"a\"\nb = \"b\"\nrate = \"10Mbps\"\ndelay = \"10ms\"\n";

@@ -6,8 +6,6 @@
 //! IPv4 and TCP checksums of every header-only segment (SYNs, pure ACKs) verify in full, and
 //! a reader that had the zero payload would verify data segments too.
 
-use std::io::Write;
-
 use crate::packet::{flags, Packet};
 use crate::time::Time;
 
@@ -216,10 +214,6 @@ impl PcapWriter {
         self.buf.extend_from_slice(&tcp);
         self.buf.extend_from_slice(&opts);
         self.packets += 1;
-    }
-
-    pub fn write_to(&self, w: &mut impl Write) -> std::io::Result<()> {
-        w.write_all(&self.buf)
     }
 
     pub fn bytes(&self) -> &[u8] {

@@ -1,30 +1,23 @@
 //! The simulation: builds the runtime from a validated model, runs the event loop, reports.
 
-use std::collections::HashMap;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use rand::Rng as _;
-
 use crate::atm::aal5::Rebuilt;
-use crate::atm::drop::CellDropper;
 use crate::atm::runtime::AtmRuntime;
+use crate::config::{self, model::Model};
 use crate::engine::{Event, EventQueue};
 use crate::error::Error;
 use crate::metrics::{Conservation, FlowReport, FlowTrace, LinkReport, RunReport};
 use crate::net::channel::Next;
-use crate::net::loss::{FlowWire, LossModel};
-use crate::net::route::{Graph, RouteArena, END};
-use crate::net::{Channel, PacketPool, Queue};
+use crate::net::loss::FlowWire;
+use crate::net::route::{RouteArena, END};
+use crate::net::{Channel, PacketPool};
 use crate::packet::{Dir, Packet};
-use crate::pcap::{node_ip, wscale_for, PcapFlow, PcapWriter};
-use crate::rng::stream;
-use crate::scenario::{self, LossModelSpec, Model};
-use crate::tcp::reserved::Reserved;
-use crate::tcp::rtt::TimerClock;
+use crate::pcap::{PcapFlow, PcapWriter};
 use crate::tcp::{TcpReceiver, TcpSender};
-use crate::time::{secs, Time, MS};
+use crate::time::{secs, Time};
 
 /// Where and what to write besides the report.
 #[derive(Debug, Clone, Default)]
@@ -34,6 +27,10 @@ pub struct RunOptions {
     /// traces are streamed into it as the run goes (`trace_stream`) and not returned.
     pub out_dir: Option<PathBuf>,
 }
+
+mod build;
+mod invariants;
+mod output;
 
 /// One flow at run time: both endpoints and their routes.
 struct FlowRt {
@@ -87,166 +84,6 @@ pub struct Simulation {
 }
 
 impl Simulation {
-    pub fn new(mut model: Model) -> Result<Self, Error> {
-        let seed = model.seed;
-        jitter_starts(&mut model);
-        let channels: Vec<Channel> = model
-            .channels
-            .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                let rng = || stream(seed, "channel", i as u64);
-                let loss = match &c.loss {
-                    LossModelSpec::None => LossModel::None,
-                    LossModelSpec::Bernoulli(p) => LossModel::Bernoulli { p: *p, rng: Box::new(rng()) },
-                    LossModelSpec::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad } => {
-                        LossModel::GilbertElliott {
-                            p_good_to_bad: *p_good_to_bad,
-                            p_bad_to_good: *p_bad_to_good,
-                            loss_good: *loss_good,
-                            loss_bad: *loss_bad,
-                            bad: false,
-                            rng: Box::new(rng()),
-                        }
-                    }
-                    LossModelSpec::Burst { mean_good, mean_bad } => LossModel::Burst {
-                        mean_good: *mean_good as f64,
-                        mean_bad: *mean_bad as f64,
-                        bad: false,
-                        until: None,
-                        rng: Box::new(rng()),
-                    },
-                    LossModelSpec::DropList { flow, by, values } => {
-                        LossModel::DropList { flow: *flow, by: *by, pending: values.clone(), seen: 0 }
-                    }
-                };
-                let queue = match (c.cell_policy, c.limit) {
-                    (Some(policy), crate::net::QueueLimit::Packets(cells)) => Queue::with_cell_policy(
-                        c.limit,
-                        crate::app::share_vcs(CellDropper::new(policy, cells as usize, 2 * model.flows.len()), &model),
-                    ),
-                    _ => crate::net::spec::packet_queue(c, seed, i as u64),
-                };
-                let mut ch = Channel::new(c.from, c.to, c.rate_bps, c.delay, queue, loss);
-                ch.pcap = c.pcap;
-                ch.pcap_rx = c.pcap_rx;
-                ch.atm = c.atm;
-                ch.series = model.series_bin.map(|bin| Box::new(crate::net::channel::Series::new(bin)));
-                if c.per_flow_series {
-                    ch.per_flow_series = model.series_bin.map(|bin| {
-                        Box::new(model.flows.iter().map(|_| crate::net::channel::Series::new(bin)).collect())
-                    });
-                }
-                ch
-            })
-            .collect();
-        let mut routes = Routes::new(&model, &channels);
-        let mut arena = RouteArena::default();
-        let mut flows = Vec::with_capacity(model.flows.len());
-        let mut wire = Vec::with_capacity(model.flows.len());
-        let mut pcap_flows = Vec::with_capacity(model.flows.len());
-        let mut configs = ConfigTable::default();
-        let app_of_flow = crate::app::flow_owners(&model);
-        for (i, f) in model.flows.iter().enumerate() {
-            let field = format!("flow[{i}].dst");
-            let no_route = |a: u32, b: u32| {
-                scenario_err(
-                    &field,
-                    format!("no route from '{}' to '{}'", model.nodes[a as usize], model.nodes[b as usize]),
-                )
-            };
-            let fwd = routes.path(f.src, f.dst).ok_or_else(|| no_route(f.src, f.dst))?;
-            let rev = routes.path(f.dst, f.src).ok_or_else(|| no_route(f.dst, f.src))?;
-            let mut rng = stream(seed, "flow", i as u64);
-            let (isn_s, isn_r): (u32, u32) = (rng.random(), rng.random());
-            // Each host's coarse clock ticks at its own phase (hosts are not synchronised).
-            let tick = match f.tcp.clock {
-                TimerClock::Coarse { tick } | TimerClock::Ns2 { tick } | TimerClock::Ns1 { tick } => tick,
-                TimerClock::Fine => 500 * MS,
-            };
-            let phase_s = rng.random_range(0..tick);
-            let phase_r = rng.random_range(0..200 * MS);
-            let mut tcp = f.tcp.clone();
-            if tcp.initial_ssthresh_bdp {
-                tcp.initial_ssthresh = path_bdp_bytes(&channels, &fwd, &rev).max(2 * tcp.mss as u64);
-            }
-            let tcp = configs.intern(tcp);
-            // An application's flow starts with nothing written.
-            let total = if app_of_flow[i].0 == NO_APP { f.bytes } else { Some(0) };
-            let mut sender = TcpSender::new(tcp.clone(), i as u32, isn_s, total, phase_s, f.trace);
-            sender.reserved = f.reservation.map(|r| Box::new(Reserved::new(r, stream(seed, "reserved", i as u64))));
-            let mut receiver = TcpReceiver::new(tcp, i as u32, isn_r, f.bytes, phase_r);
-            sender.open(isn_r);
-            receiver.open(isn_s);
-            flows.push(FlowRt {
-                sender,
-                receiver,
-                fwd_route: arena.add(&fwd),
-                rev_route: arena.add(&rev),
-                start: f.start,
-                timer_pending: None,
-                app: app_of_flow[i],
-            });
-            wire.push(FlowWire { data_base: isn_s.wrapping_add(1), mss: f.tcp.mss });
-            pcap_flows.push(PcapFlow {
-                sender_ip: node_ip(f.src),
-                receiver_ip: node_ip(f.dst),
-                sender_port: 10_000 + (i % 50_000) as u16,
-                receiver_port: 5001,
-                mss: f.tcp.mss.min(65535) as u16,
-                sender_wscale: wscale_for(f.tcp.rcv_buf),
-                receiver_wscale: wscale_for(f.tcp.rcv_buf),
-                sack: f.tcp.recovery.uses_sack(),
-            });
-        }
-        let pcaps = model.pcaps.iter().map(|_| PcapWriter::new()).collect();
-        let atm = AtmRuntime::new(model.atm, model.switches.clone(), &channels);
-        // At most one pending event per channel stage, flow and switch, plus the stop.
-        let apps = crate::app::Apps::new(&model);
-        let mut pending_bound = 2 * channels.len() + flows.len() + model.nodes.len() + apps.len() + 1;
-        if model.atm.reassembly_timeout.is_some() {
-            pending_bound += 2 * flows.len(); // one reassembly timer per open VC
-        }
-        Ok(Self {
-            atm,
-            cell_buf: Vec::new(),
-            rebuilt_buf: Vec::new(),
-            lost_as_cells: 0,
-            delivered_series: match model.series_bin {
-                Some(bin) => model.flows.iter().map(|_| crate::net::channel::Series::new(bin)).collect(),
-                None => Vec::new(),
-            },
-            written_series: match model.series_bin {
-                Some(bin) if !apps.is_empty() => {
-                    model.flows.iter().map(|_| crate::net::channel::Series::new(bin)).collect()
-                }
-                _ => Vec::new(),
-            },
-            marking: if model.flows.iter().any(|f| f.marker.is_some()) {
-                let m =
-                    |f: &scenario::FlowModel| crate::net::marker::FlowMarking::new(f.marker, f.start, model.series_bin);
-                model.flows.iter().map(m).collect()
-            } else {
-                Vec::new()
-            },
-            violation: None,
-            trace_files: Default::default(),
-            apps,
-            model,
-            q: EventQueue::for_pending(pending_bound),
-            events: 0,
-            channels,
-            pool: PacketPool::default(),
-            routes: arena,
-            flows,
-            wire,
-            pcap_flows,
-            pcaps,
-            ledger: Conservation::default(),
-            now: 0,
-        })
-    }
-
     /// Run to the end of the scenario's duration.
     pub fn run(&mut self) -> Result<(RunReport, Vec<FlowTrace>), Error> {
         self.run_interruptible(&mut || false)
@@ -552,64 +389,6 @@ impl Simulation {
         self.forward(pkt);
     }
 
-    fn check_invariants(&mut self) -> Result<(), Error> {
-        if let Some(v) = self.violation.take() {
-            return Err(Error::Invariant(v));
-        }
-        let (pkts, cells) =
-            self.channels.iter().map(|c| c.in_flight(&self.pool)).fold((0, 0), |(p, c), (p2, c2)| (p + p2, c + c2));
-        if pkts + cells != self.pool.live() as u64 {
-            return Err(Error::Invariant(format!(
-                "packet pool holds {} records but the channels hold {}",
-                self.pool.live(),
-                pkts + cells
-            )));
-        }
-        self.ledger.in_flight = pkts + self.atm.packets_in_flight();
-        let held = self.atm.cells_held();
-        let cl = &mut self.atm.cells;
-        cl.in_flight = cells + held;
-        if cl.created != cl.consumed + cl.dropped + cl.in_flight {
-            return Err(Error::Invariant(format!(
-                "cell conservation: created {} != consumed {} + dropped {} + in flight {}",
-                cl.created, cl.consumed, cl.dropped, cl.in_flight
-            )));
-        }
-        let l = &self.ledger;
-        if l.injected != l.delivered + l.dropped + l.in_flight {
-            return Err(Error::Invariant(format!(
-                "packet conservation: injected {} != delivered {} + dropped {} + in flight {}",
-                l.injected, l.delivered, l.dropped, l.in_flight
-            )));
-        }
-        let drops: u64 =
-            self.channels.iter().filter(|c| !c.atm).map(|c| c.stats.drops_loss + c.stats.drops_queue).sum();
-        let cell_drops: u64 =
-            self.channels.iter().filter(|c| c.atm).map(|c| c.stats.drops_loss + c.stats.drops_queue).sum();
-        if cell_drops != self.atm.cells.dropped || drops + self.lost_as_cells != l.dropped {
-            return Err(Error::Invariant(format!(
-                "drop counters disagree: links {drops} packets and {cell_drops} cells, ledger {} packets and {} cells",
-                l.dropped, self.atm.cells.dropped
-            )));
-        }
-        for (i, f) in self.flows.iter().enumerate() {
-            if f.receiver.stats.corrupt > 0 {
-                return Err(Error::Invariant(format!(
-                    "flow {i}: {} segments carried bytes that do not match their stream offsets",
-                    f.receiver.stats.corrupt
-                )));
-            }
-            if f.receiver.delivered() > f.sender.snd_max() {
-                return Err(Error::Invariant(format!(
-                    "flow {i}: {} bytes delivered but only {} sent",
-                    f.receiver.delivered(),
-                    f.sender.snd_max()
-                )));
-            }
-        }
-        Ok(())
-    }
-
     fn report(&mut self, wall_s: f64) -> (RunReport, Vec<FlowTrace>) {
         let end = self.now.min(self.model.duration);
         let name = |n: u32| self.model.nodes[n as usize].clone();
@@ -687,17 +466,12 @@ impl Simulation {
             flows,
             links,
             conservation: Conservation { cells: self.atm.cells.clone(), ..self.ledger.clone() },
-            www: self.apps.www_reports(&self.model),
+            www: self.apps.www_reports(secs(end), |f| {
+                let fl = &self.model.flows[f as usize];
+                (name(fl.src), name(fl.dst))
+            }),
         };
         (report, traces)
-    }
-
-    /// Write `queue-<channel>.csv` for every channel that traced its queue.
-    pub fn write_queue_traces(&self, dir: &Path) -> Result<(), Error> {
-        for (i, c) in self.channels.iter().enumerate() {
-            crate::net::queue::write_trace(&c.queue, &dir.join(crate::trace_stream::queue_file(i)))?;
-        }
-        Ok(())
     }
 
     /// Stream the traces (flows' and queues') into files in `dir` from now on, instead of
@@ -737,121 +511,23 @@ impl Simulation {
             crate::test_hooks::Corruption::Conservation => self.ledger.injected += 1,
         }
     }
-
-    /// Write the pcap captures into `dir`.
-    pub fn write_pcaps(&self, dir: &Path) -> Result<(), Error> {
-        for (p, name) in self.pcaps.iter().zip(&self.model.pcaps) {
-            std::fs::write(dir.join(name), p.bytes())?;
-        }
-        Ok(())
-    }
-}
-
-/// One shared copy of each distinct TCP configuration: thousands of flows with the same
-/// settings then share one cache-resident config instead of carrying a copy each.
-#[derive(Default)]
-struct ConfigTable {
-    distinct: Vec<std::sync::Arc<crate::tcp::TcpConfig>>,
-}
-
-impl ConfigTable {
-    fn intern(&mut self, cfg: crate::tcp::TcpConfig) -> std::sync::Arc<crate::tcp::TcpConfig> {
-        if let Some(c) = self.distinct.iter().find(|c| ***c == cfg) {
-            return c.clone();
-        }
-        let c = std::sync::Arc::new(cfg);
-        self.distinct.push(c.clone());
-        c
-    }
-}
-
-/// The path's bandwidth-delay product: the slowest rate on the way out times the round-trip
-/// propagation delay (Hoe 1996's initial ssthresh).
-fn path_bdp_bytes(channels: &[Channel], fwd: &[u32], rev: &[u32]) -> u64 {
-    let rate = fwd.iter().map(|&c| channels[c as usize].rate_bps).min().unwrap_or(0);
-    let rtt: u64 = fwd.iter().chain(rev).map(|&c| channels[c as usize].delay).sum();
-    (rate as u128 * rtt as u128 / 8 / crate::time::SEC as u128) as u64
-}
-
-fn scenario_err(field: &str, msg: String) -> Error {
-    Error::Scenario(crate::error::ScenarioError::new(field, msg))
-}
-
-/// Route finding with the leaf-host shortcut: a host with one link can only leave through
-/// it, so routes between hosts reduce to routes between their routers, which are cached.
-/// This keeps set-up linear in the number of flows on dumbbells of thousands of hosts.
-struct Routes {
-    graph: Graph,
-    /// The one (channel, neighbour) of a node with a single outgoing channel.
-    uplink: Vec<Option<(u32, u32)>>,
-    /// Channel from a to b, for the last hop into a leaf.
-    channel_between: HashMap<(u32, u32), u32>,
-    /// Router-to-router paths found so far (None: unreachable).
-    cache: HashMap<(u32, u32), Option<Vec<u32>>>,
-}
-
-impl Routes {
-    fn new(model: &Model, channels: &[Channel]) -> Self {
-        let mut out = vec![Vec::new(); model.nodes.len()];
-        let mut channel_between = HashMap::new();
-        for (i, c) in channels.iter().enumerate() {
-            out[c.from as usize].push((i as u32, c.to));
-            channel_between.entry((c.from, c.to)).or_insert(i as u32);
-        }
-        let uplink = out.iter().map(|o| if o.len() == 1 { Some(o[0]) } else { None }).collect();
-        Self { graph: Graph { out }, uplink, channel_between, cache: Default::default() }
-    }
-
-    fn path(&mut self, src: u32, dst: u32) -> Option<Vec<u32>> {
-        let mut head = Vec::new();
-        let mut tail = Vec::new();
-        let (mut a, mut b) = (src, dst);
-        if let Some((ch, next)) = self.uplink[a as usize] {
-            if next == b {
-                return Some(vec![ch]);
-            }
-            head.push(ch);
-            a = next;
-        }
-        if let Some((_, prev)) = self.uplink[b as usize] {
-            if prev != a {
-                tail.push(*self.channel_between.get(&(prev, b))?);
-                b = prev;
-            } else {
-                return Some([head, vec![*self.channel_between.get(&(a, b))?]].concat());
-            }
-        }
-        let graph = &self.graph;
-        let mid = self.cache.entry((a, b)).or_insert_with(|| graph.path(a, b)).clone()?;
-        Some([head, mid, tail].concat())
-    }
 }
 
 /// Parse and validate a scenario, routes included, without running it.
 pub fn check_scenario(text: &str, seed: Option<u64>) -> Result<Model, Error> {
-    let scenario = scenario::parse(text)?;
-    crate::test_hooks::corruption(&scenario)?;
-    let model = scenario.validate(seed)?;
-    Simulation::new(model.clone())?;
-    Ok(model)
+    let scenario = config::parse(text)?;
+    crate::test_hooks::corruption(scenario.test_corrupt.as_deref())?;
+    Ok(scenario.validate(seed)?)
 }
 
 /// Parse, validate, run, and (with an output folder) write summary.json, traces and pcaps.
 pub fn run_scenario(text: &str, opts: &RunOptions) -> Result<(RunReport, Vec<FlowTrace>), Error> {
-    run_scenario_interruptible(text, opts, &mut || false)
+    run_scenario_limited(text, opts, None, &mut || false)
 }
 
 /// `run_scenario`, stopping with `Error::Interrupted` (and writing nothing) when `interrupted`
-/// answers true; it is asked every `interrupt::INTERRUPT_EVERY` events.
-pub fn run_scenario_interruptible(
-    text: &str,
-    opts: &RunOptions,
-    interrupted: &mut dyn FnMut() -> bool,
-) -> Result<(RunReport, Vec<FlowTrace>), Error> {
-    run_scenario_limited(text, opts, None, interrupted)
-}
-
-/// `run_scenario_interruptible`, refusing first a run whose memory estimate
+/// answers true (it is asked every `interrupt::INTERRUPT_EVERY` events), and refusing first a
+/// run whose memory estimate
 /// (`budget::estimate`) exceeds `max_memory` bytes (default: `budget::default_limit()`).
 pub fn run_scenario_limited(
     text: &str,
@@ -859,8 +535,8 @@ pub fn run_scenario_limited(
     max_memory: Option<u64>,
     interrupted: &mut dyn FnMut() -> bool,
 ) -> Result<(RunReport, Vec<FlowTrace>), Error> {
-    let scenario = scenario::parse(text)?;
-    let corrupt = crate::test_hooks::corruption(&scenario)?;
+    let scenario = config::parse(text)?;
+    let corrupt = crate::test_hooks::corruption(scenario.test_corrupt.as_deref())?;
     let model = scenario.validate(opts.seed)?;
     let limit = max_memory.unwrap_or_else(crate::budget::default_limit);
     crate::budget::check_run(&model, limit, opts.out_dir.as_deref())?;
@@ -907,16 +583,4 @@ fn run_into(
     // Last: a trace file appears under its own name only once everything else is written.
     sim.finish_trace_files()?;
     Ok((report, traces))
-}
-
-/// Move each flow's start by its uniform draw in [0, start_jitter), from a stream of its own so
-/// that no other random draw of the run moves (a study gets replications that differ in their
-/// start times and nothing else).
-fn jitter_starts(model: &mut Model) {
-    use rand::Rng;
-    for (i, f) in model.flows.iter_mut().enumerate() {
-        if f.start_jitter > 0 {
-            f.start += stream(model.seed, "start", i as u64).random_range(0..f.start_jitter);
-        }
-    }
 }

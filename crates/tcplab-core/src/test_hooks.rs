@@ -7,7 +7,6 @@
 //! `TCPLAB_TEST_HOOKS` is `1`, so no user scenario breaks a run by accident.
 
 use crate::error::{Error, ScenarioError};
-use crate::scenario::Scenario;
 
 /// The environment variable that enables the hook.
 pub const ENABLE_VAR: &str = "TCPLAB_TEST_HOOKS";
@@ -19,9 +18,9 @@ pub enum Corruption {
     Conservation,
 }
 
-/// The corruption the scenario asks for, if any (errors name `_test_corrupt`).
-pub fn corruption(s: &Scenario) -> Result<Option<Corruption>, Error> {
-    let Some(what) = s.test_corrupt.as_deref() else { return Ok(None) };
+/// The corruption a scenario's `_test_corrupt` asks for, if any (errors name that field).
+pub fn corruption(test_corrupt: Option<&str>) -> Result<Option<Corruption>, Error> {
+    let Some(what) = test_corrupt else { return Ok(None) };
     let field = "_test_corrupt";
     if std::env::var(ENABLE_VAR).as_deref() != Ok("1") {
         let msg = format!("a test-only field; it is refused unless {ENABLE_VAR}=1");

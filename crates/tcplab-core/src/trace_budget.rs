@@ -9,10 +9,10 @@
 
 use std::path::Path;
 
-use crate::budget::human;
+use crate::config::model::Model;
 use crate::error::ScenarioError;
 use crate::net::QueueLimit;
-use crate::scenario::Model;
+use crate::units::human_bytes as human;
 
 /// The window can grow this far at most (`tcp::sender`'s cap, 2^40 bytes): 13 digits.
 const CWND_DIGITS: u64 = 13;
@@ -32,7 +32,7 @@ pub fn flow_rows(model: &Model) -> Vec<(usize, f64)> {
     out
 }
 
-fn segments(model: &Model, f: &crate::scenario::FlowModel) -> f64 {
+fn segments(model: &Model, f: &crate::config::flow::FlowModel) -> f64 {
     let dur_s = model.duration as f64 / 1e9;
     let first_hop = model.channels.iter().filter(|c| c.from == f.src);
     let rate = first_hop.clone().map(|c| c.rate_bps).max().unwrap_or(0) as f64;
@@ -148,7 +148,7 @@ mod tests {
     use super::*;
 
     fn model(text: &str) -> Model {
-        crate::scenario::parse(text).unwrap().validate(None).unwrap()
+        crate::config::parse(text).unwrap().validate(None).unwrap()
     }
 
     const BULK_10G: &str = "duration = \"1000s\"\nnodes = [\"a\", \"b\"]\n[tcp]\nrcv_buf = \"64MiB\"\n\

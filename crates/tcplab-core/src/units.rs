@@ -129,12 +129,30 @@ pub fn bytes(q: &Quantity) -> Result<u64, String> {
     Ok(v as u64)
 }
 
+/// "4.9 GB", "120 MB", "3 kB": a size for people to read, in decimal units.
+pub fn human_bytes(bytes: u64) -> String {
+    let b = bytes as f64;
+    match bytes {
+        0..=999 => format!("{bytes} B"),
+        1_000..=999_999 => format!("{:.1} kB", b / 1e3),
+        1_000_000..=999_999_999 => format!("{:.1} MB", b / 1e6),
+        1_000_000_000..=999_999_999_999 => format!("{:.1} GB", b / 1e9),
+        _ => format!("{:.1} TB", b / 1e12),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn t(s: &str) -> Quantity {
         Quantity::Text(s.into())
+    }
+
+    #[test]
+    fn sizes_for_people() {
+        assert_eq!(human_bytes(4_900_000_000), "4.9 GB");
+        assert_eq!(human_bytes(512), "512 B");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 mod common;
 use common::*;
 use tcplab_core::interrupt::INTERRUPT_EVERY;
-use tcplab_core::{run_scenario, run_scenario_interruptible, Error, RunOptions};
+use tcplab_core::{run_scenario, run_scenario_limited, Error, RunOptions};
 
 fn long_run() -> String {
     // About 2.5 M events: several interrupt checks.
@@ -15,7 +15,7 @@ fn interrupt_stops_the_run_and_writes_nothing() {
     let dir = std::env::temp_dir().join(format!("tcplab-interrupt-{}", std::process::id()));
     let opts = RunOptions { seed: Some(1), out_dir: Some(dir.clone()) };
     let mut asked = 0u64;
-    let r = run_scenario_interruptible(&long_run(), &opts, &mut || {
+    let r = run_scenario_limited(&long_run(), &opts, None, &mut || {
         asked += 1;
         asked == 3
     });
@@ -29,7 +29,7 @@ fn the_check_is_asked_every_so_many_events_and_changes_nothing() {
     let text = long_run();
     let (plain, _) = run_scenario(&text, &RunOptions { seed: Some(1), out_dir: None }).unwrap();
     let mut asked = 0u64;
-    let (checked, _) = run_scenario_interruptible(&text, &RunOptions { seed: Some(1), out_dir: None }, &mut || {
+    let (checked, _) = run_scenario_limited(&text, &RunOptions { seed: Some(1), out_dir: None }, None, &mut || {
         asked += 1;
         false
     })

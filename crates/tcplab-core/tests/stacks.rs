@@ -7,17 +7,15 @@ mod common;
 use tcplab_core::metrics::{FlowReport, FlowTrace};
 use tcplab_core::packet::{payload_tag, Dir, Packet};
 use tcplab_core::tcp::stack::Stack;
-use tcplab_core::tcp::{DelayedAck, Handshake, TcpConfig, TcpReceiver, TcpSender};
+use tcplab_core::tcp::{DelayedAck, Handshake, TcpConfig, TcpKnobs, TcpReceiver, TcpSender};
 use tcplab_core::time::{MS, SEC};
 
 // ------------------------------------------------------------------ sender harness
 
 /// A preset with 1000-byte segments, no handshake and the given changes.
 fn config(stack: Stack, f: impl FnOnce(&mut TcpConfig)) -> TcpConfig {
-    let mut c = stack.preset();
-    c.mss = 1000;
-    c.handshake = Handshake::None;
-    stack.finish(&mut c, false, false);
+    let set = TcpKnobs { mss: Some(1000), handshake: Some(Handshake::None), ..TcpKnobs::default() };
+    let mut c = stack.config(&set);
     if !stack.counts_packets() {
         c.rcv_buf = 1 << 20;
         c.snd_buf = 1 << 20;

@@ -7,10 +7,10 @@ use std::cell::Cell;
 use std::path::PathBuf;
 
 use common::*;
-use tcplab_core::scenario;
+use tcplab_core::config;
 use tcplab_core::sim::Simulation;
 use tcplab_core::trace_stream::Rows;
-use tcplab_core::{run_scenario, run_scenario_interruptible, Error, RunOptions};
+use tcplab_core::{run_scenario, run_scenario_limited, Error, RunOptions};
 
 /// Counts this thread's allocations (tests run on threads of their own).
 struct Counting;
@@ -67,7 +67,7 @@ fn streamed_files_equal_the_in_memory_traces() {
     assert_eq!(names(&dir), ["queue-0.csv", "queue-1.csv", "segments-flow0.csv", "summary.json", "trace-flow0.csv"]);
 
     // The in-memory path: the same run, traces kept and written after it.
-    let model = scenario::parse(&text).unwrap().validate(Some(3)).unwrap();
+    let model = config::parse(&text).unwrap().validate(Some(3)).unwrap();
     let mut sim = Simulation::new(model).unwrap();
     let (report, traces) = sim.run().unwrap();
     assert_eq!(report.events, streamed.events);
@@ -99,7 +99,7 @@ fn a_stopped_run_leaves_the_folder_as_it_was() {
     let opts = RunOptions { seed: Some(1), out_dir: Some(dir.clone()) };
     let long = two_hosts("", "", 200_000_000, 200.0);
     let mut asked = 0;
-    let r = run_scenario_interruptible(&long, &opts, &mut || {
+    let r = run_scenario_limited(&long, &opts, None, &mut || {
         asked += 1;
         // By the second check the flow has sent thousands of segments: rows were streamed.
         if asked == 2 {

@@ -15,8 +15,8 @@ pub mod www;
 
 use crate::atm::drop::CellDropper;
 use crate::rng::stream;
-use crate::scenario::Model;
 use crate::time::Time;
+use www::WwwPairModel;
 
 /// What an application asks for during one call.
 #[derive(Debug, Default)]
@@ -78,16 +78,16 @@ pub struct Apps {
 }
 
 impl Apps {
-    pub fn new(model: &Model) -> Self {
-        let apps: Vec<App> = model
-            .www
+    /// The WWW pairs of a run seeded with `seed`, each with a random stream of its own.
+    pub fn new(pairs: &[WwwPairModel], seed: u64) -> Self {
+        let apps: Vec<App> = pairs
             .iter()
             .enumerate()
-            .map(|(i, p)| App::Www(Box::new(www::WwwPair::new(p.cfg, p.flows, stream(model.seed, "www", i as u64)))))
+            .map(|(i, p)| App::Www(Box::new(www::WwwPair::new(p.cfg, p.flows, stream(seed, "www", i as u64)))))
             .collect();
         Self {
             pending: vec![None; apps.len()],
-            idle_restart: model.www.iter().map(|p| p.cfg.idle_restart).collect(),
+            idle_restart: pairs.iter().map(|p| p.cfg.idle_restart).collect(),
             apps,
             io: AppIo::default(),
         }
@@ -140,26 +140,24 @@ impl Apps {
         self.idle_restart[a as usize]
     }
 
-    pub fn www_reports(&self, model: &Model) -> Vec<www::WwwReport> {
-        let secs = crate::time::secs(model.duration);
+    /// The pairs' reports after a run of `secs` seconds; `ends(flow)` names a flow's source
+    /// and destination nodes.
+    pub fn www_reports(&self, secs: f64, ends: impl Fn(u32) -> (String, String)) -> Vec<www::WwwReport> {
         self.apps
             .iter()
             .enumerate()
             .map(|(i, App::Www(w))| {
-                let node = |f: u32, src: bool| {
-                    let fl = &model.flows[f as usize];
-                    model.nodes[if src { fl.src } else { fl.dst } as usize].clone()
-                };
-                www::WwwReport::new(i as u32, node(w.flows[0], true), node(w.flows[0], false), w, secs)
+                let (client, server) = ends(w.flows[0]);
+                www::WwwReport::new(i as u32, client, server, w, secs)
             })
             .collect()
     }
 }
 
-/// Per flow: the application driving it and its port there (`u32::MAX`: none).
-pub fn flow_owners(model: &Model) -> Vec<(u32, u8)> {
-    let mut owners = vec![(u32::MAX, 0u8); model.flows.len()];
-    for (a, p) in model.www.iter().enumerate() {
+/// Per flow of `flows`: the application driving it and its port there (`u32::MAX`: none).
+pub fn flow_owners(pairs: &[WwwPairModel], flows: usize) -> Vec<(u32, u8)> {
+    let mut owners = vec![(u32::MAX, 0u8); flows];
+    for (a, p) in pairs.iter().enumerate() {
         for (port, &f) in p.flows.iter().enumerate() {
             owners[f as usize] = (a as u32, port as u8);
         }
@@ -170,20 +168,20 @@ pub fn flow_owners(model: &Model) -> Vec<(u32, u8)> {
 /// Make the two one-way flows of each WWW pair share the pair's two VCs, one per direction
 /// of travel: the request flow's data and the response flow's ACKs go client to server, the
 /// response flow's data and the request flow's ACKs server to client.
-pub fn share_vcs(dropper: CellDropper, model: &Model) -> CellDropper {
-    match shared_vc_map(model) {
+pub fn share_vcs(dropper: CellDropper, pairs: &[WwwPairModel], flows: usize) -> CellDropper {
+    match shared_vc_map(pairs, flows) {
         Some(map) => dropper.with_shared_vcs(map),
         None => dropper,
     }
 }
 
 /// Per flow direction (`vc_of`): the VC it is accounted on; None when no flows share.
-fn shared_vc_map(model: &Model) -> Option<Vec<u32>> {
-    if model.www.is_empty() {
+fn shared_vc_map(pairs: &[WwwPairModel], flows: usize) -> Option<Vec<u32>> {
+    if pairs.is_empty() {
         return None;
     }
-    let mut map: Vec<u32> = (0..2 * model.flows.len() as u32).collect();
-    for p in &model.www {
+    let mut map: Vec<u32> = (0..2 * flows as u32).collect();
+    for p in pairs {
         let [rq, rs] = p.flows;
         map[2 * rs as usize + 1] = 2 * rq; // response ACKs: client to server
         map[2 * rq as usize + 1] = 2 * rs; // request ACKs: server to client
@@ -259,9 +257,9 @@ mod tests {
                     [[link]]\na = \"c\"\nb = \"s\"\nrate = \"1Mbps\"\n\
                     [[flow]]\nsrc = \"a\"\ndst = \"b\"\n\
                     [[www.pair]]\nclient = \"c\"\nserver = \"s\"\n";
-        let model = crate::scenario::parse(text).unwrap().validate(None).unwrap();
+        let model = crate::config::parse(text).unwrap().validate(None).unwrap();
         assert_eq!(model.www[0].flows, [1, 2]);
-        let map = super::shared_vc_map(&model).unwrap();
+        let map = super::shared_vc_map(&model.www, model.flows.len()).unwrap();
         // Flow 0 (not a pair's) keeps its own VCs 0 and 1. Request flow 1: data c->s is VC 2,
         // its ACKs s->c ride the response's data VC 4; response flow 2: data s->c is VC 4,
         // its ACKs c->s ride the request's data VC 2.

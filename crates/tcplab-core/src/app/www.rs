@@ -73,6 +73,14 @@ impl Default for WwwConfig {
     }
 }
 
+/// One client-server pair of a scenario: its settings and its two flows.
+#[derive(Debug, Clone)]
+pub struct WwwPairModel {
+    pub cfg: WwwConfig,
+    /// The request flow (client to server) and the response flow (server to client).
+    pub flows: [u32; 2],
+}
+
 /// A Poisson(5) draw redrawn until it falls in 1..=9 (Knuth's product method: mean 5 needs
 /// about six uniforms a draw).
 pub fn poisson5_1_to_9(rng: &mut Rng) -> u32 {
@@ -106,12 +114,6 @@ pub fn size_class(rng: &mut Rng) -> usize {
 /// Bytes of size `k` (1..=9) of class `c`.
 pub fn file_size(class: usize, k: u32) -> u64 {
     k as u64 * 10u64.pow(class as u32) * 1024 / 10
-}
-
-/// The size of one response.
-pub fn draw_response(rng: &mut Rng) -> u64 {
-    let c = size_class(rng);
-    file_size(c, poisson5_1_to_9(rng))
 }
 
 /// What one pair did over the run.

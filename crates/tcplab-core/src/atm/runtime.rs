@@ -6,7 +6,6 @@ use serde::Serialize;
 use super::aal5::{Reassembler, Rebuilt, Rules};
 use super::drop::vc_of;
 use super::{AtmConfig, CELL_BYTES};
-use crate::net::Channel;
 use crate::packet::{CellInfo, Packet};
 
 /// The cell ledger: created = consumed (by reassembly) + dropped + in flight.
@@ -68,14 +67,15 @@ pub struct AtmRuntime {
 }
 
 impl AtmRuntime {
-    pub fn new(cfg: AtmConfig, is_switch: Vec<bool>, channels: &[Channel]) -> Self {
+    /// `channel_ends`: the node each channel leads to, in channel order (a switch serves its
+    /// inputs round robin in that order).
+    pub fn new(cfg: AtmConfig, is_switch: Vec<bool>, channel_ends: impl Iterator<Item = u32>) -> Self {
         let nodes = is_switch.len();
         let mut n_inputs = vec![0u32; nodes];
-        let input_index = channels
-            .iter()
-            .map(|c| {
-                let i = n_inputs[c.to as usize];
-                n_inputs[c.to as usize] += 1;
+        let input_index = channel_ends
+            .map(|to| {
+                let i = n_inputs[to as usize];
+                n_inputs[to as usize] += 1;
                 i
             })
             .collect();

@@ -7,8 +7,8 @@
 use rand::Rng as _;
 
 use crate::packet::{Dir, Packet};
-use crate::rng::Rng;
-use crate::time::Time;
+use crate::rng::{stream, Rng};
+use crate::time::{Dur, Time};
 
 /// How a drop list names the packets it drops.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,6 +19,16 @@ pub enum DropBy {
     Offset,
     /// The first transmission of data segment number n (1-based, offset = (n-1) * mss).
     Segment,
+}
+
+/// A validated loss model of a link direction (`config::loss` reads it from the scenario).
+#[derive(Debug, Clone)]
+pub enum LossModelSpec {
+    None,
+    Bernoulli(f64),
+    GilbertElliott { p_good_to_bad: f64, p_bad_to_good: f64, loss_good: f64, loss_bad: f64 },
+    Burst { mean_good: Dur, mean_bad: Dur },
+    DropList { flow: u32, by: DropBy, values: Vec<u64> },
 }
 
 #[derive(Debug, Clone)]
@@ -130,6 +140,35 @@ fn burst_hits(
 }
 
 impl LossModel {
+    /// The loss model of channel `channel`; a random one draws from the channel's own stream.
+    pub fn new(spec: &LossModelSpec, seed: u64, channel: u64) -> Self {
+        let rng = || Box::new(stream(seed, "channel", channel));
+        match spec {
+            LossModelSpec::None => LossModel::None,
+            LossModelSpec::Bernoulli(p) => LossModel::Bernoulli { p: *p, rng: rng() },
+            LossModelSpec::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad } => {
+                LossModel::GilbertElliott {
+                    p_good_to_bad: *p_good_to_bad,
+                    p_bad_to_good: *p_bad_to_good,
+                    loss_good: *loss_good,
+                    loss_bad: *loss_bad,
+                    bad: false,
+                    rng: rng(),
+                }
+            }
+            LossModelSpec::Burst { mean_good, mean_bad } => LossModel::Burst {
+                mean_good: *mean_good as f64,
+                mean_bad: *mean_bad as f64,
+                bad: false,
+                until: None,
+                rng: rng(),
+            },
+            LossModelSpec::DropList { flow, by, values } => {
+                LossModel::DropList { flow: *flow, by: *by, pending: values.clone(), seen: 0 }
+            }
+        }
+    }
+
     /// Decide the fate of one packet serialised over `[start, end]`; `flows[i]` describes flow i.
     pub fn drops(&mut self, pkt: &Packet, flows: &[FlowWire], start: Time, end: Time) -> bool {
         match self {

@@ -5,10 +5,10 @@ pub mod channel;
 pub mod loss;
 pub mod marker;
 pub mod pool;
+pub mod qdisc;
 pub mod queue;
 pub mod red;
 pub mod route;
-pub mod spec;
 
 pub use channel::{Channel, ChannelStats};
 pub use loss::LossModel;

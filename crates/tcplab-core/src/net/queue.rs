@@ -14,9 +14,9 @@ use std::collections::VecDeque;
 use serde::Serialize;
 
 use crate::atm::drop::{vc_of, CellDropper};
+use crate::csv::Rows;
 use crate::packet::Packet;
 use crate::time::Time;
-use crate::trace_stream::Rows;
 
 use super::pool::PacketId;
 use super::red::{Red, RedDrop};
@@ -41,7 +41,7 @@ pub fn write_trace(q: &Queue, path: &std::path::Path) -> std::io::Result<()> {
     use std::io::Write as _;
     let Some(Rows::Memory(t)) = q.trace.as_deref() else { return Ok(()) };
     let mut w = std::io::BufWriter::new(std::fs::File::create(path)?);
-    crate::trace_stream::write_csv(t, &mut w)?;
+    crate::csv::write_csv(t, &mut w)?;
     w.flush()
 }
 

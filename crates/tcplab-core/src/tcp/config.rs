@@ -1,9 +1,8 @@
-//! The typed, validated configuration of one TCP connection (both ends).
+//! The typed, validated configuration of one TCP connection (both ends): `TcpConfig`, built
+//! from the knob list of `knobs.rs` with each stack's defaults.
 
-use crate::time::{Dur, MS, SEC};
-
-use super::growth::{Deflation, WindowRule};
-use super::rtt::TimerClock;
+use super::knobs::names::*;
+use super::knobs::tcp_knobs;
 use super::stack::Stack;
 
 /// Which loss-recovery policy the sender runs.
@@ -61,6 +60,20 @@ pub enum Handshake {
     ReceiverOpens,
 }
 
+impl Handshake {
+    /// Scenario names, in the order of the enum.
+    pub const NAMES: &'static [&'static str] = &["none", "sender", "receiver"];
+
+    pub fn parse(name: &str) -> Option<Self> {
+        Some(match name {
+            "none" => Self::None,
+            "sender" => Self::SenderOpens,
+            "receiver" => Self::ReceiverOpens,
+            _ => return None,
+        })
+    }
+}
+
 /// Delayed acknowledgements at the receiver.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DelayedAck {
@@ -73,105 +86,97 @@ pub struct DelayedAck {
     pub immediate_on_out_of_order: bool,
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct TcpConfig {
-    pub recovery: RecoveryKind,
-    /// Maximum segment size: payload bytes per full segment.
-    pub mss: u32,
-    /// IP + TCP header bytes added to every segment on the wire.
-    pub header_bytes: u32,
-    /// Receiver's buffer: the window it advertises, bytes.
-    pub rcv_buf: u32,
-    /// Sender's socket buffer: a cap on data outstanding, bytes.
-    pub snd_buf: u32,
-    /// Initial congestion window, segments.
-    pub initial_cwnd: u32,
-    /// Initial slow-start threshold, bytes.
-    pub initial_ssthresh: u64,
-    /// Duplicate ACKs that trigger fast retransmit.
-    pub dupack_threshold: u32,
-    pub clock: TimerClock,
-    pub min_rto: Dur,
-    pub max_rto: Dur,
-    /// Timeout before the first RTT sample (SYN and first data).
-    pub initial_rto: Dur,
-    pub delayed_ack: Option<DelayedAck>,
-    pub handshake: Handshake,
-    /// Hold back a final partial segment while data is unacknowledged (RFC 896).
-    pub nagle: bool,
-    /// Never send a segment that only the window cut short (RFC 1122 sender SWS avoidance).
-    pub sws_avoidance: bool,
-    /// At most this many segments leave in answer to one ACK (ns-2's maxburst_); None: no cap.
-    pub max_burst: Option<u32>,
-    /// RFC 7323 window scaling; without it the advertised window is capped at 65535 bytes.
-    pub window_scaling: bool,
-    /// Set the initial ssthresh to the path's bandwidth-delay product (Hoe 1996).
-    pub initial_ssthresh_bdp: bool,
-    /// Bytes of the application's first write, which leave as a segment of their own (an
-    /// HTTP server's response header, written before the body; Cohen and Ramanathan (1998) Sec. VI.A).
-    pub first_write: Option<u64>,
-    /// TCP Boston's coding of segments into ATM-cell shards (Bestavros and Kim 1997); None: plain TCP.
-    pub boston: Option<super::boston::BostonConfig>,
-    /// The preset the other knobs started from (docs/stacks.md).
-    pub stack: Stack,
-    /// How the window grows per ACK and whether the sender uses only whole packets of it.
-    pub window_rule: WindowRule,
-    /// When Reno's inflated window is deflated at the end of fast recovery.
-    pub deflation: Deflation,
-    /// Smallest ssthresh after a loss, segments (4.4BSD and ns-2: 2).
-    pub ssthresh_floor: u32,
-    /// Cap on cwnd, segments (ns-2 maxcwnd_); None: no cap.
-    pub max_cwnd: Option<u32>,
-    /// ns-2 bugFix_: Tahoe fast-retransmits only once the ACK is past `recover` (strictly),
-    /// Reno and SACK not after a timeout until then. Off: tcplab's own rules (Tahoe and SACK
-    /// wait until the ACK reaches `recover`, Reno never waits).
-    pub bug_fix: bool,
-    /// ns-2 newreno_changes_ (Hoe's flywheel: one new segment per two duplicate ACKs in
-    /// recovery) for the `newreno_ns2` variant. tcplab's default keeps it on, as before;
-    /// ns-2's own default (ns-default.tcl) is 0.
-    pub newreno_changes: bool,
-    /// Where RTT samples come from: one timed segment per round trip, or every ACK's echoed
-    /// timestamp (ns-1; ns-2's `timestamps_`). tcp/rtt_ns1.rs.
-    pub rtt_sample: super::rtt_ns1::RttSample,
-    /// `newreno_ns2` in recovery sends from the window as ns-2's NewRenoTcpAgent::recv does:
-    /// at most 2 packets per ACK, none with `newreno_changes` (recovery/newreno.rs).
-    pub recovery_send_ns2: bool,
+/// Builds, from the knob list (`tcp_knobs!`): `TcpConfig` with a field per knob that has one
+/// and per derived field; `TcpKnobs`, the knobs a scenario set; `KnobValues`, every knob's
+/// value; and each stack's defaults (`Stack::knob_values`).
+macro_rules! config_from_knobs {
+    (
+        derived { $($dfield:ident: $dty:ty = $dexpr:expr, $ddoc:literal;)* }
+        knobs { $($knob:ident => $field:tt: $ty:ty, $read:ty, $unit:literal, $defaults:tt, $doc:literal;)* }
+    ) => {
+        /// The knobs a scenario set, in their own types; `None` takes the stack's default.
+        #[derive(Debug, Clone, Default, PartialEq)]
+        pub struct TcpKnobs {
+            $(#[doc = $doc] pub $knob: Option<$ty>,)*
+        }
+
+        /// Every knob's value: the scenario's, or its stack's default.
+        #[derive(Debug, Clone, PartialEq)]
+        pub struct KnobValues {
+            $(#[doc = $doc] pub $knob: $ty,)*
+        }
+
+        impl Stack {
+            /// Every knob's value under this stack: `set`'s where it has one, else this stack's
+            /// default, which may read the knobs above it.
+            pub fn knob_values(self, set: &TcpKnobs) -> KnobValues {
+                $(let $knob: $ty = match set.$knob.clone() {
+                    Some(v) => v,
+                    None => stack_default!(self, $defaults),
+                };)*
+                KnobValues { $($knob,)* }
+            }
+        }
+
+        config_from_knobs!(@sort [] { $($dfield: $dty = $dexpr, $ddoc;)* } [] $($knob => $field: $ty, $doc;)*);
+    };
+    // Knobs without a field of their own are left out of the struct.
+    (@sort $fields:tt $derived:tt [$($all:ident)*] $knob:ident => _: $ty:ty, $doc:literal; $($rest:tt)*) => {
+        config_from_knobs!(@sort $fields $derived [$($all)* $knob] $($rest)*);
+    };
+    (@sort [$($fields:tt)*] $derived:tt [$($all:ident)*] $knob:ident => $field:ident: $ty:ty, $doc:literal; $($rest:tt)*) => {
+        config_from_knobs!(@sort [$($fields)* $field: $ty = $knob, $doc;] $derived [$($all)* $knob] $($rest)*);
+    };
+    (@sort
+        [$($field:ident: $ty:ty = $knob:ident, $doc:literal;)*]
+        { $($dfield:ident: $dty:ty = $dexpr:expr, $ddoc:literal;)* }
+        [$($all:ident)*]
+    ) => {
+        /// The configuration of one TCP connection (both ends).
+        #[derive(Debug, Clone, PartialEq)]
+        pub struct TcpConfig {
+            $(#[doc = $doc] pub $field: $ty,)*
+            $(#[doc = $ddoc] pub $dfield: $dty,)*
+            /// Bytes of the application's first write, which leave as a segment of their own (an
+            /// HTTP server's response header, written before the body; Cohen and Ramanathan
+            /// (1998) Sec. VI.A). A flow's setting, not a TCP knob.
+            pub first_write: Option<u64>,
+            /// The preset the other knobs started from (docs/stacks.md).
+            pub stack: Stack,
+        }
+
+        impl KnobValues {
+            /// The configuration these values make under `stack`.
+            pub fn config(self, stack: Stack) -> TcpConfig {
+                let KnobValues { $($all,)* } = self;
+                TcpConfig { $($field: $knob,)* $($dfield: $dexpr,)* first_write: None, stack }
+            }
+        }
+    };
 }
 
-impl Default for TcpConfig {
-    fn default() -> Self {
-        Self {
-            recovery: RecoveryKind::Reno,
-            mss: 1460,
-            header_bytes: 40,
-            rcv_buf: 65535,
-            snd_buf: u32::MAX,
-            initial_cwnd: 1,
-            initial_ssthresh: u32::MAX as u64,
-            dupack_threshold: 3,
-            clock: TimerClock::Fine,
-            min_rto: SEC,
-            max_rto: 64 * SEC,
-            initial_rto: 3 * SEC,
-            delayed_ack: None,
-            handshake: Handshake::None,
-            nagle: false,
-            sws_avoidance: true,
-            max_burst: None,
-            window_scaling: true,
-            initial_ssthresh_bdp: false,
-            first_write: None,
-            boston: None,
-            stack: Stack::Tcplab,
-            window_rule: WindowRule::Tcplab,
-            deflation: Deflation::Always,
-            ssthresh_floor: 2,
-            max_cwnd: None,
-            bug_fix: false,
-            newreno_changes: true,
-            rtt_sample: super::rtt_ns1::RttSample::Timed,
-            recovery_send_ns2: false,
+/// A knob's default under `stack`: one value for every stack, or one per stack in the order
+/// tcplab, bsd44, ns2, ns1.
+macro_rules! stack_default {
+    ($stack:expr, [$tcplab:expr, $bsd44:expr, $ns2:expr, $ns1:expr]) => {
+        match $stack {
+            Stack::Tcplab => $tcplab,
+            Stack::Bsd44 => $bsd44,
+            Stack::Ns2 => $ns2,
+            Stack::Ns1 => $ns1,
         }
+    };
+    ($stack:expr, [$all:expr]) => {
+        $all
+    };
+}
+
+tcp_knobs!(config_from_knobs);
+
+impl Default for TcpConfig {
+    /// The `tcplab` stack's configuration.
+    fn default() -> Self {
+        Stack::Tcplab.preset()
     }
 }
 
@@ -182,16 +187,6 @@ impl TcpConfig {
             self.rcv_buf
         } else {
             self.rcv_buf.min(65535)
-        }
-    }
-
-    /// 4.4BSD defaults: 500 ms slow timer (minimum RTO 2 ticks), 200 ms delayed ACK clock.
-    pub fn bsd() -> Self {
-        Self {
-            clock: TimerClock::Coarse { tick: 500 * MS },
-            min_rto: SEC,
-            delayed_ack: Some(DelayedAck { timeout: 200 * MS, aligned: true, immediate_on_out_of_order: true }),
-            ..Self::default()
         }
     }
 }

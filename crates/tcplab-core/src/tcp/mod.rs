@@ -4,6 +4,7 @@ pub mod boston;
 pub mod cc;
 pub mod config;
 pub mod growth;
+pub mod knobs;
 pub mod receiver;
 pub mod recovery;
 pub mod reserved;
@@ -19,7 +20,7 @@ pub mod stack;
 pub mod trace;
 pub mod window;
 
-pub use config::{DelayedAck, Handshake, RecoveryKind, TcpConfig};
+pub use config::{DelayedAck, Handshake, KnobValues, RecoveryKind, TcpConfig, TcpKnobs};
 pub use receiver::TcpReceiver;
 pub use rtt::TimerClock;
 pub use sender::TcpSender;

@@ -1,13 +1,9 @@
 //! Named stacks: a preset for every TCP knob, taken from one real implementation's source
 //! (docs/stacks.md has the table with the source of each value). A scenario picks one with
-//! `tcp.stack` and can still override any knob.
+//! `tcp.stack` and can still override any knob. The values are the columns of the knob list
+//! (`knobs.rs`); a knob the scenario leaves unset takes its stack's value there.
 
-use crate::time::{MS, SEC};
-
-use super::config::{DelayedAck, Handshake, TcpConfig};
-use super::growth::{Deflation, WindowRule};
-use super::rtt::TimerClock;
-use super::rtt_ns1::RttSample;
+use super::config::{TcpConfig, TcpKnobs};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stack {
@@ -21,16 +17,16 @@ pub enum Stack {
     Ns2,
     /// ns-1 (1996): its `tcp.cc` as imported into ns-2 (rev. 1.1.1.1, 1996/12/19) and its
     /// `ns-default.tcl` (rev. 1.2, 1997): ns-2's window and recovery rules, with ns-1's own
-    /// timer (`rtt_ns1.rs`), RTT samples from every ACK's echoed timestamp and no ssthresh
-    /// floor.
+    /// timer (`rtt_ns1.rs`), RTT samples from every ACK's echoed timestamp, a 3 s first timeout,
+    /// no upper bound on the RTO but its 2000 s abort, and no ssthresh floor.
     Ns1,
 }
 
-/// ns-2's window_ default (ns-default.tcl: `Agent/TCP set window_ 20`), packets.
-pub const NS2_WINDOW_PACKETS: u32 = 20;
-
 impl Stack {
     pub const NAMES: &'static [&'static str] = &["tcplab", "bsd44", "ns2", "ns1"];
+
+    /// Every stack, in the order of `NAMES` (and of the knob list's default columns).
+    pub const ALL: [Stack; 4] = [Self::Tcplab, Self::Bsd44, Self::Ns2, Self::Ns1];
 
     pub fn parse(name: &str) -> Option<Self> {
         Some(match name {
@@ -47,127 +43,56 @@ impl Stack {
         matches!(self, Self::Ns2 | Self::Ns1)
     }
 
-    /// Every knob as this stack sets it. Knobs that depend on others the scenario may set
-    /// (ns's window_ in packets) are finished by `finish`.
+    /// Every knob as this stack sets it.
     pub fn preset(self) -> TcpConfig {
-        let base = TcpConfig { stack: self, ..TcpConfig::default() };
-        match self {
-            Self::Tcplab => base,
-            Self::Bsd44 => TcpConfig {
-                // tcp_usrreq.c: tcp_sendspace = tcp_recvspace = 1024*8.
-                rcv_buf: 8192,
-                snd_buf: 8192,
-                // tcp_timer.h: PR_SLOWHZ 2 (500 ms), TCPTV_MIN 2 ticks, TCPTV_REXMTMAX 64 s;
-                // tcp_subr.c tcp_newtcpcb: t_rxtcur from TCPTV_SRTTDFLT (3 s) = 12 ticks = 6 s.
-                clock: TimerClock::Coarse { tick: 500 * MS },
-                min_rto: SEC,
-                max_rto: 64 * SEC,
-                initial_rto: 6 * SEC,
-                // tcp_fasttimo every 200 ms (PR_FASTHZ 5) sends pending delayed ACKs;
-                // TCP_REASS sets TF_ACKNOW for out-of-order segments.
-                delayed_ack: Some(DelayedAck { timeout: 200 * MS, aligned: true, immediate_on_out_of_order: true }),
-                handshake: Handshake::SenderOpens,
-                // tcp_output.c: Nagle unless TF_NODELAY; sender SWS avoidance.
-                nagle: true,
-                sws_avoidance: true,
-                window_rule: WindowRule::Bsd44,
-                deflation: Deflation::PastThreshold,
-                ..base
-            },
-            Self::Ns2 | Self::Ns1 => TcpConfig {
-                // ns-default.tcl: packetSize_ 1000 (payload), plus 40 bytes of TCP/IP header.
-                mss: 1000,
-                header_bytes: 40,
-                snd_buf: u32::MAX,
-                initial_cwnd: 1,
-                // tcp.cc TcpAgent::rtt_timeout: no minrto_ in 2.1b, only the 2 * tcpTick_
-                // floor; tcpTick_ 0.1, maxrto_ 64; rtxcur_init_ 6 s (ns-2's default until
-                // 2006, when it became 3 s).
-                clock: TimerClock::Ns2 { tick: 100 * MS },
-                min_rto: 200 * MS,
-                max_rto: 64 * SEC,
-                initial_rto: 6 * SEC,
-                // TCPSink ACKs every packet; one-way TCP has no handshake (syn_ false).
-                delayed_ack: None,
-                handshake: Handshake::None,
-                nagle: false,
-                sws_avoidance: false,
-                max_burst: None,
-                window_scaling: true,
-                window_rule: WindowRule::Ns2,
-                deflation: Deflation::Ns2,
-                // ns-default.tcl: bugFix_ true.
-                bug_fix: true,
-                // ns-default.tcl: Agent/TCP/Newreno set newreno_changes_ 0.
-                newreno_changes: false,
-                // NewRenoTcpAgent::recv: send(0, 0, 2) in recovery, nothing with
-                // newreno_changes_ but the flywheel.
-                recovery_send_ns2: true,
-                ..base
-            }
-            .ns1_differences(self),
-        }
+        self.config(&TcpKnobs::default())
     }
 
-    /// ns: window_ counts packets (20 by default) and reset() starts ssthresh_ at window_.
-    /// Applied after the scenario's knobs, and only to those it left unset.
-    pub fn finish(self, c: &mut TcpConfig, rcv_buf_set: bool, ssthresh_set: bool) {
-        if !self.counts_packets() {
-            return;
-        }
-        if !rcv_buf_set {
-            c.rcv_buf = NS2_WINDOW_PACKETS * c.mss;
-        }
-        if !ssthresh_set {
-            c.initial_ssthresh = c.rcv_buf as u64;
-        }
-    }
-}
-
-impl TcpConfig {
-    /// Where ns-1 (tcp.cc 1.1.1.1, ns-default.tcl 1.2) departs from the ns-2.1b preset; the
-    /// ns-1 defaults it shares (window 20, window-init 1, window-option 1, packet-size 1000,
-    /// bug-fix true, maxburst 0, maxcwnd 0, tcp-tick 0.1) are already ns-2.1b's.
-    fn ns1_differences(self, stack: Stack) -> Self {
-        if stack != Stack::Ns1 {
-            return self;
-        }
-        TcpConfig {
-            // rtt_init/rtt_timeout: t_rttvar_ = int(3 / tcp_tick_), no t_rtxcur_: 3 s first;
-            // rounded samples; set_rtx_timer before rtt_backoff (rtt_ns1.rs).
-            clock: TimerClock::Ns1 { tick: 100 * MS },
-            initial_rto: 3 * SEC,
-            // rtt_timeout has no maxrto_: only `if (timeout > 2000) abort()`.
-            max_rto: 2000 * SEC,
-            // newack: rtt_update(now - ts_) on every ACK of new data.
-            rtt_sample: RttSample::Timestamp,
-            // closecwnd(0): ssthresh_ = int(window() / 2); closecwnd(1): cwnd_ = window() / 2,
-            // ssthresh_ = int(cwnd_); neither has ns-2's `if (ssthresh_ < 2)`.
-            ssthresh_floor: 0,
-            ..self
-        }
+    /// The knobs `set` gives, and this stack's values for the others.
+    pub fn config(self, set: &TcpKnobs) -> TcpConfig {
+        self.knob_values(set).config(self)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tcp::rtt::TimerClock;
+    use crate::tcp::rtt_ns1::RttSample;
+    use crate::time::{MS, SEC};
 
     #[test]
     fn every_name_parses_and_the_default_is_today() {
         for n in Stack::NAMES {
             assert!(Stack::parse(n).is_some(), "{n}");
         }
+        assert_eq!(
+            Stack::ALL.map(|s| Stack::NAMES.iter().position(|n| Stack::parse(n) == Some(s))),
+            [0, 1, 2, 3].map(Some)
+        );
         assert_eq!(Stack::Tcplab.preset(), TcpConfig::default());
         assert!(Stack::parse("reno").is_none());
     }
 
     #[test]
-    fn ns2_window_follows_packet_size() {
-        let mut c = Stack::Ns2.preset();
-        c.mss = 512;
-        Stack::Ns2.finish(&mut c, false, false);
+    fn ns2_window_follows_packet_size_unless_set() {
+        let c = Stack::Ns2.config(&TcpKnobs { mss: Some(512), ..TcpKnobs::default() });
         assert_eq!((c.rcv_buf, c.initial_ssthresh), (20 * 512, 20 * 512));
+        let c = Stack::Ns2.config(&TcpKnobs { mss: Some(512), rcv_buf: Some(4096), ..TcpKnobs::default() });
+        assert_eq!((c.rcv_buf, c.initial_ssthresh), (4096, 4096), "ssthresh_ starts at window_");
+        assert_eq!(Stack::Bsd44.config(&TcpKnobs { mss: Some(512), ..TcpKnobs::default() }).rcv_buf, 8192);
+    }
+
+    #[test]
+    fn min_rto_is_two_ticks_of_the_timer_unless_set() {
+        let with = |stack: Stack, clock: TimerClock, min_rto: Option<u64>| {
+            stack.config(&TcpKnobs { timer: Some(clock), min_rto, ..TcpKnobs::default() }).min_rto
+        };
+        assert_eq!(with(Stack::Tcplab, TimerClock::Coarse { tick: 200 * MS }, None), 400 * MS);
+        assert_eq!(with(Stack::Bsd44, TimerClock::Ns2 { tick: 300 * MS }, None), 600 * MS);
+        assert_eq!(with(Stack::Ns2, TimerClock::Fine, None), 200 * MS, "fine: the stack's own value");
+        assert_eq!(with(Stack::Bsd44, TimerClock::Fine, None), SEC);
+        assert_eq!(with(Stack::Ns1, TimerClock::Coarse { tick: 500 * MS }, Some(3 * SEC)), 3 * SEC);
     }
 
     #[test]

@@ -11,12 +11,10 @@
 //! `FlowTrace` expect; so do the traces beyond the open-file budget (`file_budget`,
 //! `StreamPlan`), written when the run ends.
 
-mod csv;
-
 use std::io::{self, Write};
 use std::path::Path;
 
-pub use csv::{write_csv, CsvRow, CsvStream, Rows, BUFFER_BYTES, PARTIAL_SUFFIX};
+pub use crate::csv::{write_csv, CsvRow, CsvStream, Rows, BUFFER_BYTES, PARTIAL_SUFFIX};
 
 use crate::net::queue::QueueSample;
 use crate::tcp::trace::{SendRecord, SenderTrace, TraceRow};
@@ -42,7 +40,7 @@ pub struct StreamPlan {
 }
 
 impl StreamPlan {
-    pub fn new(model: &crate::scenario::Model, files: usize) -> Self {
+    pub fn new(model: &crate::config::model::Model, files: usize) -> Self {
         let mut left = files;
         let mut take = |n: usize| {
             let ok = left >= n;
@@ -299,7 +297,7 @@ mod tests {
             "duration = \"1s\"\nnodes = [\"a\", \"b\"]\n[[link]]\na = \"a\"\nb = \"b\"\nrate = \"1Mbps\"\ndelay = \"1ms\"\n\
              trace_queue = true\n{flow}trace = true\n{flow}{flow}trace = true\n"
         );
-        let model = crate::scenario::parse(&text).unwrap().validate(None).unwrap();
+        let model = crate::config::parse(&text).unwrap().validate(None).unwrap();
         let plan = |files| StreamPlan::new(&model, files);
         assert_eq!(plan(100), StreamPlan { flows: vec![true, false, true], channels: vec![true, true] });
         // Three files: the first traced flow's two, then one queue; the second flow stays in memory.

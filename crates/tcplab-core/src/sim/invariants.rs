@@ -1,0 +1,68 @@
+//! The checks that end every run: a broken invariant is an error, never a warning.
+
+use super::Simulation;
+use crate::error::Error;
+
+impl Simulation {
+    /// Check what every run must keep, when it ends: packet and cell conservation, the
+    /// pool's records against what the channels hold, the drop counters against the ledger,
+    /// bytes delivered intact and never more than sent; and report a violation found during
+    /// the run. A failure is a bug in the simulator, never a user's mistake.
+    pub(super) fn check_invariants(&mut self) -> Result<(), Error> {
+        if let Some(v) = self.violation.take() {
+            return Err(Error::Invariant(v));
+        }
+        let (pkts, cells) =
+            self.channels.iter().map(|c| c.in_flight(&self.pool)).fold((0, 0), |(p, c), (p2, c2)| (p + p2, c + c2));
+        if pkts + cells != self.pool.live() as u64 {
+            return Err(Error::Invariant(format!(
+                "packet pool holds {} records but the channels hold {}",
+                self.pool.live(),
+                pkts + cells
+            )));
+        }
+        self.ledger.in_flight = pkts + self.atm.packets_in_flight();
+        let held = self.atm.cells_held();
+        let cl = &mut self.atm.cells;
+        cl.in_flight = cells + held;
+        if cl.created != cl.consumed + cl.dropped + cl.in_flight {
+            return Err(Error::Invariant(format!(
+                "cell conservation: created {} != consumed {} + dropped {} + in flight {}",
+                cl.created, cl.consumed, cl.dropped, cl.in_flight
+            )));
+        }
+        let l = &self.ledger;
+        if l.injected != l.delivered + l.dropped + l.in_flight {
+            return Err(Error::Invariant(format!(
+                "packet conservation: injected {} != delivered {} + dropped {} + in flight {}",
+                l.injected, l.delivered, l.dropped, l.in_flight
+            )));
+        }
+        let drops: u64 =
+            self.channels.iter().filter(|c| !c.atm).map(|c| c.stats.drops_loss + c.stats.drops_queue).sum();
+        let cell_drops: u64 =
+            self.channels.iter().filter(|c| c.atm).map(|c| c.stats.drops_loss + c.stats.drops_queue).sum();
+        if cell_drops != self.atm.cells.dropped || drops + self.lost_as_cells != l.dropped {
+            return Err(Error::Invariant(format!(
+                "drop counters disagree: links {drops} packets and {cell_drops} cells, ledger {} packets and {} cells",
+                l.dropped, self.atm.cells.dropped
+            )));
+        }
+        for (i, f) in self.flows.iter().enumerate() {
+            if f.receiver.stats.corrupt > 0 {
+                return Err(Error::Invariant(format!(
+                    "flow {i}: {} segments carried bytes that do not match their stream offsets",
+                    f.receiver.stats.corrupt
+                )));
+            }
+            if f.receiver.delivered() > f.sender.snd_max() {
+                return Err(Error::Invariant(format!(
+                    "flow {i}: {} bytes delivered but only {} sent",
+                    f.receiver.delivered(),
+                    f.sender.snd_max()
+                )));
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,321 @@
+//! Every TCP knob, declared once.
+//!
+//! An entry of `tcp_knobs!` is one knob: its scenario name, the `TcpConfig` field it sets (`_`:
+//! no field of its own; a `derived` field reads it), its type, the reader that takes it from a
+//! scenario (a type of `config::tcp_read`: the TOML value, its checks, how the docs show it),
+//! its unit, its default under each stack ([tcplab, bsd44, ns2, ns1], or one value for all),
+//! and its line in docs/scenario.md. A default may use the knobs above it: ns's window is 20
+//! packets of whatever `mss` is, and `min_rto` is 2 ticks of whatever `timer` is. `derived`
+//! builds the fields that combine several knobs.
+//!
+//! `tcp_knobs!(m)` hands the list to macro `m`, which builds from it: tcp/config.rs the
+//! `TcpConfig` struct, the knobs a scenario set (`TcpKnobs`) and each stack's defaults;
+//! config/tcp.rs the scenario's TCP table (`TcpSpec`), its reading and checks, and the knob
+//! table of docs/scenario.md (a test compares them). Readers and default expressions are
+//! resolved where the list is expanded (config/tcp.rs and tcp/config.rs respectively).
+//!
+//! Adding a knob is one entry here and the code that reads its field (a knob of a new type
+//! also adds the type to `names`).
+
+use crate::time::Dur;
+
+use super::boston::Partial;
+use super::config::{Handshake, RecoveryKind};
+use super::growth::{Deflation, WindowRule};
+use super::rtt::TimerClock;
+use super::rtt_ns1::RttSample;
+use super::stack::Stack;
+
+/// What the knob list names besides readers: its types, constants and default helpers. Both
+/// places that expand the list import all of it.
+pub mod names {
+    pub use super::{two_ticks_or, Codec, OutOfOrderAck, RecoverySend, Ssthresh, HUGE, NS_WINDOW};
+    pub use crate::tcp::boston::{BostonConfig, Partial};
+    pub use crate::tcp::config::{DelayedAck, Handshake, RecoveryKind};
+    pub use crate::tcp::growth::{Deflation, WindowRule};
+    pub use crate::tcp::rtt::TimerClock;
+    pub use crate::tcp::rtt_ns1::RttSample;
+    pub use crate::time::{Dur, MS, SEC};
+}
+
+macro_rules! tcp_knobs {
+    ($then:ident) => {
+        $then! {
+        derived {
+            initial_ssthresh: u64 = initial_ssthresh.bytes(),
+                "Initial slow-start threshold, bytes (with `initial_ssthresh_bdp`, set when the run is built).";
+            initial_ssthresh_bdp: bool = initial_ssthresh == Ssthresh::Bdp,
+                "Set the initial ssthresh to the path's bandwidth-delay product (Hoe 1996).";
+            delayed_ack: Option<DelayedAck> = delayed_ack.then_some(DelayedAck {
+                    timeout: delayed_ack_timeout,
+                    aligned: delayed_ack_aligned,
+                    immediate_on_out_of_order: out_of_order_ack == OutOfOrderAck::Immediate,
+                }),
+                "Delayed acknowledgements at the receiver; None: every segment is ACKed.";
+            boston: Option<BostonConfig> = codec.boston(BostonConfig {
+                    redundancy: boston_redundancy,
+                    dispersal_factor: boston_dispersal,
+                    bitmap: false,
+                    verify_every: boston_verify_every,
+                    partial: boston_partial,
+                }),
+                "TCP Boston's coding of segments into ATM-cell shards (Bestavros and Kim 1997); None: plain TCP.";
+            recovery_send_ns2: bool = recovery_send == RecoverySend::Ns2,
+                "`newreno_ns2` in recovery sends from the window as ns-2's NewRenoTcpAgent::recv does.";
+        }
+        knobs {
+            // name => TcpConfig field: type, reader, unit, [tcplab, bsd44, ns2, ns1], meaning;
+            variant => recovery: RecoveryKind, Names<RecoveryKind>, "", [RecoveryKind::Reno],
+                "loss recovery, see [Variants](#variants)";
+            mss => mss: u32, Mss, "bytes", [1460, 1460, 1000, 1000],
+                "payload of a full segment (ns: `packetSize_`)";
+            header_bytes => header_bytes: u32, Count<0, 1000>, "bytes", [40],
+                "IP + TCP header on the wire, per packet";
+            rcv_buf => rcv_buf: u32, RcvBuf, "bytes", [65535, 8192, NS_WINDOW * mss, NS_WINDOW * mss],
+                "receiver's buffer: the window it advertises (the application reads at once, so it stays this \
+size); larger than 65535 needs window scaling. ns2 and ns1: 20 packets of `mss` (`window_ 20`)";
+            snd_buf => snd_buf: u32, Bytes<1, 4294967295>, "bytes", [u32::MAX, 8192, u32::MAX, u32::MAX],
+                "sender's socket buffer: a cap on unacknowledged data";
+            initial_cwnd => initial_cwnd: u32, Positive, "segments", [1],
+                "initial congestion window";
+            initial_ssthresh => _: Ssthresh, SsthreshRead, "bytes",
+                [HUGE, HUGE, Ssthresh::Bytes(rcv_buf as u64), Ssthresh::Bytes(rcv_buf as u64)],
+                "initial slow-start threshold. ns2 and ns1: `rcv_buf` (ns's reset() starts `ssthresh_` at \
+`window_`). `\"bdp\"`: the path's bandwidth-delay product (the slowest forward link's rate times \
+the round-trip propagation delay; Hoe 1996, as Goyal et al. 1998, Sec. 3.1 use it)";
+            dupack_threshold => dupack_threshold: u32, Positive, "", [3],
+                "duplicate ACKs that trigger fast retransmit (1 = \"super fast retransmit\")";
+            timer => clock: TimerClock, Timer, "",
+                [TimerClock::Fine, TimerClock::Coarse { tick: 500 * MS }, TimerClock::Ns2 { tick: 100 * MS },
+                 TimerClock::Ns1 { tick: 100 * MS }],
+                "retransmission timer. `\"fine\"` measures RTT in nanoseconds and fires exactly when due (RFC \
+6298); a tick such as `\"500ms\"` is a BSD coarse timer: RTT samples and the RTO are whole ticks \
+(srtt + 4 rttvar, 4.4BSD's integer arithmetic) and the timer fires only on tick boundaries of \
+the host's own free-running clock; `\"ns2:<tick>\"` is ns-2's estimator (samples and the RTO in \
+ticks of `tcpTick_`, the timer firing exactly when due); `\"ns1:<tick>\"` ns-1's (samples rounded \
+to the nearest tick, the first timeout from `initial_rto` as an initial variance, the timer \
+armed before the backoff doubles and backed off by a fast retransmit too; [TCP \
+stacks](stacks.md)). A tick also sets `min_rto`'s default";
+            min_rto => min_rto: Dur, Duration, "",
+                [two_ticks_or(timer, SEC), two_ticks_or(timer, SEC), two_ticks_or(timer, 200 * MS),
+                 two_ticks_or(timer, 200 * MS)],
+                "lower bound on the RTO. Unless set, 2 ticks of a coarse, `ns2:` or `ns1:` `timer` (4.4BSD's \
+`TCPTV_MIN`, ns's `2 * tcpTick_`), so setting `timer` moves it; with `\"fine\"`, the value shown";
+            max_rto => max_rto: Dur, Duration, "", [64 * SEC, 64 * SEC, 64 * SEC, 2000 * SEC],
+                "upper bound on the RTO (after backoff); not below `min_rto`";
+            initial_rto => initial_rto: Dur, PositiveDuration, "", [3 * SEC, 6 * SEC, 6 * SEC, 3 * SEC],
+                "timeout before the first RTT sample (SYN and first data)";
+            delayed_ack => _: bool, Flag, "", [false, true, false, false],
+                "receiver ACKs every second full segment, or when the delayed-ACK timer fires";
+            delayed_ack_timeout => _: Dur, PositiveDuration, "", [200 * MS],
+                "longest delay of an ACK (with `delayed_ack`)";
+            delayed_ack_aligned => _: bool, Flag, "", [true],
+                "BSD: the delayed ACK leaves on the next tick of a free-running `delayed_ack_timeout` clock (so it \
+waits 0 to 200 ms); `false`: exactly `delayed_ack_timeout` after the first unacknowledged segment";
+            out_of_order_ack => _: OutOfOrderAck, Names<OutOfOrderAck>, "", [OutOfOrderAck::Immediate],
+                "Reno-era receivers ACK out-of-order data at once (so the sender sees duplicate ACKs); Tahoe-era \
+ones keep delaying (with `delayed_ack`)";
+            handshake => handshake: Handshake, Names<Handshake>, "",
+                [Handshake::None, Handshake::SenderOpens, Handshake::None, Handshake::None],
+                "`none`: both ends start established; `sender`: the data sender opens (an FTP data connection \
+opened by the server); `receiver`: the data receiver opens (an HTTP client). The acceptor ends \
+the handshake with a window one segment larger (4.4BSD counts the handshake's last ACK as new \
+data in slow start)";
+            nagle => nagle: bool, Flag, "", [false, true, false, false],
+                "hold back a final partial segment while data is unacknowledged (RFC 896)";
+            sws_avoidance => sws_avoidance: bool, Flag, "", [true, true, false, false],
+                "never send a segment that only the window cut short, unless it is at least half the largest \
+window the receiver offered (RFC 1122 sender silly-window avoidance, so a buffer below one MSS \
+still works); the last piece of a transfer and go-back-N retransmissions always go";
+            max_burst => max_burst: Option<u32>, Cap, "segments", [None],
+                "at most this many segments leave in answer to one ACK (ns-2's `maxburst_`; Feng et al. 1996, \
+Sec. 6)";
+            window_scaling => window_scaling: bool, Flag, "", [true],
+                "RFC 7323 window scaling; `false` caps the advertised window at 65535 bytes";
+            codec => _: Codec, Names<Codec>, "", [Codec::Plain],
+                "TCP Boston (Bestavros and Kim, 1997): segments are dispersed into ATM-cell shards, see [ATM](#atm)";
+            boston_redundancy => _: u16, Count<0, 255, u16>, "shards", [0],
+                "extra shards sent with every first transmission (n - m); the paper uses none";
+            boston_dispersal => _: u16, Count<1, 256, u16>, "", [2],
+                "N = this times m: the number of distinct shards a segment has";
+            boston_verify_every => _: u32, Count<1, 4294967295>, "", [1],
+                "decode and compare with the application's bytes every k-th segment of a flow that was rebuilt with coded \
+shards (a 199-shard GF(2^16) decode costs a good fraction of a second: sample those)";
+            boston_partial => _: Partial, Names<Partial>, "", [Partial::Wait],
+                "when the m - r fresh shards a partial ACK asks for leave: with the next retransmission, or at \
+once on the partial ACK for the first unacknowledged segment, see [ATM](#atm)";
+            window_rule => window_rule: WindowRule, Names<WindowRule>, "",
+                [WindowRule::Tcplab, WindowRule::Bsd44, WindowRule::Ns2, WindowRule::Ns2],
+                "window growth per ACK: see [TCP stacks](stacks.md)";
+            deflation => deflation: Deflation, Names<Deflation>, "",
+                [Deflation::Always, Deflation::PastThreshold, Deflation::Ns2, Deflation::Ns2],
+                "when Reno's inflated window is deflated after fast recovery";
+            ssthresh_floor => ssthresh_floor: u32, Count<0, 1000000>, "segments", [2, 2, 2, 0],
+                "smallest ssthresh after a loss; `0` only with `window_rule = \"ns2\"` (whose window never falls \
+below one packet)";
+            bug_fix => bug_fix: bool, Flag, "", [false, false, true, true],
+                "ns-2's `bugFix_` for Tahoe, Reno and SACK";
+            newreno_changes => newreno_changes: bool, Flag, "", [true, true, false, false],
+                "ns-2's `newreno_changes_` (Hoe's flywheel) in `newreno_ns2`";
+            max_cwnd => max_cwnd: Option<u32>, Cap, "segments", [None],
+                "cap on cwnd (ns-2's `maxcwnd_`)";
+            rtt_sample => rtt_sample: RttSample, Names<RttSample>, "",
+                [RttSample::Timed, RttSample::Timed, RttSample::Timed, RttSample::Timestamp],
+                "where RTT samples come from: one timed segment per round trip (Karn's rule), or every ACK of new \
+data as now minus the send time it echoes (ns-1; ns-2's `timestamps_`)";
+            recovery_send => _: RecoverySend, Names<RecoverySend>, "",
+                [RecoverySend::Window, RecoverySend::Window, RecoverySend::Ns2, RecoverySend::Ns2],
+                "how `newreno_ns2` sends from its window during fast recovery: as usual, or as ns-2's \
+NewRenoTcpAgent::recv (at most 2 packets per ACK; with `newreno_changes`, none besides the \
+flywheel's)";
+        }
+        }
+    };
+}
+pub(crate) use tcp_knobs;
+
+/// ns's window_ default (ns-default.tcl: `Agent/TCP set window_ 20`), packets.
+pub const NS_WINDOW: u32 = 20;
+
+/// The initial ssthresh of tcplab and 4.4BSD: larger than any window.
+pub const HUGE: Ssthresh = Ssthresh::Bytes(u32::MAX as u64);
+
+/// `min_rto`'s default: two ticks of a ticking timer (BSD's TCPTV_MIN, ns's 2 * tcpTick_),
+/// else `fine`.
+pub fn two_ticks_or(clock: TimerClock, fine: Dur) -> Dur {
+    match clock {
+        TimerClock::Coarse { tick } | TimerClock::Ns2 { tick } | TimerClock::Ns1 { tick } => 2 * tick,
+        TimerClock::Fine => fine,
+    }
+}
+
+/// The initial slow-start threshold as a scenario gives it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ssthresh {
+    Bytes(u64),
+    /// The path's bandwidth-delay product, known when the run is built.
+    Bdp,
+}
+
+impl Ssthresh {
+    /// The bytes, or for `Bdp` a placeholder larger than any window until the run is built.
+    pub fn bytes(self) -> u64 {
+        match self {
+            Self::Bytes(b) => b,
+            Self::Bdp => u32::MAX as u64,
+        }
+    }
+}
+
+/// A knob that takes one of a few names.
+pub trait Named: Copy + PartialEq + 'static {
+    /// Every name, in order.
+    const NAMES: &'static [&'static str];
+    /// How an error calls the value ("variant" for "unknown variant 'x'"), or "".
+    const WHAT: &'static str = "";
+    fn parse(name: &str) -> Option<Self>;
+
+    fn name(self) -> &'static str {
+        Self::NAMES.iter().find(|n| Self::parse(n) == Some(self)).expect("every value has a name")
+    }
+}
+
+/// `Named` for types with inherent `NAMES` and `parse`.
+macro_rules! named {
+    ($($t:ty $(= $what:literal)?),* $(,)?) => {$(
+        impl Named for $t {
+            const NAMES: &'static [&'static str] = <$t>::NAMES;
+            $(const WHAT: &'static str = $what;)?
+            fn parse(name: &str) -> Option<Self> {
+                <$t>::parse(name)
+            }
+        }
+    )*};
+}
+
+/// An enum whose values are the names a scenario writes.
+macro_rules! named_enum {
+    ($(#[$m:meta])* pub enum $name:ident { $($(#[$vm:meta])* $v:ident = $text:literal,)* }) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum $name {
+            $($(#[$vm])* $v,)*
+        }
+
+        impl $name {
+            pub const NAMES: &'static [&'static str] = &[$($text),*];
+
+            pub fn parse(name: &str) -> Option<Self> {
+                match name {
+                    $($text => Some(Self::$v),)*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+named_enum! {
+    /// How segments travel: as themselves, or coded into ATM-cell shards (TCP Boston).
+    pub enum Codec {
+        Plain = "plain",
+        /// AIDA: segments dispersed into coded shards.
+        Boston = "boston",
+        /// The alternate implementation of Bestavros and Kim (1997), Sec. 2.5: block bitmaps.
+        BostonBitmap = "boston_bitmap",
+    }
+}
+
+impl Codec {
+    /// `cfg` for a Boston codec (with `bitmap` set for the bitmap one), None for plain TCP.
+    pub fn boston(self, cfg: super::boston::BostonConfig) -> Option<super::boston::BostonConfig> {
+        match self {
+            Self::Plain => None,
+            Self::Boston => Some(cfg),
+            Self::BostonBitmap => Some(super::boston::BostonConfig { bitmap: true, ..cfg }),
+        }
+    }
+}
+
+named_enum! {
+    /// When a delayed-ACK receiver ACKs out-of-order data.
+    pub enum OutOfOrderAck {
+        /// At once (Reno-era receivers).
+        Immediate = "immediate",
+        /// Still delayed (Tahoe-era receivers).
+        Delayed = "delayed",
+    }
+}
+
+named_enum! {
+    /// How `newreno_ns2` sends from its window in recovery.
+    pub enum RecoverySend {
+        Window = "window",
+        /// As ns-2's NewRenoTcpAgent::recv.
+        Ns2 = "ns2",
+    }
+}
+
+named!(
+    Stack = "stack",
+    RecoveryKind = "variant",
+    Codec = "codec",
+    Handshake,
+    OutOfOrderAck,
+    WindowRule,
+    Deflation,
+    RttSample,
+    RecoverySend,
+);
+
+impl Named for Partial {
+    const NAMES: &'static [&'static str] = &["wait", "fresh"];
+
+    fn parse(name: &str) -> Option<Self> {
+        match name {
+            "wait" => Some(Self::Wait),
+            "fresh" => Some(Self::Fresh),
+            _ => None,
+        }
+    }
+}
