@@ -145,12 +145,11 @@ def test_sweep_checks_every_point_before_running(tmp_path: Path) -> None:
 
 def test_shipped_scenarios_and_study_specs_fit_the_default_limit() -> None:
     from tcplab import _core
-    from tcplab.experiment.budget import check_memory
-    from tcplab.experiment.expand import expand
+    from tcplab.experiment.runner import plan_sweep
     from tcplab.report.study import discover
 
     for path in sorted(SCENARIOS.glob("*.toml")):
         _core.check_memory(path.read_text(), None, None)
     for study in discover().values():
         for spec in (study.tiny() if study.tiny else []) + study.sweeps(True):
-            check_memory(expand(spec), None)
+            plan_sweep(spec)  # every point checked against the default limit

@@ -7,15 +7,10 @@ refused with a ScenarioError naming the field behind the largest part of the est
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from tcplab import _core
 
-if TYPE_CHECKING:
-    from tcplab.experiment.expand import Run
-
-__all__ = ["check_memory", "max_memory_bytes"]
+__all__ = ["MemoryCheck", "max_memory_bytes"]
 
 
 def max_memory_bytes(value: int | str | None) -> int | None:
@@ -34,16 +29,17 @@ def max_memory_bytes(value: int | str | None) -> int | None:
     return limit
 
 
-def check_memory(runs: Iterable[Run], max_memory: int | str | None) -> int | None:
-    """Check every distinct scenario of ``runs`` against the limit; returns the limit in bytes.
+class MemoryCheck:
+    """Checks scenarios against a memory limit before any runs (a sweep, each of its points):
+    ``limit`` is ``max_memory`` in bytes (None: the core's default); each distinct scenario text
+    crosses into the core once, and only its digest is kept."""
 
-    ``runs`` may be an iterator (a sweep's points, one at a time): only a digest of each
-    scenario is kept."""
-    limit = max_memory_bytes(max_memory)
-    seen: set[bytes] = set()
-    for run in runs:
-        digest = hashlib.sha256(run.text.encode()).digest()
-        if digest not in seen:
-            seen.add(digest)
-            _core.check_memory(run.text, run.seed, limit)
-    return limit
+    def __init__(self, max_memory: int | str | None) -> None:
+        self.limit = max_memory_bytes(max_memory)
+        self._seen: set[bytes] = set()
+
+    def __call__(self, text: str, seed: int) -> None:
+        digest = hashlib.sha256(text.encode()).digest()
+        if digest not in self._seen:
+            self._seen.add(digest)
+            _core.check_memory(text, seed, self.limit)
