@@ -112,10 +112,10 @@ def test_failed_runs_are_recorded_and_the_sweep_goes_on(
 ) -> None:
     real = worker._core.run_scenario
 
-    def flaky(text: str, seed: int | None = None, out: str | None = None) -> str:
+    def flaky(text: str, seed: int | None = None, out: str | None = None, limit: int | None = None) -> str:
         if 'variant = "sack"' in text:
             raise tcplab.InvariantError("packet conservation: injected 3 != delivered 2")
-        return real(text, seed, out)
+        return real(text, seed, out, limit)
 
     monkeypatch.setattr(worker._core, "run_scenario", flaky)
     store = tmp_path / "f.sqlite"
@@ -145,16 +145,20 @@ def test_cli_sweep_reports_failures_and_exits_0(tmp_path: Path) -> None:
         '[factors]\n"tcp.variant" = ["reno", "sack"]\n'
     )
     runner = CliRunner()
-    real = worker._core.run_scenario
+    real = worker._core.run_scenario_traces  # lossy_link.toml traces its flow
+
+    def boom(text: str, *args: object) -> tuple[str, dict[str, str]]:
+        if "sack" in text:
+            raise RuntimeError("boom")
+        return real(text, *args)
+
     try:
-        worker._core.run_scenario = lambda text, seed=None, out=None: (
-            (_ for _ in ()).throw(RuntimeError("boom")) if "sack" in text else real(text, seed, out)
-        )
+        worker._core.run_scenario_traces = boom
         result = runner.invoke(
             app, ["sweep", str(spec), "--store", str(tmp_path / "s.sqlite"), "--workers", "1"]
         )
     finally:
-        worker._core.run_scenario = real
+        worker._core.run_scenario_traces = real
     assert result.exit_code == 0, result.output
     assert "4 runs (2 points x 2 replications): 4 ran, 0 already stored, 2 failed" in result.output
     assert "warning: 2 runs failed" in result.output and "RuntimeError: boom" in result.output
