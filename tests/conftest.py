@@ -1,10 +1,13 @@
-"""Shared helpers: run the CLI in a subprocess, find the repository's scenarios."""
+"""Shared helpers: run the CLI in this process or in a child, find the repository's scenarios, and
+reproduce each study's tiny grid once per test session."""
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -14,7 +17,9 @@ SCENARIOS = REPO / "scenarios"
 
 
 def tcplab(*args: str, cwd: Path = REPO, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    """Run `python -m tcplab ARGS...` and capture its output."""
+    """Run `python -m tcplab ARGS...` in a child process and capture its output: for what only a
+    process shows (the entry point, exit status and stderr as a shell sees them, determinism
+    across processes, signals, memory peaks). Everything else uses ``cli``."""
     return subprocess.run(
         [sys.executable, "-m", "tcplab", *map(str, args)],
         cwd=cwd,
@@ -22,6 +27,30 @@ def tcplab(*args: str, cwd: Path = REPO, timeout: float = 120) -> subprocess.Com
         text=True,
         timeout=timeout,
     )
+
+
+@dataclass(frozen=True)
+class CliResult:
+    """What ``cli`` returns: the fields of ``tcplab``'s CompletedProcess that tests read."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def cli(*args: object, cwd: Path = REPO) -> CliResult:
+    """Run the `tcplab` command in this process (typer's CliRunner), from ``cwd``: the same
+    exit status, stdout and stderr as ``tcplab`` without a second of interpreter start and
+    imports per call. An exception the command did not turn into an exit status is raised here,
+    where a child process would print a traceback."""
+    from tcplab.cli import app
+    from typer.testing import CliRunner
+
+    with contextlib.chdir(cwd):
+        result = CliRunner().invoke(app, [str(a) for a in args])
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return CliResult(result.exit_code, result.stdout, result.stderr)
 
 
 @pytest.fixture
