@@ -45,6 +45,7 @@ from scipy.optimize import brentq
 
 from tcplab.experiment.spec import SweepSpec
 from tcplab.report.claims import about, analytic, diagnostic, trend, value
+from tcplab.report.numbers import pct
 from tcplab.report.study import Claim
 from tcplab.studies.hfc.scenarios import DOWN_BPS, HEADER_BYTES, LAN_BPS, hfc_scenario, kib
 from tcplab.studies.hfc.specs import common_seed_spec
@@ -312,8 +313,8 @@ def claims(t: MssTradeoffs) -> list[Claim]:
             {"short bursts": 0.05, "long bursts": 0.10},
             {
                 f"bursts x{x:g}": {
-                    "1 KB": pct(b.loc[(x, REF_MSS), "loss"]),
-                    "0.5 KB": pct(b.loc[(x, 512), "loss"]),
+                    "1 KB": pct(b.loc[(x, REF_MSS), "loss"], 1),
+                    "0.5 KB": pct(b.loc[(x, 512), "loss"], 1),
                 }
                 for x in BURST_RATIOS
             },
@@ -326,8 +327,8 @@ def claims(t: MssTradeoffs) -> list[Claim]:
             f"10 times a 1 KB packet's time); measured: loss at MSS {mss_names} per burst length, and "
             "the fall",
             "smaller MSS, lower loss, depending on burstiness",
-            {f"bursts x{x:g}": [pct(v) for v in vals] for x, vals in falls.items()}
-            | {"fall 1460 to 512": [pct(fall[x]) for x in BURST_RATIOS]},
+            {f"bursts x{x:g}": [pct(v, 1) for v in vals] for x, vals in falls.items()}
+            | {"fall 1460 to 512": [pct(fall[x], 1) for x in BURST_RATIOS]},
             all(fall[x] > 0 for x in (short, mid))
             and all(a > c for a, c in zip(list(fall.values()), list(fall.values())[1:], strict=False)),
         ),
@@ -348,7 +349,7 @@ def claims(t: MssTradeoffs) -> list[Claim]:
             f"retransmit rather than a timeout: the share of recoveries that are fast retransmits rises "
             f"from MSS {mss_names} at 1% and 3% per-packet downstream loss (3 MB, 8 KB window in bytes)",
             "more dupACKs, more fast retransmits",
-            {f"{p:.0%}": [pct(v) for v in vals] for p, vals in share.items()},
+            {f"{p:.0%}": [pct(v, 1) for v in vals] for p, vals in share.items()},
             all(v[0] < v[1] < v[2] for v in share.values()),
         ),
         analytic(
@@ -374,7 +375,3 @@ def claims(t: MssTradeoffs) -> list[Claim]:
             all(a < c for a, c in zip(to16, to16[1:], strict=False)),
         ),
     ]
-
-
-def pct(x: float) -> str:
-    return f"{x:.1%}"

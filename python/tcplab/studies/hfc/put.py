@@ -37,6 +37,7 @@ import pandas as pd
 
 from tcplab.experiment.spec import SweepSpec
 from tcplab.report.claims import diagnostic, ordering
+from tcplab.report.numbers import pct, size_text
 from tcplab.report.study import Claim
 from tcplab.studies.hfc.scenarios import hfc_scenario
 
@@ -147,9 +148,6 @@ def claims(put: pd.DataFrame, get: pd.DataFrame, first_ack: pd.DataFrame) -> lis
     small = [s for s in SMALL if s in red.index]
     large = int(red.index.max())
 
-    def pct(x: float) -> str:
-        return f"{x:.0%}"
-
     return [
         ordering(
             "put_no_first_ack_stall",
@@ -171,7 +169,7 @@ def claims(put: pd.DataFrame, get: pd.DataFrame, first_ack: pd.DataFrame) -> lis
             "by less than delayed ACKs at the PC cut a get's (Fig. 12, FTP); measured: put / get reduction",
             "put requests do not experience this problem",
             {
-                sz(s): [pct(red.loc[s, "put reduction"]), pct(red.loc[s, "get reduction"])]
+                size_text(s): [pct(red.loc[s, "put reduction"]), pct(red.loc[s, "get reduction"])]
                 for s in (*small, large)
             },
             all(red.loc[s, "put reduction"] < min(0.5, red.loc[s, "get reduction"]) for s in small),
@@ -182,11 +180,12 @@ def claims(put: pd.DataFrame, get: pd.DataFrame, first_ack: pd.DataFrame) -> lis
             "the server's delayed ACKs than the put with the PC's window of two, at every size up to 150 KB; "
             "measured: reduction with window 2 / window 1",
             "the PC's window of two spares the put",
-            {sz(s): [pct(red.loc[s, "put reduction"]), pct(red.loc[s, "put iw 1 reduction"])] for s in small},
+            {
+                size_text(s): [pct(red.loc[s, "put reduction"]), pct(red.loc[s, "put iw 1 reduction"])]
+                for s in small
+            },
             all(red.loc[s, "put iw 1 reduction"] > red.loc[s, "put reduction"] for s in small),
         ),
     ]
 
 
-def sz(s: int) -> str:
-    return f"{s / 1000:g} KB" if s < 1_000_000 else f"{s / 1e6:g} MB"
