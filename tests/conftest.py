@@ -7,8 +7,10 @@ import contextlib
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -63,21 +65,49 @@ def dumbbell() -> Path:
     return SCENARIOS / "dumbbell.toml"
 
 
+def _tiny_sensitivity(study: str) -> dict[str, list[Any]] | None:
+    """The sensitivity stacks' tiny grids of the studies whose tests read them (HFC's bsd44)."""
+    if study == "hfc":
+        from tcplab.studies.hfc.sweeps import tiny
+
+        return {"bsd44": tiny("bsd44")}
+    return None
+
+
 @pytest.fixture(scope="session")
-def tiny_reproduction(tmp_path_factory: pytest.TempPathFactory):
-    """A study reproduced once per test session on its tiny grid, shared by the generic study
-    tests and the study's own (each tiny run costs tens of seconds)."""
+def tiny_reproduction(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Any]:
+    """A study reproduced once per test session on its tiny grid (with its sensitivity stacks'
+    where a test reads them), shared by the generic study tests and the study's own: each costs
+    tens of seconds. Under pytest-xdist the workers share one folder: the first to need a study
+    reproduces it (on two processes, the other worker's core being idle while it waits) under a
+    lock, the others read what it wrote."""
+    import fcntl
+    import os
+    import pickle
+
     from tcplab.report.reproduce import reproduce_study
     from tcplab.report.study import discover
 
-    done: dict[str, object] = {}
+    base = tmp_path_factory.getbasetemp()
+    shared = (base.parent if "PYTEST_XDIST_WORKER" in os.environ else base) / "tiny"
+    shared.mkdir(exist_ok=True)
 
-    def get(name: str):
-        if name not in done:
-            study = discover()[name]
-            out_dir = tmp_path_factory.mktemp(f"tiny-{name}")
-            done[name] = reproduce_study(study, out_dir, quick=True, workers=1, specs=study.tiny())
-        return done[name]
+    def get(name: str) -> Any:
+        done = shared / f"{name}.pickle"
+        with open(shared / f"{name}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not done.exists():
+                study = discover()[name]
+                out = reproduce_study(
+                    study,
+                    shared / name,
+                    quick=True,
+                    workers=2,
+                    specs=study.tiny(),
+                    sensitivity_specs=_tiny_sensitivity(name),
+                )
+                done.write_bytes(pickle.dumps(out))
+            return pickle.loads(done.read_bytes())
 
     return get
 
