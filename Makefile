@@ -32,12 +32,16 @@ build: $(VENV)/.stamp-build
 lint: lint-rust build
 	$(BIN)/ruff check python tests bench tools
 
+# Cargo schedules its own jobs: under `make -j2` it would otherwise find make's jobserver in
+# MAKEFLAGS without the descriptors (only recursive make gets them) and warn.
+CARGO := MAKEFLAGS= cargo
+
 lint-rust:
-	cargo fmt --all -- --check
-	cargo clippy --workspace --all-targets --quiet -- -D warnings
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --workspace --all-targets --quiet -- -D warnings
 
 # A build from scratch (CI's fresh clone) gains nothing from incremental compilation's caches.
-CARGO_TEST := CARGO_INCREMENTAL=0 cargo test --workspace --quiet
+CARGO_TEST := CARGO_INCREMENTAL=0 $(CARGO) test --workspace --quiet
 
 test-rust:
 	$(CARGO_TEST)
