@@ -7,7 +7,8 @@ BIN := $(VENV)/bin
 STAMP_DEPS := $(VENV)/.stamp-deps
 RUST_SRC := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml Cargo.lock
 
-.PHONY: setup build test test-rust test-python test-wheel lint reproduce bench clean fuzz check-identical
+.PHONY: setup build test test-rust test-python test-wheel lint lint-rust rust-lane python-lane reproduce bench \
+	clean fuzz check-identical
 
 setup: build
 
@@ -30,22 +31,49 @@ $(VENV)/.stamp-build: $(STAMP_DEPS) $(RUST_SRC) pyproject.toml
 
 build: $(VENV)/.stamp-build
 
-lint: build
-	cargo fmt --all -- --check
-	cargo clippy --workspace --all-targets --quiet -- -D warnings
+lint: lint-rust build
 	$(BIN)/ruff check python tests bench tools
 
+# Cargo schedules its own jobs: under `make -j2` it would otherwise find make's jobserver in
+# MAKEFLAGS without the descriptors (only recursive make gets them) and warn.
+CARGO := MAKEFLAGS= cargo
+
+lint-rust:
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --workspace --all-targets --quiet -- -D warnings
+
+# A build from scratch (CI's fresh clone) gains nothing from incremental compilation's caches.
+# The core only: the bindings (tcplab-py) have no Rust tests, and building them for tests would
+# compile PyO3 a third time (clippy checks them, maturin builds them).
+CARGO_TEST := CARGO_INCREMENTAL=0 $(CARGO) test -p tcplab-core --quiet
+
 test-rust:
-	cargo test --workspace --quiet
+	$(CARGO_TEST)
+
+# On every core (pytest-xdist), a test file at a time per worker, so a file's module-scoped
+# fixtures are made once; the workers share each study's tiny reproduction (tests/conftest.py).
+PYTEST := $(BIN)/pytest -q -n auto --dist loadfile
 
 test-python: build
-	$(BIN)/pytest -q
+	$(PYTEST)
 
 # The built wheel in a fresh virtualenv, run from outside the checkout (about a minute).
 test-wheel: build
 	$(BIN)/pytest -q -m wheel tests/test_wheel.py
 
-test: lint test-rust test-python test-wheel
+# Everything CI runs, in two lanes at once so that both cores stay busy: the Rust lane (format,
+# clippy, the core's tests: target/debug) and the Python lane (setup and the release build:
+# target/release, then ruff and every Python test with the wheel's). Cargo locks each profile's
+# folder on its own, so neither lane waits for the other's builds.
+test:
+	$(MAKE) -j2 --output-sync=target rust-lane python-lane
+
+rust-lane: lint-rust
+	$(CARGO_TEST)
+
+python-lane: build
+	$(BIN)/ruff check python tests bench tools
+	$(PYTEST) -m "wheel or not wheel"
 
 # Thousands of seeded mutations of the shipped scenarios and sweep specs (make test runs 300).
 FUZZ_CASES ?= 5000

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import REPO, SCENARIOS, tcplab
+from conftest import REPO, SCENARIOS, cli
 
 MB = 1 << 20
 
@@ -110,11 +110,11 @@ def test_many_flows_cost_is_the_parse(tmp_path: Path) -> None:
 def test_cli_max_memory_refuses_with_exit_2_and_one_line(tmp_path: Path) -> None:
     path = tmp_path / "series.toml"
     path.write_text(SERIES)
-    r = tcplab("run", path, "--max-memory", "2GB")
+    r = cli("run", path, "--max-memory", "2GB")
     assert r.returncode == 2, r.stderr
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and "series_bin" in lines[0] and "limit 2.0 GB" in lines[0], r.stderr
-    bad = tcplab("run", SCENARIOS / "lossy_link.toml", "--max-memory", "lots")
+    bad = cli("run", SCENARIOS / "lossy_link.toml", "--max-memory", "lots")
     assert bad.returncode == 2 and "max_memory" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
 
 
@@ -137,7 +137,7 @@ def test_sweep_checks_every_point_before_running(tmp_path: Path) -> None:
         '[factors]\nseries_bin = ["1ms", "1us"]\n'
     )
     store = tmp_path / "s.sqlite"
-    r = tcplab("sweep", spec, "--store", store, "--max-memory", "2GB", "--workers", "1", "-q")
+    r = cli("sweep", spec, "--store", store, "--max-memory", "2GB", "--workers", "1", "-q")
     assert r.returncode == 2, (r.stdout, r.stderr)
     assert "series_bin" in r.stderr and len(r.stderr.strip().splitlines()) == 1
     assert not store.exists()
@@ -145,12 +145,11 @@ def test_sweep_checks_every_point_before_running(tmp_path: Path) -> None:
 
 def test_shipped_scenarios_and_study_specs_fit_the_default_limit() -> None:
     from tcplab import _core
-    from tcplab.experiment.budget import check_memory
-    from tcplab.experiment.expand import expand
+    from tcplab.experiment.runner import plan_sweep
     from tcplab.report.study import discover
 
     for path in sorted(SCENARIOS.glob("*.toml")):
         _core.check_memory(path.read_text(), None, None)
     for study in discover().values():
         for spec in (study.tiny() if study.tiny else []) + study.sweeps(True):
-            check_memory(expand(spec), None)
+            plan_sweep(spec)  # every point checked against the default limit

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 import tcplab as tl
-from conftest import REPO, SCENARIOS, tcplab
+from conftest import REPO, SCENARIOS, cli, tcplab
 from tcplab.cli import app
 from typer.testing import CliRunner
 
@@ -15,13 +15,15 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
 def run_json(*args: str) -> dict:
-    proc = tcplab("run", *args, "--json")
+    proc = cli("run", *args, "--json")
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)  # exactly one JSON object, nothing else on stdout
 
 
 def test_run_json_reports_every_required_field(dumbbell: Path) -> None:
-    report = run_json(str(dumbbell))
+    proc = tcplab("run", dumbbell, "--json")  # the contract, as a shell sees it
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
     assert report["sim_time_s"] == pytest.approx(30.0)
     assert report["events"] > 100_000
     assert report["wall_s"] > 0
@@ -55,13 +57,13 @@ def test_run_lossy_transfer_completes_with_losses(lossy: Path) -> None:
 
 
 def test_run_prints_a_table_without_json(lossy: Path) -> None:
-    proc = tcplab("run", lossy)
+    proc = cli("run", lossy)
     assert proc.returncode == 0, proc.stderr
     assert "goodput" in proc.stdout and "server -> client" in proc.stdout
 
 
 def test_same_seed_gives_byte_identical_summary(lossy: Path, tmp_path: Path) -> None:
-    for name in ("a", "b"):
+    for name in ("a", "b"):  # two processes: nothing may depend on one (hash seeds, say)
         proc = tcplab("run", lossy, "--out", tmp_path / name, "--json")
         assert proc.returncode == 0, proc.stderr
     a = (tmp_path / "a" / "summary.json").read_bytes()
@@ -79,7 +81,7 @@ def test_json_output_differs_only_in_wall_time(lossy: Path) -> None:
 
 def test_different_seed_gives_different_results(lossy: Path, tmp_path: Path) -> None:
     for seed in ("1", "2"):
-        proc = tcplab("run", lossy, "--seed", seed, "--out", tmp_path / seed)
+        proc = cli("run", lossy, "--seed", seed, "--out", tmp_path / seed)
         assert proc.returncode == 0, proc.stderr
     one = json.loads((tmp_path / "1" / "summary.json").read_text())
     two = json.loads((tmp_path / "2" / "summary.json").read_text())
@@ -88,7 +90,7 @@ def test_different_seed_gives_different_results(lossy: Path, tmp_path: Path) -> 
 
 
 def test_out_writes_plots_traces_and_pcap(dumbbell: Path, tmp_path: Path) -> None:
-    proc = tcplab("run", dumbbell, "--out", tmp_path, "--json")
+    proc = cli("run", dumbbell, "--out", tmp_path, "--json")
     assert proc.returncode == 0, proc.stderr
     json.loads(proc.stdout)  # file notes go to stderr, stdout stays one JSON object
     for flow in (0, 1):  # the traced flows
@@ -129,11 +131,10 @@ BAD_SCENARIOS = {
 def test_bad_scenario_exits_2_naming_the_field(case: str, tmp_path: Path) -> None:
     text, expected = BAD_SCENARIOS[case]
     path = _write(tmp_path, f"{case}.toml", text)
-    proc = tcplab("run", path)
+    proc = cli("run", path)
     assert proc.returncode == 2
     assert proc.stderr.startswith(f"error: {path}: ")
     assert expected in proc.stderr
-    assert "Traceback" not in proc.stderr
     assert proc.stdout == ""
 
 
@@ -150,20 +151,32 @@ def test_bad_scenario_exits_2_naming_the_field(case: str, tmp_path: Path) -> Non
     ],
 )
 def test_bad_arguments_exit_2_without_traceback(args: list[str], expected: str) -> None:
-    proc = tcplab(*args)
+    proc = cli(*args)
     assert proc.returncode == 2
     assert expected in proc.stderr
-    assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["run", "scenarios/lossy_link.toml", "--seed", "abc"], "'--seed'"),  # typer's own check
+        (["run", "no/such/file.toml"], "error: no/such/file.toml: no such file or directory"),  # ours
+    ],
+)
+def test_a_shell_sees_bad_arguments_as_status_2_and_no_traceback(args: list[str], expected: str) -> None:
+    proc = tcplab(*args)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert expected in proc.stderr and "Traceback" not in proc.stderr
 
 
 def test_validate_accepts_examples_and_names_bad_fields(tmp_path: Path) -> None:
     for path in sorted(SCENARIOS.glob("*.toml")):
-        proc = tcplab("validate", path.relative_to(REPO))
+        proc = cli("validate", path.relative_to(REPO))
         assert proc.returncode == 0, proc.stderr
     bad = _write(
         tmp_path, "bad.toml", 'duration = 1\nnodes = ["a", "b"]\n' + LINK + FLOW + "[flow.tcp]\nmss = 0\n"
     )
-    proc = tcplab("validate", bad)
+    proc = cli("validate", bad)
     assert proc.returncode == 2
     assert "flow[0].tcp.mss: must be a positive integer" in proc.stderr
 
@@ -180,7 +193,7 @@ def test_invariant_error_exits_1_and_says_it_is_a_bug(lossy: Path, monkeypatch: 
 
 
 def test_bench_quick_json_reports_rates_per_scenario() -> None:
-    proc = tcplab("bench", "--quick", "--json", "--only", "dumbbell_10", "--report-only")
+    proc = cli("bench", "--quick", "--json", "--only", "dumbbell_10", "--report-only")
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert set(out["scenarios"]) == {"dumbbell_10"}

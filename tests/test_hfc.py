@@ -209,16 +209,11 @@ def test_super_fast_retransmit_repairs_two_losses_in_a_window_of_eight():
 # ---------------------------------------------------------------- the study, tiny
 
 
-def test_study_smoke_tiny(tmp_path):
-    from tcplab.report.reproduce import reproduce_study
+def test_study_smoke_tiny(tiny_reproduction):
     from tcplab.studies.hfc import STUDY
 
     assert STUDY.tiny is not None
-    from tcplab.studies.hfc.sweeps import tiny
-
-    out = reproduce_study(
-        STUDY, tmp_path, quick=True, workers=1, specs=STUDY.tiny(), sensitivity_specs={"bsd44": tiny("bsd44")}
-    )
+    out = tiny_reproduction("hfc")  # with the bsd44 sensitivity run's tiny grid
     doc = json.loads(out.claims.read_text())
     claims = doc["claims"]
     assert doc["stack"] == "ns1" and STUDY.stacks == ("ns1", "bsd44")

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 import tcplab as tl
-from conftest import SCENARIOS
+from conftest import SCENARIOS, cli
 from tcplab.errors import ScenarioError, UserError
 from tcplab.experiment.out_dir import MARKER
 from tcplab.experiment.scenario import read as read_scenario
@@ -19,30 +18,6 @@ from tcplab.experiment.store import Store
 
 ROOT = os.geteuid() == 0  # permissions do not stop root
 QUICK = (SCENARIOS / "lossy_link.toml").read_text().replace('duration = "120s"', 'duration = "2s"', 1)
-
-
-@dataclass
-class Proc:
-    returncode: int
-    stdout: str
-    stderr: str
-
-
-def tcplab(*args: object, cwd: Path | None = None, timeout: float = 0) -> Proc:
-    """``tcplab ARGS`` in this process (a subprocess costs seconds of imports per call)."""
-    from tcplab.cli import app
-    from typer.testing import CliRunner
-
-    old = Path.cwd()
-    if cwd is not None:
-        os.chdir(cwd)
-    try:
-        result = CliRunner().invoke(app, [str(a) for a in args])
-    finally:
-        os.chdir(old)
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return Proc(result.exit_code, result.stdout, result.stderr)
 
 
 def one_line_error(proc: object, *needles: str) -> str:
@@ -68,10 +43,10 @@ def quick(tmp_path: Path) -> Path:
 def test_deeply_nested_toml_is_one_line(tmp_path: Path) -> None:
     deep = tmp_path / "deep.toml"
     deep.write_text("a = " + "[" * 600 + "]" * 600 + "\n")
-    one_line_error(tcplab("run", deep), "deep.toml", "nested too deeply")
+    one_line_error(cli("run", deep), "deep.toml", "nested too deeply")
     spec = tmp_path / "deep_spec.toml"
     spec.write_text('base = "x.toml"\nb = ' + "[" * 600 + "]" * 600 + "\n")
-    one_line_error(tcplab("sweep", spec), "deep_spec.toml", "nested too deeply")
+    one_line_error(cli("sweep", spec), "deep_spec.toml", "nested too deeply")
     with pytest.raises(ScenarioError, match="nested too deeply"):
         tl.validate(deep)
 
@@ -88,12 +63,12 @@ def _small_sweep(tmp_path: Path, quick: Path, replications: int = 6) -> Path:
 def test_a_store_damaged_in_the_middle_is_one_line(tmp_path: Path, quick: Path) -> None:
     spec = _small_sweep(tmp_path, quick)
     store = tmp_path / "s.sqlite"
-    assert tcplab("sweep", spec, "--store", store, "-q", "--workers", "1").returncode == 0
+    assert cli("sweep", spec, "--store", store, "-q", "--workers", "1").returncode == 0
     size = store.stat().st_size
     with store.open("r+b") as f:
         f.seek(size // 2)
         f.write(b"\xff" * 4096)
-    one_line_error(tcplab("sweep", spec, "--store", store, "-q"), "s.sqlite", "damaged")
+    one_line_error(cli("sweep", spec, "--store", store, "-q"), "s.sqlite", "damaged")
     with pytest.raises(UserError, match="damaged"):
         tl.load_runs(store)
 
@@ -103,7 +78,7 @@ def test_a_label_equal_to_a_store_column_is_refused_up_front(tmp_path: Path, qui
     spec = _small_sweep(tmp_path, quick)
     spec.write_text(spec.read_text() + f'[labels]\n"tcp.variant" = "{label}"\n')
     store = tmp_path / "s.sqlite"
-    one_line_error(tcplab("sweep", spec, "--store", store), f"labels.tcp.variant: the column name '{label}'")
+    one_line_error(cli("sweep", spec, "--store", store), f"labels.tcp.variant: the column name '{label}'")
     assert not store.exists(), "refused before any run is stored"
 
 
@@ -116,7 +91,7 @@ def test_a_factor_path_equal_to_a_store_column_is_refused() -> None:
 def test_a_nul_in_a_sweep_name_is_one_line(tmp_path: Path, quick: Path) -> None:
     spec = tmp_path / "nul.toml"
     spec.write_text(f'name = "a\\u0000b"\nbase = "{quick.name}"\n')
-    one_line_error(tcplab("sweep", spec), "name: contains a NUL character")
+    one_line_error(cli("sweep", spec), "name: contains a NUL character")
 
 
 # ---------------------------------------------------------------- item 6: wrong messages
@@ -126,7 +101,7 @@ def test_a_nul_in_a_sweep_name_is_one_line(tmp_path: Path, quick: Path) -> None:
 def test_an_empty_or_comment_only_file_says_so(tmp_path: Path, text: str) -> None:
     path = tmp_path / "blank.toml"
     path.write_text(text)
-    one_line_error(tcplab("run", path), "blank.toml", "sets nothing (it is empty or only comments)")
+    one_line_error(cli("run", path), "blank.toml", "sets nothing (it is empty or only comments)")
     with pytest.raises(ScenarioError, match="sets nothing"):
         tl.load_scenario(path)
 
@@ -143,15 +118,15 @@ def test_an_unreadable_file_is_one_line(tmp_path: Path) -> None:
     path = tmp_path / "secret.toml"
     path.write_text(QUICK)
     path.chmod(0)
-    one_line_error(tcplab("run", path), "secret.toml: permission denied")
+    one_line_error(cli("run", path), "secret.toml: permission denied")
 
 
 def test_a_fifo_or_device_is_refused_without_reading(tmp_path: Path) -> None:
     fifo = tmp_path / "fifo.toml"
     os.mkfifo(fifo)
-    one_line_error(tcplab("run", fifo, timeout=30), "fifo.toml: not a regular file")
-    one_line_error(tcplab("run", "/dev/zero", timeout=30), "/dev/zero: not a regular file")
-    one_line_error(tcplab("sweep", "/dev/zero", timeout=30), "/dev/zero: not a regular file")
+    one_line_error(cli("run", fifo), "fifo.toml: not a regular file")
+    one_line_error(cli("run", "/dev/zero"), "/dev/zero: not a regular file")
+    one_line_error(cli("sweep", "/dev/zero"), "/dev/zero: not a regular file")
 
 
 def test_an_oversized_scenario_is_refused(tmp_path: Path) -> None:
@@ -160,7 +135,7 @@ def test_an_oversized_scenario_is_refused(tmp_path: Path) -> None:
     big = tmp_path / "big.toml"
     with big.open("w") as f:
         f.write("# " + "x" * (MAX_INPUT_BYTES + 10) + "\n")
-    one_line_error(tcplab("run", big), "big.toml", "too large")
+    one_line_error(cli("run", big), "big.toml", "too large")
 
 
 @pytest.mark.skipif(ROOT, reason="root writes anywhere")
@@ -169,11 +144,11 @@ def test_out_into_a_read_only_folder_is_refused_before_the_run(tmp_path: Path, q
     ro.mkdir()
     ro.chmod(0o555)
     try:
-        one_line_error(tcplab("run", quick, "--out", ro / "sub"), f"{ro}", "cannot create the folder")
+        one_line_error(cli("run", quick, "--out", ro / "sub"), f"{ro}", "cannot create the folder")
         empty = tmp_path / "ro2"
         empty.mkdir()
         empty.chmod(0o555)
-        one_line_error(tcplab("run", quick, "--out", empty), f"the folder {empty} is not writable")
+        one_line_error(cli("run", quick, "--out", empty), f"the folder {empty} is not writable")
     finally:
         ro.chmod(0o755)
 
@@ -185,7 +160,7 @@ def test_a_store_in_a_read_only_folder_is_described_correctly(tmp_path: Path, qu
     ro.mkdir()
     ro.chmod(0o555)
     try:
-        line = one_line_error(tcplab("sweep", spec, "--store", ro / "s.sqlite"), "is not writable")
+        line = one_line_error(cli("sweep", spec, "--store", ro / "s.sqlite"), "is not writable")
         assert "not a tcplab result store" not in line
     finally:
         ro.chmod(0o755)
@@ -199,35 +174,35 @@ def test_an_absurd_rate_is_refused_not_saturated(tmp_path: Path, rate: str) -> N
     doc = QUICK.replace('rate = "', f"rate = {rate} # ", 1)
     path = tmp_path / "fast.toml"
     path.write_text(doc)
-    one_line_error(tcplab("validate", path), "rate: rate must be at most 1e15 b/s")
+    one_line_error(cli("validate", path), "rate: rate must be at most 1e15 b/s")
 
 
 def test_out_refuses_a_foreign_non_empty_folder_unless_forced(tmp_path: Path, quick: Path) -> None:
     folder = tmp_path / "mine"
     folder.mkdir()
     (folder / "thesis.tex").write_text("precious")
-    refused = tcplab("run", quick, "--out", folder)
+    refused = cli("run", quick, "--out", folder)
     one_line_error(refused, "not empty and was not written by tcplab", "--force")
     assert sorted(p.name for p in folder.iterdir()) == ["thesis.tex"]
-    assert tcplab("run", quick, "--out", folder, "--force").returncode == 0
+    assert cli("run", quick, "--out", folder, "--force").returncode == 0
     assert (folder / "summary.json").exists() and (folder / MARKER).exists()
     assert (folder / "thesis.tex").read_text() == "precious"
 
 
 def test_out_reuses_its_own_folder_but_never_writes_through_a_symlink(tmp_path: Path, quick: Path) -> None:
     folder = tmp_path / "out"
-    assert tcplab("run", quick, "--out", folder).returncode == 0
-    assert tcplab("run", quick, "--out", folder).returncode == 0, "a folder tcplab wrote is reused"
+    assert cli("run", quick, "--out", folder).returncode == 0
+    assert cli("run", quick, "--out", folder).returncode == 0, "a folder tcplab wrote is reused"
     victim = tmp_path / "victim.txt"
     victim.write_text("untouched")
     (folder / "summary.json").unlink()
     (folder / "summary.json").symlink_to(victim)
-    one_line_error(tcplab("run", quick, "--out", folder, "--force"), "summary.json is a symbolic link")
+    one_line_error(cli("run", quick, "--out", folder, "--force"), "summary.json is a symbolic link")
     assert victim.read_text() == "untouched"
 
 
 def test_out_empty_string_is_refused(tmp_path: Path, quick: Path) -> None:
-    proc = tcplab("run", quick, "--out", "", cwd=tmp_path)
+    proc = cli("run", quick, "--out", "", cwd=tmp_path)
     one_line_error(proc, "--out: the folder name is empty")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["quick.toml"]
 
@@ -240,7 +215,7 @@ def test_an_unrelated_sqlite_file_is_rejected_unchanged(tmp_path: Path, quick: P
     db.close()
     before = other.read_bytes()
     spec = _small_sweep(tmp_path, quick, replications=1)
-    one_line_error(tcplab("sweep", spec, "--store", other), "not a tcplab result store", "users")
+    one_line_error(cli("sweep", spec, "--store", other), "not a tcplab result store", "users")
     assert other.read_bytes() == before, "not switched to WAL mode"
     with pytest.raises(UserError, match="not a tcplab result store"):
         Store(other, create=False)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 import tcplab as tl
-from conftest import REPO, SCENARIOS, tcplab
+from conftest import REPO, SCENARIOS, cli
 from tcplab import _core
 from tcplab.errors import UserError
 from tcplab.experiment import bench
@@ -24,7 +24,7 @@ def cargo_version() -> str:
 
 def test_one_version_everywhere() -> None:
     assert version() == cargo_version() == _core.__version__ == tl.__version__
-    proc = tcplab("--version")
+    proc = cli("--version")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == f"tcplab {cargo_version()}\n"
 
@@ -54,15 +54,15 @@ def test_run_resolves_a_packaged_name_but_a_file_wins(
     assert resolve_scenario("no_such_example") == "no_such_example"
     (tmp_path / "lossy_link").write_text("# mine\n")
     assert resolve_scenario("lossy_link") == "lossy_link"
-    proc = tcplab("run", "lossy_link", "--json", cwd=tmp_path)
+    proc = cli("run", "lossy_link", "--json", cwd=tmp_path)
     assert proc.returncode == 2, "the local file (not a scenario) was chosen over the example"
-    proc = tcplab("run", "lossy_link.toml", "--json", cwd=tmp_path)
+    proc = cli("run", "lossy_link.toml", "--json", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert '"goodput_bps"' in proc.stdout
 
 
 def test_examples_lists_and_copies_without_overwriting(tmp_path: Path) -> None:
-    proc = tcplab("examples")
+    proc = cli("examples")
     assert proc.returncode == 0
     assert {line.split()[0] for line in proc.stdout.splitlines()} == {e.name for e in list_examples()}
     written = copy_examples(tmp_path / "ex")
@@ -70,7 +70,7 @@ def test_examples_lists_and_copies_without_overwriting(tmp_path: Path) -> None:
     assert (tmp_path / "ex" / "lossy_link.toml").read_text() == (SCENARIOS / "lossy_link.toml").read_text()
     with pytest.raises(UserError, match="already exists"):
         copy_examples(tmp_path / "ex")
-    proc = tcplab("examples", "--copy", tmp_path / "ex")
+    proc = cli("examples", "--copy", tmp_path / "ex")
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import tcplab
+from conftest import cli
 from tcplab.report.study import discover
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -23,7 +23,7 @@ def test_studies_are_discovered() -> None:
 
 def test_reproduce_quick_writes_reports_claims_and_index(tmp_path: Path) -> None:
     # One study keeps this test short; `make reproduce` runs them all (`reproduce all`).
-    proc = tcplab("reproduce", "example_loss", "--quick", "--out", tmp_path, "--workers", "2")
+    proc = cli("reproduce", "example_loss", "--quick", "--out", tmp_path, "--workers", "2")
     assert proc.returncode == 0, proc.stderr
     folder = tmp_path / "example_loss"
     report = (folder / "report.md").read_text()
@@ -44,13 +44,13 @@ def test_reproduce_quick_writes_reports_claims_and_index(tmp_path: Path) -> None
     assert "example_loss: " in proc.stdout and "claims hold" in proc.stdout
 
     # A second reproduce reuses every stored run and writes the same claims.
-    again = tcplab("reproduce", "example_loss", "--quick", "--out", tmp_path, "--workers", "1")
+    again = cli("reproduce", "example_loss", "--quick", "--out", tmp_path, "--workers", "1")
     assert again.returncode == 0, again.stderr
     assert json.loads((folder / "claims.json").read_text())["claims"] == claims
     assert "| loss | variant (4), loss (5) | 5 | 100 | 0 | 100 | 0 |" in (folder / "report.md").read_text()
 
 
 def test_reproduce_unknown_study_exits_2() -> None:
-    proc = tcplab("reproduce", "nonsense")
+    proc = cli("reproduce", "nonsense")
     assert proc.returncode == 2
     assert "unknown study 'nonsense' (known: all, " in proc.stderr and "example_loss" in proc.stderr

@@ -82,32 +82,28 @@ def test_each_run_sets_policy_and_buffer_on_every_switch_port() -> None:
     assert len(seen) == 24
 
 
-def _tiny_wan() -> list:
-    # 10 pairs for 4 s: every server has asked for something, so every fairness is defined.
-    return [spec("wan", Grid(("wan",), 4.0, 1, pairs=10))]
-
-
-def test_a_tiny_reproduce_writes_the_three_kinds_of_tables(tmp_path: Path) -> None:
-    out = reproduce_study(STUDY, tmp_path, quick=True, workers=1, specs=_tiny_wan())
+def test_a_tiny_reproduce_writes_the_three_kinds_of_tables(tiny_reproduction) -> None:
+    out = tiny_reproduction("satellite")  # 10 pairs for 4 s: every fairness is defined
     report = out.report.read_text()
     for n in (4, 5, 6):
         assert f"the paper's Table {n}" in report
-    assert out.runs == 24 and len(out.figures) == 2
+    assert out.runs == 3 * 24
+    names = [f"{case}_efficiency_fairness.png" for case in ("wan", "meo", "geo")]
+    assert [f.name for f in out.figures] == [*names, "backlogged_servers.png"]
     assert "backlogged servers" in report
     claims = {c["id"]: c for c in json.loads(out.claims.read_text())["claims"]}
     assert claims["efficiency_within_capacity"]["holds"]
     assert claims["wan_efficiency_largest_factor"]["subkind"] == "ordering"
 
 
-def test_the_study_runs_unchanged_on_a_dask_cluster(tmp_path: Path) -> None:
+def test_the_study_runs_unchanged_on_a_dask_cluster(tmp_path: Path, tiny_reproduction) -> None:
     from dask.distributed import LocalCluster
 
     with LocalCluster(n_workers=1, threads_per_worker=1, dashboard_address=None) as cluster:
-        remote = reproduce_study(
-            STUDY, tmp_path / "r", quick=True, dask=cluster.scheduler_address, specs=_tiny_wan()
-        )
-    local = reproduce_study(STUDY, tmp_path / "l", quick=True, workers=1, specs=_tiny_wan())
-    assert remote.runs == local.runs == 24
+        address = cluster.scheduler_address
+        remote = reproduce_study(STUDY, tmp_path, quick=True, dask=address, specs=STUDY.tiny())
+    local = tiny_reproduction("satellite")  # the same grid on local worker processes
+    assert remote.runs == local.runs == 3 * 24
     assert remote.claims.read_text() == local.claims.read_text()
 
 

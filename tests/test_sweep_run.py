@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import tcplab
-from conftest import REPO
+from conftest import REPO, cli
 from conftest import tcplab as run_cli
 from tcplab.experiment import worker
 from tcplab.experiment.expand import expand
@@ -112,10 +112,10 @@ def test_failed_runs_are_recorded_and_the_sweep_goes_on(
 ) -> None:
     real = worker._core.run_scenario
 
-    def flaky(text: str, seed: int | None = None, out: str | None = None) -> str:
+    def flaky(text: str, seed: int | None = None, out: str | None = None, limit: int | None = None) -> str:
         if 'variant = "sack"' in text:
             raise tcplab.InvariantError("packet conservation: injected 3 != delivered 2")
-        return real(text, seed, out)
+        return real(text, seed, out, limit)
 
     monkeypatch.setattr(worker._core, "run_scenario", flaky)
     store = tmp_path / "f.sqlite"
@@ -145,16 +145,20 @@ def test_cli_sweep_reports_failures_and_exits_0(tmp_path: Path) -> None:
         '[factors]\n"tcp.variant" = ["reno", "sack"]\n'
     )
     runner = CliRunner()
-    real = worker._core.run_scenario
+    real = worker._core.run_scenario_traces  # lossy_link.toml traces its flow
+
+    def boom(text: str, *args: object) -> tuple[str, dict[str, str]]:
+        if "sack" in text:
+            raise RuntimeError("boom")
+        return real(text, *args)
+
     try:
-        worker._core.run_scenario = lambda text, seed=None, out=None: (
-            (_ for _ in ()).throw(RuntimeError("boom")) if "sack" in text else real(text, seed, out)
-        )
+        worker._core.run_scenario_traces = boom
         result = runner.invoke(
             app, ["sweep", str(spec), "--store", str(tmp_path / "s.sqlite"), "--workers", "1"]
         )
     finally:
-        worker._core.run_scenario = real
+        worker._core.run_scenario_traces = real
     assert result.exit_code == 0, result.output
     assert "4 runs (2 points x 2 replications): 4 ran, 0 already stored, 2 failed" in result.output
     assert "warning: 2 runs failed" in result.output and "RuntimeError: boom" in result.output
@@ -188,18 +192,15 @@ def test_sweep_on_an_existing_dask_scheduler(tmp_path: Path) -> None:
     pd.testing.assert_frame_equal(remote.df.drop(columns=VOLATILE), local.df.drop(columns=VOLATILE))
 
 
-def test_unreachable_dask_scheduler_exits_2_naming_it(tmp_path: Path) -> None:
+def test_unreachable_dask_scheduler_exits_2_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     spec = tmp_path / "spec.toml"
     spec.write_text(f'base = "{REPO / "scenarios" / "lossy_link.toml"}"\n')
-    env = {**os.environ, "TCPLAB_DASK_TIMEOUT": "1"}
-    proc = subprocess.run(
-        [sys.executable, "-m", "tcplab", "sweep", str(spec), "--store", str(tmp_path / "s.sqlite"),
-         "--dask", "tcp://127.0.0.1:9"],
-        cwd=REPO, capture_output=True, text=True, timeout=60, env=env,
-    )  # fmt: skip
+    monkeypatch.setenv("TCPLAB_DASK_TIMEOUT", "1")
+    proc = cli("sweep", spec, "--store", tmp_path / "s.sqlite", "--dask", "tcp://127.0.0.1:9")
     assert proc.returncode == 2
     assert "--dask tcp://127.0.0.1:9: cannot reach a Dask scheduler" in proc.stderr
-    assert "Traceback" not in proc.stderr
 
 
 KILL_SPEC = f"""
@@ -306,5 +307,5 @@ def test_progress_bar_on_a_terminal_only_and_not_with_quiet(tmp_path: Path) -> N
     assert "12/12" in drawn and "runs/s" in drawn and "left" in drawn
     quiet = ["sweep", str(spec), "--store", str(tmp_path / "b.sqlite"), "--workers", "2", "--quiet"]
     assert _stderr_on_a_terminal(quiet) == ""
-    piped = run_cli("sweep", spec, "--store", tmp_path / "c.sqlite", "--workers", "2")
+    piped = cli("sweep", spec, "--store", tmp_path / "c.sqlite", "--workers", "2")
     assert piped.returncode == 0 and piped.stderr == ""  # not a terminal: no bar

@@ -15,7 +15,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from conftest import REPO, SCENARIOS, interruptible, tcplab
+from conftest import REPO, SCENARIOS, cli, interruptible
 
 MB = 1 << 20
 
@@ -56,7 +56,7 @@ def test_streamed_files_equal_the_in_memory_traces(tmp_path: Path) -> None:
 
     scenario = SCENARIOS / "dumbbell.toml"
     out = tmp_path / "out"
-    r = tcplab("run", scenario, "--out", out, "--json")
+    r = cli("run", scenario, "--out", out, "--json")
     assert r.returncode == 0, r.stderr
     report, in_memory = _core.run_scenario_traces(scenario.read_text())
     assert sorted(in_memory) == [
@@ -116,13 +116,13 @@ def test_a_trace_too_big_for_the_disk_is_refused_in_one_line(tmp_path: Path) -> 
     # 10^9 simulated seconds at 1 Gb/s: about 6 PB of CSV, more than any disk has free.
     scenario = tmp_path / "bomb.toml"
     scenario.write_text(BULK.format(duration="1000000000s"))
-    r = tcplab("run", scenario, "--out", tmp_path / "out", "--max-memory", "1GB")
+    r = cli("run", scenario, "--out", tmp_path / "out", "--max-memory", "1GB")
     assert r.returncode == 2, r.stderr
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and "flow[0].trace" in lines[0] and "of trace files" in lines[0], r.stderr
     assert "free" in lines[0]
     # Without a folder the same run is refused on memory instead.
-    r = tcplab("run", scenario, "--max-memory", "1GB")
+    r = cli("run", scenario, "--max-memory", "1GB")
     assert r.returncode == 2 and "of trace rows" in r.stderr, r.stderr
 
 

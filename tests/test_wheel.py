@@ -1,7 +1,8 @@
 """The built wheel, installed into a fresh virtualenv outside the checkout, works on its own.
 
 Marked ``wheel`` and left out of a plain ``pytest`` run (it installs the dependencies into a new
-virtualenv, about half a minute from pip's cache); ``make test`` runs it as ``make test-wheel``.
+virtualenv, about half a minute from pip's cache); ``make test`` runs it with the others and
+``make test-wheel`` alone.
 The wheel is built with the release profile that ``make build`` has just compiled, so cargo has
 nothing to do and maturin only packs the files.
 """

@@ -7,15 +7,10 @@ refused with a ScenarioError naming the field behind the largest part of the est
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from tcplab import _core
 
-if TYPE_CHECKING:
-    from tcplab.experiment.expand import Run
-
-__all__ = ["check_memory", "max_memory_bytes"]
+__all__ = ["MemoryCheck", "max_memory_bytes"]
 
 
 def max_memory_bytes(value: int | str | None) -> int | None:
@@ -34,25 +29,27 @@ def max_memory_bytes(value: int | str | None) -> int | None:
     return limit
 
 
-def check_memory(runs: Iterable[Run], max_memory: int | str | None) -> int | None:
-    """Check every distinct scenario of ``runs`` against the limit; returns the limit in bytes.
+class MemoryCheck:
+    """Checks scenarios against a memory limit before any runs (a sweep, each of its points):
+    ``limit`` is ``max_memory`` in bytes (None: the core's default); each distinct scenario text
+    crosses into the core once, and only its digest is kept."""
 
-    ``runs`` may be an iterator (a sweep's points, one at a time): only a digest of each
-    scenario is kept."""
-    limit = max_memory_bytes(max_memory)
-    seen: set[bytes] = set()
-    for run in runs:
-        digest = hashlib.sha256(run.text.encode()).digest()
-        if digest not in seen:
-            seen.add(digest)
-            try:
-                _core.check_memory(run.text, run.seed, limit)
-            except _core.ScenarioError as e:
-                if not run.levels or len(e.args) != 2:
-                    raise
-                from tcplab.experiment.sweep_errors import describe_levels
+    def __init__(self, max_memory: int | str | None) -> None:
+        self.limit = max_memory_bytes(max_memory)
+        self._seen: set[bytes] = set()
 
-                field, message = e.args
-                point = describe_levels(run.levels)
-                raise _core.ScenarioError(field, f"{message} (at the point {point})") from None
-    return limit
+    def __call__(self, text: str, seed: int, levels: dict[str, object] | None = None) -> None:
+        """Check one scenario; ``levels`` (a sweep point's) name the point in a refusal."""
+        digest = hashlib.sha256(text.encode()).digest()
+        if digest in self._seen:
+            return
+        self._seen.add(digest)
+        try:
+            _core.check_memory(text, seed, self.limit)
+        except _core.ScenarioError as e:
+            if not levels or len(e.args) != 2:
+                raise
+            from tcplab.experiment.sweep_errors import describe_levels
+
+            field, message = e.args
+            raise _core.ScenarioError(field, f"{message} (at the point {describe_levels(levels)})") from None

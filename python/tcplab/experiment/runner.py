@@ -1,7 +1,10 @@
 """Run a sweep: expand the spec, skip runs already stored, run the rest, store each as it ends.
 
-Expansion is lazy: runs are made, checked against the store and handed to the workers a batch
-at a time, so a sweep of a million runs never holds a million-run list (or a million keys).
+The spec is expanded once: every point is checked by the core once (its scenario, then its
+memory estimate) before any run starts, and kept (up to ``expand.HOLD_BYTES``; a bigger sweep
+makes its points again, unchecked, when it needs them). Runs are made from the points, checked
+against the store and handed to the workers a batch at a time, so a sweep of a million runs never
+holds a million-run list (or a million keys). A worker crosses into the core once per run.
 
 Workers only compute; this process writes every result, one transaction per run, the moment it
 arrives. So a sweep that is killed keeps every run that finished, and running it again runs
@@ -15,15 +18,15 @@ import itertools
 import os
 import time
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tcplab import _core
-from tcplab.experiment.budget import check_memory
+from tcplab.experiment.budget import MemoryCheck
 from tcplab.experiment.executors import Executor, ExecutorChoice
-from tcplab.experiment.expand import Run, expand, iter_points, iter_runs
+from tcplab.experiment.expand import CheckedSweep, Run, check_sweep, expand
 from tcplab.experiment.progress import SweepProgress
 from tcplab.experiment.spec import SweepSpec, check_size, load_spec, run_count
 from tcplab.experiment.store import RunRecord, Store
@@ -55,11 +58,12 @@ class SweepResult:
     skipped: int
     failed: int
     wall_s: float
+    checked: CheckedSweep = field(repr=False, compare=False)
 
     @cached_property
     def runs(self) -> tuple[Run, ...]:
-        """Every run of the sweep, expanded again when first asked for (not held while running)."""
-        return tuple(iter_runs(self.spec))
+        """Every run of the sweep, made from its checked points when first asked for."""
+        return tuple(self.checked.iter_runs())
 
     @property
     def df(self) -> pd.DataFrame:
@@ -142,10 +146,12 @@ def _as_spec(spec: SweepSpec | str | os.PathLike[str], max_runs: int | None = No
     return spec
 
 
-def _first_runs(spec: SweepSpec) -> Iterator[Run]:
-    """Replication 0 of every point: what the memory check needs (the estimate is the point's)."""
-    for point in iter_points(spec):
-        yield point.run(spec, 0)
+def _check(spec: SweepSpec, max_memory: int | str | None, hold: bool) -> tuple[CheckedSweep, int | None]:
+    """The sweep expanded once, each point checked by the core as a scenario and then against
+    the memory limit (with replication 0's seed: the estimate is the point's); and the limit."""
+    memory = MemoryCheck(max_memory)
+    checked = check_sweep(spec, lambda point: memory(point.text, point.seed(spec, 0), point.levels), hold)
+    return checked, memory.limit
 
 
 def _batches(runs: Iterable[Run]) -> Iterator[list[Run]]:
@@ -185,9 +191,8 @@ def plan_sweep(
     """Check a sweep as ``run_sweep`` would before its first run (size, every point's validity
     and memory), touching no store. Costs one validation per point, none per replication."""
     spec = _as_spec(spec, max_runs)
-    limit = check_memory(_first_runs(spec), max_memory)
-    total = run_count(spec)
-    return SweepPlan(spec=spec, total=total, points=total // spec.replications, limit=limit)
+    checked, limit = _check(spec, max_memory, hold=False)
+    return SweepPlan(spec=spec, total=run_count(spec), points=checked.points, limit=limit)
 
 
 def run_sweep(
@@ -217,14 +222,14 @@ def run_sweep(
     path = Path(store) if store is not None else default_store(spec)
     failed = 0
     # Before the store exists: a refused sweep leaves nothing.
-    limit = check_memory(_first_runs(spec), max_memory)
+    checked, limit = _check(spec, max_memory, hold=True)
     total = run_count(spec)
     with Store(path) as db, Executor(choice) as executor:
         # A first pass counts what is missing (for the progress bar and the summary); both
-        # passes expand lazily, so neither holds more than a batch.
-        todo_count = sum(len(_todo(db, batch)) for batch in _batches(iter_runs(spec)))
+        # passes make runs from the checked points a batch at a time.
+        todo_count = sum(len(_todo(db, batch)) for batch in _batches(checked.iter_runs()))
         with SweepProgress(todo_count, f"sweep {spec.name}", quiet=quiet or not progress) as bar:
-            for batch in _batches(iter_runs(spec)):
+            for batch in _batches(checked.iter_runs()):
                 todo = _todo(db, batch)
                 by_key = {r.key: r for r in todo}
                 tasks = [Task(r.key, r.text, r.seed, r.traced, limit) for r in todo]
@@ -254,6 +259,7 @@ def run_sweep(
         skipped=total - todo_count,
         failed=failed,
         wall_s=time.perf_counter() - started,
+        checked=checked,
     )
 
 

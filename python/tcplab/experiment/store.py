@@ -34,7 +34,6 @@ if TYPE_CHECKING:
 __all__ = ["RunRecord", "Store", "load_runs"]
 
 SCHEMA_VERSION = 1
-STATUSES = ("ok", "failed")
 
 _COLUMNS: dict[str, str] = {
     "key": "TEXT PRIMARY KEY",

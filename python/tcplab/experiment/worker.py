@@ -1,17 +1,17 @@
 """What a worker does with one run: simulate it and hand back the report and traces.
 
 This module is imported by worker processes (local or Dask), so it stays small: it imports the
-core and, only for traced runs, pandas/pyarrow to turn the trace CSVs into Parquet bytes. A
-worker never touches the store; the sweep's parent process writes every result.
+core and, only for traced runs, pandas/pyarrow to turn the traces into Parquet bytes. A run is
+one crossing into the core, which hands back the report and, for a traced run, its traces as CSV
+text in memory (no files). A worker never touches the store; the sweep's parent process writes
+every result.
 """
 
 from __future__ import annotations
 
 import io
 import json
-import tempfile
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from tcplab import _core
@@ -36,11 +36,11 @@ class Outcome:
     traces: dict[str, bytes] = field(default_factory=dict)
 
 
-def _parquet(csv: Path) -> bytes:
+def _parquet(csv: str) -> bytes:
     import pandas as pd
 
     buf = io.BytesIO()
-    pd.read_csv(csv).to_parquet(buf, index=False)
+    pd.read_csv(io.StringIO(csv)).to_parquet(buf, index=False)
     return buf.getvalue()
 
 
@@ -50,25 +50,20 @@ def _error(e: BaseException) -> str:
     return f"{type(e).__name__}: {e}"
 
 
-def _run(task: Task, out: str | None) -> str:
-    """The core's report; the limit is passed only when the sweep set one (else the default)."""
-    if task.max_memory is None:
-        return _core.run_scenario(task.text, task.seed, out)
-    return _core.run_scenario(task.text, task.seed, out, task.max_memory)
+def _run(task: Task) -> Outcome:
+    """One crossing into the core (with the sweep's memory limit, or the core's default)."""
+    if not task.traced:
+        report = _core.run_scenario(task.text, task.seed, None, task.max_memory)
+        return Outcome(task.key, report=json.loads(report))
+    report, csvs = _core.run_scenario_traces(task.text, task.seed, task.max_memory)
+    traces = {name.removesuffix(".csv") + ".parquet": _parquet(csv) for name, csv in sorted(csvs.items())}
+    return Outcome(task.key, report=json.loads(report), traces=traces)
 
 
 def execute(task: Task) -> Outcome:
     """Run one scenario; any failure becomes an Outcome with the error text, never a raise."""
     try:
-        if not task.traced:
-            report = json.loads(_run(task, None))
-            return Outcome(task.key, report=report)
-        with tempfile.TemporaryDirectory(prefix="tcplab-run-") as tmp:
-            report = json.loads(_run(task, tmp))
-            traces = {
-                p.with_suffix(".parquet").name: _parquet(p) for p in sorted(Path(tmp).glob("*-flow*.csv"))
-            }
-        return Outcome(task.key, report=report, traces=traces)
+        return _run(task)
     except BaseException as e:  # a Rust panic is a BaseException (pyo3's PanicException)
         if isinstance(e, KeyboardInterrupt | SystemExit):
             raise

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from tcplab.report.figures import new_figure, save
+from tcplab.report.numbers import pct
 from tcplab.report.study import Figure
 from tcplab.studies.boston.results import Results, loss_metric
 from tcplab.studies.boston.scenarios import CELL_BYTES
@@ -169,10 +170,6 @@ def _sensitivity_figure(r: Results, outdir: Path) -> None:
     save(fig, outdir / "sensitivity.png")
 
 
-def _pct(x: float) -> str:
-    return f"{100 * x:.1f}%"
-
-
 def _buffer_figures(r: Results, outdir: Path, window: int, nums: tuple[int, int, int, int]) -> list[Figure]:
     """Figs. 7-10 (64 kB window) or 11-14 (8 kB): loss, response time (and zoomed), effective
     throughput against the buffer."""
@@ -234,8 +231,8 @@ def _buffer_figures(r: Results, outdir: Path, window: int, nums: tuple[int, int,
             f"buffer, one curve per packet size; means over replications, bars min-max. Paper: loss "
             f"grows as the buffer shrinks, Reno's exponentially below about 50 kB and near 100% at the "
             f"smallest buffer; Reno/Boston between 1.7 and 2.4. Measured at {PK}: Reno "
-            f"{_pct(at('reno', 'packet_loss_rate'))}, Boston "
-            f"{_pct(at('boston', 'cell_loss_rate'))} (cells).",
+            f"{pct(at('reno', 'packet_loss_rate'), 1)}, Boston "
+            f"{pct(at('boston', 'cell_loss_rate'), 1)} (cells).",
         ),
         Figure(
             f"fig{f_rt:02d}_response_{kb}kB.png",
@@ -258,10 +255,10 @@ def _buffer_figures(r: Results, outdir: Path, window: int, nums: tuple[int, int,
             "Useful cells over the bottleneck's cell capacity. Paper (64 kB): Reno stays low, "
             "especially for large packets; Boston approaches the optimum near 100 kB of buffer "
             "(8 kB window: the two converge). Measured at "
-            f"{PK}: Reno {_pct(at('reno', 'effective_throughput'))}, "
-            f"Reno+EPD {_pct(at('reno_epd', 'effective_throughput'))}, "
-            f"Boston {_pct(at('boston', 'effective_throughput'))}, "
-            f"Boston bitmap {_pct(at('boston_bitmap', 'effective_throughput'))}"
+            f"{PK}: Reno {pct(at('reno', 'effective_throughput'), 1)}, "
+            f"Reno+EPD {pct(at('reno_epd', 'effective_throughput'), 1)}, "
+            f"Boston {pct(at('boston', 'effective_throughput'), 1)}, "
+            f"Boston bitmap {pct(at('boston_bitmap', 'effective_throughput'), 1)}"
             " (9180-byte IDA packets carry 199 shards of 46 bytes with 2-byte ids, see the report).",
         ),
     ]
@@ -298,11 +295,11 @@ def _series_figures(r: Results, outdir: Path) -> list[Figure]:
             "link (middle) and delivered to the receiving application (bottom), from per-second "
             "counters of the core (one run). Paper: Boston 2.3% cell drops, Reno 4.9% packet drops; "
             "Boston sends 3.2% more; effective throughput Reno 83.1%, Boston 89.6%. Measured (means "
-            f"over replications): cell drops Boston {_pct(one('boston', 'cell_loss_rate'))}, packet "
-            f"drops Reno {_pct(one('reno', 'packet_loss_rate'))}; effective throughput Reno "
-            f"{_pct(one('reno', 'effective_throughput'))}, Reno+EPD "
-            f"{_pct(one('reno_epd', 'effective_throughput'))}, Boston "
-            f"{_pct(one('boston', 'effective_throughput'))}.",
+            f"over replications): cell drops Boston {pct(one('boston', 'cell_loss_rate'), 1)}, packet "
+            f"drops Reno {pct(one('reno', 'packet_loss_rate'), 1)}; effective throughput Reno "
+            f"{pct(one('reno', 'effective_throughput'), 1)}, Reno+EPD "
+            f"{pct(one('reno_epd', 'effective_throughput'), 1)}, Boston "
+            f"{pct(one('boston', 'effective_throughput'), 1)}.",
         ),
         Figure(
             "fig16_one_of_16.png",
@@ -311,8 +308,8 @@ def _series_figures(r: Results, outdir: Path) -> list[Figure]:
             "(middle, from the link's per-connection series) and delivered (bottom). Paper: the Boston "
             "source sent 6.7 MB and Reno's 5.1 MB in 700 s; "
             "effective throughput per source Boston 5.1%, Reno 3.8%. Measured (mean per source): "
-            f"Reno {ref('reno', 'source_bytes') / 1e6:.1f} MB, {_pct(ref('reno', 'source_eff'))}; "
-            f"Boston {ref('boston', 'source_bytes') / 1e6:.1f} MB, {_pct(ref('boston', 'source_eff'))} "
+            f"Reno {ref('reno', 'source_bytes') / 1e6:.1f} MB, {pct(ref('reno', 'source_eff'), 1)}; "
+            f"Boston {ref('boston', 'source_bytes') / 1e6:.1f} MB, {pct(ref('boston', 'source_eff'), 1)} "
             f"(over {r.duration_s:g} s).",
         ),
         Figure(
@@ -320,10 +317,10 @@ def _series_figures(r: Results, outdir: Path) -> list[Figure]:
             "Fig. 17: all 16 sources",
             "Aggregate bytes per second into the switch, on the bottleneck and delivered. Paper: "
             "effective throughput Boston 78.9%, Reno 59.1%. Measured (means over replications): Reno "
-            f"{_pct(ref('reno', 'effective_throughput'))}, Reno+EPD "
-            f"{_pct(ref('reno_epd', 'effective_throughput'))}, Boston "
-            f"{_pct(ref('boston', 'effective_throughput'))}, Boston bitmap "
-            f"{_pct(ref('boston_bitmap', 'effective_throughput'))}.",
+            f"{pct(ref('reno', 'effective_throughput'), 1)}, Reno+EPD "
+            f"{pct(ref('reno_epd', 'effective_throughput'), 1)}, Boston "
+            f"{pct(ref('boston', 'effective_throughput'), 1)}, Boston bitmap "
+            f"{pct(ref('boston_bitmap', 'effective_throughput'), 1)}.",
         ),
     ]
 

@@ -31,7 +31,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from tcplab.studies.hfc.scenarios import CH_CM, DOWN_BPS, LAN_BPS, MSS, PRIMARY_STACK, hfc_scenario, kib
+from tcplab.studies.hfc.scenarios import CH_CM, DOWN_BPS, LAN_BPS, MSS, PRIMARY_STACK, hfc_scenario
 
 __all__ = [
     "MODES",
@@ -212,5 +212,3 @@ def overrun_onsets(rows: Iterable[OverrunRow]) -> dict[str, dict[str, int | None
             o["multiple_drops"] = row.sock_buf
     return out
 
-
-PAPER_EXAMPLE = {"cm_buffer": kib(10), "connections": 1, "max_kb": 19}

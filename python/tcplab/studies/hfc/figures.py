@@ -16,15 +16,12 @@ import pandas as pd
 from matplotlib.axes import Axes
 
 from tcplab.report.figures import new_figure, save
+from tcplab.report.numbers import kib_text, size_text
 from tcplab.report.study import Figure
 from tcplab.studies.hfc import sweeps as sw
 from tcplab.studies.hfc.buffer import MODES, socket_buffer_bound
 from tcplab.studies.hfc.results import Results, lookup, onsets
 from tcplab.studies.hfc.scenarios import CM_BUFFER, HTTP_HEADER, MSS
-
-
-def _kb(b: float) -> str:
-    return f"{b / 1024:g} KB"
 
 
 def _series(
@@ -93,7 +90,7 @@ def figures(r: Results, outdir: Path) -> list[Figure]:
 
 def fig3(r: Results, out: Path) -> Figure:
     fig, ax = new_figure()
-    _series(ax, r.fig3, "ack_loss", "sock_buf", lambda b: f"socket buffer {_kb(b)}", 100)
+    _series(ax, r.fig3, "ack_loss", "sock_buf", lambda b: f"socket buffer {kib_text(b)}", 100)
     ax.set_xlabel("upstream ACK loss (%)")
     ax.set_ylabel("throughput (Mb/s)")
     ax.set_title("Fig. 3: effect of ACK loss, 3 MB transfer")
@@ -106,14 +103,16 @@ def fig3(r: Results, out: Path) -> Figure:
         f"{_reps(r.fig3)} runs per point, 90% intervals; lossless downstream, unbounded CM buffer. Paper: "
         "throughput degrades as ACKs are lost (slower ACK clock, timeouts when a whole window's ACKs "
         "are lost), less with the larger socket buffer. Measured at 0/10/20% ACK loss: "
-        + "; ".join(f"{_kb(b)}: " + "/".join(f"{v:.2f}" for v in vals) + " Mb/s" for b, vals in m.items())
+        + "; ".join(
+            f"{kib_text(b)}: " + "/".join(f"{v:.2f}" for v in vals) + " Mb/s" for b, vals in m.items()
+        )
         + ".",
     )
 
 
 def fig4(r: Results, out: Path) -> Figure:
     fig, ax = new_figure()
-    _series(ax, r.fig4, "data_loss", "sock_buf", lambda b: f"socket buffer {_kb(b)}", 100)
+    _series(ax, r.fig4, "data_loss", "sock_buf", lambda b: f"socket buffer {kib_text(b)}", 100)
     ax.set_xlabel("downstream packet loss (%)")
     ax.set_ylabel("throughput (Mb/s)")
     ax.set_title("Fig. 4: effect of downstream packet loss, 3 MB transfer")
@@ -173,7 +172,7 @@ SIZE_LABEL = {30_000: "30 KB", 100_000: "100 KB", 300_000: "300 KB", 1_000_000: 
 
 
 def _size(s: int) -> str:
-    return SIZE_LABEL.get(int(s), f"{s / 1000:g} KB" if s < 1_000_000 else f"{s / 1e6:g} MB")
+    return SIZE_LABEL.get(int(s), size_text(s))
 
 
 def fig6(r: Results, out: Path) -> Figure:
@@ -250,7 +249,7 @@ def fig7(r: Results, out: Path) -> Figure:
 
 def fig8(r: Results, out: Path) -> Figure:
     fig, ax = new_figure()
-    _series(ax, r.fig8, "size", "sock_buf", lambda b: f"socket buffer {_kb(b)}", 1e-3)
+    _series(ax, r.fig8, "size", "sock_buf", lambda b: f"socket buffer {kib_text(b)}", 1e-3)
     ax.set_xscale("log")
     ax.set_xlabel("transfer size (KB, log scale)")
     ax.set_ylabel("throughput (Mb/s)")
@@ -265,7 +264,7 @@ def fig8(r: Results, out: Path) -> Figure:
         "coarse clocks); lossless. Paper: 8 to 16 KB almost doubles throughput for large transfers; 24 KB "
         "(and 48 KB) lose much of it for transfers under 8 MB because slow start overruns the CM buffer "
         "and times out; larger transfers still gain. Measured at 1 MB: "
-        + ", ".join(f"{_kb(b)} {x:.2f}" for b, x in v.items())
+        + ", ".join(f"{kib_text(b)} {x:.2f}" for b, x in v.items())
         + f" Mb/s; 16 KB / 8 KB at {_size(big)}: "
         f"{_m(r.fig8, sock_buf=16384, size=big) / _m(r.fig8, sock_buf=8192, size=big):.2f}x.",
     )
@@ -278,8 +277,8 @@ def fig9(r: Results, out: Path) -> Figure:
         _seq_plot(ax, ex["segments"], t_max=2.0)
         ax.set_ylabel("packet number")
         ax.set_title(
-            f"({tag}) socket buffer {_kb(buf)}: {ex['timeouts']} timeouts, {ex['fast_retransmits']} fast "
-            "retransmits in the whole 1 MB transfer",
+            f"({tag}) socket buffer {kib_text(buf)}: {ex['timeouts']} timeouts, "
+            f"{ex['fast_retransmits']} fast retransmits in the whole 1 MB transfer",
             fontsize="small",
             loc="left",
         )
@@ -317,8 +316,8 @@ def fig10(r: Results, out: Path) -> Figure:
         "Fig. 10: per-connection throughput of three simultaneous 300 KB transfers",
         f"Mean over {_reps(r.fig10)} runs x 3 connections per point; lossless; the dashed line is the "
         f"bound for n = 3 ({bound.max_bytes:,.0f} bytes). Paper: the smallest socket buffer performs "
-        f"best and throughput falls as the buffer grows. Measured: best at {_kb(best)} ("
-        + ", ".join(f"{_kb(b)} {m:.2f}" for b, m in zip(t["sock_buf"], t["mean"], strict=True))
+        f"best and throughput falls as the buffer grows. Measured: best at {kib_text(best)} ("
+        + ", ".join(f"{kib_text(b)} {m:.2f}" for b, m in zip(t["sock_buf"], t["mean"], strict=True))
         + " Mb/s).",
     )
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from tcplab.report.figures import new_figure, save
+from tcplab.report.numbers import size_text
 from tcplab.report.study import Figure
 from tcplab.studies.hfc import mss as mt
 from tcplab.studies.hfc import put
@@ -49,7 +50,7 @@ def fig_put(r: Results, out: Path) -> Figure | None:
         f"{small['put reduction'].max():.0%}, get {small['get reduction'].min():.0%}-"
         f"{small['get reduction'].max():.0%}, put with a PC window of 1 "
         f"{small['put iw 1 reduction'].min():.0%}-{small['put iw 1 reduction'].max():.0%}; at "
-        f"{put.sz(int(big['size']))} put {big['put reduction']:.0%}, get {big['get reduction']:.0%}. "
+        f"{size_text(int(big['size']))} put {big['put reduction']:.0%}, get {big['get reduction']:.0%}. "
         f"First ACK of a 30 KB put: {wait['put']:.0f} ms after the first segment (server ACKing every "
         f"segment: {wait['put_nodelack']:.0f} ms; PC window 1: {wait['put_iw1']:.0f} ms).",
     )

@@ -47,6 +47,7 @@ from tcplab.experiment.spec import SweepSpec
 from tcplab.report.claims import above, analytic, below, diagnostic, paper_trend
 from tcplab.report.measure import measure
 from tcplab.report.measure import ratio as ratio_of
+from tcplab.report.numbers import pct
 from tcplab.report.study import Claim
 from tcplab.studies.hfc.scenarios import DOWN_BPS, HEADER_BYTES, LAN_BPS, hfc_scenario, kib
 from tcplab.studies.hfc.specs import common_seed_spec
@@ -369,8 +370,8 @@ def _burst_claims(t: MssTradeoffs) -> list[Claim]:
             {"short bursts": 0.05, "long bursts": 0.10},
             {
                 f"bursts x{x:g}": {
-                    "1 KB": pct(b.loc[(x, REF_MSS), "loss"]),
-                    "0.5 KB": pct(b.loc[(x, 512), "loss"]),
+                    "1 KB": pct(b.loc[(x, REF_MSS), "loss"], 1),
+                    "0.5 KB": pct(b.loc[(x, 512), "loss"], 1),
                 }
                 for x in BURST_RATIOS
             },
@@ -385,8 +386,8 @@ def _burst_claims(t: MssTradeoffs) -> list[Claim]:
             f"the fall. "
             "Follows from the burst model's arithmetic (as mss_burst_half_size_loss)",
             "smaller MSS, lower loss, depending on burstiness",
-            {f"bursts x{x:g}": [pct(v) for v in vals] for x, vals in falls.items()}
-            | {"fall 1460 to 512": [pct(fall[x]) for x in BURST_RATIOS]},
+            {f"bursts x{x:g}": [pct(v, 1) for v in vals] for x, vals in falls.items()}
+            | {"fall 1460 to 512": [pct(fall[x], 1) for x in BURST_RATIOS]},
             all(fall[x] > 0 for x in (short, mid))
             and all(a > c for a, c in zip(list(fall.values()), list(fall.values())[1:], strict=False)),
             refuted_if="the fall not positive at short bursts, or not shrinking with burst length",
@@ -429,7 +430,7 @@ def mss_more_fast_retransmits(
 
     def share(p: float, mss: int) -> str:
         fr, to = np.sum(fast_retransmits[(p, mss)]), np.sum(timeouts[(p, mss)])
-        return pct(fr / (fr + to)) if fr + to else "-"
+        return pct(fr / (fr + to), 1) if fr + to else "-"
 
     return paper_trend(
         "mss_more_fast_retransmits",
@@ -500,6 +501,3 @@ def mss_slower_slow_start(to_window: Mapping[int, Any], to_acked_ms: list[float]
         measured,
     )
 
-
-def pct(x: float) -> str:
-    return f"{x:.1%}"

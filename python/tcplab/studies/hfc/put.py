@@ -39,6 +39,7 @@ import pandas as pd
 from tcplab.experiment.spec import SweepSpec
 from tcplab.report.claims import above, below, diagnostic, paper_ordering
 from tcplab.report.measure import cost, difference, measure
+from tcplab.report.numbers import pct, size_text
 from tcplab.report.study import Claim
 from tcplab.studies.hfc.scenarios import hfc_scenario
 
@@ -191,15 +192,15 @@ def put_not_reduced_like_get(
     checks = []
     for s in sizes:
         checks.append(
-            below(f"{sz(s)}: put's share lost", cost(put[("put", s)], put[("put_nodelack", s)]), 0.5)
+            below(f"{size_text(s)}: put's share lost", cost(put[("put", s)], put[("put_nodelack", s)]), 0.5)
         )
         m = measure(
             _put_minus_get, put[("put", s)], put[("put_nodelack", s)], get[("tcp", s)], get[("nodelack", s)]
         )
-        checks.append(below(f"{sz(s)}: put's share lost - get's", m, 0))
+        checks.append(below(f"{size_text(s)}: put's share lost - get's", m, 0))
 
     def red(d, a, b, s):
-        return _pct(1 - np.mean(d[(a, s)]) / np.mean(d[(b, s)]))
+        return pct(1 - np.mean(d[(a, s)]) / np.mean(d[(b, s)]))
 
     return paper_ordering(
         "put_not_reduced_like_get",
@@ -209,7 +210,7 @@ def put_not_reduced_like_get(
         "put requests do not experience this problem",
         checks,
         {
-            sz(s): [red(put, "put", "put_nodelack", s), red(get, "tcp", "nodelack", s)]
+            size_text(s): [red(put, "put", "put_nodelack", s), red(get, "tcp", "nodelack", s)]
             for s in (*sizes, largest)
             if ("tcp", s) in get
         },
@@ -223,7 +224,7 @@ def _iw1_minus_iw2(p, pn, p1):
 def put_window_two_is_the_cause(put: Mapping[tuple[str, int], Any], sizes: Sequence[int]) -> Claim:
     checks = [
         above(
-            f"{sz(s)}: share lost, window 1 - window 2",
+            f"{size_text(s)}: share lost, window 1 - window 2",
             measure(_iw1_minus_iw2, put[("put", s)], put[("put_nodelack", s)], put[("put_iw1", s)]),
             0,
         )
@@ -236,9 +237,9 @@ def put_window_two_is_the_cause(put: Mapping[tuple[str, int], Any], sizes: Seque
         "measured: reduction with window 2 / window 1",
         "the PC's window of two spares the put",
         {
-            sz(s): [
-                _pct(1 - np.mean(put[("put", s)]) / np.mean(put[("put_nodelack", s)])),
-                _pct(1 - np.mean(put[("put_iw1", s)]) / np.mean(put[("put_nodelack", s)])),
+            size_text(s): [
+                pct(1 - np.mean(put[("put", s)]) / np.mean(put[("put_nodelack", s)])),
+                pct(1 - np.mean(put[("put_iw1", s)]) / np.mean(put[("put_nodelack", s)])),
             ]
             for s in sizes
         },
@@ -246,9 +247,3 @@ def put_window_two_is_the_cause(put: Mapping[tuple[str, int], Any], sizes: Seque
     )
 
 
-def _pct(x: float) -> str:
-    return f"{x:.0%}"
-
-
-def sz(s: int) -> str:
-    return f"{s / 1000:g} KB" if s < 1_000_000 else f"{s / 1e6:g} MB"

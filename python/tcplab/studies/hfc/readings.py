@@ -11,7 +11,7 @@ the report shows both readings side by side.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
@@ -38,9 +38,7 @@ def truncated(tcp: Mapping[str, Any], mss: int) -> dict[str, Any]:
     return out
 
 
-def table(
-    tp: Mapping[str, pd.DataFrame], by_config: Callable[[pd.DataFrame, str], pd.DataFrame]
-) -> pd.DataFrame:
+def table(tp: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
     """Key numbers of Figs. 4-7, 12 and 13 under both readings (6 and 5 packets)."""
     rows: list[dict[str, Any]] = []
 
@@ -66,14 +64,14 @@ def table(
             add("Figs. 6-7", f"{s // 1000} KB, {p:.0%} data loss", "median Mb/s", f6[sel], f6a[sela])
     for pattern, header in (("ftp", 0), ("http", 1)):
         name = f"fig12_{pattern}"
-        f12, f12a = by_config(tp[name], "fig12"), by_config(tp[PREFIX + name], "fig12")
+        f12, f12a = tp[name], tp[PREFIX + name]
         for cfg in ("tcp", "nodelack", "iw2"):
             for s in FIG12_SIZES:
                 sel = (f12["config"] == cfg) & (f12["size"] == s)
                 sela = (f12a["config"] == cfg) & (f12a["size"] == s)
                 what = f"{pattern.upper()} {s // 1000} KB{' body' if header else ''}, {cfg}"
                 add("Fig. 12", what, "mean Mb/s", f12[sel], f12a[sela])
-    f13, f13a = by_config(tp["fig13"], "fig13"), by_config(tp[PREFIX + "fig13"], "fig13")
+    f13, f13a = tp["fig13"], tp[PREFIX + "fig13"]
     for cfg in ("tcp", "nodelack"):
         for p in FIG13_LOSS:
             sel = (f13["config"] == cfg) & (f13["ack_loss"].round(6) == p)

@@ -123,10 +123,8 @@ def derive(data: StudyData) -> Results:
 
     fig12 = pd.concat(
         [
-            mean_by(with_config(tp["fig12_ftp"], sw.FIG12_CONFIGS), ["config", "size"]).assign(pattern="ftp"),
-            mean_by(with_config(tp["fig12_http"], sw.FIG12_CONFIGS), ["config", "size"]).assign(
-                pattern="http"
-            ),
+            mean_by(tp["fig12_ftp"], ["config", "size"]).assign(pattern="ftp"),
+            mean_by(tp["fig12_http"], ["config", "size"]).assign(pattern="http"),
         ],
         ignore_index=True,
     )
@@ -163,9 +161,6 @@ def derive(data: StudyData) -> Results:
     runs["fig10" + sw.EVERY_ACK_SUFFIX] = _per_run(data, "fig10" + sw.EVERY_ACK_SUFFIX)
     runs["fig8" + sw.EVERY_ACK_SUFFIX] = _fig8(data, tp, "fig8" + sw.EVERY_ACK_SUFFIX)[1]
     runs["fig11"] = fig11
-    for name, configs in CONFIG_SWEEPS.items():
-        if name in runs:
-            runs[name] = with_config(runs[name], configs)
     return Results(
         runs=runs,
         fig3=_mean_with(tp["fig3"], ["sock_buf", "ack_loss"]),
@@ -186,16 +181,16 @@ def derive(data: StudyData) -> Results:
         fig11=fig11,
         fig11_examples=examples,
         fig12=fig12,
-        fig13=_mean_with(with_config(tp["fig13"], sw.FIG13_CONFIGS), ["config", "ack_loss"]),
+        fig13=_mean_with(tp["fig13"], ["config", "ack_loss"]),
         fig14=_mean_with(tp["fig14"], ["mss", "ack_loss"]),
         fig15a=_mean_with(tp["fig15a"], ["timer", "data_loss"]),
         fig15b=_mean_with(tp["fig15b"], ["timer", "ack_loss"]),
         fig16=fig16,
         fig16_example=fig16_example,
-        fig17=_mean_with(with_config(tp["fig17"], sw.FIG17_CONFIGS), ["config", "data_loss"]),
-        fig18=_mean_with(with_config(tp["fig18"], sw.FIG18_CONFIGS), ["config", "data_loss", "size"]),
-        tahoe=_mean_with(with_config(tp["tahoe_rx"], sw.TAHOE_CONFIGS), ["config", "data_loss"]),
-        sec7=_mean_with(with_config(tp["sec7_ack"], sw.SEC7_CONFIGS), ["config", "ack_loss"]),
+        fig17=_mean_with(tp["fig17"], ["config", "data_loss"]),
+        fig18=_mean_with(tp["fig18"], ["config", "data_loss", "size"]),
+        tahoe=_mean_with(tp["tahoe_rx"], ["config", "data_loss"]),
+        sec7=_mean_with(tp["sec7_ack"], ["config", "ack_loss"]),
         reflected=_mean_with(tp["sec7_reflected"], ["data_loss", "ack_loss"]),
         bufcheck=_bufcheck(data),
         timeout_waits=waits,
@@ -205,17 +200,6 @@ def derive(data: StudyData) -> Results:
         put_first_ack=_put_first_ack(data) if put.FIRST_ACK_SWEEP in tp else None,
         mss=_mss(data, tp) if all(n in tp for n in mss_tradeoffs.SWEEPS) else None,
     )
-
-
-CONFIG_SWEEPS = {
-    "fig12_ftp": sw.FIG12_CONFIGS,
-    "fig12_http": sw.FIG12_CONFIGS,
-    "fig13": sw.FIG13_CONFIGS,
-    "fig17": sw.FIG17_CONFIGS,
-    "fig18": sw.FIG18_CONFIGS,
-    "tahoe_rx": sw.TAHOE_CONFIGS,
-    "sec7_ack": sw.SEC7_CONFIGS,
-}
 
 
 def samples(runs: pd.DataFrame, value: str = "mbps", **where: Any) -> np.ndarray:
@@ -282,8 +266,7 @@ def _readings(tp: dict[str, pd.DataFrame]) -> pd.DataFrame | None:
     """Both readings of the 8 KB window on ns, when the truncated sweeps ran (not on BSD)."""
     if not all(readings.PREFIX + n in tp for n in readings.SWEEPS):
         return None
-    configs = {"fig12": sw.FIG12_CONFIGS, "fig13": sw.FIG13_CONFIGS}
-    return readings.table(tp, lambda df, fig: with_config(df, configs[fig]))
+    return readings.table(tp)
 
 
 def json_first(cell: Any) -> int:
@@ -348,7 +331,7 @@ def _per_connection(data: StudyData, sweep: str) -> pd.DataFrame:
 
 def _first_ack(data: StudyData, sweep: str, pattern: str) -> pd.DataFrame:
     """Time from the first data segment to the first ACK that covers data (Fig. 11)."""
-    df = with_config(throughput(data, sweep), sw.FIG11_CONFIGS)
+    df = throughput(data, sweep)
     rows = []
     for _, row in df.iterrows():
         seg = data.trace(row["key"], kind="segments")
@@ -464,12 +447,6 @@ def throughput(data: StudyData, sweep: str, size: int | None = None, header: int
         df["sock_buf"] = [sw.nominal_buffer(int(b)) for b in df["sock_buf"]]
     if "timer" in df.columns:
         df["timer"] = [str(t).removeprefix("ns2:") for t in df["timer"]]
-    return df
-
-
-def with_config(df: pd.DataFrame, names: Sequence[str]) -> pd.DataFrame:
-    df = df.copy()
-    df["config"] = [sw.config_name(c, names) for c in df["config"]]
     return df
 
 

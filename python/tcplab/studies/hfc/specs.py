@@ -20,9 +20,11 @@ def common_seed_spec(
     labels: Mapping[str, str],
     factors: Mapping[str, Sequence[Any]] | None = None,
     zips: Sequence[Mapping[str, Sequence[Any]]] = (),
+    level_labels: Mapping[str, Sequence[str]] | None = None,
 ) -> SweepSpec:
     """A sweep whose replication i of every point uses the same seed; each swept path that
-    ``labels`` names gets that label as its column."""
+    ``labels`` names gets that label as its column, and ``level_labels`` names the levels of a
+    path (a configuration's name for its whole ``tcp`` table, say)."""
     factors = dict(factors or {})
     paths = [*factors, *(p for z in zips for p in z)]
     return SweepSpec(
@@ -34,4 +36,5 @@ def common_seed_spec(
         seed=seed,
         seeds="common",
         labels={p: labels[p] for p in paths if p in labels},
+        level_labels=dict(level_labels or {}),
     )

@@ -9,7 +9,6 @@ simulated once and stored once.
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -25,7 +24,6 @@ from tcplab.studies.hfc.scenarios import (
     MSS,
     PRIMARY_STACK,
     SOCKET_BUFFERS,
-    STACKS,
     hfc_scenario,
     kib,
     stack_timer,
@@ -105,37 +103,16 @@ def tcp_table(
     return doc["tcp"]
 
 
-def _cell(level: Any) -> str:
-    return json.dumps(level, sort_keys=True, separators=(",", ":"))
-
-
 def config_factor(
     names: Sequence[str], pattern: str = "ftp", stack: str = PRIMARY_STACK
-) -> list[dict[str, Any]]:
-    return [tcp_table(n, pattern=pattern, stack=stack) for n in names]
+) -> dict[str, list[dict[str, Any]]]:
+    """The ``tcp`` factor over configurations ``names``: each level a whole ``[tcp]`` table."""
+    return {"tcp": [tcp_table(n, pattern=pattern, stack=stack) for n in names]}
 
 
-def _without_window(cell: Any) -> str:
-    """A configuration cell without its window (the two readings of the 8 KB buffer share names)."""
-    table = json.loads(cell) if isinstance(cell, str) else dict(cell)
-    return _cell({k: v for k, v in table.items() if k not in ("rcv_buf", "snd_buf")})
-
-
-def config_name(cell: Any, names: Sequence[str]) -> str:
-    """The configuration name of a ``config`` column cell (the tcp table as compact JSON)."""
-    for n in names:
-        for pattern in ("ftp", "http"):
-            for stack in STACKS:
-                if _cell(tcp_table(n, pattern=pattern, stack=stack)) == cell:
-                    return n
-    # the truncated reading of the 8 KB window (readings.py): the same configurations
-    want = _without_window(cell)
-    for n in names:
-        for pattern in ("ftp", "http"):
-            for stack in STACKS:
-                if _without_window(_cell(tcp_table(n, pattern=pattern, stack=stack))) == want:
-                    return n
-    raise KeyError(f"no configuration matches {cell}")
+def config_labels(names: Sequence[str]) -> dict[str, list[str]]:
+    """The ``tcp`` factor's levels named by their configurations (the ``config`` column)."""
+    return {"tcp": list(names)}
 
 
 # ---------------------------------------------------------------- sweeps
@@ -160,8 +137,9 @@ def _spec(
     reps: int,
     factors: Mapping[str, Sequence[Any]] | None = None,
     zips: Sequence[Mapping[str, Sequence[Any]]] = (),
+    level_labels: Mapping[str, Sequence[str]] | None = None,
 ) -> SweepSpec:
-    return common_seed_spec(name, base, reps, SEED, LABELS, factors, zips)
+    return common_seed_spec(name, base, reps, SEED, LABELS, factors, zips, level_labels)
 
 
 def _buffers(levels: Sequence[int], stack: str = "bsd44") -> dict[str, list[int]]:
@@ -218,8 +196,17 @@ def _sweeps(r: dict[str, int], stack: str) -> list[SweepSpec]:
     def buffers(levels: Sequence[int]) -> dict[str, list[int]]:
         return _buffers(levels, stack)
 
-    def configs(names: Sequence[str], pattern: str = "ftp") -> list[dict[str, Any]]:
-        return config_factor(names, pattern, stack)
+    def with_configs(
+        name: str,
+        base: Mapping[str, Any],
+        reps: int,
+        factors: Mapping[str, Sequence[Any]],
+        names: Sequence[str],
+        pattern: str = "ftp",
+    ) -> SweepSpec:
+        """``factors`` crossed with the configurations ``names`` (the last factor, ``tcp``)."""
+        levels = {**factors, **config_factor(names, pattern, stack)}
+        return _spec(name, base, reps, levels, level_labels=config_labels(names))
 
     timers = [stack_timer(t, stack) for t in ("500ms", "200ms")]
     base = hfc(size=MB3)
@@ -261,34 +248,22 @@ def _sweeps(r: dict[str, int], stack: str) -> list[SweepSpec]:
             r["mean"],
             zips=[buffers(FIG10_BUFFERS)],
         ),
-        _spec(
-            "fig11_ftp",
-            hfc(size=30 * KB, pattern="ftp", trace=True),
-            r["mean"],
-            {"tcp": configs(FIG11_CONFIGS)},
+        with_configs("fig11_ftp", hfc(size=30 * KB, pattern="ftp", trace=True), r["mean"], {}, FIG11_CONFIGS),
+        with_configs(
+            "fig11_http", hfc(size=30 * KB, pattern="http", trace=True), r["mean"], {}, FIG11_CONFIGS, "http"
         ),
-        _spec(
-            "fig11_http",
-            hfc(size=30 * KB, pattern="http", trace=True),
-            r["mean"],
-            {"tcp": configs(FIG11_CONFIGS, "http")},
+        with_configs(
+            "fig12_ftp", hfc(size=MB3, pattern="ftp"), r["mean"], {"flow.*.bytes": FIG12_SIZES}, FIG12_CONFIGS
         ),
-        _spec(
-            "fig12_ftp",
-            hfc(size=MB3, pattern="ftp"),
-            r["mean"],
-            {"flow.*.bytes": FIG12_SIZES, "tcp": configs(FIG12_CONFIGS)},
-        ),
-        _spec(
+        with_configs(
             "fig12_http",
             hfc(size=MB3, pattern="http"),
             r["mean"],
-            {
-                "flow.*.bytes": [s + HTTP_HEADER for s in FIG12_SIZES],
-                "tcp": configs(FIG12_CONFIGS, "http"),
-            },
+            {"flow.*.bytes": [s + HTTP_HEADER for s in FIG12_SIZES]},
+            FIG12_CONFIGS,
+            "http",
         ),
-        _spec("fig13", base, r["mean"], {"link.0.ba.loss.p": ACK_LOSS, "tcp": configs(FIG13_CONFIGS)}),
+        with_configs("fig13", base, r["mean"], {"link.0.ba.loss.p": ACK_LOSS}, FIG13_CONFIGS),
         # On ns the 8 KB window stays 8760 bytes (6 packets of 1460): 8 packets of 1024 and 17 of
         # 512. Recounting it per MSS (16 packets of 512 = 8 of 1024 = 8192 bytes) cannot be a
         # sweep level, since two MSS values would share one window level.
@@ -310,34 +285,16 @@ def _sweeps(r: dict[str, int], stack: str) -> list[SweepSpec]:
             1,
             {"tcp.dupack_threshold": [3, 1]},
         ),
-        _spec(
-            "fig17",
-            base,
-            r["mean"],
-            {"link.0.ab.loss.p": DATA_LOSS_FIG17, "tcp": configs(FIG17_CONFIGS)},
-        ),
-        _spec(
+        with_configs("fig17", base, r["mean"], {"link.0.ab.loss.p": DATA_LOSS_FIG17}, FIG17_CONFIGS),
+        with_configs(
             "fig18",
             base,
             r["dist"],
-            {
-                "link.0.ab.loss.p": FIG18_LOSS,
-                "flow.*.bytes": FIG18_SIZES,
-                "tcp": configs(FIG18_CONFIGS),
-            },
+            {"link.0.ab.loss.p": FIG18_LOSS, "flow.*.bytes": FIG18_SIZES},
+            FIG18_CONFIGS,
         ),
-        _spec(
-            "tahoe_rx",
-            base,
-            r["mean"],
-            {"link.0.ab.loss.p": TAHOE_LOSS, "tcp": configs(TAHOE_CONFIGS)},
-        ),
-        _spec(
-            "sec7_ack",
-            base,
-            r["mean"],
-            {"link.0.ba.loss.p": SEC7_ACK_LOSS, "tcp": configs(SEC7_CONFIGS)},
-        ),
+        with_configs("tahoe_rx", base, r["mean"], {"link.0.ab.loss.p": TAHOE_LOSS}, TAHOE_CONFIGS),
+        with_configs("sec7_ack", base, r["mean"], {"link.0.ba.loss.p": SEC7_ACK_LOSS}, SEC7_CONFIGS),
         _spec(
             "sec7_reflected",
             base,
@@ -376,7 +333,16 @@ def _every_ack(specs: Sequence[SweepSpec]) -> list[SweepSpec]:
         if spec.name in EVERY_ACK:
             base = copy.deepcopy(dict(spec.base))
             base["tcp"]["delayed_ack"] = False
-            out.append(_spec(spec.name + EVERY_ACK_SUFFIX, base, spec.replications, spec.factors, spec.zips))
+            out.append(
+                _spec(
+                    spec.name + EVERY_ACK_SUFFIX,
+                    base,
+                    spec.replications,
+                    spec.factors,
+                    spec.zips,
+                    spec.level_labels,
+                )
+            )
     return out
 
 
@@ -392,7 +358,9 @@ def _truncated_reading(specs: Sequence[SweepSpec]) -> list[SweepSpec]:
         if "tcp" in factors:
             factors["tcp"] = [readings.truncated(t, MSS) for t in factors["tcp"]]
         zips = [z for z in spec.zips if "tcp.rcv_buf" not in z]  # the 8 KB buffer only
-        out.append(_spec(readings.PREFIX + spec.name, base, spec.replications, factors, zips))
+        # the same configurations, so the same names: the tables differ in the window only
+        labels = spec.level_labels
+        out.append(_spec(readings.PREFIX + spec.name, base, spec.replications, factors, zips, labels))
     return out
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import pandas as pd
 
+from tcplab.report.numbers import size_text
 from tcplab.report.study import Table
 from tcplab.studies.hfc.buffer import MODES, socket_buffer_bound
 from tcplab.studies.hfc.claims import REASONS, REASONS_BSD, bound_str, claims
@@ -103,7 +104,7 @@ def sec6_tables(r: Results) -> list[Table]:
     out = []
     if r.put is not None:
         red = put.reductions(r.put, r.fig12[r.fig12["pattern"] == "ftp"])
-        red["size"] = [put.sz(int(s)) for s in red["size"]]
+        red["size"] = [size_text(int(s)) for s in red["size"]]
         out.append(
             Table(
                 "FTP put against get: throughput lost to the receiver's delayed ACKs (Sec. VI.A)",
