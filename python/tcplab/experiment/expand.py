@@ -223,24 +223,29 @@ def iter_points(spec: SweepSpec) -> Iterator[Point]:
     axes = _axes(spec)
     _check_axes(spec, axes)
     # Only with common seeds can two points share keys (per_run seeds differ with the levels);
-    # the digests kept are 32 bytes a point, never a run.
-    seen: dict[bytes, str] | None = {} if spec.seeds == "common" else None
-    for combo in itertools.product(*axes):
-        levels: dict[str, Any] = {}
-        for assignment in combo:
-            levels.update(assignment)
+    # kept per point: its digest and its number (32 bytes and an int, whatever the point's size).
+    seen: dict[bytes, int] | None = {} if spec.seeds == "common" else None
+    for number, combo in enumerate(itertools.product(*axes)):
+        levels = _merged(combo)
         doc = _apply(spec.base, levels)
         text = _validate(spec, doc, levels)
         if seen is not None:
             digest = hashlib.sha256(canonical_json(doc).encode()).digest()
-            point = f"{_describe_levels(levels)}, replication 0"
             if digest in seen:
+                first = _merged(next(itertools.islice(itertools.product(*axes), seen[digest], None)))
                 raise UserError(
                     f"{spec.source + ': ' if spec.source else ''}two runs are the same scenario and seed "
-                    f"({seen[digest]}; {point})"
+                    f"({_describe_levels(first)}, replication 0; {_describe_levels(levels)}, replication 0)"
                 )
-            seen[digest] = point
+            seen[digest] = number
         yield Point(levels, doc, text)
+
+
+def _merged(combo: tuple[dict[str, Any], ...]) -> dict[str, Any]:
+    levels: dict[str, Any] = {}
+    for assignment in combo:
+        levels.update(assignment)
+    return levels
 
 
 def iter_runs(spec: SweepSpec, version: str | None = None) -> Iterator[Run]:
