@@ -16,6 +16,7 @@ from conftest import REPO, SCENARIOS, interruptible
 from conftest import tcplab as run_cli
 from tcplab.experiment.expand import iter_runs
 from tcplab.experiment.spec import load_spec
+from test_sweep_run import _group_alive
 
 QUICK_LEVELS = [f'"{300 + i}s"' for i in range(14)]  # about 0.3 s of wall time each
 
@@ -38,14 +39,6 @@ def _stored(store: Path) -> list[str]:
             return [k for (k,) in db.execute("SELECT key FROM runs")]
     except sqlite3.OperationalError:
         return []  # not created yet
-
-
-def _group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 @pytest.mark.parametrize("to", ["parent", "group"], ids=["kill_parent", "ctrl_c_group"])

@@ -22,8 +22,9 @@ and it may count a few things that are not there (a header inside a multi-line s
   - at most ``MAX_VALUES`` lines plus commas, an upper bound on the keys and array elements;
   - at most ``MAX_TABLES`` tables of any spelling: table headers (each part of a dotted
     header), inline tables, and the tables dotted keys create (``a.b = 1`` creates ``a``);
-  - at most ``MAX_KEY_PARTS`` parts in one key or header (``a.b.c`` has 3): a key of
-    thousands of parts costs Python's parser memory quadratic in its length;
+  - at most ``MAX_KEY_PARTS`` parts in one key or header (``a.b.c`` has 3; a string that looks
+    like a longer dotted key is refused too): a key of thousands of parts costs Python's parser
+    memory quadratic in its length (a 200,000-part key exhausted the machine);
   - at most ``MAX_TABLE_NAMES`` different table headers (``[a]``, ``[b.c]``...).
   A scenario at the flow cap, with a dozen lines and a table per flow, fits.
 """
@@ -57,12 +58,18 @@ MAX_KEY_PARTS = 32
 FLOW_BYTES = 3_700  # measured cost of a flow before the run starts (see above)
 TABLE_BYTES = 1_400  # the most a parser was measured to hold per table (Rust, dotted keys)
 
-# One part of a key: bare, "basic" (with escapes) or 'literal'.
-_PART = r"""(?:[A-Za-z0-9_-]+|"(?:[^"\\\n]|\\.)*"|'[^'\n]*')"""
-_KEY = rf"{_PART}(?:[ \t]*\.[ \t]*{_PART})*"
-_HEADER = re.compile(rf"^[ \t]*(\[\[?)[ \t]*({_KEY})[ \t]*\]", re.MULTILINE)
+# One part of a key: bare, "basic" (with escapes) or 'literal'. Possessive quantifiers (*+, ++)
+# keep no backtracking state: a 16 MiB key or string is scanned in constant memory and linear time.
+_BARE = r"[A-Za-z0-9_-]++"
+_PART = rf"""(?:{_BARE}|"(?:[^"\\\n]++|\\.)*+"|'[^'\n]*+')"""
+_DOT = r"[ \t]*+\.[ \t]*+"
+_KEY = rf"{_PART}(?:{_DOT}{_PART})*+"
+_HEADER = re.compile(rf"^[ \t]*+(\[\[?)[ \t]*+({_KEY})[ \t]*+\]", re.MULTILINE)
 # A dotted key where a key may start: at a line's start, or after '{' or ',' in an inline table.
-_DOTTED = re.compile(rf"(?:^|[{{,])[ \t]*({_PART}(?:[ \t]*\.[ \t]*{_PART})+)[ \t]*=", re.MULTILINE)
+_DOTTED = re.compile(rf"(?:^|[{{,])[ \t]*+({_PART}(?:{_DOT}{_PART})++)[ \t]*+=", re.MULTILINE)
+# More than MAX_KEY_PARTS parts in a row, anywhere (a key, a header, or a string that looks like
+# one): checked first, with a bounded repetition, so the patterns above never repeat more.
+_TOO_DEEP = re.compile(rf"(?<![A-Za-z0-9_-])(?:{_PART}{_DOT}){{{MAX_KEY_PARTS}}}{_PART}")
 # A key named flow or pair, set to a value (the flows are then inline tables); searched from the
 # name, as a regular expression starting with a literal is much faster.
 _INLINE_FLOWS = re.compile(r"""(flow|pair)["']?[ \t]*=""")
@@ -75,17 +82,17 @@ def _parts(key: str) -> int:
     return key.count(".") + 1 if '"' not in key and "'" not in key else len(_PARTS.findall(key))
 
 
-def _key_path(key: str) -> tuple[str, ...] | None:
-    """The parts of a key as TOML reads them (escapes decoded), or None if it is not one."""
+def _last_part(key: str) -> str | None:
+    """The last part of a key as TOML reads it (escapes decoded): what says whether an array of
+    tables holds flows or pairs. None if it is too long to be either, or not a key."""
+    last = _PARTS.findall(key)[-1]
+    if len(last) > 64:  # "pair" or "flow", even each letter escaped, is far shorter
+        return None
     try:
-        doc: Any = tomllib.loads(f"{key} = 0")
+        doc: Any = tomllib.loads(f"{last} = 0")
     except tomllib.TOMLDecodeError:
         return None
-    path: list[str] = []
-    while isinstance(doc, dict) and len(doc) == 1:
-        ((name, doc),) = doc.items()
-        path.append(name)
-    return tuple(path)
+    return next(iter(doc)) if len(doc) == 1 else None
 
 
 class _Shape:
@@ -99,16 +106,9 @@ class _Shape:
                 raise _core.ScenarioError(
                     "scenario", f"more than {MAX_TABLE_NAMES:,} different table names (scenarios have dozens)"
                 )
-        self.longest_key = max((_parts(key) for _, key in self.headers), default=0)
-        # Decoded only when short: a key of thousands of parts costs tomllib quadratic memory.
-        short = self.longest_key <= MAX_KEY_PARTS
-        self.paths = {h: _key_path(h[1]) if short else None for h in self.headers}
+        self.names = {h: _last_part(h[1]) for h in self.headers}
         self.inline_tables = text.count("{")
-        self.dotted_tables = 0
-        for match in _DOTTED.finditer(text):
-            parts = _parts(match.group(1))
-            self.dotted_tables += parts - 1
-            self.longest_key = max(self.longest_key, parts)
+        self.dotted_tables = sum(_parts(m.group(1)) - 1 for m in _DOTTED.finditer(text))
         found = {
             m.group(1)
             for m in _INLINE_FLOWS.finditer(text)
@@ -119,10 +119,9 @@ class _Shape:
 
     def flows(self) -> int:
         n = self.inline_flow_weight * self.inline_tables
-        for (brackets, _), count in self.headers.items():
-            path = self.paths[(brackets, _)]
-            if brackets == "[[" and path:
-                n += count * {"flow": 1, "pair": 2}.get(path[-1], 0)
+        for header, count in self.headers.items():
+            if header[0] == "[[":
+                n += count * {"flow": 1, "pair": 2}.get(self.names[header] or "", 0)
         return n
 
     def tables(self) -> int:
@@ -145,13 +144,18 @@ def _check_values(text: str) -> None:
         )
 
 
-def _check_tables(shape: _Shape) -> None:
-    if shape.longest_key > MAX_KEY_PARTS:
+def _check_depth(text: str) -> None:
+    """Keys of more than MAX_KEY_PARTS parts; first, as the other counts assume there are none
+    (and Python's parser needs memory quadratic in a key's length)."""
+    if text.count(".") >= MAX_KEY_PARTS and _TOO_DEEP.search(text):
         raise _core.ScenarioError(
             "scenario",
-            f"a key or table name of {shape.longest_key:,} dotted parts, more than the {MAX_KEY_PARTS} "
-            "a file may use (scenario keys have at most five)",
+            f"a key or table name of more than {MAX_KEY_PARTS} dotted parts (scenario keys have at "
+            "most five)",
         )
+
+
+def _check_tables(shape: _Shape) -> None:
     tables = shape.tables()
     if tables > MAX_TABLES:
         gb = tables * TABLE_BYTES / 1e9
@@ -164,6 +168,7 @@ def _check_tables(shape: _Shape) -> None:
 
 def check_scenario_text(text: str) -> None:
     """ScenarioError (field ``flow`` or ``scenario``) if the text is too large to parse safely."""
+    _check_depth(text)
     shape = _Shape(text)
     flows = shape.flows()
     if flows > MAX_FLOWS:
