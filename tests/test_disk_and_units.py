@@ -104,6 +104,34 @@ def test_a_sweep_on_a_full_tmpfs_says_the_disk_is_full(tmp_path: Path) -> None:
     assert check.split()[1] == "ok" and int(check.split()[2]) > 0, check
 
 
+@pytest.mark.skipif(not _can_mount_a_tmpfs(), reason="needs unshare and a mount namespace for a small tmpfs")
+def test_run_out_on_a_full_tmpfs_names_the_folder_and_leaves_nothing(tmp_path: Path) -> None:
+    scenario = tmp_path / "pcap.toml"
+    # No trace (its size is checked against the free space first): the pcap fills the disk.
+    doc = QUICK.replace('duration = "2s"', 'duration = "30s"').replace("trace = true", "trace = false")
+    scenario.write_text(doc.replace("[[link]]", "[[link]]\npcap = true", 1))
+
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    script = (
+        f"mount -t tmpfs -o size=64k tmpfs {disk} && "
+        f"{sys.executable} -m tcplab run {scenario} --out {disk}/o; echo status=$?; ls -A {disk}"
+    )
+    proc = subprocess.run(
+        ["unshare", "-rm", "sh", "-c", script], capture_output=True, text=True, cwd=REPO, timeout=300
+    )
+    assert proc.stderr.strip() == f"error: {disk}/o: no space left on device", proc.stderr
+    assert proc.stdout.split() == ["status=2"], "no folder, no partial file left"
+
+
+def test_the_cores_io_errors_name_the_output_folder(tmp_path: Path) -> None:
+    from tcplab.experiment.out_dir import OutFolder
+
+    with OutFolder(tmp_path / "o", cli=False) as out:
+        e = out.translate(OSError(f"{out.work}/x.pcap: No space left on device (os error 28)"))
+    assert isinstance(e, OSError) and e.errno == errno.ENOSPC and e.filename == str(tmp_path / "o")
+
+
 # ---------------------------------------------------------------- one size grammar
 
 # What a size, rate or duration looks like in the docs: a number and a unit of the grammar's

@@ -22,6 +22,7 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+import re
 import secrets
 import stat
 from pathlib import Path
@@ -173,8 +174,14 @@ class OutFolder:
         self.close(failed=exc is not None)
 
     def translate(self, exc: BaseException) -> BaseException:
-        """``exc`` with the work folder's path in its message replaced by the output folder's."""
+        """``exc`` with the work folder's path in its message replaced by the output folder's;
+        an I/O error of the core (its text only, "No space left on device (os error 28)")
+        becomes an OSError with that errno naming the output folder."""
         work = str(self.work)
         if any(isinstance(a, str) and work in a for a in exc.args):
             exc.args = tuple(a.replace(work, str(self.path)) if isinstance(a, str) else a for a in exc.args)
+        if isinstance(exc, OSError) and exc.errno is None:
+            code = re.search(r"\(os error (\d+)\)", str(exc))
+            if code:
+                return OSError(int(code.group(1)), os.strerror(int(code.group(1))), str(self.path))
         return exc
