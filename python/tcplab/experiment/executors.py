@@ -143,7 +143,11 @@ def _start_worker() -> None:
 
 def _stop_workers(pool: ProcessPoolExecutor) -> None:
     """Terminate the pool's workers now, mid-run: after Ctrl-C (or an error) the parent must
-    not wait for their runs, which may never end. Their runs are not stored; a rerun does them."""
+    not wait for their runs, which may never end. Their runs are not stored; a rerun does them.
+    (Python 3.14 has ``terminate_workers``; before it, the pool's process table.)"""
+    if hasattr(pool, "terminate_workers"):
+        pool.terminate_workers()
+        return
     for process in list((getattr(pool, "_processes", None) or {}).values()):
         process.terminate()
 
