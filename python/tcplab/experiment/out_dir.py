@@ -91,8 +91,9 @@ class OutFolder:
                 "end or choose another folder"
             ) from None
         except OSError as e:
+            # A filesystem without locks (some network ones): the run goes on unlocked.
             if e.errno not in (errno.ENOLCK, errno.EOPNOTSUPP, errno.EINVAL):
-                raise  # a filesystem without locks (some network ones) runs unlocked
+                raise
 
     def _entries(self) -> list[os.DirEntry[str]]:
         return sorted(os.scandir(self.fd), key=lambda e: e.name)
@@ -102,10 +103,13 @@ class OutFolder:
         is using them)."""
         for entry in self._entries():
             if entry.name.startswith(STAGE_PREFIX) and entry.is_dir(follow_symlinks=False):
-                remove_tree(self.fd, entry.name)
+                try:
+                    remove_tree(self.fd, entry.name)
+                except OSError:
+                    pass  # best effort (a read-only folder is refused below)
 
     def _check_cli_rules(self, force: bool) -> None:
-        if not os.access(self.fd_name(), os.W_OK | os.X_OK):
+        if not os.access(self._handle_path(), os.W_OK | os.X_OK):
             raise UserError(f"--out: the folder {self.path} is not writable")
         entries = self._entries()
         for entry in entries:
@@ -121,7 +125,7 @@ class OutFolder:
                 "choose an empty folder, or add --force to write into it"
             )
 
-    def fd_name(self) -> Path:
+    def _handle_path(self) -> Path:
         return fd_path(self.fd, self.path)
 
     # ------------------------------------------------------------ finishing
