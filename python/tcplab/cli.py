@@ -15,13 +15,16 @@ import shutil
 import sys
 import textwrap
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from tcplab.cli_studies import LazyStudyGroup, study_names
-from tcplab.errors import UserError, cli_errors
+from tcplab.errors import UserError, cli_errors, printable
 from tcplab.experiment.bench import SCENARIOS as BENCH_SCENARIOS
+
+if TYPE_CHECKING:
+    from tcplab.experiment.api import RunResult
 
 # Every study's name, found by discovery without importing one: cli.py names none of them.
 STUDIES = study_names()
@@ -104,26 +107,29 @@ def run(
     from tcplab.experiment.api import load_scenario
     from tcplab.experiment.api import run as run_scenario
     from tcplab.experiment.examples import resolve_scenario
-    from tcplab.experiment.out_dir import mark_out_dir, prepare_out_dir
 
     text = load_scenario(resolve_scenario(file))
-    before: dict[Path, int] = {}
-    out = prepare_out_dir(out_name, force) if out_name is not None else None
-    if out is not None:
-        before = _files(out)
-    result = run_scenario(text, seed=seed, out_dir=out, max_memory=max_memory)  # and its PNGs
+    if out_name is None:
+        result = run_scenario(text, seed=seed, max_memory=max_memory)
+        _print_result(result, json_out)
+        return
+    from tcplab.experiment.out_dir import OutFolder
+
+    with OutFolder(out_name, force) as out:  # locked; written through its handle
+        result = run_scenario(text, seed=seed, out_dir=out, max_memory=max_memory)  # and its PNGs
+        wrote = out.publish(marker=True)
+    _print_result(result, json_out)
+    _info(printable(f"wrote to {out.path}/: " + ", ".join(wrote)), to_stderr=json_out)
+    _warn_about_captures(out.path, wrote, result.report)
+
+
+def _print_result(result: RunResult, json_out: bool) -> None:
     if json_out:
         sys.stdout.write(result.to_json() + "\n")
     else:
         from tcplab.report.terminal import print_run
 
         print_run(result.report)
-    if out is not None:
-        after = _files(out)
-        wrote = sorted(p.name for p, mtime in after.items() if before.get(p) != mtime)
-        mark_out_dir(out)
-        _info(f"wrote to {out}/: " + ", ".join(wrote), to_stderr=json_out)
-        _warn_about_captures(out, wrote, result.report)
 
 
 def _warn_about_captures(out: Path, wrote: list[str], report: dict[str, object]) -> None:
@@ -131,12 +137,7 @@ def _warn_about_captures(out: Path, wrote: list[str], report: dict[str, object])
 
     for name in wrote:
         if name.endswith(".pcap") and (warning := capture_warning(out / name, report)):
-            typer.echo(f"warning: {warning}", err=True)
-
-
-def _files(folder: Path) -> dict[Path, int]:
-    """The files in ``folder`` with their modification times, to tell which a run wrote."""
-    return {p: p.stat().st_mtime_ns for p in folder.iterdir() if p.is_file()}
+            typer.echo(printable(f"warning: {warning}"), err=True)
 
 
 @app.command()
@@ -146,7 +147,7 @@ def validate(file: FileArg, seed: SeedOpt = None) -> None:
     from tcplab.experiment.api import validate as validate_scenario
 
     validate_scenario(Path(file), seed)
-    typer.echo(f"{file}: ok")
+    typer.echo(printable(f"{file}: ok"))
 
 
 @app.command(short_help="List or copy the shipped example scenarios.")
@@ -161,7 +162,7 @@ def examples(
 
     if copy is not None:
         for path in copy_examples(copy):
-            typer.echo(f"wrote {path}")
+            typer.echo(printable(f"wrote {path}"))
         return
     found = list_examples()
     width = max(len(e.name) for e in found) + 2
@@ -257,7 +258,11 @@ def sweep(
     quiet: QuietOpt = False,
     csv: Annotated[
         Path | None,
-        typer.Option("--csv", help="Also write the sweep's results, one row per run, to this CSV file."),
+        typer.Option(
+            "--csv",
+            help="Also write the sweep's results, one row per run, to this CSV file (text cells "
+            "that start like a spreadsheet formula get a leading ').",
+        ),
     ] = None,
     max_memory: MaxMemoryOpt = None,
     max_runs: Annotated[
@@ -289,16 +294,20 @@ def sweep(
     )
     typer.echo(result.summary())
     if csv is not None:
+        from tcplab.experiment.csv_out import write_csv
+
         csv.parent.mkdir(parents=True, exist_ok=True)
-        result.df.to_csv(csv, index=False)
-        typer.echo(f"csv: {csv}")
+        write_csv(result.df, csv)
+        typer.echo(printable(f"csv: {csv}"))
     if result.failed:
         errors = result.errors()
         first = errors.iloc[0]
         levels = ", ".join(f"{c} = {first[c]}" for c in result.spec.columns)
         typer.echo(
-            f"warning: {result.failed} runs failed and are stored with their errors (status 'failed'); "
-            f"a rerun retries them. First: {levels}, replication {first['replication']}: {first['error']}",
+            printable(
+                f"warning: {result.failed} runs failed and are stored with their errors (status 'failed'); "
+                f"a rerun retries them. First: {levels}, replication {first['replication']}: {first['error']}"
+            ),
             err=True,
         )
 

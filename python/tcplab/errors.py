@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from collections.abc import Callable
 from typing import Any, NoReturn, TypeVar
 
@@ -25,7 +26,14 @@ __all__ = [
     "cli_errors",
     "deprecated",
     "describe",
+    "printable",
 ]
+
+# What must not reach a terminal raw from a name or a message: C0 and C1 control characters
+# (ESC starts terminal sequences, a newline would forge a line), DEL, line and paragraph
+# separators, and the bidirectional overrides that reorder what is shown.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -49,6 +57,17 @@ class InternalError(RuntimeError):
     """A failure that is not the user's fault (a benchmark child crashed, say): a bug."""
 
 
+def printable(text: object) -> str:
+    """``text`` safe to print on one terminal line: control characters shown as escapes
+    (``\\n``, ``\\x1b``, ``\\u202e``), everything else unchanged."""
+    return _CONTROL.sub(_escape, str(text))
+
+
+def _escape(match: re.Match[str]) -> str:
+    c = match.group()
+    return _NAMED.get(c) or (f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}")
+
+
 def _prefix(source: str | os.PathLike[str] | None) -> str:
     return f"{os.fspath(source)}: " if source is not None else ""
 
@@ -69,10 +88,12 @@ def describe(exc: BaseException, source: str | os.PathLike[str] | None = None) -
     return f"{_prefix(source)}{text}"
 
 
-def _fail(status: int, message: str) -> NoReturn:
+def _fail(status: int, message: str, note: str = "") -> NoReturn:
     import typer
 
-    typer.echo(f"error: {message}", err=True)
+    # Escaped where it is printed: a message may quote a name from the input (a node named
+    # "a\nerror: ..." must not forge a second line), the core's messages included.
+    typer.echo(f"error: {printable(message)}{note}", err=True)
     raise typer.Exit(status)
 
 
@@ -115,8 +136,9 @@ def cli_errors(fn: F) -> F:
         except (InvariantError, InternalError) as e:
             _fail(
                 1,
-                f"{describe(e, source)}\nThis is a bug in tcplab, not in the scenario: please report it "
-                "with the scenario file and the seed.",
+                describe(e, source),
+                "\nThis is a bug in tcplab, not in the scenario: please report it with the scenario "
+                "file and the seed.",
             )
         except KeyboardInterrupt:
             _fail(130, "interrupted")

@@ -1,7 +1,8 @@
 //! Quantities with units in scenario files: rates ("10Mbps"), durations ("20ms"), sizes ("8KiB").
 //!
 //! A bare number is taken in the base unit (bit/s, seconds, bytes). Decimal prefixes are powers
-//! of 1000 (k, M, G); binary ones (Ki, Mi) powers of 1024, so "8KiB" is BSD's 8192-byte buffer.
+//! of 1000 (k, M, G, T); binary ones (Ki, Mi, Gi, Ti) powers of 1024, so "8KiB" is BSD's
+//! 8192-byte buffer and "4GiB" the memory size the CLI's `--max-memory` shows.
 
 use serde::Deserialize;
 
@@ -88,8 +89,19 @@ const RATE_UNITS: &[(&str, f64)] = &[
 
 const TIME_UNITS: &[(&str, f64)] = &[("", 1.0), ("s", 1.0), ("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9)];
 
-const SIZE_UNITS: &[(&str, f64)] =
-    &[("", 1.0), ("B", 1.0), ("kB", 1e3), ("KB", 1e3), ("MB", 1e6), ("GB", 1e9), ("KiB", 1024.0), ("MiB", 1048576.0)];
+const SIZE_UNITS: &[(&str, f64)] = &[
+    ("", 1.0),
+    ("B", 1.0),
+    ("kB", 1e3),
+    ("KB", 1e3),
+    ("MB", 1e6),
+    ("GB", 1e9),
+    ("TB", 1e12),
+    ("KiB", 1024.0),
+    ("MiB", 1048576.0),
+    ("GiB", 1073741824.0),
+    ("TiB", 1099511627776.0),
+];
 
 /// The fastest link accepted, 1 Pb/s: a byte then takes 8 fs, far below the 1 ns clock, so
 /// anything faster would only round to the same timing (and 1e308 used to saturate silently).
@@ -164,6 +176,11 @@ mod tests {
         assert_eq!(duration_ns(&Quantity::Num(0.5)).unwrap(), 500_000_000);
         assert_eq!(bytes(&t("8KiB")).unwrap(), 8192);
         assert_eq!(bytes(&t("3MB")).unwrap(), 3_000_000);
+        // Issue 27: the binary and tera sizes the docs and `--max-memory` show.
+        assert_eq!(bytes(&t("4GiB")).unwrap(), 4 << 30);
+        assert_eq!(bytes(&t("1 TiB")).unwrap(), 1 << 40);
+        assert_eq!(bytes(&t("2TB")).unwrap(), 2_000_000_000_000);
+        assert_eq!(bytes(&t("1024MiB")).unwrap(), bytes(&t("1GiB")).unwrap());
     }
 
     #[test]

@@ -166,10 +166,22 @@ class AnovaResult:
         }
 
 
+# A CSV of observations is read under the rules of every input file (a regular file, of a
+# bounded size, UTF-8): far above a sweep's results (10^5 runs are about 60 MB), far below
+# what would exhaust memory (pandas holds a few times the file).
+MAX_CSV_BYTES = 64 * 1024 * 1024
+
+
 def read_observations(path: str | os.PathLike[str]) -> pd.DataFrame:
-    """A CSV file of observations (one row each, a header row); UserError if it is not one."""
+    """A CSV file of observations (one row each, a header row); UserError if it is not one (not
+    a regular file, larger than MAX_CSV_BYTES, not UTF-8, not CSV)."""
+    import io
+
+    from tcplab.experiment.input_files import read_input
+
+    text = read_input(path, "CSV", MAX_CSV_BYTES)
     try:
-        return pd.read_csv(path)
+        return pd.read_csv(io.StringIO(text))
     except pd.errors.EmptyDataError:
         raise UserError("the file is empty (expected a CSV header row naming the columns)") from None
     except pd.errors.ParserError as e:
@@ -199,7 +211,12 @@ def _check(df: pd.DataFrame, response: str, factors: Sequence[str]) -> pd.Series
         row = int(np.argmax(bad.to_numpy())) + 1
         raise UserError(f"column {response!r}: not a number in row {row}: {df[response][bad].iloc[0]!r}")
     if y.isna().any():
-        raise UserError(f"column {response!r}: empty in row {int(np.argmax(y.isna().to_numpy())) + 1}")
+        row = int(np.argmax(y.isna().to_numpy())) + 1
+        raise UserError(f"column {response!r}: empty or NaN in row {row} (every response must be a number)")
+    infinite = ~np.isfinite(y.to_numpy(dtype=float))
+    if infinite.any():
+        row = int(np.argmax(infinite)) + 1
+        raise UserError(f"column {response!r}: not a finite number in row {row}: {float(y.iloc[row - 1])}")
     for f in factors:
         if df[f].isna().any():
             raise UserError(f"column {f!r}: empty in row {int(np.argmax(df[f].isna().to_numpy())) + 1}")

@@ -1,8 +1,11 @@
-"""The text tables of ``tcplab anova``: allocation of variation, then main effects with intervals."""
+"""The text tables of ``tcplab anova``: allocation of variation, then main effects with intervals.
+
+Column names and levels come from the user's CSV: printed with control characters escaped."""
 
 from __future__ import annotations
 
 from tcplab.analysis.anova import AnovaResult
+from tcplab.errors import printable
 
 __all__ = ["format_anova"]
 
@@ -18,7 +21,7 @@ def _allocation(r: AnovaResult) -> list[str]:
         ("total variation (SST)", _num(r.ss_t), "100.00", str(r.n - 1)),
     ]
     for c in r.components:
-        label = c.name if len(c.factors) == 1 else f"{c.name} (interaction)"
+        label = printable(c.name) if len(c.factors) == 1 else f"{printable(c.name)} (interaction)"
         rows.append((label, _num(c.ss), f"{c.percent:.2f}", str(c.dof)))
     rows.append(("error", _num(r.ss_e), f"{r.percent_error:.2f}", str(r.dof_e)))
     width = max(len(row[0]) for row in rows)
@@ -32,7 +35,7 @@ def _effects(r: AnovaResult) -> list[str]:
     for e in r.effects:
         interval = "-" if e.ci_low is None else f"({_num(e.ci_low)}, {_num(e.ci_high)})"
         sig = {True: "yes", False: "no", None: "-"}[e.significant]
-        rows.append((e.factor, str(e.level), _num(e.effect), interval, sig))
+        rows.append((printable(e.factor), printable(e.level), _num(e.effect), interval, sig))
     wf = max(len("factor"), *(len(x[0]) for x in rows))
     wl = max(len("level"), *(len(x[1]) for x in rows))
     wi = max(len(conf) + 9, *(len(x[3]) for x in rows))
@@ -44,8 +47,8 @@ def format_anova(r: AnovaResult) -> str:
     shape = " x ".join(f"{len(r.levels[f])}" for f in r.factors)
     reps = f"{r.replications} replication{'s' if r.replications != 1 else ''} per combination"
     lines = [
-        f"Factorial analysis of '{r.response}': {r.n} observations, {shape} levels "
-        f"({', '.join(r.factors)}), {reps}",
+        f"Factorial analysis of '{printable(r.response)}': {r.n} observations, {shape} levels "
+        f"({', '.join(map(printable, r.factors))}), {reps}",
         f"overall mean {_num(r.mean)}",
         "",
         "Allocation of variation",

@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tcplab import _core
+from tcplab.experiment.arguments import check_seed, check_source
 from tcplab.experiment.input_limits import check_scenario_text
+from tcplab.experiment.out_dir import OutFolder
 from tcplab.experiment.scenario import dumps, loads
 
 if TYPE_CHECKING:
@@ -76,13 +78,14 @@ def scenario_text(source: ScenarioSource) -> str:
 
 def validate(source: ScenarioSource, seed: int | None = None) -> None:
     """Parse and check a scenario without running it; raises ScenarioError naming the field."""
-    _core.validate_scenario(scenario_text(source), seed)
+    check_source(source)
+    _core.validate_scenario(scenario_text(source), check_seed(seed))
 
 
 def run(
     source: ScenarioSource,
     seed: int | None = None,
-    out_dir: str | os.PathLike[str] | None = None,
+    out_dir: str | os.PathLike[str] | OutFolder | None = None,
     max_memory: int | str | None = None,
     plots: bool = True,
 ) -> RunResult:
@@ -91,20 +94,40 @@ def run(
 
     ``seed`` overrides the scenario's own. ``max_memory`` (bytes, or a size such as "2GiB")
     replaces the default limit on the run's estimated memory (half the machine's). Raises
-    ScenarioError for bad input or a run over the limit, and InvariantError if the simulator
-    breaks one of its own invariants (a bug).
+    ScenarioError for bad input or a run over the limit, UserError for a bad argument or an
+    output folder in use by another run, and InvariantError if the simulator breaks one of its
+    own invariants (a bug). ``out_dir`` is written as ``tcplab.experiment.out_dir`` says: locked
+    for the run, never through a link, and only once the run ended well.
     """
+    check_source(source)
+    seed = check_seed(seed)
     text = scenario_text(source)
-    out = Path(out_dir) if out_dir is not None else None
     from tcplab.experiment.budget import max_memory_bytes
 
     limit = max_memory_bytes(max_memory)
-    report = json.loads(_core.run_scenario(text, seed, os.fspath(out) if out else None, limit))
-    if out is not None and plots:
+    if out_dir is None:
+        report = json.loads(_core.run_scenario(text, seed, None, limit))
+        return RunResult(report=report, out_dir=None, series_bin_s=_series_bin_s(text))
+    if isinstance(out_dir, OutFolder):
+        return _run_into(text, seed, out_dir, limit, plots)
+    with OutFolder(out_dir, cli=False) as folder:
+        result = _run_into(text, seed, folder, limit, plots)
+        folder.publish()
+    return result
+
+
+def _run_into(text: str, seed: int | None, folder: OutFolder, limit: int | None, plots: bool) -> RunResult:
+    """Run into ``folder``'s work folder (with its PNGs unless ``plots`` is false); the caller
+    publishes what it wrote."""
+    try:
+        report = json.loads(_core.run_scenario(text, seed, os.fspath(folder.work), limit))
+    except (_core.ScenarioError, OSError) as e:
+        raise folder.translate(e) from None
+    if plots:
         from tcplab.report.plot import plot_run
 
-        plot_run(out, report)
-    return RunResult(report=report, out_dir=out, series_bin_s=_series_bin_s(text))
+        plot_run(folder.work, report)
+    return RunResult(report=report, out_dir=folder.path, series_bin_s=_series_bin_s(text))
 
 
 def _series_bin_s(text: str) -> float | None:

@@ -97,13 +97,34 @@ def resolve_scenario(file: str | os.PathLike[str]) -> str | os.PathLike[str] | T
 
 
 def copy_examples(dest: Path) -> list[Path]:
-    """Copy every packaged scenario into ``dest`` (created if needed); never overwrites a file."""
+    """Copy every packaged scenario into ``dest`` (created if needed); never overwrites a file
+    and never writes through a link (a dangling one included): each file is created new,
+    through a handle on its folder (``tcplab.experiment.safe_files``)."""
+    from tcplab.experiment.safe_files import create_new, open_dir, open_subdir
+
     examples = list_examples()
     targets = [dest / f"{e.name}.toml" for e in examples]
-    clashes = [str(t) for t in targets if t.exists()]
+    clashes = [str(t) for t in targets if os.path.lexists(t)]
     if clashes:
         raise UserError(f"--copy: {clashes[0]} already exists; choose an empty folder")
-    for e, t in zip(examples, targets, strict=True):
-        t.parent.mkdir(parents=True, exist_ok=True)
-        t.write_text(e.path.read_text(encoding="utf-8"), encoding="utf-8")
+    inside = {f for t in targets for f in t.parents if f != dest and f.is_relative_to(dest)}
+    links = sorted(str(f) for f in inside if f.is_symlink())
+    if links:  # refused before anything is written (the writes below refuse them too)
+        raise UserError(f"--copy: {links[0]} is a symbolic link; tcplab does not write through links")
+    root = open_dir(dest, "--copy")
+    try:
+        for e, target in zip(examples, targets, strict=True):
+            *folders, name = f"{e.name}.toml".split("/")
+            fd, opened = root, []
+            try:
+                for i, folder in enumerate(folders):
+                    fd = open_subdir(fd, folder, dest.joinpath(*folders[: i + 1]))
+                    opened.append(fd)
+                with create_new(fd, name, target) as f:
+                    f.write(e.path.read_bytes())
+            finally:
+                for d in opened:
+                    os.close(d)
+    finally:
+        os.close(root)
     return targets

@@ -134,15 +134,37 @@ def _die_with_parent() -> None:
             pass
 
 
+def _start_worker() -> None:
+    """A worker ignores Ctrl-C (the terminal sends it to the whole process group): the parent
+    decides, and stops its workers itself (``_stop_workers``)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent()
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """Terminate the pool's workers now, mid-run: after Ctrl-C (or an error) the parent must
+    not wait for their runs, which may never end. Their runs are not stored; a rerun does them.
+    (Python 3.14 has ``terminate_workers``; before it, the pool's process table.)"""
+    if hasattr(pool, "terminate_workers"):
+        pool.terminate_workers()
+        return
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        process.terminate()
+
+
 def _pool(tasks: Sequence[Task], workers: int) -> Iterator[Outcome]:
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=_context(), initializer=_die_with_parent)
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=_context(), initializer=_start_worker)
+    done = False
     try:
         futures = [pool.submit(execute, t) for t in tasks]
         for future in as_completed(futures):
             yield future.result()
+        done = True
     except BrokenProcessPool as e:
         raise InternalError(f"a worker process died ({e}); runs stored so far are kept") from None
     finally:
+        if not done:  # interrupted, or the caller stopped early: workers may be mid-run
+            _stop_workers(pool)
         pool.shutdown(wait=True, cancel_futures=True)
 
 

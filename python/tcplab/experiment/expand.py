@@ -272,28 +272,33 @@ def iter_points(spec: SweepSpec, check: bool = True) -> Iterator[Point]:
     ``check=False`` makes the points of a sweep already checked again, without the core.
     """
     # Only with common seeds can two points share keys (per_run seeds differ with the levels);
-    # the digests kept are 32 bytes a point, never a run.
-    seen: dict[bytes, str] | None = {} if check and spec.seeds == "common" else None
+    # kept per point: its digest and its number (32 bytes and an int, whatever the point's size).
+    seen: dict[bytes, int] | None = {} if check and spec.seeds == "common" else None
     axes = _axes(spec)
     total = math.prod(len(axis) for axis in axes)
     for index, combo in enumerate(itertools.product(*axes), 1):
-        levels: dict[str, Any] = {}
-        for assignment in combo:
-            levels.update(assignment)
+        levels = _merged(combo)
         try:
             doc, text = _made(spec, levels, check)
         except _REFUSED as e:
             raise _first_fault(spec, levels, e, (index, total)) from None
         if seen is not None:
             digest = hashlib.sha256(canonical_json(doc).encode()).digest()
-            point = f"{_describe_levels(levels)}, replication 0"
             if digest in seen:
+                first = _merged(next(itertools.islice(itertools.product(*axes), seen[digest], None)))
                 raise UserError(
                     f"{spec.source + ': ' if spec.source else ''}two runs are the same scenario and seed "
-                    f"({seen[digest]}; {point})"
+                    f"({_describe_levels(first)}, replication 0; {_describe_levels(levels)}, replication 0)"
                 )
-            seen[digest] = point
+            seen[digest] = index - 1
         yield Point(levels, doc, text)
+
+
+def _merged(combo: tuple[dict[str, Any], ...]) -> dict[str, Any]:
+    levels: dict[str, Any] = {}
+    for assignment in combo:
+        levels.update(assignment)
+    return levels
 
 
 def iter_runs(spec: SweepSpec, version: str | None = None) -> Iterator[Run]:

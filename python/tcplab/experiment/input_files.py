@@ -21,8 +21,9 @@ __all__ = ["MAX_INPUT_BYTES", "parse_toml", "read_input"]
 MAX_INPUT_BYTES = 16 * 1024 * 1024
 
 
-def read_input(path: str | os.PathLike[str], what: str = "scenario") -> str:
-    """The text of an input file; UserError (one line, naming the file) if it cannot be one."""
+def read_input(path: str | os.PathLike[str], what: str = "scenario", limit: int = MAX_INPUT_BYTES) -> str:
+    """The text of an input file of at most ``limit`` bytes; UserError (one line, naming the
+    file) if it cannot be one."""
     name = os.fspath(path)
     if name == "":
         raise UserError(f"{what}: the file name is empty")
@@ -37,15 +38,15 @@ def read_input(path: str | os.PathLike[str], what: str = "scenario") -> str:
             raise IsADirectoryError(errno.EISDIR, "Is a directory", name)
         if not stat.S_ISREG(st.st_mode):
             raise UserError(f"{name}: not a regular file (a device, FIFO or socket); give a {what} file")
-        if st.st_size > MAX_INPUT_BYTES:
-            raise UserError(f"{name}: {st.st_size} bytes, too large for a {what} (at most {MAX_INPUT_BYTES})")
+        if st.st_size > limit:
+            raise UserError(f"{name}: {st.st_size} bytes, too large for a {what} (at most {limit})")
     except BaseException:
         os.close(fd)
         raise
     with os.fdopen(fd, "rb") as f:
-        data = f.read(MAX_INPUT_BYTES + 1)
-    if len(data) > MAX_INPUT_BYTES:
-        raise UserError(f"{name}: too large for a {what} (at most {MAX_INPUT_BYTES} bytes)")
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise UserError(f"{name}: too large for a {what} (at most {limit} bytes)")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:

@@ -1,52 +1,191 @@
-"""The ``--out`` folder of ``tcplab run``: checked before the run, marked after it.
+"""The output folder of a run (``tcplab run --out``, ``tcplab.run(out_dir=...)``): locked, written
+through a handle, published at the end.
 
-tcplab writes into a folder only if it is new, empty, or one tcplab wrote before (it holds the
-marker file ``.tcplab-out``), unless ``--force``; it never writes through a symbolic link found
-inside; and it checks that the folder is writable before simulating, so that a long run is not
-lost to a permission error at the end.
+- **One run at a time.** The folder is opened once and locked (``flock``, exclusive, on its
+  handle) for the whole run; a second run into it is refused in one line instead of mixing
+  the two runs' files. The lock goes with the process, even a killed one.
+- **Nothing is written through a link.** The core and the plots write into a private work
+  folder (``.tcplab-stage-XXXXXXXX``, mode 0700, made for this run), named to the core through
+  the handle (``/proc/self/fd/N`` on Linux) so that renaming or replacing the output folder
+  mid-run redirects nothing. When the run ends well its files are moved into the output folder
+  by rename through the handles: a link planted there (even during the run) is replaced, never
+  followed. A failed or interrupted run leaves nothing (its work folder is removed, and the
+  output folder too if this run made it).
+- **The CLI's rules** (``cli=True``): tcplab writes into a folder only if it is new, empty, or
+  one tcplab wrote before (it holds the marker file ``.tcplab-out``), unless ``--force``; it
+  refuses a folder holding a symbolic link; and it checks that the folder is writable before
+  simulating, so that a long run is not lost to a permission error at the end.
 """
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import os
+import re
+import secrets
+import stat
 from pathlib import Path
+from types import TracebackType
 
 from tcplab.errors import UserError
+from tcplab.experiment.safe_files import fd_path, open_dir, remove_tree, replace_file
 
-__all__ = ["MARKER", "mark_out_dir", "prepare_out_dir"]
+__all__ = ["MARKER", "STAGE_PREFIX", "OutFolder"]
 
 MARKER = ".tcplab-out"
+STAGE_PREFIX = ".tcplab-stage-"
 
 
-def prepare_out_dir(out: str, force: bool = False) -> Path:
-    """Check (and create) the output folder named ``out``; UserError naming it if unusable."""
-    if out.strip() == "":
-        raise UserError("--out: the folder name is empty (give a folder, e.g. --out results)")
-    folder = Path(out)
-    if folder.exists() and not folder.is_dir():
-        raise UserError(f"--out: {folder} exists and is not a folder")
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        reason = (e.strerror or str(e)).lower()
-        raise UserError(f"--out: cannot create the folder {folder}: {reason}") from None
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise UserError(f"--out: the folder {folder} is not writable")
-    entries = sorted(folder.iterdir())
-    for entry in entries:
-        if entry.is_symlink():
+class OutFolder:
+    """An output folder open for one run; use as a context manager.
+
+    ``work`` is where the run writes (a path for the core and matplotlib); ``publish()`` moves
+    what it wrote into ``path``.
+    """
+
+    def __init__(self, out: str | os.PathLike[str], force: bool = False, cli: bool = True) -> None:
+        self.what = "--out" if cli else "out_dir"
+        name = os.fspath(out) if isinstance(out, str | os.PathLike) else None
+        if name is None:
+            raise UserError(f"{self.what}: give a folder name, got {type(out).__name__} {out!r}")
+        if name.strip() == "":
             raise UserError(
-                f"--out: {entry} is a symbolic link; tcplab does not write through links (remove it)"
+                f"{self.what}: the folder name is empty (give a folder, e.g. {self.what} results)"
             )
-    names = {e.name for e in entries}
-    if names and MARKER not in names and not force:
-        raise UserError(
-            f"--out: the folder {folder} is not empty and was not written by tcplab; "
-            "choose an empty folder, or add --force to write into it"
-        )
-    return folder
+        if "\0" in name:
+            raise UserError(f"{self.what}: the folder name {name!r} contains a NUL character")
+        self.path = Path(name)
+        self._made = not os.path.lexists(self.path)
+        self.fd = open_dir(self.path, self.what)
+        self._stage: str | None = None
+        self._stage_fd: int | None = None
+        try:
+            self._lock()
+            self._remove_stale_stages()
+            if cli:
+                self._check_cli_rules(force)
+            self._stage = STAGE_PREFIX + secrets.token_hex(4)
+            try:
+                os.mkdir(self._stage, 0o700, dir_fd=self.fd)
+            except OSError as e:
+                self._stage = None
+                reason = (e.strerror or str(e)).lower()
+                raise UserError(f"{self.what}: cannot write into the folder {self.path}: {reason}") from None
+            self._stage_fd = os.open(
+                self._stage, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=self.fd
+            )
+        except BaseException:
+            self.close(failed=True)
+            raise
+        self.work = fd_path(self._stage_fd, self.path / self._stage)
 
+    # ------------------------------------------------------------ opening
 
-def mark_out_dir(folder: Path) -> None:
-    """Mark ``folder`` as written by tcplab (after a run finished in it)."""
-    (folder / MARKER).write_text("written by tcplab run; tcplab may overwrite files here\n", encoding="utf-8")
+    def _lock(self) -> None:
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise UserError(
+                f"{self.what}: the folder {self.path} is in use by another tcplab run; wait for it to "
+                "end or choose another folder"
+            ) from None
+        except OSError as e:
+            # A filesystem without locks (some network ones): the run goes on unlocked.
+            if e.errno not in (errno.ENOLCK, errno.EOPNOTSUPP, errno.EINVAL):
+                raise
+
+    def _entries(self) -> list[os.DirEntry[str]]:
+        return sorted(os.scandir(self.fd), key=lambda e: e.name)
+
+    def _remove_stale_stages(self) -> None:
+        """Work folders of runs killed before they could clean up (we hold the lock: no run
+        is using them)."""
+        for entry in self._entries():
+            if entry.name.startswith(STAGE_PREFIX) and entry.is_dir(follow_symlinks=False):
+                try:
+                    remove_tree(self.fd, entry.name)
+                except OSError:
+                    pass  # best effort (a read-only folder is refused below)
+
+    def _check_cli_rules(self, force: bool) -> None:
+        if not os.access(self._handle_path(), os.W_OK | os.X_OK):
+            raise UserError(f"--out: the folder {self.path} is not writable")
+        entries = self._entries()
+        for entry in entries:
+            if entry.is_symlink():
+                raise UserError(
+                    f"--out: {self.path / entry.name} is a symbolic link; tcplab does not write through "
+                    "links (remove it)"
+                )
+        names = {e.name for e in entries}
+        if names and MARKER not in names and not force:
+            raise UserError(
+                f"--out: the folder {self.path} is not empty and was not written by tcplab; "
+                "choose an empty folder, or add --force to write into it"
+            )
+
+    def _handle_path(self) -> Path:
+        return fd_path(self.fd, self.path)
+
+    # ------------------------------------------------------------ finishing
+
+    def publish(self, marker: bool = False) -> list[str]:
+        """Move every file the run wrote into the folder (replacing, never following, what had
+        its name); returns their names. ``marker``: also mark the folder as tcplab's."""
+        assert self._stage_fd is not None, "publish() after close()"
+        moved = []
+        for entry in sorted(os.scandir(self._stage_fd), key=lambda e: e.name):
+            if not stat.S_ISREG(entry.stat(follow_symlinks=False).st_mode):
+                continue  # only the run's own regular files (the core writes nothing else)
+            try:
+                os.replace(entry.name, entry.name, src_dir_fd=self._stage_fd, dst_dir_fd=self.fd)
+            except IsADirectoryError:
+                raise UserError(
+                    f"{self.path / entry.name} is a folder; the run's file of that name was not written"
+                ) from None
+            moved.append(entry.name)
+        if marker:
+            replace_file(
+                self.fd, MARKER, "written by tcplab run; tcplab may overwrite files here\n", self.path
+            )
+        return moved
+
+    def close(self, failed: bool = False) -> None:
+        """Remove the work folder, release the lock; after a failure, also the folder if this
+        run made it and it is empty."""
+        if self._stage_fd is not None:
+            os.close(self._stage_fd)
+            self._stage_fd = None
+        if self._stage is not None:
+            remove_tree(self.fd, self._stage)
+            self._stage = None
+        if self.fd >= 0:
+            os.close(self.fd)  # releases the lock
+            self.fd = -1
+            if failed and self._made:
+                try:
+                    self.path.rmdir()
+                except OSError:
+                    pass
+
+    def __enter__(self) -> OutFolder:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close(failed=exc is not None)
+
+    def translate(self, exc: BaseException) -> BaseException:
+        """``exc`` with the work folder's path in its message replaced by the output folder's;
+        an I/O error of the core (its text only, "No space left on device (os error 28)")
+        becomes an OSError with that errno naming the output folder."""
+        work = str(self.work)
+        if any(isinstance(a, str) and work in a for a in exc.args):
+            exc.args = tuple(a.replace(work, str(self.path)) if isinstance(a, str) else a for a in exc.args)
+        if isinstance(exc, OSError) and exc.errno is None:
+            code = re.search(r"\(os error (\d+)\)", str(exc))
+            if code:
+                return OSError(int(code.group(1)), os.strerror(int(code.group(1))), str(self.path))
+        return exc

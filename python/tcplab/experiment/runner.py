@@ -14,7 +14,6 @@ goes on, and the next run of the sweep tries them again.
 
 from __future__ import annotations
 
-import itertools
 import os
 import time
 from collections.abc import Iterable, Iterator
@@ -26,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from tcplab import _core
 from tcplab.experiment.budget import MemoryCheck
 from tcplab.experiment.executors import Executor, ExecutorChoice
-from tcplab.experiment.expand import CheckedSweep, Run, check_sweep, expand
+from tcplab.experiment.expand import CheckedSweep, Run, check_sweep, iter_runs
 from tcplab.experiment.progress import SweepProgress
 from tcplab.experiment.spec import SweepSpec, check_size, load_spec, run_count
 from tcplab.experiment.store import RunRecord, Store
@@ -38,8 +37,11 @@ if TYPE_CHECKING:
 __all__ = ["SweepPlan", "SweepResult", "default_store", "load_sweep", "plan_sweep", "run_sweep"]
 
 # Runs made, looked up in the store and handed to the executor at a time: enough to keep every
-# worker busy (a batch's stragglers idle the others only at its end), few enough to hold.
+# worker busy (a batch's stragglers idle the others only at its end), few enough to hold. A batch
+# also ends once its points' scenario texts reach BATCH_BYTES, so the parent's memory does not
+# grow with the size of a point (1,024 points of a 4 MB scenario would be 4 GB in one batch).
 BATCH = 4096
+BATCH_BYTES = 16 << 20
 
 
 def default_store(spec: SweepSpec) -> Path:
@@ -65,18 +67,22 @@ class SweepResult:
         """Every run of the sweep, made from its checked points when first asked for."""
         return tuple(self.checked.iter_runs())
 
+    @cached_property
+    def _index(self) -> list[RunIndex]:
+        return run_index(self.checked.iter_runs())
+
     @property
     def df(self) -> pd.DataFrame:
-        return sweep_frame(self.spec, self.store, self.runs)
+        return sweep_frame(self.spec, self.store, self._index)
 
     def flows_df(self) -> pd.DataFrame:
         """One row per flow of each successful run: key, factor columns, replication, seed, and
         the per-flow fields (a method, as on every result: ``RunResult.flows_df()``)."""
         with Store(self.store, create=False) as store:
-            flows = store.flows_df(keys=[r.key for r in self.runs], levels=False)
+            flows = store.flows_df(keys=[r.key for r in self._index], levels=False)
         if flows.empty:
             return flows
-        return _levels_frame(self.spec, self.runs).merge(flows, on="key", how="inner")
+        return _levels_frame(self.spec, self._index).merge(flows, on="key", how="inner")
 
     def errors(self) -> pd.DataFrame:
         """The failed runs: factor columns, replication, seed and error."""
@@ -104,7 +110,20 @@ class SweepResult:
         return sweep_html(self)
 
 
-def _levels_frame(spec: SweepSpec, runs: tuple[Run, ...] | list[Run]) -> pd.DataFrame:
+@dataclass(frozen=True)
+class RunIndex:
+    """What result tables need of a run: its key and levels, not its scenario."""
+
+    key: str
+    levels: dict[str, Any]
+
+
+def run_index(runs: Iterable[Run]) -> list[RunIndex]:
+    """Keys and levels of ``runs``, taken one run at a time (a point's scenario is not kept)."""
+    return [RunIndex(r.key, r.levels) for r in runs]
+
+
+def _levels_frame(spec: SweepSpec, runs: Iterable[RunIndex | Run]) -> pd.DataFrame:
     """key and one column per factor (named by its label), from the expansion."""
     import pandas as pd
 
@@ -117,12 +136,13 @@ def _levels_frame(spec: SweepSpec, runs: tuple[Run, ...] | list[Run]) -> pd.Data
     )
 
 
-def sweep_frame(spec: SweepSpec, store_path: Path, runs: tuple[Run, ...] | list[Run]) -> pd.DataFrame:
+def sweep_frame(spec: SweepSpec, store_path: Path, runs: Iterable[RunIndex | Run]) -> pd.DataFrame:
     """The runs of a sweep as stored, in expansion order, factor columns named by the labels.
 
     The factor columns come from the spec, not from the store, so a run stored by another sweep
     (the same scenario and seed under other names) shows under this sweep's names. The store
     must exist (reading never creates one)."""
+    runs = run_index(runs) if not isinstance(runs, list) else runs
     with Store(store_path, create=False) as store:
         stored = store.runs_df(keys=[r.key for r in runs], levels=False)
     order = {r.key: i for i, r in enumerate(runs)}
@@ -155,8 +175,18 @@ def _check(spec: SweepSpec, max_memory: int | str | None, hold: bool) -> tuple[C
 
 
 def _batches(runs: Iterable[Run]) -> Iterator[list[Run]]:
-    it = iter(runs)
-    while batch := list(itertools.islice(it, BATCH)):
+    """``runs`` in lists of at most BATCH runs and about BATCH_BYTES of distinct scenario text
+    (a point's replications share one text)."""
+    batch: list[Run] = []
+    size = 0
+    for run in runs:
+        if not batch or run.text is not batch[-1].text:
+            size += len(run.text)
+        batch.append(run)
+        if len(batch) >= BATCH or size >= BATCH_BYTES:
+            yield batch
+            batch, size = [], 0
+    if batch:
         yield batch
 
 
@@ -271,4 +301,4 @@ def load_sweep(
     Never creates files: a missing store raises UserError naming where it looked (the spec's
     ``store``, else ``out/sweeps/<name>.sqlite`` under the working directory)."""
     spec = _as_spec(spec)
-    return sweep_frame(spec, Path(store) if store is not None else default_store(spec), expand(spec))
+    return sweep_frame(spec, Path(store) if store is not None else default_store(spec), iter_runs(spec))

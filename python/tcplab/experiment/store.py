@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from tcplab.errors import UserError
 from tcplab.experiment.metrics import METRICS, flow_metrics, summary_metrics
-from tcplab.experiment.store_checks import check_before_open, damaged
+from tcplab.experiment.store_checks import check_before_open, damaged, disk_full
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -100,6 +102,8 @@ class Store:
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._create()
         except sqlite3.DatabaseError as e:
+            if (full := disk_full(self.path, e)) is not None:
+                raise full from None
             raise UserError(f"{self.path}: not a tcplab result store ({e})") from None
 
     def _create(self) -> None:
@@ -107,14 +111,22 @@ class Store:
         if version not in (0, SCHEMA_VERSION):
             raise UserError(f"{self.path}: store schema {version}, this tcplab reads {SCHEMA_VERSION}")
         columns = ",\n  ".join(f"{name} {kind}" for name, kind in _COLUMNS.items())
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
+        with self._transaction():
             self._db.execute(f"CREATE TABLE IF NOT EXISTS runs (\n  {columns}\n)")
             self._db.execute("CREATE INDEX IF NOT EXISTS runs_sweep ON runs (sweep)")
             self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """One write transaction. SQLite rolls back by itself on some errors (a full disk at
+        COMMIT): a second ROLLBACK would fail ("no transaction is active") and hide the cause."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
             self._db.execute("COMMIT")
         except BaseException:
-            self._db.execute("ROLLBACK")
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
             raise
 
     def close(self) -> None:
@@ -130,7 +142,8 @@ class Store:
 
     def put(self, record: RunRecord) -> None:
         """Store one run in its own transaction, replacing an earlier row with the same key."""
-        names = self._write_traces(record)
+        with damaged(self.path):  # a full disk while writing traces is named as such
+            names = self._write_traces(record)
         report = record.report
         metrics = summary_metrics(report) if report is not None else dict.fromkeys(METRICS)
         row = {
@@ -151,14 +164,8 @@ class Store:
             "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
         }
         sql = f"INSERT OR REPLACE INTO runs ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})"
-        with damaged(self.path):
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                self._db.execute(sql, list(row.values()))
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
+        with damaged(self.path), self._transaction():
+            self._db.execute(sql, list(row.values()))
 
     def _write_traces(self, record: RunRecord) -> list[str]:
         if not record.traces:
@@ -228,14 +235,17 @@ class Store:
         columns = [c for c in _COLUMNS if c not in _BULKY]
         rows = self._select([*columns, "traces"], keys, sweep)
         df = pd.DataFrame(rows, columns=[*columns, "traces"])
-        df["traced"] = df.pop("traces").map(lambda s: bool(s) and s != "[]").astype(bool)
+        df["traced"] = df.pop("traces").map(lambda s: isinstance(s, str) and s not in ("", "[]")).astype(bool)
         for name, kind in METRICS.items():
             if kind in ("REAL", "INTEGER"):
                 df[name] = pd.to_numeric(df[name], errors="coerce")
         stored = df.pop("levels")
         if not levels:
             return df
-        factors = pd.DataFrame([_scalars(json.loads(s)) for s in stored], index=df.index)
+        cells = zip(df["key"], stored, strict=True)
+        factors = pd.DataFrame(
+            [_scalars(_json_cell(self.path, k, "levels", s, dict)) for k, s in cells], index=df.index
+        )
         at = columns.index("replication") - 1  # after key, sweep, status, error
         return pd.concat([df.iloc[:, :at], factors, df.iloc[:, at:]], axis=1)
 
@@ -252,9 +262,9 @@ class Store:
         for key, stored, replication, seed, flows in rows:
             if flows is None:
                 continue
-            factors = _scalars(json.loads(stored)) if levels else {}
+            factors = _scalars(_json_cell(self.path, key, "levels", stored, dict)) if levels else {}
             head = {"key": key, **factors, "replication": replication, "seed": seed}
-            out.extend({**head, **f} for f in json.loads(flows))
+            out.extend({**head, **f} for f in _json_cell(self.path, key, "flow_metrics", flows, list))
         from tcplab.experiment.frames import records_frame
 
         return records_frame(out) if out else pd.DataFrame()
@@ -263,27 +273,66 @@ class Store:
         """The whole JSON report of a run, or None if it failed or is not stored."""
         with damaged(self.path):
             row = self._db.execute("SELECT report FROM runs WHERE key = ?", (key,)).fetchone()
-        return json.loads(row[0]) if row and row[0] else None
+        return _json_cell(self.path, key, "report", row[0], dict) if row and row[0] else None
 
     def trace_path(self, key: str, flow_id: int, kind: str = "trace") -> Path:
         """The Parquet file of a flow's trace (kind 'trace': cwnd/ssthresh/snd_una/snd_nxt over
-        time; 'segments': every data segment sent)."""
+        time; 'segments': every data segment sent). The arguments are checked (a run key is 64
+        hex digits), so the path is always inside the store's traces folder."""
+        _check_trace_args(key, flow_id, kind)
         return self.traces_dir / key / f"{kind}-flow{flow_id}.parquet"
 
     def trace(self, key: str, flow_id: int = 0, kind: str = "trace") -> pd.DataFrame:
-        """A traced flow's time series (Parquet), by run key (a ``key`` of ``runs_df``)."""
+        """A traced flow's time series (Parquet), by run key (a ``key`` of ``runs_df``); only a
+        file the store lists for that run is read."""
         import pandas as pd
 
-        if not isinstance(key, str) or not key:
-            raise UserError(
-                f"trace: the run key must be a key from load_runs()/runs_df() (column 'key'), got {key!r}"
-            )
         path = self.trace_path(key, flow_id, kind)
-        if not path.exists():
+        with damaged(self.path):
+            row = self._db.execute("SELECT traces FROM runs WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            raise UserError(f"trace: no run with key {key[:12]}... in {self.path}")
+        listed = _json_cell(self.path, key, "traces", row[0], list)
+        if path.name not in listed or not path.is_file():
             raise FileNotFoundError(f"{path}: no {kind} for flow {flow_id} of run {key[:12]}")
         from tcplab.experiment.frames import tidy_trace
 
         return tidy_trace(pd.read_parquet(path))
+
+
+_RUN_KEY = re.compile(r"[0-9a-f]{64}")
+TRACE_KINDS = ("trace", "segments")
+
+
+def _check_trace_args(key: Any, flow_id: Any, kind: Any) -> None:
+    if not isinstance(key, str) or not _RUN_KEY.fullmatch(key):
+        raise UserError(
+            f"trace: the run key must be a key from load_runs()/runs_df() (column 'key', 64 hex "
+            f"digits), got {key!r}"[:300]
+        )
+    if isinstance(flow_id, bool) or not isinstance(flow_id, int) or flow_id < 0:
+        raise UserError(f"trace: flow_id must be a flow's id (an integer from 0), got {flow_id!r}"[:300])
+    if kind not in TRACE_KINDS:
+        raise UserError(f"trace: kind must be one of {', '.join(TRACE_KINDS)}, got {kind!r}"[:300])
+
+
+def _json_cell(path: Path, key: Any, column: str, text: Any, kind: type) -> Any:
+    """A JSON column of one row, decoded and of the expected ``kind`` (dict or list); a damaged
+    cell is one UserError naming the store, the run and the column."""
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError) as e:
+        value, reason = None, str(e)
+    else:
+        reason = f"a JSON {type(value).__name__}, not a {kind.__name__}"
+    flows = column == "flow_metrics" and isinstance(value, list)
+    rows_ok = not flows or all(isinstance(v, dict) for v in value)
+    if not isinstance(value, kind) or not rows_ok:
+        raise UserError(
+            f"{path}: run {str(key)[:12]}: column {column} is damaged ({reason}); the row was not "
+            "written by tcplab: delete it (a rerun of its sweep stores it again) or move the store away"
+        )
+    return value
 
 
 def _scalars(levels: Mapping[str, Any]) -> dict[str, Any]:

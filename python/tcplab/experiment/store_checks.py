@@ -4,6 +4,7 @@ files reported as one line instead of a traceback."""
 
 from __future__ import annotations
 
+import errno
 import os
 import sqlite3
 from collections.abc import Iterator
@@ -12,7 +13,7 @@ from pathlib import Path
 
 from tcplab.errors import UserError
 
-__all__ = ["check_before_open", "damaged"]
+__all__ = ["check_before_open", "damaged", "disk_full"]
 
 _SQLITE_MAGIC = b"SQLite format 3\0"
 
@@ -59,12 +60,32 @@ def _check_tables(path: Path) -> None:
         )
 
 
+def disk_full(path: Path, e: BaseException) -> UserError | None:
+    """The one-line error for a store write that failed because its disk is full (SQLite's
+    SQLITE_FULL, or ENOSPC / EDQUOT from a trace file), else None."""
+    full = (
+        isinstance(e, sqlite3.Error)
+        and (getattr(e, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "disk is full" in str(e))
+    ) or (isinstance(e, OSError) and e.errno in (errno.ENOSPC, errno.EDQUOT))
+    if not full:
+        return None
+    return UserError(
+        f"{path}: the disk is full (no space left where the result store is written); the store is "
+        "intact and keeps every run stored so far: free some space and rerun to run the rest"
+    )
+
+
 @contextmanager
 def damaged(path: Path) -> Iterator[None]:
-    """SQLite errors while reading or writing an open store become one UserError line."""
+    """SQLite errors while reading or writing an open store become one UserError line: a full
+    disk as a full disk, anything else as a damaged store."""
     try:
         yield
-    except sqlite3.DatabaseError as e:
+    except (sqlite3.DatabaseError, OSError) as e:
+        if (full := disk_full(path, e)) is not None:
+            raise full from None
+        if isinstance(e, OSError):
+            raise
         raise UserError(
             f"{path}: the result store is damaged or unreadable ({e}); move it away and rerun"
         ) from None

@@ -24,9 +24,14 @@ def new_figure(width: float = 7.0, height: float = 4.5, rows: int = 1, cols: int
 
 
 def save(fig: Figure, path: str | Path, dpi: int = 110) -> Path:
-    out = Path(path)
-    fig.savefig(out, dpi=dpi)
-    return out
+    """Write ``fig`` as a PNG at ``path``, replacing (never writing through) a link there."""
+    import io
+
+    from tcplab.experiment.safe_files import write_file
+
+    buf = io.BytesIO()
+    fig.savefig(buf, dpi=dpi, format="png")
+    return write_file(path, buf.getvalue())
 
 
 def plot_means(

@@ -20,8 +20,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
+import stat
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,6 +32,7 @@ from typing import Any
 
 from tcplab.errors import UserError
 from tcplab.experiment.runner import SweepResult, run_sweep
+from tcplab.experiment.safe_files import fd_path, open_dir, open_subdir, replace_file
 from tcplab.experiment.spec import SweepSpec
 from tcplab.report.claims import Claim, counts, headline, plain
 from tcplab.report.markdown import index_markdown, provenance, report_markdown
@@ -65,10 +69,51 @@ def reproduce_study(
     """Run one study into ``out/<name>/``; ``specs`` replaces the study's sweeps (``Study.tiny``
     in tests) and ``sensitivity_specs`` the sweeps of its sensitivity stacks (by default the
     study's own, unless ``specs`` is given)."""
+    folder = out / study.name
+    with _study_folder(out, study.name) as folder_fd:
+        return _reproduce_into(
+            study, folder, folder_fd, quick, workers, dask, quiet, specs, sensitivity_specs
+        )
+
+
+@contextmanager
+def _study_folder(out: Path, name: str) -> Iterator[int]:
+    """A handle on ``out/name`` (both created if needed), refusing a link there or at the
+    store's names: everything the study writes then goes into the folder that was checked."""
+    out_fd = open_dir(out, "--out")
+    try:
+        folder_fd = open_subdir(out_fd, name, out / name)
+    finally:
+        os.close(out_fd)
+    try:
+        for entry in (STORE_NAME, f"{STORE_NAME}-wal", f"{STORE_NAME}-shm", f"{STORE_NAME}.traces"):
+            try:
+                mode = os.stat(entry, dir_fd=folder_fd, follow_symlinks=False).st_mode
+            except FileNotFoundError:
+                continue
+            if stat.S_ISLNK(mode):
+                raise UserError(
+                    f"{out / name / entry} is a symbolic link; tcplab does not write through links "
+                    "(remove it)"
+                )
+        yield folder_fd
+    finally:
+        os.close(folder_fd)
+
+
+def _reproduce_into(
+    study: Study,
+    folder: Path,
+    folder_fd: int,
+    quick: bool,
+    workers: int | None,
+    dask: str | None,
+    quiet: bool,
+    specs: list[SweepSpec] | None,
+    sensitivity_specs: dict[str, list[SweepSpec]] | None,
+) -> StudyOutput:
     stack_specs_default = specs is None
     started = time.perf_counter()
-    folder = out / study.name
-    folder.mkdir(parents=True, exist_ok=True)
     store = folder / STORE_NAME
     if specs is None:
         specs = study.sweeps(quick)
@@ -85,9 +130,10 @@ def reproduce_study(
         specs={s.name: s for s in specs},
     )
     derived = study.derive(data)
-    figures = study.figures(derived, folder)
+    handle = fd_path(folder_fd, folder)  # figures go through the handle, not the name
+    figures = study.figures(derived, handle)
     for fig in figures:
-        if not (folder / fig.file).is_file():
+        if not (handle / fig.file).is_file():
             raise RuntimeError(f"study {study.name}: figure {fig.file} was declared but not written")
     claims = study.claims(derived)
     tables = study.tables(derived) if study.tables else []
@@ -103,10 +149,8 @@ def reproduce_study(
     wall_s = time.perf_counter() - started
     prov = provenance(quick)
     report = folder / "report.md"
-    report.write_text(
-        report_markdown(study, prov, results, figures, claims, tables, wall_s, store, sensitivity),
-        encoding="utf-8",
-    )
+    text = report_markdown(study, prov, results, figures, claims, tables, wall_s, store, sensitivity)
+    replace_file(folder_fd, report.name, text, report)
     n = counts(claims)
     claims_path = folder / "claims.json"
     claims_doc: dict[str, Any] = {
@@ -120,7 +164,7 @@ def reproduce_study(
             st: {"headline": headline(counts(cs)), "counts": counts(cs), "claims": [c.to_dict() for c in cs]}
             for st, cs in sensitivity.items()
         }
-    claims_path.write_text(strict_json(claims_doc), encoding="utf-8")
+    replace_file(folder_fd, claims_path.name, strict_json(claims_doc), claims_path)
     meta = {
         "name": study.name,
         "title": study.title,
@@ -141,7 +185,7 @@ def reproduce_study(
         "wall_s": wall_s,
         "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
     }
-    (folder / "study.json").write_text(strict_json(meta), encoding="utf-8")
+    replace_file(folder_fd, "study.json", strict_json(meta), folder / "study.json")
     return StudyOutput(
         study=study.name,
         folder=folder,
@@ -184,16 +228,22 @@ def _sensitivity(
 
 
 def write_index(out: Path) -> Path:
-    """``out/index.md`` over every study folder in ``out`` that has a study.json."""
-    entries = []
-    for meta in sorted(out.glob("*/study.json")):
-        try:
-            entries.append(json.loads(meta.read_text(encoding="utf-8")))
-        except (OSError, json.JSONDecodeError):
-            continue  # a study folder being written by another reproduce
-    out.mkdir(parents=True, exist_ok=True)
-    index = out / "index.md"
-    index.write_text(index_markdown(entries), encoding="utf-8")
+    """``out/index.md`` over every study folder in ``out`` that has a study.json (a link to a
+    folder is not one; index.md itself is replaced, never written through a link)."""
+    out_fd = open_dir(out, "--out")
+    try:
+        entries = []
+        for meta in sorted(out.glob("*/study.json")):
+            if meta.parent.is_symlink() or meta.is_symlink():
+                continue
+            try:
+                entries.append(json.loads(meta.read_text(encoding="utf-8")))
+            except (OSError, json.JSONDecodeError):
+                continue  # a study folder being written by another reproduce
+        index = out / "index.md"
+        replace_file(out_fd, index.name, index_markdown(entries), index)
+    finally:
+        os.close(out_fd)
     return index
 
 

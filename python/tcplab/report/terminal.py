@@ -1,4 +1,6 @@
-"""Human-readable tables for the terminal (rich): a run's flows, bench results."""
+"""Human-readable tables for the terminal (rich): a run's flows, bench results. Names from the
+scenario are printed with control characters escapes (``tcplab.errors.printable``): a flow
+named with an ESC sequence must not reach the terminal raw."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ from typing import Any
 from rich import box
 from rich.console import Console
 from rich.table import Table
+from tcplab.errors import printable
 from tcplab.report.flow_summary import summary_rows
 
 __all__ = ["FLOW_CAPTION", "FLOW_COLUMNS", "flow_rows", "print_bench", "print_run", "run_table"]
@@ -26,7 +29,7 @@ def _mbps(bps: float) -> str:
 def run_table(report: Mapping[str, Any]) -> Table:
     """One row per flow: goodput, bytes, retransmits, timeouts, completion."""
     table = Table(
-        title=f"{report['scenario']}: seed {report['seed']}, {report['sim_time_s']:g} s simulated",
+        title=f"{printable(report['scenario'])}: seed {report['seed']}, {report['sim_time_s']:g} s simulated",
         title_justify="left",
         box=box.SIMPLE_HEAD,
         caption=FLOW_CAPTION,
@@ -63,8 +66,8 @@ _FORMATS: dict[str, Callable[[float], str]] = {
 def _flow_row(f: Mapping[str, Any]) -> list[str]:
     done = f["completion_time_s"]
     return [
-        f"{f['id']} {f['name']}",
-        f"{f['src']} -> {f['dst']}",
+        f"{f['id']} {printable(f['name'])}",
+        f"{printable(f['src'])} -> {printable(f['dst'])}",
         _mbps(f["goodput_bps"]),
         f"{f['bytes_delivered'] / 1000:.1f}",
         str(f["retransmits"]),

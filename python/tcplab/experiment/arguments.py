@@ -1,0 +1,42 @@
+"""Checks of the Python API's arguments: misuse raises UserError naming the argument, not a
+TypeError or OverflowError from deep inside (``tcplab.run(None)``, ``seed=-1``)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from tcplab.errors import UserError
+
+__all__ = ["U64_MAX", "check_seed", "check_source"]
+
+U64_MAX = 2**64 - 1
+
+
+def check_source(source: Any, name: str = "source") -> None:
+    """A scenario is a file name (str or path), TOML text, or a dict shaped like the file."""
+    if not isinstance(source, str | os.PathLike | Mapping) and not hasattr(source, "read_text"):
+        raise UserError(
+            f"{name}: expected a scenario (a file name, TOML text or a dict), got {type(source).__name__} "
+            f"{_short(source)}"
+        )
+
+
+def check_seed(seed: Any, name: str = "seed") -> int | None:
+    """``seed`` as an int from 0 to 2^64-1, or None (the scenario's own seed)."""
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not hasattr(seed, "__index__"):
+        raise UserError(
+            f"{name}: must be an integer from 0 to 2^64-1, got {type(seed).__name__} {_short(seed)}"
+        )
+    value = seed.__index__()
+    if not 0 <= value <= U64_MAX:
+        raise UserError(f"{name}: must be an integer from 0 to 2^64-1, got {value}")
+    return value
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
