@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 import tcplab
 from conftest import REPO
+from conftest import tcplab as cli
 from tcplab.errors import UserError
 from tcplab.experiment.store import Store
 from tcplab.units import duration_s, rate_bps, size_bytes
 from test_hostile_input import QUICK, one_line_error
-from test_hostile_input import tcplab as cli
 from test_sweep_run import small_spec
 
 # ---------------------------------------------------------------- a full disk

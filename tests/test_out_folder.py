@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 import tcplab as tl
-from conftest import REPO, SCENARIOS, interruptible
+from conftest import REPO, SCENARIOS, interruptible, tcplab
 from tcplab.errors import UserError
 from tcplab.experiment.out_dir import MARKER, STAGE_PREFIX, OutFolder
-from test_hostile_input import QUICK, one_line_error, tcplab
+from test_hostile_input import QUICK, one_line_error
 
 
 @pytest.fixture

@@ -14,9 +14,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import tcplab as tl
+from conftest import tcplab
 from tcplab.errors import UserError, printable
 from tcplab.experiment.store import Store, load_runs
-from test_hostile_input import QUICK, one_line_error, tcplab
+from test_hostile_input import QUICK, one_line_error
 from test_sweep_run import small_spec
 
 TWO_NODES = 'duration = "1s"\nnodes = {nodes}\n[[link]]\na = "a"\nb = {b}\nrate = "10Mbps"\ndelay = "1ms"\n'
