@@ -17,16 +17,15 @@ or segments 40, 42 and 44 of one window of about 11.
 At 2% random loss the window is about 8 segments and two losses in one window are rare, so the
 textbook gives no reason to expect SACK above NewReno there, and the study no longer claims it
 (the table "SACK against NewReno under random loss" gives the measured ratio and its interval).
-The drop-list cases show what the core's SACK loses besides (table "Fall and Floyd's drop-list
-cases"): in the fast recovery of one drop it sends one new segment fewer than NewReno and RFC
-6675's SACK, starting one duplicate ACK later; with three losses in one window it resends the
-last hole a round trip late and finishes no sooner than NewReno. The cause is in the core:
-``SackPipe`` (tcp/recovery/sack.rs) sets PIPE = cwnd - 3 segments on the third duplicate ACK and
-then counts the fast retransmission itself in PIPE (``on_sent``), so PIPE starts one segment
-high; Fall and Floyd's sack1 (ns's Sack1TcpAgent::recv sends it with ``output()``, no
-``pipe_++``) and Goyal et al.'s equivalence ("inflating the CWND by one segment for every
-duplicate ACK") both leave it out. The claims ``sack_beats_newreno_three_drops`` and
-``sack_one_drop_recovery`` report it as measured until the core is fixed.
+The drop-list cases (table "Fall and Floyd's drop-list cases") check the core's SACK against
+the textbook: in the fast recovery of one drop it sends as many new segments as NewReno and
+RFC 6675's SACK, and with three losses in one window it resends every hole within the recovery.
+An earlier core counted the fast retransmission itself in PIPE (``SackPipe::on_sent``), so PIPE
+started one segment high, one new segment fewer left per recovery and later holes went a round
+trip late: this study's drop-list cases found it. Fall and Floyd's sack1 (ns's
+Sack1TcpAgent::dupack_action sends it with ``output()``, outside send_much's ``pipe_++``) and
+Goyal et al.'s equivalence ("inflating the CWND by one segment for every duplicate ACK") both
+leave it out, and so does the core now; ``sack_one_drop_recovery`` keeps checking it.
 
 Files: scenarios.py (the network, the drop-list cases, the Mathis formula), sweeps.py, results.py
 (derived once), claims.py, can_fail.py (each paper claim's fixtures), figures.py, tables.py.

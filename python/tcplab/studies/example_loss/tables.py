@@ -77,7 +77,6 @@ def _drop_cases(r: Results) -> Table:
         pd.DataFrame(rows),
         "A 146 KB transfer (window about 11 segments at the loss) losing segment 40, or segments 40, 42 and "
         "44; deterministic. New segments: sent between the fast retransmission and the ACK that ends the "
-        "recovery. RFC 6675's SACK is the reference for what the PIPE algorithm sends: the core's `sack` "
-        "counts its own fast retransmission in PIPE (see the summary), so it sends one segment less per "
-        "recovery and resends later holes a round trip late.",
+        "recovery. RFC 6675's SACK is the reference for what the PIPE algorithm sends (the summary says "
+        "what these cases found in an earlier core).",
     )

@@ -2,8 +2,14 @@
 //! Floyd 1996): on the third duplicate ACK, resend the first unacknowledged segment, set
 //! PIPE = cwnd - 3 segments, halve cwnd (ssthresh = the new cwnd), remember RECOVER. In the
 //! fast-retransmit phase each duplicate ACK takes one segment off PIPE and a partial ACK two;
-//! every segment sent adds one. While PIPE < cwnd the sender resends SACK holes first, then
-//! new data. The phase ends when RECOVER is acknowledged; a timeout clears the scoreboard.
+//! every segment sent afterwards adds one. While PIPE < cwnd the sender resends SACK holes
+//! first, then new data. The phase ends when RECOVER is acknowledged; a timeout clears the
+//! scoreboard.
+//!
+//! The fast retransmission itself is not counted in PIPE: ns's Sack1TcpAgent::dupack_action
+//! sends it with output(), outside send_much, the only place that does `pipe_++` (tcp-sack1.cc
+//! from 1996 to 2.35), and Goyal et al.'s "equivalent to inflating the CWND by one segment per
+//! dupACK" leaves no room for it either.
 
 use super::{AckVerdict, Ctx, LossRecovery, SendChoice};
 
@@ -19,6 +25,8 @@ pub struct SackPipe {
     strict: bool,
     /// The last loss episode ended in a timeout (ns-2 recover_cause_ RECOVER_TIMEOUT).
     after_timeout: bool,
+    /// The offset of the fast retransmission, which leaves without adding to PIPE.
+    uncounted: Option<u64>,
 }
 
 impl Default for SackPipe {
@@ -29,7 +37,7 @@ impl Default for SackPipe {
 
 impl SackPipe {
     pub fn new(bug_fix: bool) -> Self {
-        Self { in_recovery: false, recover: 0, pipe: 0, strict: bug_fix, after_timeout: false }
+        Self { in_recovery: false, recover: 0, pipe: 0, strict: bug_fix, after_timeout: false, uncounted: None }
     }
 }
 
@@ -53,6 +61,7 @@ impl LossRecovery for SackPipe {
         cx.scoreboard.clear_retransmitted();
         cx.scoreboard.mark_retransmitted(cx.snd_una, cx.snd_una + cx.mss);
         *cx.retransmit = Some(cx.snd_una);
+        self.uncounted = Some(cx.snd_una);
         true
     }
 
@@ -71,6 +80,7 @@ impl LossRecovery for SackPipe {
 
     fn on_timeout(&mut self, cx: &mut Ctx) {
         self.in_recovery = false;
+        self.uncounted = None;
         self.recover = cx.snd_max;
         self.after_timeout = true;
         cx.scoreboard.clear();
@@ -93,7 +103,10 @@ impl LossRecovery for SackPipe {
         }
     }
 
-    fn on_sent(&mut self, _cx: &mut Ctx, _offset: u64, len: u64) {
+    fn on_sent(&mut self, _cx: &mut Ctx, offset: u64, len: u64) {
+        if self.uncounted.take_if(|o| *o == offset).is_some() {
+            return;
+        }
         if self.in_recovery {
             self.pipe += len as i64;
         }
@@ -112,17 +125,28 @@ mod tests {
         s.scoreboard.update(5000, [(6000, 7000), (8000, 10_000)]);
         assert!(p.on_dupack(&mut s.cx(), 3, 3));
         assert_eq!((p.pipe, s.win.cwnd), (5000, 4000));
-        p.on_sent(&mut s.cx(), 5000, 1000); // the first retransmission
-        assert_eq!(p.next_send(&mut s.cx()), SendChoice::Nothing, "pipe 6000 >= cwnd 4000");
-        for c in 4..7 {
-            p.on_dupack(&mut s.cx(), c, 3);
-        }
+        p.on_sent(&mut s.cx(), 5000, 1000); // the fast retransmission: not counted (ns's output())
+        assert_eq!(p.pipe, 5000);
+        assert_eq!(p.next_send(&mut s.cx()), SendChoice::Nothing, "pipe 5000 >= cwnd 4000");
+        p.on_dupack(&mut s.cx(), 4, 3);
+        assert_eq!(p.next_send(&mut s.cx()), SendChoice::Nothing, "pipe 4000 = cwnd");
+        p.on_dupack(&mut s.cx(), 5, 3);
         // pipe 3000 < cwnd: the next hole (7000) goes first, then new data.
         assert_eq!(p.next_send(&mut s.cx()), SendChoice::Retransmit(7000, 1000));
         p.on_sent(&mut s.cx(), 7000, 1000);
         assert_eq!(p.next_send(&mut s.cx()), SendChoice::Nothing, "pipe 4000 = cwnd");
-        p.on_dupack(&mut s.cx(), 7, 3);
+        p.on_dupack(&mut s.cx(), 6, 3);
         assert_eq!(p.next_send(&mut s.cx()), SendChoice::NewData, "no holes left");
+    }
+
+    #[test]
+    fn a_resend_of_the_fast_retransmitted_segment_later_counts() {
+        let mut s = State::new(8000);
+        let mut p = SackPipe::default();
+        p.on_dupack(&mut s.cx(), 3, 3);
+        p.on_sent(&mut s.cx(), 5000, 1000);
+        p.on_sent(&mut s.cx(), 5000, 1000); // sent again (a hole claimed later): counted
+        assert_eq!(p.pipe, 6000);
     }
 
     #[test]
