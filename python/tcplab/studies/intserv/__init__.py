@@ -31,6 +31,7 @@ from tcplab.report.study import Paper, Study
 from tcplab.studies.intserv.claims import claims
 from tcplab.studies.intserv.figures import figures
 from tcplab.studies.intserv.results import derive
+from tcplab.studies.intserv.scenarios import SENSITIVITY_STACK, STACK
 from tcplab.studies.intserv.sweeps import sweeps, tiny
 from tcplab.studies.intserv.tables import tables
 
@@ -47,6 +48,8 @@ STUDY = Study(
     ),
     summary=__doc__ or "",
     sweeps=sweeps,
+    stacks=(STACK, SENSITIVITY_STACK),
+    stack_sweeps=sweeps,
     tiny=tiny,
     derive=derive,
     figures=figures,

@@ -13,7 +13,14 @@ import pandas as pd
 from tcplab.report.figures import new_figure, save
 from tcplab.report.study import Figure
 from tcplab.studies.intserv.results import Results, Trace, main_variant, mbps
-from tcplab.studies.intserv.scenarios import FIG1_CONNS, IDEAL_BPS, NAMES, SCHEME_NAMES, unloaded_bdp_packets
+from tcplab.studies.intserv.scenarios import (
+    FIG1_CONNS,
+    NAMES,
+    PAYLOAD_IDEAL_BPS,
+    PAYLOAD_RESERVATION_BPS,
+    SCHEME_NAMES,
+    unloaded_bdp_packets,
+)
 from tcplab.studies.intserv.sweeps import FIG1_SCHEMES, RECOVERY_NAMES, RTT_SCALES, SENSITIVITY_SCHEMES
 
 RESERVED = [c.name for c in FIG1_CONNS if c.reservation_bps > 0]
@@ -37,7 +44,8 @@ def _plot_series(
 
 
 def _ideal(ax: Any, flow: str, column: str = "throughput_bps") -> None:
-    y = IDEAL_BPS[flow] if column == "throughput_bps" else RESERVATION[flow]
+    # Payload ideals and reservations: what the link's 1040-byte packets carry as data.
+    y = PAYLOAD_IDEAL_BPS[flow] if column == "throughput_bps" else PAYLOAD_RESERVATION_BPS[flow]
     ax.axhline(y / 1e6, color="k", ls="--", lw=0.8)
 
 
@@ -327,7 +335,13 @@ def _sensitivity(r: Results, outdir: Path) -> Figure:
             ys = [sensitivity_mean(r, scheme, s, f) / 1e6 for f in NAMES]
             ax.bar(x + (j - (len(scales) - 1) / 2) * width, ys, width, label=f"RTT x{s:g}")
         ax.scatter(
-            x, [IDEAL_BPS[f] / 1e6 for f in NAMES], color="k", marker="_", s=200, zorder=3, label="ideal"
+            x,
+            [PAYLOAD_IDEAL_BPS[f] / 1e6 for f in NAMES],
+            color="k",
+            marker="_",
+            s=200,
+            zorder=3,
+            label="ideal",
         )
         ax.set_xticks(x, NAMES, fontsize="x-small")
         ax.set_title(SCHEME_NAMES[scheme], fontsize="small", loc="left")
