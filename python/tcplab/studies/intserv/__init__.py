@@ -28,6 +28,7 @@ reproduced.
 from __future__ import annotations
 
 from tcplab.report.study import Paper, Study
+from tcplab.studies.intserv.can_fail import can_fail
 from tcplab.studies.intserv.claims import claims
 from tcplab.studies.intserv.figures import figures
 from tcplab.studies.intserv.results import derive
@@ -54,6 +55,7 @@ STUDY = Study(
     derive=derive,
     figures=figures,
     claims=claims,
+    can_fail=can_fail,
     tables=tables,
     assumptions=(
         "Fig. 1's links: sources to the router 100 Mb/s, 5 ms; router to sink 10 Mb/s, 34.5 ms: an "
