@@ -77,6 +77,12 @@ def _sec3() -> list[CanFail]:
             refuting={"tokens_per_5s": count(450)},
             source="Sec. 4.2: '830 in Figure 3'",
         ),
+        CanFail(
+            "sec3_marked_not_dropped",
+            c.sec3_marked_not_dropped,
+            satisfying={"share_by_network": {"fig1": [0.0] * 5, "fig11": [0.0, 0.0, 1e-5, 0.0, 2e-5]}},
+            refuting={"share_by_network": {"fig1": [0.0] * 5, "fig11": [0.02, 0.03, 0.025, 0.02, 0.03]}},
+        ),
     ]
 
 

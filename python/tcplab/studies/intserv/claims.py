@@ -80,7 +80,15 @@ def _sec3(r: Results) -> list[Claim]:
         ),
         p.sec3_order_by_reservation(c4=got["C4"], c2=got["C2"], c1=got["C1"], best_effort=be),
         p.sec3_tokens_lost_830(tokens_per_5s=_tokens(r, "normal")),
+        p.sec3_marked_not_dropped(
+            share_by_network={net: _marked_drop_share(r, net) for net in ("fig1", "fig11")}
+        ),
     ]
+
+
+def _marked_drop_share(r: Results, sweep: str) -> np.ndarray:
+    d = r.routers[r.routers["sweep"] == sweep]
+    return (d["drops_marked"] / d["arrivals_marked"].clip(lower=1)).to_numpy(dtype=float)
 
 
 def _cwnd_swing(r: Results, scheme: str) -> float:

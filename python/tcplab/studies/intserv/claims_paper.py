@@ -40,6 +40,7 @@ COLLAPSE_BPS = 0.5e6  # Sec. 6: "achieving a throughput less than 0.5Mb/s"
 HALF = 0.5  # "far less", "much smaller"
 SLIGHTLY = 1.25  # "slightly more": by at most a quarter
 ALMOST_NONE = 0.1  # "almost no lost tokens": under a tenth of plain TCP's
+CLOSE_TO_ZERO = 0.001  # a marked packet's drop probability "close to zero": under 1 in 1000
 
 
 def _mbps(x: Samples) -> float:
@@ -124,6 +125,23 @@ def sec3_tokens_lost_830(tokens_per_5s: Samples) -> Claim:
         "Plain TCP's C4 loses about 830 packets' worth of tokens in 5 s (Fig. 3)",
         "830",
         tokens_per_5s,
+    )
+
+
+def sec3_marked_not_dropped(share_by_network: Mapping[str, Samples]) -> Claim:
+    """``share_by_network``: per run, the routers' drops of marked packets over the marked
+    packets that reached them."""
+    return paper_ordering(
+        "sec3_marked_not_dropped",
+        "ERED drops marked packets with a probability close to zero: under 1 in 1000 of those reaching "
+        "the routers, on each network (every scheme and recovery)",
+        f"{FENG}, Sec. 3: marked packets have 'lower (in this case close to zero) probability of getting "
+        "dropped'; 'marked packets are not dropped by the network'",
+        [
+            at_most(f"{net}: marked drops / marked arrivals", measure(lambda a: a.mean(-1), x), CLOSE_TO_ZERO)
+            for net, x in share_by_network.items()
+        ],
+        {net: float(f"{np.mean(x):.3g}") for net, x in share_by_network.items()},
     )
 
 

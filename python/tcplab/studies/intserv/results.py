@@ -52,6 +52,8 @@ class Results:
     traces_fig1: dict[str, Trace]  # by scheme
     traces_fig11: dict[str, Trace]  # by recovery
     window_s: float
+    # sweep, factors, replication, arrivals_marked, drops_marked (over every router's ERED queue)
+    routers: pd.DataFrame
 
     def __repr__(self) -> str:
         traces = len(self.traces_fig1) + len(self.traces_fig11)
@@ -90,6 +92,7 @@ class Results:
 
 def derive(data: StudyData) -> Results:
     rows: list[dict[str, Any]] = []
+    routers: list[dict[str, Any]] = []
     window_s = float(data.specs["fig1"].base["series_bin"])
     with Store(data.store) as store:
         for sweep in (s for s in WINDOW_SWEEPS if s in data.runs):
@@ -102,11 +105,21 @@ def derive(data: StudyData) -> Results:
                 head = {"sweep": sweep, "replication": int(run["replication"])}
                 head.update({f: run[f] for f in FACTORS if f in run.index})
                 rows.extend(_window_rows(head, report, window_s, duration))
+                routers.append({**head, **_marked_at_routers(report)})
         windows = pd.DataFrame(rows)
         per_run = _per_run(windows)
         traces_fig1 = _traces(data, store, "fig1_traces", "scheme")
         traces_fig11 = _traces(data, store, "fig11_traces", "recovery")
-    return Results(windows, per_run, traces_fig1, traces_fig11, window_s)
+    return Results(windows, per_run, traces_fig1, traces_fig11, window_s, pd.DataFrame(routers))
+
+
+def _marked_at_routers(report: dict[str, Any]) -> dict[str, int]:
+    """Marked packets that reached a router's ERED queue, and those it dropped (any cause)."""
+    queues = [link["queue"] for link in report["links"] if link.get("queue")]
+    return {
+        "arrivals_marked": sum(int(q.get("arrivals_marked", 0)) for q in queues),
+        "drops_marked": sum(int(q.get("drops_marked", 0)) for q in queues),
+    }
 
 
 def _window_rows(

@@ -65,7 +65,7 @@ def tables(r: Results) -> list[Table]:
         Table(
             "Fig. 1's network: throughput (compliant) in Mb/s per connection",
             pd.DataFrame(fig1),
-            "Means over replications of each run's 20 s windows after the first; New-Reno is ns-2's "
+            "Means over replications of each run's 20 s windows after the first; New-Reno is ns's "
             "(the figures' captions), Reno and SACK as the paper says the enhancements apply to both.",
         ),
         Table(
