@@ -83,6 +83,6 @@ def test_tiny_reproduce(tiny_reproduction):
         assert f.is_file() and f"]({f.name})" in report
     assert len(out.figures) == 14
     # The minimum-RTT alternative is labelled as such wherever it appears.
-    assert {"alt_min_rtt_window_raises_c4", "alt_min_rtt_no_multihop_collapse"} <= ids
+    assert {"alt_min_rtt_window_raises_c4", "alt_min_rtt_multihop_collapse"} <= ids
     assert all("Alternative" in by_id[i]["claim"] for i in ids if i.startswith("alt_"))
     assert "Alternative, not the paper's reading" in report

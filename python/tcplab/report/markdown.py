@@ -227,7 +227,14 @@ def _runs(results: Sequence[SweepResult]) -> list[str]:
     lines = ["## Runs", ""]
     rows = []
     for r in results:
-        factors = ", ".join(f"{r.spec.label(p)} ({len(_levels(r, p))})" for p in r.spec.paths) or "none"
+        crossed = [f"{r.spec.label(p)} ({len(_levels(r, p))})" for p in r.spec.factors]
+        # A zipped group is one factor: its paths vary together.
+        zipped = [
+            " + ".join(r.spec.label(p) for p in group) + f" (zipped, {len(next(iter(group.values())))})"
+            for group in r.spec.zips
+            if group
+        ]
+        factors = ", ".join([*crossed, *zipped]) or "none"
         rows.append((r.spec.name, factors, r.spec.replications, r.total, r.ran, r.skipped, r.failed))
     lines += markdown_table(
         ["sweep", "factors (levels)", "replications", "runs", "ran now", "reused", "failed"], rows

@@ -17,6 +17,7 @@ use crate::net::loss::LossModelSpec;
 use crate::net::qdisc::QdiscModel;
 use crate::net::QueueLimit;
 use crate::pcap::{capture_stem, PcapMode};
+use crate::tcp::stack::Stack;
 use crate::time::Dur;
 use crate::units::{bytes, duration_ns, rate_bps, Quantity};
 
@@ -89,7 +90,11 @@ pub struct ChannelModel {
 }
 
 /// The channels of `links` (two per link) and the file names of their pcap captures.
-pub fn channels(links: &[LinkSpec], nodes: &Nodes) -> Result<(Vec<ChannelModel>, Vec<String>), ScenarioError> {
+pub fn channels(
+    links: &[LinkSpec],
+    nodes: &Nodes,
+    stack: Stack,
+) -> Result<(Vec<ChannelModel>, Vec<String>), ScenarioError> {
     let mut channels = Vec::new();
     let mut pcaps = Vec::new();
     let mut stems = HashSet::new();
@@ -126,7 +131,7 @@ pub fn channels(links: &[LinkSpec], nodes: &Nodes) -> Result<(Vec<ChannelModel>,
             qdisc: l.qdisc.clone(),
         };
         for (from, to, dir, over) in [(a, b, "ab", &l.ab), (b, a, "ba", &l.ba)] {
-            let mut ch = channel(&f, dir, &both, over.as_ref(), (from, to), l.atm)?;
+            let mut ch = channel(&f, dir, &both, over.as_ref(), (from, to), l.atm, stack)?;
             ch.pcap = pcap;
             ch.pcap_rx = pcap_rx;
             ch.per_flow_series = l.per_flow_series;
@@ -146,6 +151,7 @@ fn channel(
     over: Option<&DirSpec>,
     (from, to): (u32, u32),
     atm: bool,
+    stack: Stack,
 ) -> Result<ChannelModel, ScenarioError> {
     let empty = DirSpec::default();
     let over = over.unwrap_or(&empty);
@@ -185,7 +191,7 @@ fn channel(
     let qdisc = match over.qdisc.as_ref().or(both.qdisc.as_ref()) {
         None => None,
         Some(_) if atm => return err(format!("{f}.qdisc"), "ATM links take a cell drop policy: use `drop`"),
-        Some(d) => Some(d.validate(&pick("qdisc", over.qdisc.is_some()))?),
+        Some(d) => Some(d.validate(&pick("qdisc", over.qdisc.is_some()), stack)?),
     };
     Ok(ChannelModel {
         from,

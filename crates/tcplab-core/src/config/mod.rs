@@ -145,7 +145,10 @@ impl Scenario {
             return err("duration", "must be positive");
         }
         let mut nodes = self.nodes()?;
-        let (channels, pcaps) = link::channels(&self.links, &nodes)?;
+        // A RED queue that leaves its rule unset follows the scenario's `[tcp] stack` (flows'
+        // own stacks play no part: a queue serves them all).
+        let queue_stack = self.tcp.stack("tcp")?;
+        let (channels, pcaps) = link::channels(&self.links, &nodes, queue_stack)?;
         // The shared table is checked on its own, so its errors name `tcp.*`.
         self.tcp.validate("tcp")?;
         let mut flows = self

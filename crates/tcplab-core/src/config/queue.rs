@@ -6,7 +6,8 @@ use serde::Deserialize;
 use super::value::{err, in_field};
 use crate::error::ScenarioError;
 use crate::net::qdisc::QdiscModel;
-use crate::net::red::{MarkedRule, RedConfig, RedCurve, RedMode};
+use crate::net::red::{MarkedRule, RedConfig, RedCurve, RedMode, RedRule};
+use crate::tcp::stack::Stack;
 use crate::units::{bytes, Quantity};
 
 /// `qdisc = { kind = "red", min_th = 5, max_th = 15, ... }` on a link or one direction: an arm
@@ -32,6 +33,11 @@ pub enum QdiscSpec {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RedSpec {
+    /// "1993", "ns1" or "ns2": whose algorithm decides; unset, the scenario's `[tcp] stack`
+    /// picks it (ns1 and ns2 their own, any other stack 1993).
+    pub rule: Option<String>,
+    /// ns's `wait_` (the ns rules).
+    pub wait: Option<bool>,
     pub min_th: Option<f64>,
     pub max_th: Option<f64>,
     pub max_p: Option<f64>,
@@ -48,16 +54,58 @@ pub struct RedSpec {
     pub marked_max_p: Option<f64>,
 }
 
+/// The defaults of one RED rule: what a table leaves unset.
+struct RuleDefaults {
+    /// None: the thresholds must be given.
+    thresholds: Option<(f64, f64)>,
+    max_p: f64,
+    w_q: f64,
+    mean_pkt: u64,
+    wait: bool,
+}
+
+impl RedRule {
+    /// The rule a RED table without `rule` follows under the scenario's `[tcp] stack`.
+    pub fn of_stack(stack: Stack) -> Self {
+        match stack {
+            Stack::Ns1 => RedRule::Ns1,
+            Stack::Ns2 => RedRule::Ns2,
+            Stack::Tcplab | Stack::Bsd44 => RedRule::Paper1993,
+        }
+    }
+
+    fn defaults(self) -> RuleDefaults {
+        match self {
+            // Floyd and Jacobson (1993) simulate with max_p = 1/50 and w_q = 0.002; ns's
+            // 500-byte "small packet" for the idle correction.
+            RedRule::Paper1993 => {
+                RuleDefaults { thresholds: None, max_p: 0.02, w_q: 0.002, mean_pkt: 500, wait: false }
+            }
+            // ns-1's tcl/old/ns_default.tcl (2e10353a, 1996-12-19): thresh 5, maxthresh 15,
+            // q_weight 0.002, linterm 50, mean_pktsize 500, wait true.
+            RedRule::Ns1 => {
+                RuleDefaults { thresholds: Some((5.0, 15.0)), max_p: 0.02, w_q: 0.002, mean_pkt: 500, wait: true }
+            }
+            // ns-2.1b's tcl/lib/ns-default.tcl (1.69, 1997-10-26, to 1.150): the same, but
+            // linterm_ 10 (changed from 50 in 1.15, f189b82d, 1997-03-31).
+            RedRule::Ns2 => {
+                RuleDefaults { thresholds: Some((5.0, 15.0)), max_p: 0.1, w_q: 0.002, mean_pkt: 500, wait: true }
+            }
+        }
+    }
+}
+
 impl QdiscSpec {
-    /// Validate; `f` is the field path of this table (`link[0].qdisc`).
-    pub fn validate(&self, f: &str) -> Result<QdiscModel, ScenarioError> {
+    /// Validate; `f` is the field path of this table (`link[0].qdisc`); `stack` is the
+    /// scenario's `[tcp] stack`, which picks the RED rule a table leaves unset.
+    pub fn validate(&self, f: &str, stack: Stack) -> Result<QdiscModel, ScenarioError> {
         Ok(match self {
             QdiscSpec::DropTail {} => QdiscModel::DropTail,
             QdiscSpec::Red(s) => {
                 s.refuse_curve_fields(f, &["marked", "marked_min_th", "marked_max_th", "marked_max_p"], "red")?;
-                QdiscModel::Red(s.config(f, false)?)
+                QdiscModel::Red(s.config(f, false, stack)?)
             }
-            QdiscSpec::Ered(s) => QdiscModel::Red(s.config(f, true)?),
+            QdiscSpec::Ered(s) => QdiscModel::Red(s.config(f, true, stack)?),
         })
     }
 }
@@ -77,26 +125,58 @@ impl RedSpec {
         }
     }
 
-    fn config(&self, f: &str, ered: bool) -> Result<RedConfig, ScenarioError> {
+    fn rule(&self, f: &str, stack: Stack) -> Result<RedRule, ScenarioError> {
+        let rule = match self.rule.as_deref() {
+            None => RedRule::of_stack(stack),
+            Some(name) => RedRule::parse(name).ok_or_else(|| {
+                ScenarioError::new(format!("{f}.rule"), format!("unknown '{name}' (use 1993, ns1 or ns2)"))
+            })?,
+        };
+        if rule == RedRule::Paper1993 {
+            if self.wait.is_some() {
+                return err(format!("{f}.wait"), "a setting of the ns rules (rule = \"ns1\" or \"ns2\"), not of 1993");
+            }
+        } else {
+            if self.gentle == Some(true) {
+                return err(
+                    format!("{f}.gentle"),
+                    "ns-1 and ns-2.1b had no gentle_ (ns added it in 1999): use rule = \"1993\"",
+                );
+            }
+            if self.max_pkt.is_some() {
+                return err(
+                    format!("{f}.max_pkt"),
+                    "ns's byte mode scales by mean_pkt: a setting of rule = \"1993\" only",
+                );
+            }
+        }
+        Ok(rule)
+    }
+
+    fn config(&self, f: &str, ered: bool, stack: Stack) -> Result<RedConfig, ScenarioError> {
+        let rule = self.rule(f, stack)?;
+        let d = rule.defaults();
         let curve = |min: Option<f64>, max: Option<f64>, p: Option<f64>, pre: &str| {
-            let min_th = min.ok_or_else(|| ScenarioError::new(format!("{f}.{pre}min_th"), "missing"))?;
-            let max_th = max.ok_or_else(|| ScenarioError::new(format!("{f}.{pre}max_th"), "missing"))?;
+            let min_th = min
+                .or(d.thresholds.filter(|_| pre.is_empty()).map(|t| t.0))
+                .ok_or_else(|| ScenarioError::new(format!("{f}.{pre}min_th"), "missing"))?;
+            let max_th = max
+                .or(d.thresholds.filter(|_| pre.is_empty()).map(|t| t.1))
+                .ok_or_else(|| ScenarioError::new(format!("{f}.{pre}max_th"), "missing"))?;
             if !(min_th >= 0.0 && min_th.is_finite()) {
                 return err(format!("{f}.{pre}min_th"), format!("must be 0 or more (got {min_th})"));
             }
             if !(max_th > min_th && max_th.is_finite()) {
                 return err(format!("{f}.{pre}max_th"), format!("must be above min_th (got {max_th})"));
             }
-            // Floyd and Jacobson (1993) simulate with max_p = 1/50.
-            let max_p = p.unwrap_or(0.02);
+            let max_p = p.unwrap_or(d.max_p);
             if !(max_p > 0.0 && max_p <= 1.0) {
                 return err(format!("{f}.{pre}max_p"), format!("must be in (0, 1] (got {max_p})"));
             }
             Ok(RedCurve { min_th, max_th, max_p })
         };
         let main = curve(self.min_th, self.max_th, self.max_p, "")?;
-        // Floyd and Jacobson (1993) use w_q = 0.002 throughout their simulations.
-        let w_q = self.w_q.unwrap_or(0.002);
+        let w_q = self.w_q.unwrap_or(d.w_q);
         if !(w_q > 0.0 && w_q <= 1.0) {
             return err(format!("{f}.w_q"), format!("must be in (0, 1] (got {w_q})"));
         }
@@ -115,9 +195,8 @@ impl RedSpec {
             }
             Ok(n as u32)
         };
-        // ns-2's red.cc defaults: a 500-byte "small packet" for the idle correction; 1500
-        // bytes (an Ethernet MTU) as the largest packet of byte mode.
-        let mean_pkt_bytes = size("mean_pkt", &self.mean_pkt, 500)?;
+        // 1500 bytes (an Ethernet MTU) as the largest packet of the 1993 rule's byte mode.
+        let mean_pkt_bytes = size("mean_pkt", &self.mean_pkt, d.mean_pkt)?;
         let max_pkt_bytes = size("max_pkt", &self.max_pkt, 1500)?;
         let ered = if !ered {
             None
@@ -146,6 +225,8 @@ impl RedSpec {
             mean_pkt_bytes,
             max_pkt_bytes,
             ered,
+            rule,
+            wait: self.wait.unwrap_or(d.wait),
         })
     }
 }
@@ -184,11 +265,11 @@ mod tests {
     #[test]
     fn ered_defaults_to_overflow_only_drops_of_marked_packets() {
         let spec: QdiscSpec = toml::from_str("kind = \"ered\"\nmin_th = 20\nmax_th = 60").unwrap();
-        let QdiscModel::Red(c) = spec.validate("q").unwrap() else { panic!("not RED") };
+        let QdiscModel::Red(c) = spec.validate("q", Stack::Tcplab).unwrap() else { panic!("not RED") };
         assert_eq!(c.ered, Some(MarkedRule::Overflow));
         assert_eq!((c.w_q, c.curve.max_p, c.mean_pkt_bytes), (0.002, 0.02, 500));
         assert_eq!(
-            toml::from_str::<QdiscSpec>("kind = \"drop_tail\"").unwrap().validate("q").unwrap(),
+            toml::from_str::<QdiscSpec>("kind = \"drop_tail\"").unwrap().validate("q", Stack::Tcplab).unwrap(),
             QdiscModel::DropTail
         );
     }

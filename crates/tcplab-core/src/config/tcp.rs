@@ -65,9 +65,14 @@ macro_rules! spec_from_knobs {
 tcp_knobs!(spec_from_knobs);
 
 impl TcpSpec {
+    /// The stack this table names (tcplab when unset); `f` names this table in errors.
+    pub fn stack(&self, f: &str) -> Result<Stack, ScenarioError> {
+        Ok(read::<Names<Stack>>(f, "stack", &self.stack)?.unwrap_or(Stack::Tcplab))
+    }
+
     /// The configuration these settings make; `f` names this table in errors.
     pub fn validate(&self, f: &str) -> Result<TcpConfig, ScenarioError> {
-        let stack = read::<Names<Stack>>(f, "stack", &self.stack)?.unwrap_or(Stack::Tcplab);
+        let stack = self.stack(f)?;
         let values = stack.knob_values(&self.knobs(f)?);
         check_together(f, &values)?;
         Ok(values.config(stack))

@@ -8,6 +8,7 @@ pub mod pool;
 pub mod qdisc;
 pub mod queue;
 pub mod red;
+pub mod red_ns;
 pub mod route;
 
 pub use channel::{Channel, ChannelStats};

@@ -10,11 +10,54 @@
 //! (max_th - min_th), p_a = p_b / (1 - count p_b), count starting at -1 below min_th (the
 //! 1993 paper's Fig. 2). At max_th or above every arrival is dropped ("forced"); with `gentle`
 //! p_b instead rises from max_p to 1 between max_th and 2 max_th.
+//!
+//! That is `RedRule::Paper1993`. `RedRule::Ns1` and `RedRule::Ns2` decide as ns's red.cc did
+//! in its ns-1 and ns-2.1b eras (`red_ns.rs`: every arrival counted, no early drop unless more
+//! than one packet waits, the first arrival of a period spared, `wait_` spacing, ns's byte
+//! mode, a float average). ERED's rules for marked packets sit on top of either: a marked
+//! packet never touches the unmarked packets' count or period.
+//!
+//! The decision for an arrival is a verdict (`None`: it may stay; `Some(Early)`,
+//! `Some(Forced)`), so a caller can act on it as it chooses (drop, or mark instead).
 
 use rand::Rng as _;
 
 use crate::rng::Rng;
 use crate::time::{Time, SEC};
+
+use super::red_ns::{self, NsEra, NsRed, Period};
+
+/// Which RED algorithm decides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RedRule {
+    /// Floyd and Jacobson (1993), Fig. 2.
+    Paper1993,
+    /// ns-1's red.cc (as ns-2 took it over, revs 1.7/1.8, 1997-03-28).
+    Ns1,
+    /// ns-2.1b's red.cc (revs 1.30-1.34, 1997-11 to 1999-05).
+    Ns2,
+}
+
+impl RedRule {
+    pub const NAMES: &'static [&'static str] = &["1993", "ns1", "ns2"];
+
+    pub fn parse(name: &str) -> Option<Self> {
+        Some(match name {
+            "1993" => Self::Paper1993,
+            "ns1" => Self::Ns1,
+            "ns2" => Self::Ns2,
+            _ => return None,
+        })
+    }
+
+    fn era(self) -> Option<NsEra> {
+        match self {
+            Self::Paper1993 => None,
+            Self::Ns1 => Some(NsEra::Ns1),
+            Self::Ns2 => Some(NsEra::Ns2),
+        }
+    }
+}
 
 /// What the queue length and the thresholds count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,6 +99,9 @@ pub struct RedConfig {
     pub max_pkt_bytes: u32,
     /// Some: ERED, with this rule for marked packets.
     pub ered: Option<MarkedRule>,
+    pub rule: RedRule,
+    /// ns's `wait_` (the ns rules only).
+    pub wait: bool,
 }
 
 /// Why RED refused a packet.
@@ -77,6 +123,11 @@ pub struct Red {
     count: i64,
     /// The same for marked packets under `MarkedRule::Curve`.
     count_marked: i64,
+    /// The ns rules' periods (count, count_bytes, old) of unmarked and of marked packets.
+    period: Period,
+    period_marked: Period,
+    /// Packets and bytes waiting when the last arrival came (the ns rules' guard).
+    waiting: (usize, u64),
     /// When the link went idle, until the next arrival.
     idle_since: Option<Time>,
     rng: Rng,
@@ -86,7 +137,18 @@ impl Red {
     pub fn new(cfg: RedConfig, rate_bps: u64, rng: Rng) -> Self {
         let small_pkt_ns = cfg.mean_pkt_bytes as f64 * 8.0 * SEC as f64 / rate_bps.max(1) as f64;
         // The link starts idle at time 0, so the first arrival sees the idle correction.
-        Self { cfg, small_pkt_ns, avg: 0.0, count: -1, count_marked: -1, idle_since: Some(0), rng }
+        Self {
+            cfg,
+            small_pkt_ns,
+            avg: 0.0,
+            count: -1,
+            count_marked: -1,
+            period: Period::default(),
+            period_marked: Period::default(),
+            waiting: (0, 0),
+            idle_since: Some(0),
+            rng,
+        }
     }
 
     pub fn config(&self) -> &RedConfig {
@@ -104,15 +166,47 @@ impl Red {
             RedMode::Packets => packets as f64,
             RedMode::Bytes => bytes as f64,
         };
-        if let Some(since) = self.idle_since.take() {
-            let m = (now.saturating_sub(since)) as f64 / self.small_pkt_ns;
-            self.avg *= (1.0 - self.cfg.w_q).powf(m.floor());
+        self.waiting = (packets, bytes);
+        let idle = self.idle_since.take().map(|since| ((now.saturating_sub(since)) as f64 / self.small_pkt_ns).floor());
+        if self.cfg.rule != RedRule::Paper1993 {
+            self.avg = red_ns::float_average(self.avg, self.cfg.w_q, idle.unwrap_or(0.0) as u64, q);
+            return;
+        }
+        if let Some(m) = idle {
+            self.avg *= (1.0 - self.cfg.w_q).powf(m);
         }
         self.avg = (1.0 - self.cfg.w_q) * self.avg + self.cfg.w_q * q;
     }
 
-    /// Decide on an arrival of `size` bytes after `update_average`.
+    /// Decide on an arrival of `size` bytes after `update_average`: None lets it stay (if the
+    /// buffer has room), else why RED refuses it.
     pub fn verdict(&mut self, size: u32, marked: bool) -> Option<RedDrop> {
+        match self.cfg.rule.era() {
+            None => self.verdict_1993(size, marked),
+            Some(era) => self.verdict_ns(era, size, marked),
+        }
+    }
+
+    fn verdict_ns(&mut self, era: NsEra, size: u32, marked: bool) -> Option<RedDrop> {
+        let c = &self.cfg;
+        let mut ns = NsRed { era, curve: c.curve, wait: c.wait, mode: c.mode, mean_pkt_bytes: c.mean_pkt_bytes };
+        let arrival = red_ns::Arrival { avg: self.avg, packets: self.waiting.0, bytes: self.waiting.1, size };
+        let period = match (marked, c.ered) {
+            (false, _) | (true, None) => &mut self.period,
+            (true, Some(MarkedRule::Overflow)) => return None,
+            (true, Some(MarkedRule::Forced)) => {
+                let guard = self.waiting.0 > 1 && self.avg >= c.curve.min_th;
+                return (guard && self.avg >= c.curve.max_th).then_some(RedDrop::Forced);
+            }
+            (true, Some(MarkedRule::Curve(own))) => {
+                ns.curve = own;
+                &mut self.period_marked
+            }
+        };
+        red_ns::decide(&ns, arrival, period, &mut self.rng)
+    }
+
+    fn verdict_1993(&mut self, size: u32, marked: bool) -> Option<RedDrop> {
         let (curve, gentle, max_pkt, avg) = (self.cfg.curve, self.cfg.gentle, self.cfg.max_pkt_bytes, self.avg);
         if marked {
             match self.cfg.ered {
@@ -210,6 +304,8 @@ mod tests {
             mean_pkt_bytes: 500,
             max_pkt_bytes: 1000,
             ered,
+            rule: RedRule::Paper1993,
+            wait: false,
         }
     }
 

@@ -4,6 +4,7 @@ window with the range of the replications shaded; dashed lines are the ideal sha
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -13,8 +14,22 @@ import pandas as pd
 from tcplab.report.figures import new_figure, save
 from tcplab.report.study import Figure
 from tcplab.studies.intserv.results import Results, Trace, main_variant, mbps
-from tcplab.studies.intserv.scenarios import FIG1_CONNS, IDEAL_BPS, NAMES, SCHEME_NAMES, unloaded_bdp_packets
-from tcplab.studies.intserv.sweeps import FIG1_SCHEMES, RECOVERY_NAMES, RTT_SCALES, SENSITIVITY_SCHEMES
+from tcplab.studies.intserv.scenarios import (
+    FIG1_CONNS,
+    NAMES,
+    PAYLOAD_IDEAL_BPS,
+    PAYLOAD_RESERVATION_BPS,
+    SCHEME_NAMES,
+    unloaded_bdp_packets,
+)
+from tcplab.studies.intserv.sweeps import (
+    FIG1_SCHEMES,
+    RECOVERY_NAMES,
+    RTT_SCALES,
+    SENSITIVITY_SCHEMES,
+    TRACE_LEN_S,
+    TRACE_START_S,
+)
 
 RESERVED = [c.name for c in FIG1_CONNS if c.reservation_bps > 0]
 RESERVATION = {c.name: c.reservation_bps for c in FIG1_CONNS}
@@ -37,7 +52,8 @@ def _plot_series(
 
 
 def _ideal(ax: Any, flow: str, column: str = "throughput_bps") -> None:
-    y = IDEAL_BPS[flow] if column == "throughput_bps" else RESERVATION[flow]
+    # Payload ideals and reservations: what the link's 1040-byte packets carry as data.
+    y = PAYLOAD_IDEAL_BPS[flow] if column == "throughput_bps" else PAYLOAD_RESERVATION_BPS[flow]
     ax.axhline(y / 1e6, color="k", ls="--", lw=0.8)
 
 
@@ -50,6 +66,11 @@ def _finish(ax: Any, title: str) -> None:
 
 def _trace(ax_top: Any, ax_bottom: Any, tr: Trace, title: str) -> None:
     a = tr.acks
+    window = (TRACE_START_S, TRACE_START_S + TRACE_LEN_S)
+    for ax in (ax_top, ax_bottom):
+        ax.set_xlim(*window)  # the whole 5 s, whatever the trace holds
+    if len(a) == 0:
+        ax_bottom.text(0.5, 0.5, "no ACK reached C4 in these 5 s", transform=ax_bottom.transAxes, ha="center")
     ack0 = float(a["ack_pkts"].iloc[0]) if len(a) else 0.0
     ax_top.plot(a["time_s"], a["ack_pkts"] - ack0, lw=1, label="cumulative ACK (packets from start)")
     ax_top.plot(tr.tokens["time_s"], tr.tokens["lost_pkts"], lw=1, label="tokens lost (packets)")
@@ -74,7 +95,29 @@ def _trace_figure(outdir: Path, file: str, traces: list[tuple[Trace, str]]) -> N
     save(fig, outdir / file)
 
 
+# What the throughput plots draw (every figure made with ``_plot_series``).
+BANDS = (
+    " Lines: the mean over replications of each 20 s window; shaded: the lowest to the highest "
+    "replication in that window."
+)
+SERIES_FIGURES = {
+    "fig2_throughput_normal.png",
+    "fig5_c4_windowing.png",
+    "fig9cd_c4_timers.png",
+    "fig10_schemes.png",
+    "fig12a_c4_multihop.png",
+    "fig14_multihop_schemes.png",
+    "alt_min_rtt_c4.png",
+}
+
+
 def figures(r: Results, outdir: Path) -> list[Figure]:
+    return [
+        replace(f, caption=f.caption + BANDS) if f.file in SERIES_FIGURES else f for f in _figures(r, outdir)
+    ]
+
+
+def _figures(r: Results, outdir: Path) -> list[Figure]:
     return [
         _fig2(r, outdir),
         _fig_trace(r, outdir, "fig3_trace_normal.png", "normal", "Fig. 3", 830),
@@ -103,8 +146,8 @@ def _fig2(r: Results, outdir: Path) -> Figure:
         _ideal(axes[0], flow)
     for flow in RESERVED:
         _ideal(axes[1], flow, "compliant_bps")
-    _finish(axes[0], "(a) total throughput (dashed: ideal shares 1.5, 2.5, 4.5, 0.5 Mb/s)")
-    _finish(axes[1], "(b) compliant throughput (dashed: reservations)")
+    _finish(axes[0], "(a) total throughput (dashed: ideal payload shares 1.44, 2.40, 4.33, 0.48 Mb/s)")
+    _finish(axes[1], "(b) compliant throughput (dashed: payload of the reservations)")
     axes[0].legend(fontsize="x-small", ncol=3)
     save(fig, outdir / "fig2_throughput_normal.png")
     got = ", ".join(f"{f} {mbps(r.mean('fig1', f, scheme='normal'))}" for f in RESERVED)
@@ -139,7 +182,7 @@ def _fig5(r: Results, outdir: Path) -> Figure:
         _plot_series(axes[1], r, "fig1", "C4", "compliant_bps", SCHEME_NAMES[scheme], scheme=scheme)
     _ideal(axes[0], "C4")
     _ideal(axes[1], "C4", "compliant_bps")
-    _finish(axes[0], "(a) total throughput of C4 (dashed: ideal 4.5 Mb/s)")
+    _finish(axes[0], "(a) total throughput of C4 (dashed: ideal payload 4.33 Mb/s)")
     _finish(axes[1], "(b) compliant throughput of C4 (dashed: reservation 4 Mb/s)")
     axes[0].legend(fontsize="x-small")
     save(fig, outdir / "fig5_c4_windowing.png")
@@ -327,7 +370,13 @@ def _sensitivity(r: Results, outdir: Path) -> Figure:
             ys = [sensitivity_mean(r, scheme, s, f) / 1e6 for f in NAMES]
             ax.bar(x + (j - (len(scales) - 1) / 2) * width, ys, width, label=f"RTT x{s:g}")
         ax.scatter(
-            x, [IDEAL_BPS[f] / 1e6 for f in NAMES], color="k", marker="_", s=200, zorder=3, label="ideal"
+            x,
+            [PAYLOAD_IDEAL_BPS[f] / 1e6 for f in NAMES],
+            color="k",
+            marker="_",
+            s=200,
+            zorder=3,
+            label="ideal",
         )
         ax.set_xticks(x, NAMES, fontsize="x-small")
         ax.set_title(SCHEME_NAMES[scheme], fontsize="small", loc="left")
@@ -371,7 +420,7 @@ def _min_rtt(r: Results, outdir: Path) -> Figure:
             label = SCHEME_NAMES[scheme]
             _plot_series(ax, r, sweep + suffix, "C4", "throughput_bps", label, ls, scheme=scheme, **levels)
         _ideal(ax, "C4")
-        _finish(ax, f"{title}, New-Reno (dashed: ideal 4.5 Mb/s)")
+        _finish(ax, f"{title}, New-Reno (dashed: ideal payload 4.33 Mb/s)")
     axes[0].legend(fontsize="x-small")
     save(fig, outdir / "alt_min_rtt_c4.png")
     rows = "; ".join(

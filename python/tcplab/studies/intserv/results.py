@@ -24,8 +24,8 @@ from tcplab.studies.intserv.scenarios import C4, DEPTH, FIG1_CONNS, HEADER, MSS,
 from tcplab.studies.intserv.sweeps import MAIN_VARIANT, TRACE_LEN_S, TRACE_START_S
 
 DEPTH_S = float(DEPTH.removesuffix("ms")) / 1000
-WINDOW_SWEEPS = ("fig1", "fig11", "fig1_rtt", "fig1_min", "fig11_min")
-FACTORS = ("scheme", "recovery", "rtt_scale", "variant")
+WINDOW_SWEEPS = ("fig1", "fig11", "fig1_rtt", "fig1_ered", "fig1_min", "fig11_min")
+FACTORS = ("scheme", "recovery", "rtt_scale", "variant", "ered")
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,8 @@ class Results:
     traces_fig1: dict[str, Trace]  # by scheme
     traces_fig11: dict[str, Trace]  # by recovery
     window_s: float
+    # sweep, factors, replication, arrivals_marked, drops_marked (over every router's ERED queue)
+    routers: pd.DataFrame
 
     def __repr__(self) -> str:
         traces = len(self.traces_fig1) + len(self.traces_fig11)
@@ -70,12 +72,30 @@ class Results:
         """Mean over the three best-effort connections."""
         return float(np.mean([self.mean(sweep, f"BE{i}", column, **levels) for i in (1, 2, 3)]))
 
+    def has(self, sweep: str) -> bool:
+        """The sweep ran (a sensitivity stack runs the paper's sweeps only)."""
+        return bool((self.per_run["sweep"] == sweep).any())
+
+    def samples(self, sweep: str, flow: str, column: str = "throughput_bps", **levels: Any) -> np.ndarray:
+        """A per-run quantity of one flow at one point, one value per replication in order."""
+        d = self.per_run[(self.per_run["sweep"] == sweep) & (self.per_run["flow"] == flow)]
+        for k, v in main_variant(sweep, levels).items():
+            d = d[d[k] == v]
+        if d.empty:
+            raise KeyError(f"no runs for {sweep} {flow} {levels}")
+        return d.sort_values("replication")[column].to_numpy(dtype=float)
+
+    def be_samples(self, sweep: str, column: str = "throughput_bps", **levels: Any) -> np.ndarray:
+        """The best-effort connections' mean, one value per replication."""
+        return np.mean([self.samples(sweep, f"BE{i}", column, **levels) for i in (1, 2, 3)], axis=0)
+
 
 def derive(data: StudyData) -> Results:
     rows: list[dict[str, Any]] = []
+    routers: list[dict[str, Any]] = []
     window_s = float(data.specs["fig1"].base["series_bin"])
     with Store(data.store) as store:
-        for sweep in WINDOW_SWEEPS:
+        for sweep in (s for s in WINDOW_SWEEPS if s in data.runs):
             runs = ok_runs(data[sweep])
             duration = float(data.specs[sweep].base["duration"])
             for _, run in runs.iterrows():
@@ -85,11 +105,21 @@ def derive(data: StudyData) -> Results:
                 head = {"sweep": sweep, "replication": int(run["replication"])}
                 head.update({f: run[f] for f in FACTORS if f in run.index})
                 rows.extend(_window_rows(head, report, window_s, duration))
+                routers.append({**head, **_marked_at_routers(report)})
         windows = pd.DataFrame(rows)
         per_run = _per_run(windows)
         traces_fig1 = _traces(data, store, "fig1_traces", "scheme")
         traces_fig11 = _traces(data, store, "fig11_traces", "recovery")
-    return Results(windows, per_run, traces_fig1, traces_fig11, window_s)
+    return Results(windows, per_run, traces_fig1, traces_fig11, window_s, pd.DataFrame(routers))
+
+
+def _marked_at_routers(report: dict[str, Any]) -> dict[str, int]:
+    """Marked packets that reached a router's ERED queue, and those it dropped (any cause)."""
+    queues = [link["queue"] for link in report["links"] if link.get("queue")]
+    return {
+        "arrivals_marked": sum(int(q.get("arrivals_marked", 0)) for q in queues),
+        "drops_marked": sum(int(q.get("drops_marked", 0)) for q in queues),
+    }
 
 
 def _window_rows(
@@ -101,7 +131,9 @@ def _window_rows(
         delivered = flow.get("delivered_series") or []
         marking = flow.get("marking") or {}
         marked = marking.get("marked_delivered_series") or []
-        lost = float(marking.get("tokens_lost_bytes", 0.0))
+        # Tokens lost per window, so a run's rate covers the same windows as its throughput
+        # (the bucket books a loss when it next refills: at a send, or at the run's end).
+        lost = marking.get("tokens_lost_series") or []
         for w in range(whole):
             got = delivered[w] if w < len(delivered) else 0
             ok = marked[w] if w < len(marked) else 0
@@ -112,7 +144,7 @@ def _window_rows(
                     "window": w,
                     "throughput_bps": got * 8 / window_s,
                     "compliant_bps": ok * 8 / window_s,
-                    "tokens_lost_pkts_per_s": lost / WIRE / duration,
+                    "tokens_lost_pkts_per_s": (lost[w] if w < len(lost) else 0.0) / WIRE / window_s,
                 }
             )
     return out

@@ -7,7 +7,9 @@ segments "equal to the delay bandwidth product of the unloaded network". So Fig.
 are fast (100 Mb/s, 5 ms) and the bottleneck's delay (34.5 ms) makes the unloaded round trip
 80 ms: 10 Mb/s x 80 ms is 100 KB, 100 packets of 1000 bytes (``unloaded_bdp_packets`` computes
 it). Fig. 11: C1 has the smallest and the best-effort connections the largest round trip; the
-shared first hop R1 -> R2 is the bottleneck. ``rtt_scale`` stretches every propagation delay (the
+shared first hop R1 -> R2 is the bottleneck, 50 ms long so that C1's round trip (109 ms) is not
+below one 100 ms tick of ns's timer (below it, ns's rounding to whole ticks, not C1's path,
+would set C1's RTT estimate and so its RWND). ``rtt_scale`` stretches every propagation delay (the
 sensitivity variant); the advertised window follows the stretched unloaded delay-bandwidth
 product, the paper's own rule.
 """
@@ -27,19 +29,27 @@ ACCESS_BPS = 100e6
 QUEUE = 80  # the paper's 80-segment queue
 DEPTH = "50ms"  # token bucket depth as time at the reserved rate (Sec. 3)
 
-# ERED (not in the paper): min_th a quarter and max_th three quarters of the 80-packet buffer,
-# so the early region is wide and forced drops begin before the buffer overflows (Floyd and
-# Jacobson 1993 ask max_th >= 2 min_th); max_p 0.1 and w_q 0.002 are ns-2's RED defaults
-# (linterm_ 10, q_weight_ 0.002), the simulator the paper ran. Marked packets: "overflow", the
-# literal reading of "close to zero" (only a full buffer drops them).
-ERED: dict[str, Any] = {
-    "kind": "ered",
-    "min_th": 20,
-    "max_th": 60,
-    "max_p": 0.1,
-    "w_q": 0.002,
-    "marked": "overflow",
+# The stack of the ns the paper ran: "modified NS", citing the LBNL ns of 1996, which stamped every
+# transmission and took an RTT sample on every ACK of new data, rounded to the nearest 100 ms tick
+# (the ``ns1`` preset). ns-2.1b (``ns2``: one timed segment per round trip, a rule ns took in
+# October 1997) runs beside it as a labelled sensitivity run.
+STACK = "ns1"
+SENSITIVITY_STACK = "ns2"
+
+# ERED: the paper gives neither thresholds nor max_p. The queue follows the stack's own RED
+# (``rule`` and the defaults of that ns's Tcl: ns-1's thresh 5, maxthresh 15, linterm 50, i.e.
+# max_p 0.02, q_weight 0.002, wait true; ns-2.1b the same with max_p 0.1), so nothing but the
+# marked packets' rule is set here. Marked packets: "overflow", the literal reading of "close to
+# zero" (only a full buffer drops them).
+ERED: dict[str, Any] = {"kind": "ered", "marked": "overflow"}
+# The sensitivity sweep over what the paper leaves open: ns's thresholds and a quarter/three
+# quarters of the 80-packet buffer, each with ns-1's and ns-2.1b's max_p (the first is the primary).
+ERED_LEVELS: dict[str, dict[str, Any]] = {
+    f"{lo}/{hi}, max_p {p:g}": {**ERED, "min_th": lo, "max_th": hi, "max_p": p}
+    for lo, hi in ((5, 15), (20, 60))
+    for p in (0.02, 0.1)
 }
+PRIMARY_ERED = "5/15, max_p 0.02"
 
 
 @dataclass(frozen=True)
@@ -80,7 +90,7 @@ FIG11_LINKS = [
     ("s2", "r1", ACCESS_BPS, 0.002),
     ("s3", "r1", ACCESS_BPS, 0.002),
     ("s4", "r1", ACCESS_BPS, 0.020),
-    ("r1", "r2", BOTTLENECK_BPS, 0.010),
+    ("r1", "r2", BOTTLENECK_BPS, 0.050),
     ("r2", "d1", ACCESS_BPS, 0.002),
     ("r2", "r3", 45e6, 0.020),
     ("r3", "d2", ACCESS_BPS, 0.002),
@@ -98,6 +108,11 @@ def ideal_shares_bps(reservations: Sequence[float], capacity_bps: float = BOTTLE
 
 
 IDEAL_BPS = dict(zip(NAMES, ideal_shares_bps([c.reservation_bps for c in FIG1_CONNS]), strict=True))
+# What the ideals carry as data: 1000 bytes of every 1040 on the wire (9.62 of the 10 Mb/s), so
+# 1.44, 2.40, 4.33 and 0.48 Mb/s of payload; a reservation r carries at most r x 1000/1040.
+PAYLOAD = MSS / WIRE
+PAYLOAD_IDEAL_BPS = {k: v * PAYLOAD for k, v in IDEAL_BPS.items()}
+PAYLOAD_RESERVATION_BPS = {c.name: c.reservation_bps * PAYLOAD for c in FIG1_CONNS}
 
 
 def _path_delay(
@@ -185,9 +200,10 @@ def scenario(
     rtt_scale: float = 1.0,
     trace_c4: bool = False,
     window_bin_s: float = 20.0,
+    stack: str = STACK,
 ) -> dict[str, Any]:
     """One run of a figure's network: the reserved connections run ``scheme``; every flow is a
-    greedy ns-2 TCP of ``variant`` starting at 0 (ns-2's one-way agents)."""
+    greedy ns TCP of ``variant`` on ``stack`` starting at 0 (ns's one-way agents)."""
     links, conns = _topology(topology)
     awnd = unloaded_bdp_packets(topology, rtt_scale)
     nodes = sorted({n for a, b, _, _ in links for n in (a, b)})
@@ -206,7 +222,7 @@ def scenario(
         "series_bin": window_bin_s,
         "nodes": nodes,
         "tcp": {
-            "stack": "ns2",
+            "stack": stack,
             "variant": variant,
             "mss": MSS,
             "header_bytes": HEADER,

@@ -9,11 +9,20 @@ clock), which is the same as no table.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from tcplab.experiment.spec import SweepSpec
-from tcplab.studies.intserv.scenarios import FIG1_LINKS, SCHEMES, scenario, unloaded_bdp_packets
+from tcplab.studies.intserv.scenarios import (
+    ERED_LEVELS,
+    FIG1_LINKS,
+    PRIMARY_ERED,
+    ROUTERS,
+    SCHEMES,
+    STACK,
+    scenario,
+    unloaded_bdp_packets,
+)
 
 SEED = 1997
 FIG1_SCHEMES = ["normal", "window", "window_delayed", "window_timed", "timed"]
@@ -33,6 +42,11 @@ RECOVERY = {"newreno": ("newreno_ns2", 0), "newreno_mb2": ("newreno_ns2", 2), "s
 RECOVERY_NAMES = {"newreno": "New-Reno", "newreno_mb2": "New-Reno, MaxBurst 2", "sack": "SACK"}
 RTT_SCALES = [0.5, 2.0]  # the sensitivity variant: every propagation delay halved, doubled
 SENSITIVITY_SCHEMES = ["normal", "window", "window_timed"]
+# ERED's sensitivity (Fig. 1, the paper's schemes of Fig. 10's extremes): every level but the
+# primary, which is the main sweep's.
+ERED_SWEEP_LEVELS = [k for k in ERED_LEVELS if k != PRIMARY_ERED]
+# The router's output on Fig. 1 (the only ERED queue there).
+FIG1_ROUTER_LINK = next(i for i, link in enumerate(FIG1_LINKS) if link[0] in ROUTERS)
 TRACE_START_S = 40.0  # the 5-second packet traces show [40, 45) s
 TRACE_LEN_S = 5.0
 
@@ -50,13 +64,19 @@ QUICK = Plan(duration_s=100.0, reps=3, sensitivity_reps=2, trace_duration_s=TRAC
 TINY = Plan(duration_s=40.0, reps=1, sensitivity_reps=1, trace_duration_s=TRACE_START_S + TRACE_LEN_S)
 
 
-def sweeps(quick: bool) -> list[SweepSpec]:
-    return _sweeps(QUICK if quick else FULL)
+def sweeps(quick: bool, stack: str = STACK) -> list[SweepSpec]:
+    """The study's sweeps on ``stack``: everything on the paper's ns (``STACK``); on the
+    sensitivity stack only what the paper's claims read (New-Reno, the sensitivity
+    replications)."""
+    plan = QUICK if quick else FULL
+    if stack == STACK:
+        return _sweeps(plan, stack)
+    return _sweeps(replace(plan, reps=plan.sensitivity_reps), stack, extras=False)
 
 
-def tiny() -> list[SweepSpec]:
+def tiny(stack: str = STACK) -> list[SweepSpec]:
     """One 40 s run per point (two 20 s windows): every figure, claim and table (a test hook)."""
-    return _sweeps(TINY)
+    return _sweeps(TINY, stack, extras=stack == STACK)
 
 
 def _scheme_zip(schemes: list[str]) -> dict[str, list[Any]]:
@@ -101,22 +121,27 @@ def _spec(
     )
 
 
-def _sweeps(plan: Plan) -> list[SweepSpec]:
+def _sweeps(plan: Plan, stack: str, extras: bool = True) -> list[SweepSpec]:
+    """The paper's sweeps (``fig1``, ``fig11``, the traces) and, with ``extras``, the tables'
+    other variants and the sensitivity sweeps (RTT scale, ERED's parameters, the minimum-RTT
+    alternative)."""
     rec = list(RECOVERY)
     rec_labels = {"tcp": "recovery"}
     rec_level_labels = {"tcp": rec}
-    fig11 = scenario("fig11", "normal", plan.duration_s)
-    fig11_traces = scenario("fig11", "window_timed", plan.trace_duration_s, trace_c4=True)
-    return [
+    fig1 = scenario("fig1", "normal", plan.duration_s, stack=stack)
+    fig11 = scenario("fig11", "normal", plan.duration_s, stack=stack)
+    fig11_traces = scenario("fig11", "window_timed", plan.trace_duration_s, trace_c4=True, stack=stack)
+    variants = FIG1_VARIANTS if extras else [MAIN_VARIANT]
+    paper = [
         _spec(
             "fig1",
-            scenario("fig1", "normal", plan.duration_s),
+            fig1,
             FIG1_SCHEMES,
             plan.reps,
             [],
             {"tcp.variant": "variant"},
             {},
-            factors={"tcp.variant": FIG1_VARIANTS},
+            factors={"tcp.variant": variants},
         ),
         _spec(
             "fig11",
@@ -128,29 +153,8 @@ def _sweeps(plan: Plan) -> list[SweepSpec]:
             rec_level_labels,
         ),
         _spec(
-            "fig1_rtt",
-            scenario("fig1", "normal", plan.duration_s),
-            SENSITIVITY_SCHEMES,
-            plan.sensitivity_reps,
-            [_rtt_zip(RTT_SCALES)],
-            {"tcp.rcv_buf": "rtt_scale", **{f"link.{i}.delay": f"delay_{i}" for i in range(len(FIG1_LINKS))}},
-            {"tcp.rcv_buf": [f"{s:g}" for s in RTT_SCALES]},
-        ),
-        _spec(
-            "fig1_min", scenario("fig1", "normal", plan.duration_s), MIN_RTT_SCHEMES, plan.reps, [], {}, {}
-        ),
-        _spec(
-            "fig11_min",
-            fig11,
-            MIN_RTT_SCHEMES,
-            plan.reps,
-            [_recovery_zip(fig11, rec)],
-            rec_labels,
-            rec_level_labels,
-        ),
-        _spec(
             "fig1_traces",
-            scenario("fig1", "normal", plan.trace_duration_s, trace_c4=True),
+            scenario("fig1", "normal", plan.trace_duration_s, trace_c4=True, stack=stack),
             TRACE_SCHEMES_FIG1,
             1,
             [],
@@ -163,6 +167,41 @@ def _sweeps(plan: Plan) -> list[SweepSpec]:
             ["window_timed"],
             1,
             [_recovery_zip(fig11_traces, rec)],
+            rec_labels,
+            rec_level_labels,
+        ),
+    ]
+    if not extras:
+        return paper
+    ered = f"link.{FIG1_ROUTER_LINK}.ab.qdisc"
+    return [
+        *paper,
+        _spec(
+            "fig1_rtt",
+            fig1,
+            SENSITIVITY_SCHEMES,
+            plan.sensitivity_reps,
+            [_rtt_zip(RTT_SCALES)],
+            {"tcp.rcv_buf": "rtt_scale", **{f"link.{i}.delay": f"delay_{i}" for i in range(len(FIG1_LINKS))}},
+            {"tcp.rcv_buf": [f"{s:g}" for s in RTT_SCALES]},
+        ),
+        _spec(
+            "fig1_ered",
+            fig1,
+            SENSITIVITY_SCHEMES,
+            plan.sensitivity_reps,
+            [],
+            {ered: "ered"},
+            {ered: ERED_SWEEP_LEVELS},
+            factors={ered: [ERED_LEVELS[k] for k in ERED_SWEEP_LEVELS]},
+        ),
+        _spec("fig1_min", fig1, MIN_RTT_SCHEMES, plan.reps, [], {}, {}),
+        _spec(
+            "fig11_min",
+            fig11,
+            MIN_RTT_SCHEMES,
+            plan.reps,
+            [_recovery_zip(fig11, rec)],
             rec_labels,
             rec_level_labels,
         ),

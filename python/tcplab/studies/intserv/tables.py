@@ -10,7 +10,14 @@ import pandas as pd
 from tcplab.report.study import Table
 from tcplab.studies.intserv.figures import RESERVED, sensitivity_mean
 from tcplab.studies.intserv.results import Results
-from tcplab.studies.intserv.scenarios import IDEAL_BPS, MIN_RTT_OF, NAMES, SCHEME_NAMES
+from tcplab.studies.intserv.scenarios import (
+    ERED_LEVELS,
+    MIN_RTT_OF,
+    NAMES,
+    PAYLOAD_IDEAL_BPS,
+    PRIMARY_ERED,
+    SCHEME_NAMES,
+)
 from tcplab.studies.intserv.sweeps import (
     FIG1_SCHEMES,
     FIG1_VARIANTS,
@@ -27,8 +34,8 @@ def _row(r: Results, sweep: str, head: dict[str, Any], **levels: Any) -> dict[st
     for f in RESERVED:
         tot = r.mean(sweep, f, **levels) / 1e6
         comp = r.mean(sweep, f, "compliant_bps", **levels) / 1e6
-        row[f"{f} (ideal {IDEAL_BPS[f] / 1e6:g})"] = f"{tot:.2f} ({comp:.2f})"
-    row["BE mean (ideal 0.5)"] = f"{r.be_mean(sweep, **levels) / 1e6:.2f}"
+        row[f"{f} (ideal {PAYLOAD_IDEAL_BPS[f] / 1e6:.2f})"] = f"{tot:.2f} ({comp:.2f})"
+    row[f"BE mean (ideal {PAYLOAD_IDEAL_BPS['BE1'] / 1e6:.2f})"] = f"{r.be_mean(sweep, **levels) / 1e6:.2f}"
     row["C4 tokens lost (pkt/s)"] = f"{r.mean(sweep, 'C4', 'tokens_lost_pkts_per_s', **levels):.0f}"
     return row
 
@@ -58,7 +65,7 @@ def tables(r: Results) -> list[Table]:
         Table(
             "Fig. 1's network: throughput (compliant) in Mb/s per connection",
             pd.DataFrame(fig1),
-            "Means over replications of each run's 20 s windows after the first; New-Reno is ns-2's "
+            "Means over replications of each run's 20 s windows after the first; New-Reno is ns's "
             "(the figures' captions), Reno and SACK as the paper says the enhancements apply to both.",
         ),
         Table(
@@ -71,8 +78,33 @@ def tables(r: Results) -> list[Table]:
             pd.DataFrame(sens),
             "Every propagation delay scaled; the window follows the unloaded delay-bandwidth product.",
         ),
+        _ered_table(r),
         _min_rtt_table(r),
     ]
+
+
+def _ered_table(r: Results) -> Table:
+    """ERED's parameters the paper does not give, on Fig. 1 (New-Reno): the primary (ns-1's
+    defaults) beside the other levels."""
+    rows = []
+    for level in ERED_LEVELS:
+        for s in SENSITIVITY_SCHEMES:
+            head = {
+                "ERED": level + (" (primary)" if level == PRIMARY_ERED else ""),
+                "scheme": SCHEME_NAMES[s],
+            }
+            if level == PRIMARY_ERED:
+                rows.append(_row(r, "fig1", head, scheme=s))
+            else:
+                rows.append(_row(r, "fig1_ered", head, scheme=s, ered=level))
+    return Table(
+        "ERED sensitivity on Fig. 1's network (New-Reno): throughput (compliant) in Mb/s",
+        pd.DataFrame(rows),
+        "min_th/max_th in packets of the 80-packet buffer, and max_p; w_q 0.002 and ns's RED rule "
+        "throughout. "
+        "The primary is ns-1's RED defaults (thresh 5, maxthresh 15, linterm 50); max_p 0.1 is ns-2's "
+        "linterm 10 (from March 1997); 20/60 is a quarter and three quarters of the buffer.",
+    )
 
 
 def _min_rtt_table(r: Results) -> Table:
