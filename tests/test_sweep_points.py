@@ -17,12 +17,12 @@ BASE = {
     "duration": "1s",
     "nodes": ["a", "r", "b"],
     "link": [
-        {"a": "r", "b": "b", "rate": "10Mbps", "delay": "10ms", "queue": 50, "qdisc": RED},
+        {"a": "r", "b": "b", "rate": "10Mbps", "delay": "10ms", "queue": 200, "qdisc": RED},
         {"a": "a", "b": "r", "rate": "100Mbps", "delay": "1ms"},
     ],
     "flow": [{"src": "a", "dst": "b"}],
 }
-QUEUES = [10, 25, 50, 100]
+QUEUES = [20, 50, 100, 200]  # max_th = 3 queue / 4: never above the queue limit
 MIN_TH = [5, 12, 25, 50]
 MAX_TH = [15, 37, 75, 150]
 
@@ -52,7 +52,7 @@ def test_a_refused_point_names_itself_and_each_value_s_origin() -> None:
     with pytest.raises(UserError) as e:
         expand(spec)
     assert str(e.value) == (
-        "point 5 of 8 (link.0.qdisc.min_th = 20, link.0.queue = 10, link.0.qdisc.max_th = 15): "
+        "point 5 of 8 (link.0.qdisc.min_th = 20, link.0.queue = 20, link.0.qdisc.max_th = 15): "
         "link[0].qdisc.max_th: must be above min_th (got 15); values: link.0.qdisc.max_th = 15 from "
         "zip[0], link.0.qdisc.min_th = 20 from factor link.0.qdisc.min_th"
     )
@@ -111,7 +111,10 @@ def test_the_old_zip_spelling_works_with_a_warning(tmp_path: Path) -> None:
 
     (tmp_path / "base.toml").write_text(dumps(BASE))
     old = tmp_path / "old.toml"
-    old.write_text(f'base = "base.toml"\n[zip]\n"link.0.queue" = {QUEUES}\n"link.0.qdisc.min_th" = {MIN_TH}')
+    old.write_text(
+        f'base = "base.toml"\n[zip]\n"link.0.queue" = {QUEUES}\n"link.0.qdisc.min_th" = {MIN_TH}\n'
+        f'"link.0.qdisc.max_th" = {MAX_TH}'
+    )
     new = tmp_path / "new.toml"
     new.write_text(old.read_text().replace("[zip]", "[zips]"))
     with pytest.warns(DeprecatedInput, match=r"\[zip\] is now spelled \[zips\]"):

@@ -1,6 +1,8 @@
 //! Quantities with units in scenario files: rates ("10Mbps"), durations ("20ms"), sizes ("8KiB").
 //!
-//! A bare number is taken in the base unit (bit/s, seconds, bytes). Decimal prefixes are powers
+//! A bare number is taken in the base unit (bit/s, seconds, bytes); a string must carry its unit,
+//! because `delay = "10"` reads as "10 of something" and was once taken as 10 s in a 1 s run
+//! without a word. Decimal prefixes are powers
 //! of 1000 (k, M, G, T); binary ones (Ki, Mi, Gi, Ti) powers of 1024, so "8KiB" is BSD's
 //! 8192-byte buffer and "4GiB" the memory size the CLI's `--max-memory` shows.
 
@@ -58,8 +60,14 @@ fn scaled(q: &Quantity, units: &[(&str, f64)], what: &str) -> Result<f64, String
         Quantity::Num(v) => *v,
         Quantity::Text(s) => {
             let (v, unit) = split_number(s)?;
+            if unit.is_empty() {
+                let base = units[0].0;
+                return Err(format!(
+                    "'{s}' has no unit: write it with one (such as \"{v}{base}\"), or as a bare number {v} for {v} {base}"
+                ));
+            }
             let factor = units.iter().find(|(u, _)| *u == unit).map(|(_, f)| *f).ok_or_else(|| {
-                let known: Vec<&str> = units.iter().map(|(u, _)| *u).filter(|u| !u.is_empty()).collect();
+                let known: Vec<&str> = units.iter().map(|(u, _)| *u).collect();
                 format!("unknown {what} unit '{unit}' in '{s}' (use one of {})", known.join(", "))
             })?;
             v * factor
@@ -74,8 +82,8 @@ fn scaled(q: &Quantity, units: &[(&str, f64)], what: &str) -> Result<f64, String
     Ok(v)
 }
 
+// The first entry of each table is the base unit a bare number is taken in.
 const RATE_UNITS: &[(&str, f64)] = &[
-    ("", 1.0),
     ("bps", 1.0),
     ("b/s", 1.0),
     ("kbps", 1e3),
@@ -87,10 +95,9 @@ const RATE_UNITS: &[(&str, f64)] = &[
     ("Gb/s", 1e9),
 ];
 
-const TIME_UNITS: &[(&str, f64)] = &[("", 1.0), ("s", 1.0), ("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9)];
+const TIME_UNITS: &[(&str, f64)] = &[("s", 1.0), ("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9)];
 
 const SIZE_UNITS: &[(&str, f64)] = &[
-    ("", 1.0),
     ("B", 1.0),
     ("kB", 1e3),
     ("KB", 1e3),
@@ -195,5 +202,17 @@ mod tests {
         assert!(rate_bps(&t("10 furlongs")).unwrap_err().contains("unknown rate unit"));
         assert!(duration_ns(&t("fast")).unwrap_err().contains("number"));
         assert!(duration_ns(&Quantity::Num(1e300)).unwrap_err().contains("at most"));
+    }
+
+    /// Issue 25: `delay = "10"` was 10 s in a 1 s run without a word. A string needs its unit;
+    /// the bare number still means the base unit.
+    #[test]
+    fn a_string_without_a_unit_is_refused() {
+        let e = duration_ns(&t("10")).unwrap_err();
+        assert!(e.contains("'10' has no unit") && e.contains("\"10s\""), "{e}");
+        assert!(rate_bps(&t("1e6")).unwrap_err().contains("\"1000000bps\""));
+        assert!(bytes(&t(" 512 ")).unwrap_err().contains("has no unit"));
+        assert_eq!(duration_ns(&Quantity::Num(10.0)).unwrap(), 10 * SEC);
+        assert_eq!(bytes(&t("512 B")).unwrap(), 512);
     }
 }

@@ -128,3 +128,37 @@ fn stack_knobs_are_checked() {
     assert_eq!(f, "flow[0].tcp.ssthresh_floor");
     assert!(m.contains("ns2"), "{m}");
 }
+
+/// Issue 25: `delay = "10"` ran as 10 s without a word; a string needs its unit.
+#[test]
+fn a_string_without_a_unit_is_named() {
+    let (f, m) = field_of(&BASE.replace("delay = \"1ms\"", "delay = \"10\""));
+    assert_eq!(f, "link[0].delay");
+    assert!(m.contains("'10' has no unit"), "{m}");
+    // The bare number keeps its meaning: seconds.
+    let ok = BASE.replace("delay = \"1ms\"", "delay = 0.001");
+    assert!(run_scenario(&ok, &RunOptions::default()).is_ok());
+}
+
+/// Issue 25: RED's max_th of 45 on a 20-packet queue was accepted, a curve the average never
+/// reaches; at the limit it is still a curve (forced drops exactly when full).
+#[test]
+fn red_thresholds_above_the_queue_limit_are_named() {
+    let red = |max_th: u32, queue: u32| {
+        BASE.replace(
+            "delay = \"1ms\"",
+            &format!("delay = \"1ms\"\nqueue = {queue}\nqdisc = {{ kind = \"red\", min_th = 5, max_th = {max_th} }}"),
+        )
+    };
+    let (f, m) = field_of(&red(45, 20));
+    assert_eq!(f, "link[0].qdisc.max_th");
+    assert!(m.contains("above the queue limit (20 packets)"), "{m}");
+    assert!(run_scenario(&red(20, 20), &RunOptions::default()).is_ok());
+    let ered = BASE.replace(
+        "delay = \"1ms\"",
+        "delay = \"1ms\"\nqueue = 30\nqdisc = { kind = \"ered\", min_th = 5, max_th = 15, marked = \"curve\", \
+         marked_min_th = 10, marked_max_th = 40, marked_max_p = 0.1 }",
+    );
+    let (f, _) = field_of(&ered);
+    assert_eq!(f, "link[0].qdisc.marked_max_th");
+}

@@ -95,7 +95,12 @@ fn check_memory(text: &str, seed: Option<u64>, max_memory: Option<u64>) -> PyRes
 #[pyfunction]
 fn parse_quantity(text: &str, kind: &str) -> PyResult<f64> {
     use tcplab_core::units::{self, Quantity};
-    let q = Quantity::Text(text.to_string());
+    // A command line has no way to write a bare number but as text, so here a plain number is
+    // the base unit, as a bare number is in a scenario file (where "10" with quotes is refused).
+    let q = match text.trim().parse::<f64>() {
+        Ok(v) => Quantity::Num(v),
+        Err(_) => Quantity::Text(text.to_string()),
+    };
     let bad = pyo3::exceptions::PyValueError::new_err;
     match kind {
         "rate" => units::rate_bps(&q).map(|v| v as f64).map_err(bad),

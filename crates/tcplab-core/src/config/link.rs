@@ -15,6 +15,7 @@ use crate::atm::drop::CellPolicy;
 use crate::error::ScenarioError;
 use crate::net::loss::LossModelSpec;
 use crate::net::qdisc::QdiscModel;
+use crate::net::red::{MarkedRule, RedConfig, RedMode};
 use crate::net::QueueLimit;
 use crate::pcap::{capture_stem, PcapMode};
 use crate::tcp::stack::Stack;
@@ -193,6 +194,9 @@ fn channel(
         Some(_) if atm => return err(format!("{f}.qdisc"), "ATM links take a cell drop policy: use `drop`"),
         Some(d) => Some(d.validate(&pick("qdisc", over.qdisc.is_some()), stack)?),
     };
+    if let Some(QdiscModel::Red(red)) = &qdisc {
+        thresholds_within_limit(&pick("qdisc", over.qdisc.is_some()), red, limit)?;
+    }
     Ok(ChannelModel {
         from,
         to,
@@ -208,4 +212,30 @@ fn channel(
         qdisc,
         trace_queue: false,
     })
+}
+
+/// A RED threshold above the queue limit can never be reached by the average (which trails
+/// the instantaneous queue, itself at most the limit), so the curve the user wrote would
+/// silently be drop-tail: issue 25 found `max_th = 45` on a 20-packet queue accepted.
+/// Thresholds count what the queue limit counts (packets, or bytes in byte mode); a limit in
+/// the other unit is not compared.
+fn thresholds_within_limit(field: &str, red: &RedConfig, limit: QueueLimit) -> Result<(), ScenarioError> {
+    let (cap, unit) = match (limit, red.mode) {
+        (QueueLimit::Packets(n), RedMode::Packets) => (n as f64, "packets"),
+        (QueueLimit::Bytes(b), RedMode::Bytes) => (b as f64, "bytes"),
+        _ => return Ok(()),
+    };
+    let mut curves = vec![("max_th", red.curve.max_th)];
+    if let Some(MarkedRule::Curve(c)) = red.ered {
+        curves.push(("marked_max_th", c.max_th));
+    }
+    for (name, max_th) in curves {
+        if max_th > cap {
+            return err(
+                format!("{field}.{name}"),
+                format!("{max_th} is above the queue limit ({cap} {unit}): the average queue could never reach it"),
+            );
+        }
+    }
+    Ok(())
 }
