@@ -126,3 +126,29 @@ fn the_rtt_columns_are_the_estimators_values_on_a_known_path() {
     let text = String::from_utf8(csv).unwrap();
     assert!(text.starts_with("time_s,cwnd,ssthresh,snd_una,snd_nxt,rtt_sample_s,srtt_s,rto_s,flight\n"));
 }
+
+#[test]
+fn an_atm_cell_policys_drops_are_cell_rows_with_their_cause() {
+    // Four sources share a switch's 200-cell output buffer under EPD (Bestavros and Kim, 1997's
+    // network, smaller): frames refused at the threshold are the policy's, full-buffer drops overflow.
+    let mut text = String::from(
+        "duration = 5\nnodes = [\"sw\", \"sink\", \"s0\", \"s1\", \"s2\", \"s3\"]\nswitches = [\"sw\"]\n\
+         [tcp]\nvariant = \"reno\"\nmss = 9140\nrcv_buf = 65535\ntimer = \"100ms\"\n\
+         [[link]]\na = \"sw\"\nb = \"sink\"\nrate = \"1.5Mbps\"\ndelay = \"10ms\"\natm = true\nqueue = 100000\n\
+         trace_drops = true\n[link.ab]\nqueue = 200\ndrop = { policy = \"epd\", threshold = 0.5 }\n",
+    );
+    for i in 0..4 {
+        text += &format!(
+            "[[link]]\na = \"s{i}\"\nb = \"sw\"\nrate = \"1.5Mbps\"\ndelay = \"10ms\"\natm = true\nqueue = 100000\n"
+        );
+    }
+    for i in 0..4 {
+        text += &format!("[[flow]]\nsrc = \"s{i}\"\ndst = \"sink\"\nstart = {}\n", i as f64 * 0.05);
+    }
+    let (rows, report, dir) = drops_of(&text, "atm");
+    assert!(count(&rows, "cell_policy") > 0, "EPD refused nothing");
+    assert_eq!(rows.len() as u64, report.links[0].stats.drops_queue);
+    assert!(rows.iter().all(|r| r["bytes"] == "53" && r["kind"] == "data"));
+    assert_eq!(count(&rows, "cell_policy") + count(&rows, "overflow"), rows.len() as u64);
+    std::fs::remove_dir_all(dir).unwrap();
+}
