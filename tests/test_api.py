@@ -41,7 +41,7 @@ def test_run_result_helpers(tmp_path: Path) -> None:
     assert list(links.index) == [0, 1]
     assert (links.loc[0, "from"], links.loc[0, "to"]) == ("a", "b")
     trace = result.trace(0)
-    assert list(trace.columns) == ["time_s", "cwnd", "ssthresh", "snd_una", "snd_nxt"]
+    assert " ".join(trace.columns) == "time_s cwnd ssthresh snd_una snd_nxt rtt_sample_s srtt_s rto_s flight"
     assert trace["snd_una"].iloc[-1] == 200_000
     assert (tmp_path / "summary.json").exists()
 

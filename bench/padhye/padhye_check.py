@@ -147,10 +147,11 @@ class Point:
 
 
 def _read_csv(path: Path) -> list[list[float]]:
+    """Rows of floats; an empty field (a flow trace row without an RTT sample) is NaN."""
     with path.open(newline="") as f:
         rows = csv.reader(f)
         next(rows)
-        return [[float(x) for x in r] for r in rows]
+        return [[float(x) if x else math.nan for x in r] for r in rows]
 
 
 def rtt_samples(sends: list[list[float]], rows: list[list[float]]) -> list[float]:
@@ -194,7 +195,7 @@ def timeout_waits(sends: list[list[float]], rows: list[list[float]]) -> tuple[li
     last_advance = first_send
     prev_una = 0.0
     last_timeout_una: float | None = None
-    for t, cwnd, _ssthresh, una, nxt in rows:
+    for t, cwnd, _ssthresh, una, nxt, *_ in rows:  # then the RTT, RTO and flight columns
         if cwnd == MSS and nxt == una:
             n += 1
             if last_timeout_una != una:

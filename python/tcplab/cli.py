@@ -391,12 +391,12 @@ def _one_line_warnings() -> None:
     Python's file and line prefix."""
     import warnings
 
-    from tcplab.errors import DeprecatedInput
+    from tcplab.errors import DeprecatedInput, NotKept
 
     default = warnings.showwarning
 
     def show(message, category, filename, lineno, file=None, line=None):  # type: ignore[no-untyped-def]
-        if issubclass(category, DeprecatedInput):
+        if issubclass(category, DeprecatedInput | NotKept):
             typer.echo(f"warning: {message}", err=True)
         else:
             default(message, category, filename, lineno, file, line)

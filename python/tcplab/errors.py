@@ -53,6 +53,22 @@ def deprecated(message: str) -> None:
     warnings.warn(message, DeprecatedInput, stacklevel=3)
 
 
+class NotKept(UserWarning):
+    """A sweep's runs ask for output the sweep does not keep (pcap captures)."""
+
+
+def not_kept(fields: list[str]) -> None:
+    """Warn that a sweep drops what ``fields`` ask for; the CLI prints it as one line."""
+    import warnings
+
+    warnings.warn(
+        f"{', '.join(fields)}: a sweep does not keep pcap captures (it keeps each run's report and "
+        "its flow, queue and drop traces); run the point with `tcplab run --out` to capture it",
+        NotKept,
+        stacklevel=3,
+    )
+
+
 class InternalError(RuntimeError):
     """A failure that is not the user's fault (a benchmark child crashed, say): a bug."""
 

@@ -150,6 +150,16 @@ fn traces(model: &Model, streamed: bool, parts: &mut Vec<Part>) {
         };
         parts.push(Part { field, what, bytes });
     }
+    let event = std::mem::size_of::<crate::net::drop_trace::DropEvent>();
+    for (c, rows) in crate::trace_budget::drop_rows(model) {
+        let field = format!("link[{}].trace_drops", c / 2);
+        let (what, bytes) = if plan.drops[c] {
+            ("trace file buffers", BUFFER_BYTES as u64)
+        } else {
+            ("drop trace rows", bytes(rows, event))
+        };
+        parts.push(Part { field, what, bytes });
+    }
 }
 
 /// Packet (and cell) records the run can hold at once: at most every flow's window in segments

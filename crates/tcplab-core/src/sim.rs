@@ -480,7 +480,7 @@ impl Simulation {
     pub fn stream_traces(&mut self, dir: &Path, files: usize) -> Result<(), Error> {
         use crate::trace_stream::{queue_file, FlowFiles, Rows, StreamPlan};
         let plan = StreamPlan::new(&self.model, files);
-        if !plan.flows.iter().chain(&plan.channels).any(|&s| s) {
+        if !plan.any() {
             return Ok(());
         }
         std::fs::create_dir_all(dir)?;
@@ -490,7 +490,7 @@ impl Simulation {
                 *t = Rows::file(dir.join(queue_file(i)))?;
             }
         }
-        Ok(())
+        self.stream_drops(dir, &plan.drops)
     }
 
     /// Complete the streamed trace files of a run that ended well (see `trace_stream`).
@@ -501,6 +501,7 @@ impl Simulation {
         self.trace_files.finish()?;
         for c in &mut self.channels {
             c.queue.trace.as_deref_mut().map_or(Ok(()), |t| t.finish())?;
+            c.queue.drops.as_deref_mut().map_or(Ok(()), |d| d.rows.finish())?;
         }
         Ok(())
     }
@@ -535,6 +536,19 @@ pub fn run_scenario_limited(
     max_memory: Option<u64>,
     interrupted: &mut dyn FnMut() -> bool,
 ) -> Result<(RunReport, Vec<FlowTrace>), Error> {
+    let mut sim = prepare(text, opts, max_memory)?;
+    let Some(dir) = &opts.out_dir else { return sim.run_interruptible(interrupted) };
+    let made = !dir.exists();
+    let result = run_into(sim, dir, interrupted);
+    if result.is_err() && made {
+        // The traces streamed so far are gone with the run; leave no empty folder either.
+        let _ = std::fs::remove_dir(dir);
+    }
+    result
+}
+
+/// The run of a scenario, parsed, validated and checked against the memory limit, not started.
+pub fn prepare(text: &str, opts: &RunOptions, max_memory: Option<u64>) -> Result<Simulation, Error> {
     let scenario = config::parse(text)?;
     let corrupt = crate::test_hooks::corruption(scenario.test_corrupt.as_deref())?;
     let model = scenario.validate(opts.seed)?;
@@ -544,14 +558,7 @@ pub fn run_scenario_limited(
     if let Some(c) = corrupt {
         sim.corrupt_for_test(c);
     }
-    let Some(dir) = &opts.out_dir else { return sim.run_interruptible(interrupted) };
-    let made = !dir.exists();
-    let result = run_into(sim, dir, interrupted);
-    if result.is_err() && made {
-        // The traces streamed so far are gone with the run; leave no empty folder either.
-        let _ = std::fs::remove_dir(dir);
-    }
-    result
+    Ok(sim)
 }
 
 /// Run with traces streamed into `dir`, then write summary.json, the traces kept in memory

@@ -49,11 +49,24 @@ fn segments(model: &Model, f: &crate::config::flow::FlowModel) -> f64 {
 /// host's own packets) deliver the smallest packet (a bare header: an ACK), and at most once
 /// per segment and per ACK of every flow (each segment sent draws at most one ACK).
 pub fn queue_samples(model: &Model) -> Vec<(usize, f64)> {
+    arrivals(model, |c| c.trace_queue)
+}
+
+/// Per channel with a drop trace (channel index, rows): a channel drops at most every packet
+/// that arrives (`queue_samples`' bound; on an ATM link every cell of them).
+pub fn drop_rows(model: &Model) -> Vec<(usize, f64)> {
+    let cells = |c: &crate::config::link::ChannelModel| if c.atm { 1500.0 / 48.0 } else { 1.0 };
+    let all = arrivals(model, |c| c.trace_drops);
+    all.into_iter().map(|(i, n)| (i, n * cells(&model.channels[i]))).collect()
+}
+
+/// The arrivals bound of `queue_samples`, for the channels `traced` picks.
+fn arrivals(model: &Model, traced: impl Fn(&crate::config::link::ChannelModel) -> bool) -> Vec<(usize, f64)> {
     let dur_s = model.duration as f64 / 1e9;
     let smallest = model.flows.iter().map(|f| f.tcp.header_bytes).min().unwrap_or(40).max(1) as f64;
     let packets: f64 = model.flows.iter().map(|f| 2.0 * segments(model, f)).sum();
     let mut out = Vec::new();
-    for (i, c) in model.channels.iter().enumerate().filter(|(_, c)| c.trace_queue) {
+    for (i, c) in model.channels.iter().enumerate().filter(|(_, c)| traced(c)) {
         let into: u64 = model.channels.iter().filter(|d| d.to == c.from && d.from != c.to).map(|d| d.rate_bps).sum();
         let rate = into.max(c.rate_bps) as f64;
         out.push((i, (rate / 8.0 / smallest * dur_s).min(packets) + 1.0));
@@ -78,8 +91,13 @@ pub fn disk_parts(model: &Model) -> Vec<(String, u64)> {
         let rate = model.channels.iter().filter(|c| c.from == f.src).map(|c| c.rate_bps).max().unwrap_or(0);
         let offset = digits(f.bytes.unwrap_or(u64::MAX).min((rate as f64 / 8.0 * dur_s).min(u64::MAX as f64) as u64));
         let ssthresh = digits(f.tcp.initial_ssthresh).max(CWND_DIGITS);
-        // time,cwnd,ssthresh,snd_una,snd_nxt and time,offset,len,retransmit: 4 + 3 commas, 2 ends.
-        let line = (time + CWND_DIGITS + ssthresh + 2 * offset) + (time + offset + digits(f.tcp.mss.into()) + 1) + 9;
+        // rtt_sample_s and srtt_s are at most the run's length, rto_s at most max_rto.
+        let rto = time.max(digits(f.tcp.max_rto / crate::time::SEC) + 10);
+        let rtt = 2 * time + rto + offset;
+        // time,cwnd,ssthresh,snd_una,snd_nxt,rtt_sample_s,srtt_s,rto_s,flight and
+        // time,offset,len,retransmit: 8 + 3 commas, 2 ends.
+        let line =
+            (time + CWND_DIGITS + ssthresh + 2 * offset + rtt) + (time + offset + digits(f.tcp.mss.into()) + 1) + 13;
         out.push((format!("flow[{i}].trace"), (rows * line as f64).min(u64::MAX as f64) as u64));
     }
     for (c, samples) in queue_samples(model) {
@@ -92,6 +110,13 @@ pub fn disk_parts(model: &Model) -> Vec<(String, u64)> {
         let avg = if ch.qdisc.is_some() { digits(bytes) + 7 } else { 0 };
         let line = time + digits(packets) + digits(bytes) + avg + 4;
         out.push((format!("link[{}].trace_queue", c / 2), (samples * line as f64).min(u64::MAX as f64) as u64));
+    }
+    // time,flow,kind,seq,ack,len,bytes,cause,marked: "data", a 32-bit offset, 65535-byte
+    // packets, "cell_policy", 8 commas and the end.
+    let flows = digits(model.flows.len() as u64);
+    let line = time + flows + 4 + 10 + 5 + 5 + 11 + 1 + 9;
+    for (c, rows) in drop_rows(model) {
+        out.push((format!("link[{}].trace_drops", c / 2), (rows * line as f64).min(u64::MAX as f64) as u64));
     }
     out
 }

@@ -125,13 +125,23 @@ fn a_streamed_row_allocates_nothing() {
     // Many buffers' worth: the buffer is flushed and reused, never grown.
     for i in 0..200_000u64 {
         let time = i * 1_234_567;
-        rows.push(TraceRow { time, cwnd: 1460 * i, ssthresh: u32::MAX as u64, snd_una: i, snd_nxt: 2 * i });
+        rows.push(TraceRow {
+            time,
+            cwnd: 1460 * i,
+            ssthresh: u32::MAX as u64,
+            snd_una: i,
+            snd_nxt: 2 * i,
+            rtt_sample: (i % 2 == 0).then_some(i),
+            srtt: i,
+            rto: 2 * i,
+            flight: i,
+        });
         queue.push(QueueSample { time, packets: 3, bytes: 4500, avg: Some(i as f64 / 3.0) });
     }
     assert_eq!(allocations() - before, 0);
     // The counter does see allocations: rows kept in memory grow their vector.
     let mut kept = Rows::<TraceRow>::default();
-    (0..1000).for_each(|i| kept.push(TraceRow { time: i, cwnd: 0, ssthresh: 0, snd_una: 0, snd_nxt: 0 }));
+    (0..1000).for_each(|i| kept.push(TraceRow { time: i, ..Default::default() }));
     assert!(allocations() - before > 0);
     rows.finish().unwrap();
     queue.finish().unwrap();

@@ -45,9 +45,9 @@ fn run_scenario(
     Ok(serde_json::to_string(&report).expect("report serialises"))
 }
 
-/// Run one scenario without an output folder and return its report (JSON) and its flows'
-/// traces as CSV text kept in memory, by file name (`trace-flowN.csv`, `segments-flowN.csv`):
-/// what a run with `out_dir` streams into its files.
+/// Run one scenario without an output folder and return its report (JSON) and its traces as
+/// CSV text kept in memory, by file name (`trace-flowN.csv`, `segments-flowN.csv`,
+/// `queue-N.csv`, `drops-N.csv`): what a run with `out_dir` streams into its files.
 #[pyfunction]
 #[pyo3(signature = (text, seed=None, max_memory=None))]
 fn run_scenario_traces(
@@ -56,20 +56,17 @@ fn run_scenario_traces(
     seed: Option<u64>,
     max_memory: Option<u64>,
 ) -> PyResult<(String, std::collections::BTreeMap<String, String>)> {
-    use tcplab_core::trace_stream::{segments_file, trace_file};
     let opts = RunOptions { seed, out_dir: None };
     let mut interrupted = || Python::with_gil(|py| py.check_signals().is_err());
-    let (report, traces) = py
-        .allow_threads(move || tcplab_core::run_scenario_limited(&text, &opts, max_memory, &mut interrupted))
+    let (report, files) = py
+        .allow_threads(move || {
+            let mut sim = tcplab_core::sim::prepare(&text, &opts, max_memory)?;
+            let (report, traces) = sim.run_interruptible(&mut interrupted)?;
+            Ok::<_, tcplab_core::Error>((report, sim.trace_files_in_memory(&traces)?))
+        })
         .map_err(to_py)?;
-    let mut files = std::collections::BTreeMap::new();
-    for t in &traces {
-        let (mut rows, mut sends) = (Vec::new(), Vec::new());
-        t.write_csv(&mut rows).and_then(|()| t.write_sends_csv(&mut sends)).map_err(|e| to_py(e.into()))?;
-        let text = |b: Vec<u8>| String::from_utf8(b).expect("CSV is ASCII");
-        files.insert(trace_file(t.flow), text(rows));
-        files.insert(segments_file(t.flow), text(sends));
-    }
+    let text = |b: Vec<u8>| String::from_utf8(b).expect("CSV is ASCII");
+    let files = files.into_iter().map(|(name, bytes)| (name, text(bytes))).collect();
     Ok((serde_json::to_string(&report).expect("report serialises"), files))
 }
 

@@ -204,7 +204,8 @@ class RunResult:
         return path if path.exists() else None
 
     def trace(self, flow_id: int) -> pd.DataFrame:
-        """A traced flow's time series: time_s, cwnd, ssthresh, snd_una, snd_nxt (bytes)."""
+        """A traced flow's time series: time_s, cwnd, ssthresh, snd_una, snd_nxt (bytes),
+        rtt_sample_s (NaN on rows without a sample), srtt_s, rto_s, flight (bytes)."""
         path = self.trace_path(flow_id)
         if path is None:
             raise FileNotFoundError(
@@ -213,6 +214,19 @@ class RunResult:
         from tcplab.report.plot import read_trace
 
         return read_trace(path)
+
+    def drops(self) -> pd.DataFrame:
+        """Every packet the run's links dropped (links with ``trace_drops = true``), one row
+        each, oldest first: channel, link, direction, then ``drops-<channel>.csv``'s columns
+        (time_s, flow, kind, seq, ack, len, bytes, cause, marked; docs/scenario.md#output)."""
+        import pandas as pd
+        from tcplab.experiment.frames import drops_frame
+
+        found = sorted(self.out_dir.glob("drops-*.csv")) if self.out_dir is not None else []
+        files = {int(f.stem[6:]): f for f in found if f.stem[6:].isdigit()}
+        if not files:
+            raise FileNotFoundError("no drop trace: set trace_drops = true on a link and run with out_dir")
+        return drops_frame({channel: pd.read_csv(f) for channel, f in files.items()})
 
     def to_json(self) -> str:
         return json.dumps(self.report)

@@ -60,7 +60,19 @@ class Run:
 
     @property
     def traced(self) -> bool:
-        return any(f.get("trace") for f in self.scenario.get("flow", []) if isinstance(f, Mapping))
+        """Whether the run writes traces a sweep keeps: a flow's, a queue's or a drop trace."""
+        flows = any(f.get("trace") for f in self.scenario.get("flow", []) if isinstance(f, Mapping))
+        links = [lk for lk in self.scenario.get("link", []) if isinstance(lk, Mapping)]
+        return flows or any(lk.get("trace_queue") or lk.get("trace_drops") for lk in links)
+
+    def unkept(self) -> list[str]:
+        """The fields asking for output a sweep does not keep (pcap captures)."""
+        links = self.scenario.get("link", [])
+        return [
+            f"link[{i}].pcap"
+            for i, lk in enumerate(links if isinstance(links, list) else [])
+            if isinstance(lk, Mapping) and lk.get("pcap") not in (None, False)
+        ]
 
 
 def canonical_json(value: Any) -> str:

@@ -14,7 +14,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["UNSET_SSTHRESH", "flows_frame", "links_frame", "records_frame", "series_frame", "tidy_trace"]
+__all__ = [
+    "UNSET_SSTHRESH",
+    "drops_frame",
+    "flows_frame",
+    "links_frame",
+    "records_frame",
+    "series_frame",
+    "tidy_trace",
+]
 
 # ssthresh at or above this is the core's "not set yet" (it writes u32::MAX or more).
 UNSET_SSTHRESH = 2**31
@@ -27,6 +35,31 @@ def _unset_to_nan(df: pd.DataFrame) -> pd.DataFrame:
             values = pd.to_numeric(df[col], errors="coerce").astype(float)
             df[col] = values.where(values < UNSET_SSTHRESH)
     return df
+
+
+DROP_COLUMNS = ("time_s", "flow", "kind", "seq", "ack", "len", "bytes", "cause", "marked")
+
+
+def drops_frame(by_channel: Mapping[int, pd.DataFrame]) -> pd.DataFrame:
+    """The drop traces of a run's channels as one DataFrame, oldest drop first: the columns of
+    ``drops-<channel>.csv`` (``seq``/``ack`` as nullable integers, empty for other kinds;
+    ``marked`` a bool) after ``channel``, ``link`` and ``direction`` (channel 2i is link i's
+    a->b direction "ab", 2i + 1 its "ba")."""
+    parts = []
+    for channel, df in sorted(by_channel.items()):
+        df = df.copy()
+        df.insert(0, "direction", "ab" if channel % 2 == 0 else "ba")
+        df.insert(0, "link", channel // 2)
+        df.insert(0, "channel", channel)
+        parts.append(df)
+    empty = pd.DataFrame({c: [] for c in ("channel", "link", "direction", *DROP_COLUMNS)})
+    out = pd.concat(parts, ignore_index=True) if parts else empty
+    for col in ("seq", "ack"):
+        out[col] = pd.to_numeric(out[col]).astype("Int64")
+    out["marked"] = out["marked"].astype(bool)
+    for col in ("channel", "link", "flow", "len", "bytes"):
+        out[col] = out[col].astype("int64")
+    return out.sort_values(["time_s", "channel"], kind="stable", ignore_index=True)
 
 
 def tidy_trace(df: pd.DataFrame) -> pd.DataFrame:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tcplab import _core
+from tcplab.errors import not_kept
 from tcplab.experiment.budget import MemoryCheck
 from tcplab.experiment.executors import Executor, ExecutorChoice
 from tcplab.experiment.expand import CheckedSweep, Run, check_sweep, iter_runs
@@ -190,6 +191,19 @@ def _batches(runs: Iterable[Run]) -> Iterator[list[Run]]:
         yield batch
 
 
+def _survey(db: Store, runs: Iterable[Run]) -> tuple[int, list[str]]:
+    """How many of ``runs`` are not stored yet, and the fields of any run asking for output a
+    sweep does not keep (``Run.unkept``; looked at once per point)."""
+    todo, unkept, last = 0, set(), None
+    for batch in _batches(runs):
+        todo += len(_todo(db, batch))
+        for run in batch:
+            if run.text is not last:
+                unkept.update(run.unkept())
+                last = run.text
+    return todo, sorted(unkept)
+
+
 def _todo(db: Store, batch: list[Run]) -> list[Run]:
     done = db.keys_among([r.key for r in batch], "ok")
     return [r for r in batch if r.key not in done]
@@ -257,7 +271,9 @@ def run_sweep(
     with Store(path) as db, Executor(choice) as executor:
         # A first pass counts what is missing (for the progress bar and the summary); both
         # passes make runs from the checked points a batch at a time.
-        todo_count = sum(len(_todo(db, batch)) for batch in _batches(checked.iter_runs()))
+        todo_count, unkept = _survey(db, checked.iter_runs())
+        if unkept:
+            not_kept(unkept)
         with SweepProgress(todo_count, f"sweep {spec.name}", quiet=quiet or not progress) as bar:
             for batch in _batches(checked.iter_runs()):
                 todo = _todo(db, batch)

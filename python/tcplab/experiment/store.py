@@ -299,6 +299,44 @@ class Store:
 
         return tidy_trace(pd.read_parquet(path))
 
+    def drops(self, key: str) -> pd.DataFrame:
+        """Every packet a stored run's links dropped (links with ``trace_drops = true``), as
+        ``RunResult.drops`` gives it: channel, link, direction, time_s, flow, kind, seq, ack,
+        len, bytes, cause, marked."""
+        import pandas as pd
+        from tcplab.experiment.frames import drops_frame
+
+        named = (re.fullmatch(r"drops-(\d+)\.parquet", n) for n in self._listed(key, "drops"))
+        files = {int(m[1]): m[0] for m in named if m}
+        if not files:
+            raise FileNotFoundError(
+                f"no drop trace stored for run {key[:12]}: set trace_drops = true on a link"
+            )
+        return drops_frame({c: pd.read_parquet(self.traces_dir / key / n) for c, n in files.items()})
+
+    def queue(self, key: str, channel: int = 0) -> pd.DataFrame:
+        """A stored run's queue trace of one channel (``trace_queue = true``): time_s, packets,
+        bytes, avg (RED's average; NaN without RED)."""
+        import pandas as pd
+
+        if isinstance(channel, bool) or not isinstance(channel, int) or channel < 0:
+            raise UserError(f"queue: channel must be a channel id (an integer from 0), got {channel!r}"[:300])
+        name = f"queue-{channel}.parquet"
+        if name not in self._listed(key, "queue"):
+            raise FileNotFoundError(f"no queue trace of channel {channel} stored for run {key[:12]}")
+        return pd.read_parquet(self.traces_dir / key / name)
+
+    def _listed(self, key: str, what: str) -> list[str]:
+        """The trace files the store lists for run ``key`` (checked), existing ones only."""
+        _check_trace_args(key, 0, "trace")
+        with damaged(self.path):
+            row = self._db.execute("SELECT traces FROM runs WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            raise UserError(f"{what}: no run with key {key[:12]}... in {self.path}")
+        listed = _json_cell(self.path, key, "traces", row[0], list)
+        folder = self.traces_dir / key
+        return [n for n in listed if isinstance(n, str) and "/" not in n and (folder / n).is_file()]
+
 
 _RUN_KEY = re.compile(r"[0-9a-f]{64}")
 TRACE_KINDS = ("trace", "segments")

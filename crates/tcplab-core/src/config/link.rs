@@ -55,6 +55,10 @@ pub struct LinkSpec {
     /// Write `queue-<channel>.csv`: every arrival's view of the queue (both directions).
     #[serde(default)]
     pub trace_queue: bool,
+    /// Write `drops-<channel>.csv`: a row per packet (or cell) dropped, with its cause (both
+    /// directions).
+    #[serde(default)]
+    pub trace_drops: bool,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -88,6 +92,7 @@ pub struct ChannelModel {
     pub per_flow_series: bool,
     pub qdisc: Option<QdiscModel>,
     pub trace_queue: bool,
+    pub trace_drops: bool,
 }
 
 /// The channels of `links` (two per link) and the file names of their pcap captures.
@@ -137,6 +142,7 @@ pub fn channels(
             ch.pcap_rx = pcap_rx;
             ch.per_flow_series = l.per_flow_series;
             ch.trace_queue = l.trace_queue;
+            ch.trace_drops = l.trace_drops;
             channels.push(ch);
         }
     }
@@ -211,6 +217,7 @@ fn channel(
         per_flow_series: false,
         qdisc,
         trace_queue: false,
+        trace_drops: false,
     })
 }
 

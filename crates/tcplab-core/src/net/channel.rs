@@ -159,6 +159,9 @@ impl Channel {
         let mut arrive_at = None;
         if lost {
             self.stats.drops_loss += 1;
+            if let Some(d) = &mut self.queue.drops {
+                d.record(now, pool.get(w.id), super::drop_trace::DropCause::Loss);
+            }
         } else {
             let at = now + self.delay;
             if self.pipe.is_empty() {

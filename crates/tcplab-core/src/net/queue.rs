@@ -18,6 +18,7 @@ use crate::csv::Rows;
 use crate::packet::Packet;
 use crate::time::Time;
 
+use super::drop_trace::{DropCause, DropTrace};
 use super::pool::PacketId;
 use super::red::{Red, RedDrop};
 
@@ -98,6 +99,9 @@ pub struct Queue {
     pub stats: Option<Box<QueueStats>>,
     /// A sample per arrival, when the link asks for a queue trace.
     pub trace: Option<Box<Rows<QueueSample>>>,
+    /// A row per packet dropped, when the link asks for a drop trace (the channel records its
+    /// loss model's drops here too).
+    pub drops: Option<Box<DropTrace>>,
     /// Largest number of packets ever waiting.
     pub peak_packets: usize,
 }
@@ -113,12 +117,17 @@ impl Queue {
     }
 
     pub fn with_discipline(limit: QueueLimit, disc: Discipline) -> Self {
-        Self { buf: VecDeque::new(), bytes: 0, limit, disc, stats: None, trace: None, peak_packets: 0 }
+        Self { buf: VecDeque::new(), bytes: 0, limit, disc, stats: None, trace: None, drops: None, peak_packets: 0 }
     }
 
     /// Count drops by cause and mark from now on.
     pub fn keep_stats(&mut self) {
         self.stats = Some(Box::default());
+    }
+
+    /// Record every dropped packet from now on.
+    pub fn keep_drops(&mut self) {
+        self.drops = Some(Box::default());
     }
 
     /// Record a sample at every arrival from now on.
@@ -152,7 +161,24 @@ impl Queue {
         if self.stats.is_some() || self.trace.is_some() {
             self.account(now, pkt, ok, early);
         }
+        if !ok && self.drops.is_some() {
+            self.trace_drop(now, pkt, link_idle, early);
+        }
         ok
+    }
+
+    /// Record a refused arrival in the drop trace, with the cause the counters give it.
+    #[cold]
+    fn trace_drop(&mut self, now: Time, pkt: &Packet, link_idle: bool, early: Option<RedDrop>) {
+        let cause = match (early, &self.disc) {
+            (Some(RedDrop::Early), _) => DropCause::Early,
+            (Some(RedDrop::Forced), _) => DropCause::Forced,
+            (None, Discipline::Cells(_)) if link_idle || self.fits(pkt) => DropCause::CellPolicy,
+            (None, _) => DropCause::Overflow,
+        };
+        if let Some(d) = &mut self.drops {
+            d.record(now, pkt, cause);
+        }
     }
 
     #[cold]

@@ -33,8 +33,12 @@ impl Simulation {
     /// validated model never has.
     pub fn new(mut model: Model) -> Result<Self, Error> {
         jitter_starts(&mut model);
-        let channels: Vec<Channel> = model.channels.iter().enumerate().map(|(i, c)| channel(&model, i, c)).collect();
+        let mut channels: Vec<Channel> =
+            model.channels.iter().enumerate().map(|(i, c)| channel(&model, i, c)).collect();
         let built = Flows::build(&model, &channels)?;
+        for d in channels.iter_mut().filter_map(|c| c.queue.drops.as_deref_mut()) {
+            d.set_data_bases(built.wire.iter().map(|w| w.data_base));
+        }
         let apps = Apps::new(&model.www, model.seed);
         // At most one pending event per channel stage, flow and switch, plus the stop.
         let mut pending_bound = 2 * channels.len() + built.flows.len() + model.nodes.len() + apps.len() + 1;
@@ -83,6 +87,10 @@ fn channel(model: &Model, i: usize, c: &ChannelModel) -> Channel {
         }
         _ => packet_queue(c.limit, c.qdisc.as_ref(), c.rate_bps, c.trace_queue, seed, i as u64),
     };
+    let mut queue = queue;
+    if c.trace_drops {
+        queue.keep_drops();
+    }
     let loss = LossModel::new(&c.loss, seed, i as u64);
     let mut ch = Channel::new(c.from, c.to, c.rate_bps, c.delay, queue, loss);
     ch.pcap = c.pcap;

@@ -1,18 +1,65 @@
-//! The files a run writes besides its streamed traces: queue traces kept in memory and pcaps.
+//! The files a run writes besides its streamed traces: queue and drop traces kept in memory,
+//! pcaps, and every trace as CSV text for a caller without an output folder.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::Simulation;
+use crate::csv::{write_csv, Rows};
 use crate::error::Error;
-use crate::trace_stream::queue_file;
+use crate::metrics::FlowTrace;
+use crate::trace_stream::{drops_file, queue_file, segments_file, trace_file};
 
 impl Simulation {
-    /// Write `queue-<channel>.csv` for every channel that traced its queue.
+    /// Write `queue-<channel>.csv` for every channel that traced its queue, and
+    /// `drops-<channel>.csv` for every channel that traced its drops, when kept in memory.
     pub fn write_queue_traces(&self, dir: &Path) -> Result<(), Error> {
         for (i, c) in self.channels.iter().enumerate() {
             crate::net::queue::write_trace(&c.queue, &dir.join(queue_file(i)))?;
+            if let Some(Rows::Memory(rows)) = c.queue.drops.as_deref().map(|d| &d.rows) {
+                let mut w = std::io::BufWriter::new(std::fs::File::create(dir.join(drops_file(i)))?);
+                write_csv(rows, &mut w)?;
+                std::io::Write::flush(&mut w)?;
+            }
         }
         Ok(())
+    }
+
+    /// Stream the drop traces `plan` names (by channel) into `dir` from now on.
+    pub(super) fn stream_drops(&mut self, dir: &Path, plan: &[bool]) -> Result<(), Error> {
+        for (i, c) in self.channels.iter_mut().enumerate().filter(|(i, _)| plan[*i]) {
+            if let Some(d) = c.queue.drops.as_deref_mut() {
+                d.rows = Rows::file(dir.join(drops_file(i)))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Every trace of a run kept in memory, as the CSV files a run with an output folder
+    /// writes, by file name: the flows' (`traces`, as the run returned them), the queues'
+    /// and the drop traces.
+    pub fn trace_files_in_memory(&self, traces: &[FlowTrace]) -> Result<BTreeMap<String, Vec<u8>>, Error> {
+        let mut files = BTreeMap::new();
+        for t in traces {
+            let (mut rows, mut sends) = (Vec::new(), Vec::new());
+            t.write_csv(&mut rows)?;
+            t.write_sends_csv(&mut sends)?;
+            files.insert(trace_file(t.flow), rows);
+            files.insert(segments_file(t.flow), sends);
+        }
+        for (i, c) in self.channels.iter().enumerate() {
+            if let Some(Rows::Memory(samples)) = c.queue.trace.as_deref() {
+                let mut out = Vec::new();
+                write_csv(samples, &mut out)?;
+                files.insert(queue_file(i), out);
+            }
+            if let Some(Rows::Memory(rows)) = c.queue.drops.as_deref().map(|d| &d.rows) {
+                let mut out = Vec::new();
+                write_csv(rows, &mut out)?;
+                files.insert(drops_file(i), out);
+            }
+        }
+        Ok(files)
     }
 
     /// Write the pcap captures into `dir`.

@@ -115,55 +115,86 @@ pub trait RttEstimator {
 }
 
 /// Calls an `RttEstimator` method on whichever estimator is inside, without a vtable.
+macro_rules! dispatch_mut {
+    ($self:expr, $e:ident => $call:expr) => {
+        match &mut $self.kind {
+            EstimatorKind::Bsd($e) => $call,
+            EstimatorKind::Fine($e) => $call,
+            EstimatorKind::Ns2($e) => $call,
+            EstimatorKind::Ns1($e) => $call,
+        }
+    };
+}
+
+/// `dispatch_mut` for the methods that only read the estimator.
 macro_rules! dispatch {
     ($self:expr, $e:ident => $call:expr) => {
-        match $self {
-            Estimator::Bsd($e) => $call,
-            Estimator::Fine($e) => $call,
-            Estimator::Ns2($e) => $call,
-            Estimator::Ns1($e) => $call,
+        match &$self.kind {
+            EstimatorKind::Bsd($e) => $call,
+            EstimatorKind::Fine($e) => $call,
+            EstimatorKind::Ns2($e) => $call,
+            EstimatorKind::Ns1($e) => $call,
         }
     };
 }
 
 /// The closed set of estimators (static dispatch on the hot path).
 #[derive(Debug, Clone)]
-pub enum Estimator {
+pub enum EstimatorKind {
     Bsd(BsdRtt),
     Fine(FineRtt),
     Ns2(Ns2Rtt),
     Ns1(Ns1Rtt),
 }
 
+/// A connection's estimator, and the last round trip it measured until a trace row takes it
+/// (the flow trace's `rtt_sample_s`).
+#[derive(Debug, Clone)]
+pub struct Estimator {
+    pub kind: EstimatorKind,
+    last_sample: Option<Dur>,
+}
+
 impl Estimator {
     /// The estimator of `clock`, on a host whose coarse ticks fall at `phase` (ignored by the
     /// fine clock and by ns-1's rounded samples).
     pub fn new(clock: TimerClock, phase: Dur, limits: RtoLimits) -> Self {
-        match clock {
-            TimerClock::Coarse { tick } => Estimator::Bsd(BsdRtt::new(tick, phase, limits)),
-            TimerClock::Fine => Estimator::Fine(FineRtt::new(limits)),
-            TimerClock::Ns2 { tick } => Estimator::Ns2(Ns2Rtt::new(tick, phase, limits)),
-            TimerClock::Ns1 { tick } => Estimator::Ns1(Ns1Rtt::new(tick, limits)),
-        }
+        let kind = match clock {
+            TimerClock::Coarse { tick } => EstimatorKind::Bsd(BsdRtt::new(tick, phase, limits)),
+            TimerClock::Fine => EstimatorKind::Fine(FineRtt::new(limits)),
+            TimerClock::Ns2 { tick } => EstimatorKind::Ns2(Ns2Rtt::new(tick, phase, limits)),
+            TimerClock::Ns1 { tick } => EstimatorKind::Ns1(Ns1Rtt::new(tick, limits)),
+        };
+        Self { kind, last_sample: None }
+    }
+
+    /// The round trip measured by the last sample (the interval itself, before the estimator
+    /// rounds it to its clock), once: None until the next sample.
+    #[inline]
+    pub fn take_sample(&mut self) -> Option<Dur> {
+        self.last_sample.take()
     }
 
     /// The estimator a connection with `cfg` runs: its clock, with 4.4BSD-Lite's start and
     /// backoff rules on the coarse clock of the `bsd44` stack.
     pub fn for_config(cfg: &TcpConfig, phase: Dur) -> Self {
         let limits = RtoLimits { min: cfg.min_rto, max: cfg.max_rto, initial: cfg.initial_rto };
-        match (Self::new(cfg.clock, phase, limits), cfg.stack) {
-            (Estimator::Bsd(b), Stack::Bsd44) => Estimator::Bsd(b.with_bsd44_rules()),
-            (e, _) => e,
+        let mut e = Self::new(cfg.clock, phase, limits);
+        if let (EstimatorKind::Bsd(b), Stack::Bsd44) = (&e.kind, cfg.stack) {
+            e.kind = EstimatorKind::Bsd(b.clone().with_bsd44_rules());
         }
+        e
     }
 
     #[inline]
     pub fn sample(&mut self, sent: Time, now: Time) {
-        dispatch!(self, e => e.sample(sent, now))
+        self.last_sample = Some(now.saturating_sub(sent));
+        dispatch_mut!(self, e => e.sample(sent, now))
     }
     #[inline]
     pub fn sample_echo(&mut self, echoed: Time, now: Time) {
-        dispatch!(self, e => e.sample_echo(echoed, now))
+        self.last_sample = Some(now.saturating_sub(echoed));
+        dispatch_mut!(self, e => e.sample_echo(echoed, now))
     }
     #[inline]
     pub fn rto(&self) -> Dur {
@@ -179,13 +210,13 @@ impl Estimator {
     }
     #[inline]
     pub fn on_backoff(&mut self, backoff: u32) {
-        dispatch!(self, e => e.on_backoff(backoff))
+        dispatch_mut!(self, e => e.on_backoff(backoff))
     }
     pub fn on_timeout(&mut self, now: Time, backoff: &mut u32) -> Time {
-        dispatch!(self, e => e.on_timeout(now, backoff))
+        dispatch_mut!(self, e => e.on_timeout(now, backoff))
     }
     pub fn on_fast_retransmit(&mut self, now: Time, backoff: &mut u32) -> Option<Time> {
-        dispatch!(self, e => e.on_fast_retransmit(now, backoff))
+        dispatch_mut!(self, e => e.on_fast_retransmit(now, backoff))
     }
     #[inline]
     pub fn deadline_before_update(&self, now: Time, backoff: u32) -> Option<Time> {
@@ -208,11 +239,11 @@ mod tests {
         let plain = Estimator::for_config(&cfg(Stack::Tcplab, coarse), 0);
         assert_eq!((bsd44.deadline(0, 0), bsd44.deadline(0, 1)), (6 * SEC, 24 * SEC));
         assert_eq!((plain.deadline(0, 0), plain.deadline(0, 1)), (6 * SEC, 12 * SEC));
-        let kind = |clock| match Estimator::for_config(&cfg(Stack::Tcplab, clock), 0) {
-            Estimator::Bsd(_) => "bsd",
-            Estimator::Fine(_) => "fine",
-            Estimator::Ns2(_) => "ns2",
-            Estimator::Ns1(_) => "ns1",
+        let kind = |clock| match Estimator::for_config(&cfg(Stack::Tcplab, clock), 0).kind {
+            EstimatorKind::Bsd(_) => "bsd",
+            EstimatorKind::Fine(_) => "fine",
+            EstimatorKind::Ns2(_) => "ns2",
+            EstimatorKind::Ns1(_) => "ns1",
         };
         assert_eq!(kind(TimerClock::Fine), "fine");
         assert_eq!(kind(TimerClock::Ns2 { tick: 100 * MS }), "ns2");

@@ -480,6 +480,10 @@ impl TcpSender {
                 ssthresh: self.win.ssthresh,
                 snd_una: self.snd_una,
                 snd_nxt: self.snd_nxt,
+                rtt_sample: self.rtt.take_sample(),
+                srtt: self.rtt.srtt_ns(),
+                rto: self.rtt.rto(),
+                flight: self.snd_max - self.snd_una,
             });
         }
     }

@@ -2,16 +2,24 @@
 //! sends. The sender only appends to a buffer it owns (it does no I/O); the simulation drains
 //! the buffer, into files as the run goes (`trace_stream`) or into the report when it ends.
 
-use crate::time::Time;
+use crate::time::{Dur, Time};
 
 /// One row of the per-flow time trace.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct TraceRow {
     pub time: Time,
     pub cwnd: u64,
     pub ssthresh: u64,
     pub snd_una: u64,
     pub snd_nxt: u64,
+    /// The round trip measured since the last row (the sample the estimator was given, before
+    /// its clock rounds it), if one was.
+    pub rtt_sample: Option<Dur>,
+    /// The estimator's smoothed RTT and (un-backed-off) retransmission timeout.
+    pub srtt: Dur,
+    pub rto: Dur,
+    /// Bytes sent and not yet acknowledged (snd_max - snd_una: RFC 5681's FlightSize).
+    pub flight: u64,
 }
 
 /// One data segment leaving the sender (kept when the flow is traced).
@@ -57,9 +65,9 @@ mod tests {
     #[test]
     fn take_hands_over_the_records_in_order_and_leaves_the_buffer_empty() {
         let mut t = SenderTrace::default();
-        t.row(TraceRow { time: 1, cwnd: 2, ssthresh: 3, snd_una: 4, snd_nxt: 5 });
+        t.row(TraceRow { time: 1, cwnd: 2, ssthresh: 3, snd_una: 4, snd_nxt: 5, ..Default::default() });
         t.send(SendRecord { time: 1, offset: 0, len: 10, retransmit: false });
-        t.row(TraceRow { time: 2, cwnd: 3, ssthresh: 3, snd_una: 10, snd_nxt: 10 });
+        t.row(TraceRow { time: 2, cwnd: 3, ssthresh: 3, snd_una: 10, snd_nxt: 10, ..Default::default() });
         let (rows, sends) = t.take();
         assert_eq!(rows.iter().map(|r| r.time).collect::<Vec<_>>(), [1, 2]);
         assert_eq!(sends.len(), 1);

@@ -32,11 +32,13 @@ pub fn file_budget() -> usize {
 }
 
 /// Which traces a run with an output folder streams: traced flows in order (two files each),
-/// then traced queues (one each), while `files` lasts; the others stay in memory.
+/// then traced queues (one each), then drop traces (one each), while `files` lasts; the others
+/// stay in memory.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StreamPlan {
     pub flows: Vec<bool>,
     pub channels: Vec<bool>,
+    pub drops: Vec<bool>,
 }
 
 impl StreamPlan {
@@ -49,7 +51,13 @@ impl StreamPlan {
         };
         let flows = model.flows.iter().map(|f| f.trace && take(2)).collect();
         let channels = model.channels.iter().map(|c| c.trace_queue && take(1)).collect();
-        Self { flows, channels }
+        let drops = model.channels.iter().map(|c| c.trace_drops && take(1)).collect();
+        Self { flows, channels, drops }
+    }
+
+    /// Whether any trace streams.
+    pub fn any(&self) -> bool {
+        self.flows.iter().chain(&self.channels).chain(&self.drops).any(|&s| s)
     }
 }
 
@@ -68,10 +76,21 @@ pub fn queue_file(channel: usize) -> String {
     format!("queue-{channel}.csv")
 }
 
+/// A channel's drop trace.
+pub fn drops_file(channel: usize) -> String {
+    format!("drops-{channel}.csv")
+}
+
 impl CsvRow for TraceRow {
-    const HEADER: &'static str = "time_s,cwnd,ssthresh,snd_una,snd_nxt";
+    /// `rtt_sample_s` is empty on rows without a new sample.
+    const HEADER: &'static str = "time_s,cwnd,ssthresh,snd_una,snd_nxt,rtt_sample_s,srtt_s,rto_s,flight";
     fn write_csv(&self, w: &mut impl Write) -> io::Result<()> {
-        writeln!(w, "{:.9},{},{},{},{}", self.time as f64 / 1e9, self.cwnd, self.ssthresh, self.snd_una, self.snd_nxt)
+        let s = |ns: u64| ns as f64 / 1e9;
+        write!(w, "{:.9},{},{},{},{},", s(self.time), self.cwnd, self.ssthresh, self.snd_una, self.snd_nxt)?;
+        if let Some(r) = self.rtt_sample {
+            write!(w, "{:.9}", s(r))?;
+        }
+        writeln!(w, ",{:.9},{:.9},{}", s(self.srtt), s(self.rto), self.flight)
     }
 }
 
@@ -183,6 +202,10 @@ mod tests {
                 ssthresh: if i % 5 == 0 { u32::MAX as u64 } else { 1460 * 8 },
                 snd_una: i * 1460,
                 snd_nxt: i * 1460 + 14_600,
+                rtt_sample: (i % 3 == 0).then_some(i * 1_000_003),
+                srtt: i * 999_999,
+                rto: 200_000_000 + i,
+                flight: 14_600,
             })
             .collect()
     }
@@ -245,7 +268,7 @@ mod tests {
 
     /// Files of flow 0 (streamed) and flow 1 (kept in memory) in `d`.
     fn files_of_flow_0(d: &Path) -> FlowFiles {
-        FlowFiles::open(d, &StreamPlan { flows: vec![true, false], channels: vec![] }).unwrap()
+        FlowFiles::open(d, &StreamPlan { flows: vec![true, false], channels: vec![], drops: vec![] }).unwrap()
     }
 
     #[test]
@@ -299,10 +322,14 @@ mod tests {
         );
         let model = crate::config::parse(&text).unwrap().validate(None).unwrap();
         let plan = |files| StreamPlan::new(&model, files);
-        assert_eq!(plan(100), StreamPlan { flows: vec![true, false, true], channels: vec![true, true] });
+        let drops = vec![false; 2];
+        assert_eq!(plan(100), StreamPlan { flows: vec![true, false, true], channels: vec![true, true], drops });
         // Three files: the first traced flow's two, then one queue; the second flow stays in memory.
-        assert_eq!(plan(3), StreamPlan { flows: vec![true, false, false], channels: vec![true, false] });
-        assert_eq!(plan(0), StreamPlan { flows: vec![false; 3], channels: vec![false; 2] });
+        let drops = vec![false; 2];
+        assert_eq!(plan(3), StreamPlan { flows: vec![true, false, false], channels: vec![true, false], drops });
+        let none = StreamPlan { flows: vec![false; 3], channels: vec![false; 2], drops: vec![false; 2] };
+        assert_eq!(plan(0), none);
+        assert!(!plan(0).any() && plan(3).any());
         assert!((8..=1024).contains(&file_budget()));
     }
 }
