@@ -69,8 +69,12 @@ macro_rules! tcp_knobs {
                 "loss recovery, see [Variants](#variants)";
             mss => mss: u32, Mss, "bytes", [1460, 1460, 1000, 1000],
                 "payload of a full segment (ns: `packetSize_`)";
-            header_bytes => header_bytes: u32, Count<0, 1000>, "bytes", [40],
-                "IP + TCP header on the wire, per packet";
+            header_bytes => header_bytes: u32, Count<0, 1000>, "bytes", [40, 40, 0, 40],
+                "IP + TCP header added to each data segment on the wire. ns2: none, since ns-2.1b's \
+`packetSize_` is the whole packet, so a segment is `mss` bytes on the wire and carries `mss` bytes";
+            ack_bytes => ack_bytes: u32, Count<0, 1000>, "bytes", [header_bytes, header_bytes, 40, 40],
+                "a segment without data on the wire (an ACK, a SYN), before any SACK option. Unless set, \
+`header_bytes`; ns2 and ns1: 40 (the sink's `packetSize_ 40`)";
             rcv_buf => rcv_buf: u32, RcvBuf, "bytes", [65535, 8192, NS_WINDOW * mss, NS_WINDOW * mss],
                 "receiver's buffer: the window it advertises (the application reads at once, so it stays this \
 size); larger than 65535 needs window scaling. ns2 and ns1: 20 packets of `mss` (`window_ 20`)";
@@ -101,8 +105,9 @@ stacks](stacks.md)). A tick also sets `min_rto`'s default";
                  two_ticks_or(timer, 200 * MS)],
                 "lower bound on the RTO. Unless set, 2 ticks of a coarse, `ns2:` or `ns1:` `timer` (4.4BSD's \
 `TCPTV_MIN`, ns's `2 * tcpTick_`), so setting `timer` moves it; with `\"fine\"`, the value shown";
-            max_rto => max_rto: Dur, Duration, "", [64 * SEC, 64 * SEC, 64 * SEC, 2000 * SEC],
-                "upper bound on the RTO (after backoff); not below `min_rto`";
+            max_rto => max_rto: Dur, Duration, "", [64 * SEC, 64 * SEC, 100_000 * SEC, 2000 * SEC],
+                "upper bound on the RTO (after backoff); not below `min_rto`. ns2: ns-2.1b's `maxrto_ 100000`, so in \
+fact none: the backoff stops doubling at 64";
             initial_rto => initial_rto: Dur, PositiveDuration, "", [3 * SEC, 6 * SEC, 6 * SEC, 3 * SEC],
                 "timeout before the first RTT sample (SYN and first data)";
             delayed_ack => _: bool, Flag, "", [false, true, false, false],

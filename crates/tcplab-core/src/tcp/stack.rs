@@ -13,7 +13,8 @@ pub enum Stack {
     Tcplab,
     /// 4.4BSD-Lite (tcp_input.c 8.5, tcp_output.c, tcp_timer.c, tcp_usrreq.c).
     Bsd44,
-    /// ns-2 as of 2.1b (tcp.cc 1.59, 1998; tcl/lib/ns-default.tcl 1.51, 1997).
+    /// ns-2.1b3, released 1998/07/11 (tcp.cc 1.76, tcp-reno.cc 1.28, tcp-newreno.cc 1.31,
+    /// tcp-sack1.cc 1.31, tcp-sink.cc 1.24, tcl/lib/ns-default.tcl 1.122).
     Ns2,
     /// ns-1 (1996): its `tcp.cc` as imported into ns-2 (rev. 1.1.1.1, 1996/12/19) and its
     /// `ns-default.tcl` (rev. 1.2, 1997): ns-2's window and recovery rules, with ns-1's own
@@ -97,10 +98,12 @@ mod tests {
 
     #[test]
     fn ns1_is_ns2_but_for_its_timer_samples_and_ssthresh_floor() {
-        // docs/stacks.md: ns-1's tcp.cc 1.1.1.1 differs from ns-2.1b in rtt_init,
-        // rtt_update, rtt_timeout, rtt_backoff, reset_rtx_timer, newack and closecwnd.
+        // docs/stacks.md: ns-1's tcp.cc 1.1.1.1 differs from ns-2.1b3's in rtt_init,
+        // rtt_update, rtt_timeout, rtt_backoff, reset_rtx_timer, newack and closecwnd; the ns1
+        // preset also keeps 40 header bytes on top of `mss` (docs/stacks.md, packet size).
         let (n1, n2) = (Stack::Ns1.preset(), Stack::Ns2.preset());
         let same = TcpConfig {
+            header_bytes: n2.header_bytes,
             clock: n2.clock,
             initial_rto: n2.initial_rto,
             max_rto: n2.max_rto,

@@ -24,6 +24,7 @@ pub use vanilla::Vanilla;
 
 use super::cc::{Controller, LossState};
 use super::config::{RecoveryKind, TcpConfig};
+use super::growth::Deflation;
 use super::scoreboard::Scoreboard;
 use super::window::Window;
 
@@ -154,7 +155,8 @@ impl Recovery {
                 NewRenoNs2::default()
                     .with_flywheel(cfg.newreno_changes)
                     .with_ns2_sends(cfg.recovery_send_ns2)
-                    .with_bug_fix(cfg.bug_fix),
+                    .with_bug_fix(cfg.bug_fix)
+                    .with_ns2_halving(cfg.deflation == Deflation::Ns2),
             ),
             RecoveryKind::Sack => Recovery::Sack(SackPipe::new(cfg.bug_fix)),
             RecoveryKind::Sack6675 => Recovery::Sack6675(Sack6675::default()),
