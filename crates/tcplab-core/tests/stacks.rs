@@ -170,7 +170,8 @@ fn ns2_reno_keeps_inflation_in_dupwnd_and_drops_it_on_the_new_ack() {
 
 #[test]
 fn ns2_timer_fires_exactly_and_is_reset_before_the_rtt_sample() {
-    // tcp.cc: rtt_init sets t_rtxcur_ = rtxcur_init_ (6 s in 2.1b); rtt_timeout gives it
+    // tcp.cc 1.76: rtt_init sets t_rtxcur_ = rtxcur_init_ (6 s, ns-default.tcl 1.122, with
+    // srtt_init_ 0, so the first sample sets srtt = rtt, rttvar = rtt / 2); rtt_timeout gives it
     // unrounded, and the ns timer fires exactly then. TcpAgent::newack calls newtimer()
     // before rtt_update(), so the first ACK still arms 6 s; the next one uses the sample:
     // sent at 0, acked at 250 ms, tick boundaries 100 and 200 ms -> t_rtt_ 2, srtt 16,
@@ -270,6 +271,9 @@ fn ns2_a_packet_is_packet_size_on_the_wire_and_an_ack_40_bytes() {
     // A header set by hand goes on data segments only.
     let mut s = sender(config(Stack::Ns2, |c| c.header_bytes = 40));
     assert_eq!(s.poll_transmit(0).map(|p| p.wire_bytes), Some(1040));
+    // The ns1 preset, derived from ns2's, keeps the 40 bytes its study's runs had.
+    let mut s = sender(config(Stack::Ns1, |_| {}));
+    assert_eq!(s.poll_transmit(0).map(|p| (p.payload, p.wire_bytes)), Some((1000, 1040)));
 }
 
 #[test]

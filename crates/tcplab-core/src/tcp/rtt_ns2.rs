@@ -145,7 +145,7 @@ mod tests {
 
     #[test]
     fn ns2_timestamp_samples_round_where_timed_ones_count_boundaries() {
-        // tcp.cc 1.59 rtt_update: with ts_option_, t_rtt_ = int(tao / tcp_tick_ + 0.5);
+        // tcp.cc 1.76 rtt_update: with ts_option_, t_rtt_ = int(tao / tcp_tick_ + 0.5);
         // without, the tick boundaries crossed on the agent's clock (here at 0, 100, ...).
         let (mut echo, mut timed) = (ns2(), ns2());
         echo.sample_echo(90 * MS, 240 * MS); // 150 ms: 2 ticks -> 3 * 2 ticks

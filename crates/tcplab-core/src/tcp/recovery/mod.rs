@@ -56,6 +56,13 @@ impl Ctx<'_> {
         self.cc.on_fast_retransmit(&loss)
     }
 
+    /// ns-2's window after a fast retransmit, slowdown(CLOSE_CWND_HALF) (closecwnd(1) before
+    /// tcp.cc 1.66): `cwnd_ = int(window() / 2)` packets, where only `ssthresh_` is floored at
+    /// 2, so it can be 1. Read before the fast retransmit changes cwnd.
+    pub fn ns2_half_window(&self) -> u64 {
+        (self.win.cwnd.min(self.peer_wnd) / self.mss / 2 * self.mss).max(self.mss)
+    }
+
     /// Bytes sent and not yet cumulatively acknowledged.
     pub fn flight(&self) -> u64 {
         self.snd_max - self.snd_una

@@ -116,9 +116,9 @@ impl LossRecovery for NewRenoNs2 {
             self.dups = 0;
             return false;
         }
-        let half = cx.win.cwnd.min(cx.peer_wnd) / cx.mss / 2 * cx.mss;
+        let half = cx.ns2_half_window();
         cx.win.ssthresh = cx.ssthresh_on_loss();
-        let base = if self.ns2_halving { half.max(cx.mss) } else { cx.win.ssthresh };
+        let base = if self.ns2_halving { half } else { cx.win.ssthresh };
         cx.win.cwnd = base + threshold as u64 * cx.mss;
         *cx.retransmit = Some(cx.snd_una);
         self.recover = Some(cx.snd_max);
