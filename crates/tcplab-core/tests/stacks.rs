@@ -170,7 +170,8 @@ fn ns2_reno_keeps_inflation_in_dupwnd_and_drops_it_on_the_new_ack() {
 
 #[test]
 fn ns2_timer_fires_exactly_and_is_reset_before_the_rtt_sample() {
-    // tcp.cc: rtt_init sets t_rtxcur_ = rtxcur_init_ (6 s in 2.1b); rtt_timeout gives it
+    // tcp.cc 1.76: rtt_init sets t_rtxcur_ = rtxcur_init_ (6 s, ns-default.tcl 1.122, with
+    // srtt_init_ 0, so the first sample sets srtt = rtt, rttvar = rtt / 2); rtt_timeout gives it
     // unrounded, and the ns timer fires exactly then. TcpAgent::newack calls newtimer()
     // before rtt_update(), so the first ACK still arms 6 s; the next one uses the sample:
     // sent at 0, acked at 250 ms, tick boundaries 100 and 200 ms -> t_rtt_ 2, srtt 16,
@@ -250,6 +251,73 @@ fn ns2_maxcwnd_caps_the_window_and_a_zero_floor_still_sends_one_packet() {
     s.on_timer(3 * SEC);
     assert_eq!(s.window().ssthresh, 0);
     assert_eq!(drain(&mut s, 3000), [0]);
+}
+
+#[test]
+fn ns2_a_packet_is_packet_size_on_the_wire_and_an_ack_40_bytes() {
+    // ns-2.1b3: Agent::initpkt (agent.cc 1.43) gives every packet `size_` = packetSize_ 1000
+    // (ns-default.tcl 1.122) and TcpAgent::output (tcp.cc 1.76) changes it only for a SYN; no
+    // header is added (that came with useHeaders_ in 2001). TcpAgent::sendmsg counts
+    // `nbytes / size_` packets, and TCPSink's ACKs are its packetSize_ 40.
+    let preset = Stack::Ns2.preset();
+    let mut s = sender(preset.clone());
+    let p = s.poll_transmit(0).expect("the first segment");
+    assert_eq!((p.payload, p.wire_bytes), (1000, 1000));
+    let mut r = TcpReceiver::new(preset, 0, 0, None, 0);
+    r.open(0);
+    r.on_packet(10 * MS, &Packet { wire_bytes: 1000, ..data_pkt(0) });
+    let a = r.poll_transmit(10 * MS).expect("an ACK");
+    assert_eq!((a.payload, a.wire_bytes), (0, 40));
+    // A header set by hand goes on data segments only.
+    let mut s = sender(config(Stack::Ns2, |c| c.header_bytes = 40));
+    assert_eq!(s.poll_transmit(0).map(|p| p.wire_bytes), Some(1040));
+    // The ns1 preset, derived from ns2's, keeps the 40 bytes its study's runs had.
+    let mut s = sender(config(Stack::Ns1, |_| {}));
+    assert_eq!(s.poll_transmit(0).map(|p| (p.payload, p.wire_bytes)), Some((1000, 1040)));
+}
+
+#[test]
+fn ns2_timeouts_back_off_64_fold_with_no_ceiling() {
+    // ns-default.tcl 1.122 (ns-2.1b3): `maxrto_ 100000`, from rev. 1.65 (1997/10/13) to 2007;
+    // tcp.cc 1.76 rtt_backoff: `if (t_backoff_ < 64) t_backoff_ <<= 1`, and rtt_timeout:
+    // t_rtxcur_ * t_backoff_, at most maxrto_. Before any sample t_rtxcur_ is rtxcur_init_
+    // (6 s), which the srtt fold past a backoff of 8 does not touch: 6, 12, ... 384, 384 s.
+    let mut s = sender(config(Stack::Ns2, |_| {}));
+    assert_eq!(drain(&mut s, 0), [0]);
+    let mut at = 0;
+    let mut gaps = vec![];
+    for _ in 0..8 {
+        let due = s.next_deadline().expect("armed");
+        gaps.push((due - at) / SEC);
+        at = due;
+        s.on_timer(due);
+        assert_eq!(drain(&mut s, due / MS), [0]);
+    }
+    assert_eq!(gaps, [6, 12, 24, 48, 96, 192, 384, 384]);
+}
+
+#[test]
+fn ns2_fast_retransmit_restarts_the_timer_without_backing_it_off() {
+    // RenoTcpAgent::dupack_action (tcp-reno.cc 1.28, inherited by NewReno 1.31) and
+    // Sack1TcpAgent::dupack_action (tcp-sack1.cc 1.31, so since rev. 1.28 of 1998/05/12;
+    // rev. 1.23 called reset_rtx_timer(1), whose default backoff argument doubled
+    // t_backoff_) call reset_rtx_timer(1, 0): the timer is re-armed with the current
+    // estimate and backoff. Packet 0's ACK at 100 ms is a 1-tick sample: t_rtxcur_ 300 ms.
+    for variant in ["reno", "newreno_ns2", "sack"] {
+        let mut s = sender(config(Stack::Ns2, |c| {
+            c.recovery = tcplab_core::tcp::RecoveryKind::parse(variant).unwrap();
+            c.initial_cwnd = 8;
+        }));
+        assert_eq!(drain(&mut s, 0).len(), 8);
+        ack(&mut s, 100, 1, NS2_WND);
+        drain(&mut s, 100);
+        assert_eq!(s.rto(), 300 * MS);
+        for t in 110..=112 {
+            ack(&mut s, t, 1, NS2_WND);
+        }
+        assert_eq!(drain(&mut s, 112).first(), Some(&1), "{variant}");
+        assert_eq!(s.next_deadline(), Some(412 * MS), "{variant}: not 112 ms + 600 ms");
+    }
 }
 
 // ------------------------------------------------------------------ ns-1
@@ -543,6 +611,63 @@ fn ns2_newreno_sends_only_flywheel_packets_in_recovery_with_newreno_changes() {
     // here (dupwnd_ grows by one), so the limit of 2 does not bind.
     let plain = ns2_newreno_dupacks("ns2", false);
     assert_eq!(plain, vec![vec![], vec![], vec![0], vec![], vec![8], vec![9], vec![10]]);
+}
+
+/// ns2 NewReno with 8 packets out from a window of 8 at ssthresh_ 8: packets 0 and 1 are
+/// ACKed (opencwnd: 8.125, 8.248, so 8 and 9 go), then 2 and 5 are lost and 3, 4, 6 to 9 bring
+/// six duplicates of packet 1. Returns the sender after them and what each duplicate sent.
+fn ns2_newreno_two_holes(changes: bool) -> (TcpSender, Vec<Vec<u64>>) {
+    let mut s = sender(config(Stack::Ns2, |c| {
+        c.recovery = tcplab_core::tcp::RecoveryKind::NewRenoNs2;
+        c.initial_cwnd = 8;
+        c.initial_ssthresh = 8000;
+        c.newreno_changes = changes;
+    }));
+    assert_eq!(drain(&mut s, 0).len(), 8);
+    ack(&mut s, 10, 1, NS2_WND);
+    ack(&mut s, 11, 2, NS2_WND);
+    assert_eq!(drain(&mut s, 11), [8, 9]);
+    let sent = (12..18).map(|t| {
+        ack(&mut s, t, 2, NS2_WND);
+        drain(&mut s, t)
+    });
+    let sent = sent.collect();
+    (s, sent)
+}
+
+#[test]
+fn ns2_newreno_leaves_recovery_on_an_ordinary_new_ack_that_opens_cwnd() {
+    // tcp-newreno.cc 1.31 (ns-2.1b3) NewRenoTcpAgent::recv: the third duplicate calls
+    // RenoTcpAgent::dupack_action (slowdown: cwnd_ = ssthresh_ = int(8 / 2) = 4; resend 2) and
+    // sets dupwnd_ = 3, the 5th and 6th open window() = 4 + dupwnd_ to packets 10 and 11
+    // (send_much(0, 0, 2)). The resent 2 brings a partial ACK (below recover_ = 9):
+    // partialnewack_helper resends 5, dupwnd_ = 0, cwnd_ stays 4, no opencwnd. The resent 5
+    // brings an ACK past recover_: recv_newack_helper, i.e. newack and opencwnd, 4 + 1/4.
+    let (mut s, sent) = ns2_newreno_two_holes(false);
+    assert_eq!(sent, vec![vec![], vec![], vec![2], vec![], vec![10], vec![11]]);
+    ack(&mut s, 100, 5, NS2_WND);
+    assert_eq!(drain(&mut s, 100), [5]);
+    assert_eq!(s.window().cwnd, 4000, "partialnewack leaves cwnd_");
+    ack(&mut s, 101, 5, NS2_WND);
+    ack(&mut s, 102, 5, NS2_WND);
+    assert_eq!(drain(&mut s, 102), Vec::<u64>::new(), "window() 4 + 2 from packet 5 reaches 10 only");
+    ack(&mut s, 200, 12, NS2_WND);
+    assert_eq!(s.window().cwnd, 4250, "the ACK that ends recovery opens cwnd_ as any new ACK");
+    assert_eq!(drain(&mut s, 200), [12, 13, 14, 15]);
+}
+
+#[test]
+fn ns2_newreno_flywheel_counts_duplicates_across_partial_acks() {
+    // tcp-newreno.cc 1.31 with newreno_changes_: a duplicate with an odd dupacks_ past 3
+    // sends output(t_seqno_++) (the 5th: packet 10), and nothing else leaves from the window
+    // in recovery. partialnewack does not reset dupacks_ (6 after the six duplicates), so the
+    // first duplicate after the partial ACK is the 7th: another flywheel packet, 11.
+    let (mut s, sent) = ns2_newreno_two_holes(true);
+    assert_eq!(sent, vec![vec![], vec![], vec![2], vec![], vec![10], vec![]]);
+    ack(&mut s, 100, 5, NS2_WND);
+    assert_eq!(drain(&mut s, 100), [5]);
+    ack(&mut s, 101, 5, NS2_WND);
+    assert_eq!(drain(&mut s, 101), [11]);
 }
 
 #[test]

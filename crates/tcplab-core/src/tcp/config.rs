@@ -100,6 +100,13 @@ macro_rules! config_from_knobs {
             $(#[doc = $doc] pub $knob: Option<$ty>,)*
         }
 
+        impl TcpKnobs {
+            /// The knobs set here, and `under`'s where this leaves one unset.
+            pub fn or(&self, under: &TcpKnobs) -> TcpKnobs {
+                TcpKnobs { $($knob: self.$knob.clone().or_else(|| under.$knob.clone()),)* }
+            }
+        }
+
         /// Every knob's value: the scenario's, or its stack's default.
         #[derive(Debug, Clone, PartialEq)]
         pub struct KnobValues {
@@ -110,6 +117,9 @@ macro_rules! config_from_knobs {
             /// Every knob's value under this stack: `set`'s where it has one, else this stack's
             /// default, which may read the knobs above it.
             pub fn knob_values(self, set: &TcpKnobs) -> KnobValues {
+                if let Some((base, changes)) = self.derived_from() {
+                    return base.knob_values(&set.or(&changes));
+                }
                 $(let $knob: $ty = match set.$knob.clone() {
                     Some(v) => v,
                     None => stack_default!(self, $defaults),
@@ -155,15 +165,16 @@ macro_rules! config_from_knobs {
     };
 }
 
-/// A knob's default under `stack`: one value for every stack, or one per stack in the order
-/// tcplab, bsd44, ns2, ns1.
+/// A knob's default under `stack`: one value for every stack, or one per column in the order
+/// tcplab, bsd44, ns2. A stack derived from ns2 (`Stack::derived_from`: ns1, a later ns-2)
+/// starts from ns2's column and never reaches here on its own, but is listed with it so that
+/// the match stays exhaustive.
 macro_rules! stack_default {
-    ($stack:expr, [$tcplab:expr, $bsd44:expr, $ns2:expr, $ns1:expr]) => {
+    ($stack:expr, [$tcplab:expr, $bsd44:expr, $ns2:expr]) => {
         match $stack {
             Stack::Tcplab => $tcplab,
             Stack::Bsd44 => $bsd44,
-            Stack::Ns2 => $ns2,
-            Stack::Ns1 => $ns1,
+            Stack::Ns2 | Stack::Ns1 => $ns2,
         }
     };
     ($stack:expr, [$all:expr]) => {

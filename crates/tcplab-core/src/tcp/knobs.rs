@@ -3,8 +3,9 @@
 //! An entry of `tcp_knobs!` is one knob: its scenario name, the `TcpConfig` field it sets (`_`:
 //! no field of its own; a `derived` field reads it), its type, the reader that takes it from a
 //! scenario (a type of `config::tcp_read`: the TOML value, its checks, how the docs show it),
-//! its unit, its default under each stack ([tcplab, bsd44, ns2, ns1], or one value for all),
-//! and its line in docs/scenario.md. A default may use the knobs above it: ns's window is 20
+//! its unit, its default under each stack with a column of its own ([tcplab, bsd44, ns2], or one
+//! value for all; a stack written as changes to another, such as ns1 on ns2, takes that
+//! stack's column: `Stack::derived_from`), and its line in docs/scenario.md. A default may use the knobs above it: ns's window is 20
 //! packets of whatever `mss` is, and `min_rto` is 2 ticks of whatever `timer` is. `derived`
 //! builds the fields that combine several knobs.
 //!
@@ -64,30 +65,33 @@ macro_rules! tcp_knobs {
                 "`newreno_ns2` in recovery sends from the window as ns-2's NewRenoTcpAgent::recv does.";
         }
         knobs {
-            // name => TcpConfig field: type, reader, unit, [tcplab, bsd44, ns2, ns1], meaning;
+            // name => TcpConfig field: type, reader, unit, [tcplab, bsd44, ns2] (see the top), meaning;
             variant => recovery: RecoveryKind, Names<RecoveryKind>, "", [RecoveryKind::Reno],
                 "loss recovery, see [Variants](#variants)";
-            mss => mss: u32, Mss, "bytes", [1460, 1460, 1000, 1000],
+            mss => mss: u32, Mss, "bytes", [1460, 1460, 1000],
                 "payload of a full segment (ns: `packetSize_`)";
-            header_bytes => header_bytes: u32, Count<0, 1000>, "bytes", [40],
-                "IP + TCP header on the wire, per packet";
-            rcv_buf => rcv_buf: u32, RcvBuf, "bytes", [65535, 8192, NS_WINDOW * mss, NS_WINDOW * mss],
+            header_bytes => header_bytes: u32, Count<0, 1000>, "bytes", [40, 40, 0],
+                "IP + TCP header added to each data segment on the wire. ns2: none, since ns-2.1b's \
+`packetSize_` is the whole packet, so a segment is `mss` bytes on the wire and carries `mss` bytes";
+            ack_bytes => ack_bytes: u32, Count<0, 1000>, "bytes", [header_bytes, header_bytes, 40],
+                "a segment without data on the wire (an ACK, a SYN), before any SACK option. Unless set, \
+`header_bytes`; ns2 and ns1: 40 (the sink's `packetSize_ 40`)";
+            rcv_buf => rcv_buf: u32, RcvBuf, "bytes", [65535, 8192, NS_WINDOW * mss],
                 "receiver's buffer: the window it advertises (the application reads at once, so it stays this \
 size); larger than 65535 needs window scaling. ns2 and ns1: 20 packets of `mss` (`window_ 20`)";
-            snd_buf => snd_buf: u32, Bytes<1, 4294967295>, "bytes", [u32::MAX, 8192, u32::MAX, u32::MAX],
+            snd_buf => snd_buf: u32, Bytes<1, 4294967295>, "bytes", [u32::MAX, 8192, u32::MAX],
                 "sender's socket buffer: a cap on unacknowledged data";
             initial_cwnd => initial_cwnd: u32, Positive, "segments", [1],
                 "initial congestion window";
             initial_ssthresh => _: Ssthresh, SsthreshRead, "bytes",
-                [HUGE, HUGE, Ssthresh::Bytes(rcv_buf as u64), Ssthresh::Bytes(rcv_buf as u64)],
+                [HUGE, HUGE, Ssthresh::Bytes(rcv_buf as u64)],
                 "initial slow-start threshold. ns2 and ns1: `rcv_buf` (ns's reset() starts `ssthresh_` at \
 `window_`). `\"bdp\"`: the path's bandwidth-delay product (the slowest forward link's rate times \
 the round-trip propagation delay; Hoe 1996, as Goyal et al. 1998, Sec. 3.1 use it)";
             dupack_threshold => dupack_threshold: u32, Positive, "", [3],
                 "duplicate ACKs that trigger fast retransmit (1 = \"super fast retransmit\")";
             timer => clock: TimerClock, Timer, "",
-                [TimerClock::Fine, TimerClock::Coarse { tick: 500 * MS }, TimerClock::Ns2 { tick: 100 * MS },
-                 TimerClock::Ns1 { tick: 100 * MS }],
+                [TimerClock::Fine, TimerClock::Coarse { tick: 500 * MS }, TimerClock::Ns2 { tick: 100 * MS }],
                 "retransmission timer. `\"fine\"` measures RTT in nanoseconds and fires exactly when due (RFC \
 6298); a tick such as `\"500ms\"` is a BSD coarse timer: RTT samples and the RTO are whole ticks \
 (srtt + 4 rttvar, 4.4BSD's integer arithmetic) and the timer fires only on tick boundaries of \
@@ -97,15 +101,15 @@ to the nearest tick, the first timeout from `initial_rto` as an initial variance
 armed before the backoff doubles and backed off by a fast retransmit too; [TCP \
 stacks](stacks.md)). A tick also sets `min_rto`'s default";
             min_rto => min_rto: Dur, Duration, "",
-                [two_ticks_or(timer, SEC), two_ticks_or(timer, SEC), two_ticks_or(timer, 200 * MS),
-                 two_ticks_or(timer, 200 * MS)],
+                [two_ticks_or(timer, SEC), two_ticks_or(timer, SEC), two_ticks_or(timer, 200 * MS)],
                 "lower bound on the RTO. Unless set, 2 ticks of a coarse, `ns2:` or `ns1:` `timer` (4.4BSD's \
 `TCPTV_MIN`, ns's `2 * tcpTick_`), so setting `timer` moves it; with `\"fine\"`, the value shown";
-            max_rto => max_rto: Dur, Duration, "", [64 * SEC, 64 * SEC, 64 * SEC, 2000 * SEC],
-                "upper bound on the RTO (after backoff); not below `min_rto`";
-            initial_rto => initial_rto: Dur, PositiveDuration, "", [3 * SEC, 6 * SEC, 6 * SEC, 3 * SEC],
+            max_rto => max_rto: Dur, Duration, "", [64 * SEC, 64 * SEC, 100_000 * SEC],
+                "upper bound on the RTO (after backoff); not below `min_rto`. ns2: ns-2.1b's `maxrto_ 100000`, so in \
+fact none: the backoff stops doubling at 64";
+            initial_rto => initial_rto: Dur, PositiveDuration, "", [3 * SEC, 6 * SEC, 6 * SEC],
                 "timeout before the first RTT sample (SYN and first data)";
-            delayed_ack => _: bool, Flag, "", [false, true, false, false],
+            delayed_ack => _: bool, Flag, "", [false, true, false],
                 "receiver ACKs every second full segment, or when the delayed-ACK timer fires";
             delayed_ack_timeout => _: Dur, PositiveDuration, "", [200 * MS],
                 "longest delay of an ACK (with `delayed_ack`)";
@@ -116,14 +120,14 @@ waits 0 to 200 ms); `false`: exactly `delayed_ack_timeout` after the first unack
                 "Reno-era receivers ACK out-of-order data at once (so the sender sees duplicate ACKs); Tahoe-era \
 ones keep delaying (with `delayed_ack`)";
             handshake => handshake: Handshake, Names<Handshake>, "",
-                [Handshake::None, Handshake::SenderOpens, Handshake::None, Handshake::None],
+                [Handshake::None, Handshake::SenderOpens, Handshake::None],
                 "`none`: both ends start established; `sender`: the data sender opens (an FTP data connection \
 opened by the server); `receiver`: the data receiver opens (an HTTP client). The acceptor ends \
 the handshake with a window one segment larger (4.4BSD counts the handshake's last ACK as new \
 data in slow start)";
-            nagle => nagle: bool, Flag, "", [false, true, false, false],
+            nagle => nagle: bool, Flag, "", [false, true, false],
                 "hold back a final partial segment while data is unacknowledged (RFC 896)";
-            sws_avoidance => sws_avoidance: bool, Flag, "", [true, true, false, false],
+            sws_avoidance => sws_avoidance: bool, Flag, "", [true, true, false],
                 "never send a segment that only the window cut short, unless it is at least half the largest \
 window the receiver offered (RFC 1122 sender silly-window avoidance, so a buffer below one MSS \
 still works); the last piece of a transfer and go-back-N retransmissions always go";
@@ -145,26 +149,26 @@ shards (a 199-shard GF(2^16) decode costs a good fraction of a second: sample th
                 "when the m - r fresh shards a partial ACK asks for leave: with the next retransmission, or at \
 once on the partial ACK for the first unacknowledged segment, see [ATM](#atm)";
             window_rule => window_rule: WindowRule, Names<WindowRule>, "",
-                [WindowRule::Tcplab, WindowRule::Bsd44, WindowRule::Ns2, WindowRule::Ns2],
+                [WindowRule::Tcplab, WindowRule::Bsd44, WindowRule::Ns2],
                 "window growth per ACK: see [TCP stacks](stacks.md)";
             deflation => deflation: Deflation, Names<Deflation>, "",
-                [Deflation::Always, Deflation::PastThreshold, Deflation::Ns2, Deflation::Ns2],
+                [Deflation::Always, Deflation::PastThreshold, Deflation::Ns2],
                 "when Reno's inflated window is deflated after fast recovery";
-            ssthresh_floor => ssthresh_floor: u32, Count<0, 1000000>, "segments", [2, 2, 2, 0],
+            ssthresh_floor => ssthresh_floor: u32, Count<0, 1000000>, "segments", [2, 2, 2],
                 "smallest ssthresh after a loss; `0` only with `window_rule = \"ns2\"` (whose window never falls \
 below one packet)";
-            bug_fix => bug_fix: bool, Flag, "", [false, false, true, true],
+            bug_fix => bug_fix: bool, Flag, "", [false, false, true],
                 "ns-2's `bugFix_` for Tahoe, Reno and SACK";
-            newreno_changes => newreno_changes: bool, Flag, "", [true, true, false, false],
+            newreno_changes => newreno_changes: bool, Flag, "", [true, true, false],
                 "ns-2's `newreno_changes_` (Hoe's flywheel) in `newreno_ns2`";
             max_cwnd => max_cwnd: Option<u32>, Cap, "segments", [None],
                 "cap on cwnd (ns-2's `maxcwnd_`)";
             rtt_sample => rtt_sample: RttSample, Names<RttSample>, "",
-                [RttSample::Timed, RttSample::Timed, RttSample::Timed, RttSample::Timestamp],
+                [RttSample::Timed, RttSample::Timed, RttSample::Timed],
                 "where RTT samples come from: one timed segment per round trip (Karn's rule), or every ACK of new \
 data as now minus the send time it echoes (ns-1; ns-2's `timestamps_`)";
             recovery_send => _: RecoverySend, Names<RecoverySend>, "",
-                [RecoverySend::Window, RecoverySend::Window, RecoverySend::Ns2, RecoverySend::Ns2],
+                [RecoverySend::Window, RecoverySend::Window, RecoverySend::Ns2],
                 "how `newreno_ns2` sends from its window during fast recovery: as usual, or as ns-2's \
 NewRenoTcpAgent::recv (at most 2 packets per ACK; with `newreno_changes`, none besides the \
 flywheel's)";

@@ -346,7 +346,7 @@ impl TcpReceiver {
             ack: to_wire(self.peer_isn.wrapping_add(1), self.rcv_nxt),
             wnd: self.cfg.advertised_window(),
             payload: 0,
-            wire_bytes: self.cfg.header_bytes + sack_bytes,
+            wire_bytes: self.cfg.ack_bytes + sack_bytes,
             flags,
             n_sack,
             retransmit: false,

@@ -5,7 +5,7 @@
 //! - `rtt_bsd.rs`: BSD's coarse clock, where samples and the RTO are whole ticks and the timer
 //!   only fires on tick boundaries (4.4BSD `tcp_xmit_timer`, with its exact integer scaling),
 //!   with 4.4BSD-Lite's start and backoff rules for the `bsd44` stack;
-//! - `rtt_ns2.rs`: ns-2.1b's tick-counted estimator, whose timer fires exactly when due;
+//! - `rtt_ns2.rs`: ns-2.1b3's tick-counted estimator, whose timer fires exactly when due;
 //! - `rtt_ns1.rs`: ns-1's, with per-ACK samples rounded to the nearest tick;
 //! - `rtt_fine.rs`: RFC 6298 in nanoseconds.
 //!

@@ -1,11 +1,16 @@
-//! ns-2's round-trip estimator and retransmission timeout, as in ns-2.1b `tcp.cc`
-//! (TcpAgent::rtt_update, rtt_timeout, rtt_backoff; T_SRTT_BITS 3, T_RTTVAR_BITS 2,
-//! rttvar_exp_ 2). Everything counts `tcpTick_` ticks; unlike 4.4BSD the timer is an ns
-//! event that fires exactly `rtt_timeout()` after it is set, not on a tick boundary.
+//! ns-2's round-trip estimator and retransmission timeout, as in ns-2.1b3's `tcp.cc` (rev.
+//! 1.76, 1998/06/27: TcpAgent::rtt_init, rtt_update, rtt_timeout, rtt_backoff; ns-default.tcl
+//! 1.122: T_SRTT_BITS 3, T_RTTVAR_BITS 2, rttvar_exp_ 2, rtxcur_init_ 6.0, srtt_init_ 0, and
+//! maxrto_ 100000, so the backoff's 64 is the only bound). Everything counts `tcpTick_` ticks;
+//! unlike 4.4BSD the timer is an ns event that fires exactly `rtt_timeout()` after it is set,
+//! not on a tick boundary.
 //!
 //! Its timer rules: TcpAgent::newack calls newtimer() before rtt_update() and before the
 //! backoff is cleared, so a timer restarted by an ACK uses the estimate from before it
-//! (`deadline_before_update`); a timeout backs off before re-arming (the trait's default).
+//! (`deadline_before_update`); a timeout backs off before re-arming (the trait's default); a
+//! fast retransmit re-arms the timer without backing off (`reset_rtx_timer(1, 0)` in Reno,
+//! NewReno and Sack1 alike: the trait's default, the timer restarting as the resent segment
+//! leaves).
 
 use crate::time::{Dur, Time};
 
@@ -140,7 +145,7 @@ mod tests {
 
     #[test]
     fn ns2_timestamp_samples_round_where_timed_ones_count_boundaries() {
-        // tcp.cc 1.59 rtt_update: with ts_option_, t_rtt_ = int(tao / tcp_tick_ + 0.5);
+        // tcp.cc 1.76 rtt_update: with ts_option_, t_rtt_ = int(tao / tcp_tick_ + 0.5);
         // without, the tick boundaries crossed on the agent's clock (here at 0, 100, ...).
         let (mut echo, mut timed) = (ns2(), ns2());
         echo.sample_echo(90 * MS, 240 * MS); // 150 ms: 2 ticks -> 3 * 2 ticks

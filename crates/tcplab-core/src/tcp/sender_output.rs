@@ -201,7 +201,7 @@ impl TcpSender {
             ack: self.peer_isn.wrapping_add(1),
             wnd: self.cfg.advertised_window(),
             payload: len,
-            wire_bytes: len + self.cfg.header_bytes,
+            wire_bytes: if len == 0 { self.cfg.ack_bytes } else { len + self.cfg.header_bytes },
             flags,
             n_sack: 0,
             retransmit: false,

@@ -4,6 +4,9 @@
 //! (`knobs.rs`); a knob the scenario leaves unset takes its stack's value there.
 
 use super::config::{TcpConfig, TcpKnobs};
+use super::rtt::TimerClock;
+use super::rtt_ns1::RttSample;
+use crate::time::{MS, SEC};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stack {
@@ -13,7 +16,8 @@ pub enum Stack {
     Tcplab,
     /// 4.4BSD-Lite (tcp_input.c 8.5, tcp_output.c, tcp_timer.c, tcp_usrreq.c).
     Bsd44,
-    /// ns-2 as of 2.1b (tcp.cc 1.59, 1998; tcl/lib/ns-default.tcl 1.51, 1997).
+    /// ns-2.1b3, released 1998/07/11 (tcp.cc 1.76, tcp-reno.cc 1.28, tcp-newreno.cc 1.31,
+    /// tcp-sack1.cc 1.31, tcp-sink.cc 1.24, tcl/lib/ns-default.tcl 1.122).
     Ns2,
     /// ns-1 (1996): its `tcp.cc` as imported into ns-2 (rev. 1.1.1.1, 1996/12/19) and its
     /// `ns-default.tcl` (rev. 1.2, 1997): ns-2's window and recovery rules, with ns-1's own
@@ -25,7 +29,7 @@ pub enum Stack {
 impl Stack {
     pub const NAMES: &'static [&'static str] = &["tcplab", "bsd44", "ns2", "ns1"];
 
-    /// Every stack, in the order of `NAMES` (and of the knob list's default columns).
+    /// Every stack, in the order of `NAMES` (and of the knob table's columns in docs/scenario.md).
     pub const ALL: [Stack; 4] = [Self::Tcplab, Self::Bsd44, Self::Ns2, Self::Ns1];
 
     pub fn parse(name: &str) -> Option<Self> {
@@ -43,6 +47,17 @@ impl Stack {
         matches!(self, Self::Ns2 | Self::Ns1)
     }
 
+    /// A preset written as another stack's plus the knobs it changes: the knob list has
+    /// columns only for the others. An ns-2 of another era is one more arm here (its knobs
+    /// that differ from ns-2.1b3's, each with its source in docs/stacks.md) and the rules that
+    /// are new code behind new knobs.
+    pub fn derived_from(self) -> Option<(Stack, TcpKnobs)> {
+        match self {
+            Self::Tcplab | Self::Bsd44 | Self::Ns2 => None,
+            Self::Ns1 => Some((Self::Ns2, ns1_changes())),
+        }
+    }
+
     /// Every knob as this stack sets it.
     pub fn preset(self) -> TcpConfig {
         self.config(&TcpKnobs::default())
@@ -54,12 +69,30 @@ impl Stack {
     }
 }
 
+/// ns-1 (tcp.cc 1.1.1.1, 1996/12/19; ns-default.tcl 1.2, 1997/01/24) where it differs from
+/// ns-2.1b3 (docs/stacks.md has each source).
+fn ns1_changes() -> TcpKnobs {
+    TcpKnobs {
+        // allocpkt gives `packet-size` bytes; the preset keeps the 40 header bytes the TCP
+        // Boston study's runs were made with (docs/stacks.md, "What could not be matched").
+        header_bytes: Some(40),
+        // `tcp-tick 0.1`; rtt_update rounds a sample to the nearest tick, no tick clock.
+        timer: Some(TimerClock::Ns1 { tick: 100 * MS }),
+        // rtt_init: t_rttvar_ = int(3. / tcp_tick_), so the first timeout is 3 s.
+        initial_rto: Some(3 * SEC),
+        // No maxrto_: rtt_timeout only aborts the run past 2000 s.
+        max_rto: Some(2000 * SEC),
+        // closecwnd has no `if (ssthresh_ < 2)`.
+        ssthresh_floor: Some(0),
+        // newack samples every new ACK from the timestamp it echoes.
+        rtt_sample: Some(RttSample::Timestamp),
+        ..TcpKnobs::default()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tcp::rtt::TimerClock;
-    use crate::tcp::rtt_ns1::RttSample;
-    use crate::time::{MS, SEC};
 
     #[test]
     fn every_name_parses_and_the_default_is_today() {
@@ -72,6 +105,16 @@ mod tests {
         );
         assert_eq!(Stack::Tcplab.preset(), TcpConfig::default());
         assert!(Stack::parse("reno").is_none());
+    }
+
+    #[test]
+    fn a_derived_stack_is_its_bases_column_then_its_changes_then_the_scenarios_knobs() {
+        let c = Stack::Ns1.config(&TcpKnobs { header_bytes: Some(0), mss: Some(512), ..TcpKnobs::default() });
+        assert_eq!((c.header_bytes, c.rcv_buf, c.max_rto, c.stack), (0, 20 * 512, 2000 * SEC, Stack::Ns1));
+        let tick = TimerClock::Ns1 { tick: 500 * MS };
+        let c = Stack::Ns1.config(&TcpKnobs { timer: Some(tick), ..TcpKnobs::default() });
+        assert_eq!(c.min_rto, SEC, "a default that reads a changed knob reads the scenario's value");
+        assert!(Stack::ALL.iter().all(|s| s.derived_from().is_none_or(|(base, _)| base.derived_from().is_none())));
     }
 
     #[test]
@@ -97,10 +140,12 @@ mod tests {
 
     #[test]
     fn ns1_is_ns2_but_for_its_timer_samples_and_ssthresh_floor() {
-        // docs/stacks.md: ns-1's tcp.cc 1.1.1.1 differs from ns-2.1b in rtt_init,
-        // rtt_update, rtt_timeout, rtt_backoff, reset_rtx_timer, newack and closecwnd.
+        // docs/stacks.md: ns-1's tcp.cc 1.1.1.1 differs from ns-2.1b3's in rtt_init,
+        // rtt_update, rtt_timeout, rtt_backoff, reset_rtx_timer, newack and closecwnd; the ns1
+        // preset also keeps 40 header bytes on top of `mss` (docs/stacks.md, packet size).
         let (n1, n2) = (Stack::Ns1.preset(), Stack::Ns2.preset());
         let same = TcpConfig {
+            header_bytes: n2.header_bytes,
             clock: n2.clock,
             initial_rto: n2.initial_rto,
             max_rto: n2.max_rto,

@@ -44,10 +44,11 @@ STUDY = Study(
     claims=claims,
     tables=tables,
     assumptions=(
-        'TCP is the ns-2.1b stack preset (`tcp.stack = "ns2"`: 100 ms timer tick, no delayed ACK, no '
+        'TCP is the ns-2.1b3 stack preset (`tcp.stack = "ns2"`: 100 ms timer tick, no delayed ACK, no '
         "silly-window avoidance), overridden only where Secs. 3 and 6.2 say: MSS 1024/9180, the scaled "
-        "receive window, initial ssthresh = bandwidth-delay product, and Hoe's flywheel "
-        "(`newreno_changes = true`) for NewReno.",
+        "receive window, initial ssthresh = bandwidth-delay product, Hoe's flywheel "
+        "(`newreno_changes = true`) for NewReno, and Sec. 7's 40 bytes of TCP/IP headers on top of "
+        "the MSS (`header_bytes = 40`; ns-2.1b3's packet is `packetSize_` with no header).",
         "SACK is the PIPE algorithm of Sec. 3.2 (`sack`).",
         "The paper ran each configuration once; we run each "
         f"{FULL.replications} times (independent seeds) in full mode, so the ANOVA's error term is "

@@ -10,7 +10,7 @@ run at 155.52 Mb/s, 149.76 Mb/s after SONET overhead, with 5 us of delay. Every 
 port has the buffer of Table 2 under EPD (R = 0.8) or Selective Drop (R = 0.8, Z = 0.8).
 Cells carry LLC/SNAP (8 bytes) and the AAL5 trailer (8 bytes).
 
-TCP (Sec. 6.2) is the ns-2.1b stack preset (``tcp.stack = "ns2"``, docs/stacks.md), which
+TCP (Sec. 6.2) is the ns-2.1b3 stack preset (``tcp.stack = "ns2"``, docs/stacks.md), which
 already has the paper's 100 ms timer tick (``ns2:100ms``), no delayed ACK, no silly-window
 avoidance and no Nagle. Overridden on top of the preset, each because Sec. 3 or 6.2 says so:
 - ``mss``: 1024 (WAN) or 9180 (MEO, GEO), not ns-2's 1000;
@@ -20,7 +20,10 @@ avoidance and no Nagle. Overridden on top of the preset, each because Sec. 3 or 
   (56,250, 1,125,000 and 3,093,750 bytes, computed here, not typed): Hoe's first change;
 - ``newreno_changes = true``: Hoe's second change, one new packet on the second duplicate ACK
   in the fast-retransmit phase (Sec. 3.1: "we have incorporated two changes suggested by
-  [HOE96]"); ns-2.1b3 had it off by default. It only affects ``newreno_ns2``.
+  [HOE96]"); ns-2.1b3 had it off by default. It only affects ``newreno_ns2``;
+- ``header_bytes = 40``: Sec. 7 counts 40 bytes of TCP/IP headers on top of the MSS (the
+  efficiency C is computed from it). ns-2.1b3's own packet is ``packetSize_`` bytes with no
+  header added, which the preset follows (``header_bytes = 0``), so the study sets the paper's.
 
 Values the paper does not give, and what this module uses:
 - The hosts' own output queues (host to switch): 10^6 cells, so that the host never drops;
@@ -81,7 +84,7 @@ BUFFERS = {name: case.buffers for name, case in CASES.items()}
 FLAVOURS = {"vanilla": "vanilla", "reno": "reno", "newreno": "newreno_ns2", "sack": "sack"}
 
 # What this study sets over the ns-2 preset besides the per-case mss, window and ssthresh.
-NS2_OVERRIDES = "newreno_changes = true\n"
+NS2_OVERRIDES = "newreno_changes = true\nheader_bytes = 40\n"
 
 DROPS = {
     "epd": '{ policy = "epd", threshold = 0.8 }',

@@ -24,6 +24,7 @@ pub use vanilla::Vanilla;
 
 use super::cc::{Controller, LossState};
 use super::config::{RecoveryKind, TcpConfig};
+use super::growth::Deflation;
 use super::scoreboard::Scoreboard;
 use super::window::Window;
 
@@ -53,6 +54,13 @@ impl Ctx<'_> {
     pub fn ssthresh_on_loss(&mut self) -> u64 {
         let loss = LossState { win: *self.win, peer_wnd: self.peer_wnd, flight: self.flight(), mss: self.mss };
         self.cc.on_fast_retransmit(&loss)
+    }
+
+    /// ns-2's window after a fast retransmit, slowdown(CLOSE_CWND_HALF) (closecwnd(1) before
+    /// tcp.cc 1.66): `cwnd_ = int(window() / 2)` packets, where only `ssthresh_` is floored at
+    /// 2, so it can be 1. Read before the fast retransmit changes cwnd.
+    pub fn ns2_half_window(&self) -> u64 {
+        (self.win.cwnd.min(self.peer_wnd) / self.mss / 2 * self.mss).max(self.mss)
     }
 
     /// Bytes sent and not yet cumulatively acknowledged.
@@ -154,7 +162,8 @@ impl Recovery {
                 NewRenoNs2::default()
                     .with_flywheel(cfg.newreno_changes)
                     .with_ns2_sends(cfg.recovery_send_ns2)
-                    .with_bug_fix(cfg.bug_fix),
+                    .with_bug_fix(cfg.bug_fix)
+                    .with_ns2_halving(cfg.deflation == Deflation::Ns2),
             ),
             RecoveryKind::Sack => Recovery::Sack(SackPipe::new(cfg.bug_fix)),
             RecoveryKind::Sack6675 => Recovery::Sack6675(Sack6675::default()),

@@ -1,15 +1,18 @@
-//! NewReno as Goyal et al. (1998) Sec. 3.1 describe ns-2.1b3's (tcp-newreno.cc rev. 1.7, 1997;
-//! the rules below hold to rev. 1.44, 2001): stay in fast recovery until the ACK covers
-//! `recover`, resending one segment per partial ACK; a partial ACK sets cwnd to ssthresh and
-//! restarts the timer every time. With Hoe's change (`newreno_changes_`, the knob
-//! `newreno_changes`), every second duplicate ACK in recovery sends one new segment beyond the
-//! window to keep the ACK clock ("flywheel") turning. (Hoe's other change, ssthresh from the
-//! path's bandwidth-delay product, is the `initial_ssthresh = "bdp"` knob.)
+//! NewReno as ns-2.1b3 has it (tcp-newreno.cc rev. 1.31, 1998/06/27, a child of Reno since
+//! rev. 1.29, 1998/05/14; Goyal et al. 1998, Sec. 3.1 describe it): stay in fast recovery until
+//! the ACK covers `recover`, resending one segment per partial ACK, which takes the inflation
+//! (dupwnd_) away, leaves cwnd_ where the fast retransmit put it and restarts the timer every
+//! time (partialnewack); the ACK that ends recovery is an ordinary new ACK, which opens the
+//! window (recv_newack_helper). With Hoe's change (`newreno_changes_`, the knob
+//! `newreno_changes`), every odd duplicate ACK from the fifth on (`dupacks_ % 2 == 1`, a count
+//! that partial ACKs do not reset) sends one new segment beyond the window to keep the ACK clock
+//! ("flywheel") turning. (Hoe's other change, ssthresh from the spacing of ACKs 2 and 3, is
+//! approximated by the `initial_ssthresh = "bdp"` knob.)
 //!
 //! ns-2 keeps the inflation apart in dupwnd_, so a timeout halves the window without it; with
 //! bugFix_ a third duplicate ACK after a timeout, before the ACK passes `recover`, inflates the
-//! window but retransmits nothing; and in recovery the window sends as NewRenoTcpAgent::recv
-//! does (`window_sends`). `newreno.rs` is RFC 6582's NewReno.
+//! window but retransmits nothing (RenoTcpAgent::dupack_action); and in recovery the window
+//! sends as NewRenoTcpAgent::recv does (`window_sends`). `newreno.rs` is RFC 6582's NewReno.
 
 use super::{AckVerdict, Ctx, LossRecovery};
 
@@ -18,7 +21,7 @@ pub struct NewRenoNs2 {
     in_recovery: bool,
     /// Highest byte sent when recovery began (or at the last timeout).
     recover: Option<u64>,
-    /// Duplicate ACKs since recovery began or since the last partial ACK.
+    /// Duplicate ACKs past the third (ns-2's dupacks_ - NUMDUPACKS: partial ACKs leave it).
     dups: u32,
     /// newreno_changes_ (Hoe's flywheel) on.
     flywheel: bool,
@@ -32,6 +35,9 @@ pub struct NewRenoNs2 {
     inflated_only: bool,
     /// The inflation in cwnd (ns-2's dupwnd_), bytes.
     dupwnd: u64,
+    /// ns-2's slowdown(CLOSE_CWND_HALF): the fast retransmit sets cwnd to half the window in
+    /// whole packets, which only ssthresh floors (the `deflation = "ns2"` knob).
+    ns2_halving: bool,
 }
 
 impl Default for NewRenoNs2 {
@@ -46,22 +52,24 @@ impl Default for NewRenoNs2 {
             after_timeout: false,
             inflated_only: false,
             dupwnd: 0,
+            ns2_halving: false,
         }
     }
 }
 
 impl NewRenoNs2 {
-    /// tcp-newreno.cc NewRenoTcpAgent::timeout: `if (bug_fix_) recover_ = maxseq_`; then no
-    /// fast retransmit until `highest_ack_ > recover_` (recv's `recover_cause_ != 2` test in
-    /// rev. 1.7, dupack_action's `bug_fix_` test in 1.44), though `dupwnd_` still inflates.
+    /// tcp-reno.cc RenoTcpAgent::timeout (inherited): `if (bug_fix_) recover_ = maxseq_`; then
+    /// no fast retransmit until `highest_ack_ > recover_` (RenoTcpAgent::dupack_action, rev.
+    /// 1.26 to 1.28: allowed if recovered or `last_cwnd_action_ == CWND_ACTION_DUPACK`), though
+    /// `dupwnd_` still inflates.
     pub fn with_bug_fix(mut self, on: bool) -> Self {
         self.bug_fix = on;
         self
     }
 
-    /// tcp-newreno.cc NewRenoTcpAgent::recv ends with `if (dupacks_ == 0) send(0, 0,
-    /// maxburst_); else if (dupacks_ > NUMDUPACKS - 1 && newreno_changes_ == 0) send(0, 0,
-    /// 2);` (rev. 1.7, 1997, and still rev. 1.44, 2001). dupacks_ stays at 3 or more from the
+    /// tcp-newreno.cc NewRenoTcpAgent::recv ends with `if (dupacks_ == 0) send_much(0, 0,
+    /// maxburst_); else if (dupacks_ > NUMDUPACKS - 1 && newreno_changes_ == 0) send_much(0, 0,
+    /// 2);` (rev. 1.7, 1997, to rev. 1.31, 1998, and still rev. 1.44, 2001). dupacks_ stays at 3 or more from the
     /// fast retransmit until the ACK that ends recovery (partialnewack leaves it), so in
     /// recovery at most 2 packets leave from the window per ACK, and none with
     /// newreno_changes_, whose only new packets are the flywheel's `output(t_seqno_++)`.
@@ -70,9 +78,17 @@ impl NewRenoNs2 {
         self
     }
 
-    /// tcp-newreno.cc NewRenoTcpAgent::recv: `if (newreno_changes_ > 0 && ...)`.
+    /// tcp-newreno.cc NewRenoTcpAgent::recv: `if (newreno_changes_ > 0 && (dupacks_ % 2) ==
+    /// 1) output(t_seqno_++, 0)`.
     pub fn with_flywheel(mut self, on: bool) -> Self {
         self.flywheel = on;
+        self
+    }
+
+    /// tcp.cc TcpAgent::slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF) from
+    /// RenoTcpAgent::dupack_action: `cwnd_ = halfwin`, where only `ssthresh_` is floored at 2.
+    pub fn with_ns2_halving(mut self, on: bool) -> Self {
+        self.ns2_halving = on;
         self
     }
 }
@@ -100,8 +116,10 @@ impl LossRecovery for NewRenoNs2 {
             self.dups = 0;
             return false;
         }
+        let half = cx.ns2_half_window();
         cx.win.ssthresh = cx.ssthresh_on_loss();
-        cx.win.cwnd = cx.win.ssthresh + threshold as u64 * cx.mss;
+        let base = if self.ns2_halving { half } else { cx.win.ssthresh };
+        cx.win.cwnd = base + threshold as u64 * cx.mss;
         *cx.retransmit = Some(cx.snd_una);
         self.recover = Some(cx.snd_max);
         self.in_recovery = true;
@@ -126,16 +144,17 @@ impl LossRecovery for NewRenoNs2 {
             return AckVerdict::GROW;
         }
         let recover = self.recover.expect("recover is set in recovery");
+        // Both the ACK that ends recovery and a partial ACK set dupwnd_ = 0 and leave cwnd_.
+        cx.win.cwnd = cx.win.cwnd.saturating_sub(self.dupwnd).max(cx.mss);
         self.dupwnd = 0;
         if cx.snd_una >= recover {
+            // recv: `tcph->seqno() >= recover_`: recv_newack_helper, so newack and opencwnd.
             self.in_recovery = false;
-        } else {
-            // A partial ACK: the next hole is lost too; resend it now.
-            *cx.retransmit = Some(cx.snd_una);
-            self.dups = 0;
+            return AckVerdict::GROW;
         }
-        // Both end recovery and partialnewack set cwnd_ = ssthresh_ (and restart the timer).
-        cx.win.cwnd = cx.win.ssthresh;
+        // A partial ACK (partialnewack_helper): the next hole is lost too; resend it now,
+        // restart the timer, no opencwnd; dupacks_ is left as it is.
+        *cx.retransmit = Some(cx.snd_una);
         AckVerdict::HOLD
     }
 
@@ -151,7 +170,7 @@ impl LossRecovery for NewRenoNs2 {
         self.in_recovery
     }
 
-    /// NewRenoTcpAgent::timeout zeroes dupwnd_ before TcpAgent::timeout's closecwnd(0).
+    /// RenoTcpAgent::timeout zeroes dupwnd_ before TcpAgent::timeout halves the window.
     fn inflation(&self) -> u64 {
         self.dupwnd
     }
@@ -175,19 +194,46 @@ mod tests {
     }
 
     #[test]
-    fn partial_ack_resends_the_next_hole_and_sets_cwnd_to_ssthresh() {
+    fn partial_ack_resends_the_next_hole_and_drops_the_inflation_then_the_last_ack_opens_cwnd() {
         let (mut n, mut s) = enter(NewRenoNs2::default());
         assert_eq!((s.win.ssthresh, s.win.cwnd, s.retransmit.take()), (4000, 7000, Some(5000)));
+        n.on_dupack(&mut s.cx(), 4, 3);
         s.snd_una = 7000; // acknowledges the resent segment and one more
         let v = n.on_new_ack(&mut s.cx(), 2000);
         assert!(n.in_recovery());
         assert_eq!(s.retransmit, Some(7000));
-        assert_eq!(v, AckVerdict::HOLD, "every partial ACK restarts the timer");
-        assert_eq!(s.win.cwnd, 4000, "ns-2.1b3 resets cwnd to ssthresh on a partial ACK");
+        assert_eq!(v, AckVerdict::HOLD, "every partial ACK restarts the timer, no opencwnd");
+        assert_eq!(s.win.cwnd, 4000, "partialnewack: dupwnd_ = 0, cwnd_ as the fast retransmit left it");
         s.snd_una = 13_000;
-        n.on_new_ack(&mut s.cx(), 6000);
+        let v = n.on_new_ack(&mut s.cx(), 6000);
         assert!(!n.in_recovery());
-        assert_eq!(s.win.cwnd, 4000);
+        assert_eq!((s.win.cwnd, v), (4000, AckVerdict::GROW), "recv_newack_helper: newack, opencwnd");
+    }
+
+    #[test]
+    fn the_flywheel_counts_duplicates_across_partial_acks() {
+        // NewRenoTcpAgent::recv: `(dupacks_ % 2) == 1`, and partialnewack leaves dupacks_: the
+        // 4th duplicate sends nothing, a partial ACK, then the 5th sends one packet.
+        let (mut n, mut s) = enter(NewRenoNs2::default());
+        n.on_dupack(&mut s.cx(), 4, 3);
+        assert_eq!(s.extra_new, 0);
+        s.snd_una = 7000;
+        n.on_new_ack(&mut s.cx(), 2000);
+        n.on_dupack(&mut s.cx(), 5, 3);
+        assert_eq!(s.extra_new, 1);
+    }
+
+    #[test]
+    fn ns2_halving_sets_cwnd_to_half_the_window_below_the_ssthresh_floor() {
+        // RenoTcpAgent::dupack_action -> slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF): a window
+        // of 3 gives cwnd_ 1 and ssthresh_ 2; window() = cwnd_ + dupwnd_ = 4.
+        let mut s = State::new(3000);
+        let mut n = NewRenoNs2::default().with_ns2_halving(true);
+        assert!(n.on_dupack(&mut s.cx(), 3, 3));
+        assert_eq!((s.win.ssthresh, s.win.cwnd), (2000, 4000));
+        s.snd_una = 13_000;
+        n.on_new_ack(&mut s.cx(), 8000);
+        assert_eq!(s.win.cwnd, 1000);
     }
 
     #[test]

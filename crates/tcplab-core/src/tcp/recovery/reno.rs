@@ -64,11 +64,10 @@ impl LossRecovery for Reno {
                 self.inflated_only = true;
                 return false;
             }
-            // ns-2 closecwnd(1): cwnd_ = window()/2 in whole packets, where only ssthresh_
-            // is floored at 2; elsewhere cwnd restarts from ssthresh.
-            let half = cx.win.cwnd.min(cx.peer_wnd) / cx.mss / 2 * cx.mss;
+            // ns-2 halves the window itself; elsewhere cwnd restarts from ssthresh.
+            let half = cx.ns2_half_window();
             fast_retransmit(cx);
-            let base = if self.deflation == Deflation::Ns2 { half.max(cx.mss) } else { cx.win.ssthresh };
+            let base = if self.deflation == Deflation::Ns2 { half } else { cx.win.ssthresh };
             cx.win.cwnd = base + dupwnd;
             self.dupwnd = dupwnd;
             self.in_recovery = true;
