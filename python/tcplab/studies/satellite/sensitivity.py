@@ -69,13 +69,26 @@ def _one(cfg: SatelliteConfig) -> dict:
     }
 
 
-def sensitivity(duration_s: float, case: str = "wan", workers: int = 2) -> pd.DataFrame:
-    """One row per reading and run of ``case``'s factorial."""
-    rows = []
+def sensitivity(
+    duration_s: float,
+    case: str = "wan",
+    buffers: tuple[str, ...] = BUFFER_NAMES,
+    workers: int = 2,
+    csv: Path | None = None,
+) -> pd.DataFrame:
+    """One row per reading and run of ``case``'s factorial (at ``buffers``); each reading's rows
+    are appended to ``csv`` as they finish."""
+    rows: list[dict] = []
     for name, reading in READINGS.items():
-        cfgs = factorial(case, duration_s=duration_s, seed=SEED, reading=reading)
+        cfgs = [
+            c
+            for c in factorial(case, duration_s=duration_s, seed=SEED, reading=reading)
+            if BUFFER_NAMES[c.buffer] in buffers
+        ]
         with ProcessPoolExecutor(workers) as pool:
             rows += [{"reading": name, **r} for r in pool.map(_one, cfgs)]
+        if csv is not None:
+            pd.DataFrame(rows).to_csv(csv, index=False)
     return pd.DataFrame(rows)
 
 
@@ -89,8 +102,9 @@ def table(df: pd.DataFrame, case: str = "wan") -> pd.DataFrame:
         row: dict = {"reading": name}
         for b in BUFFER_NAMES:
             at = g[g["buffer"] == b]
-            row[f"E {b}"] = round(float(at["efficiency"].mean()), 3)
-            row[f"F {b}"] = round(float(at["fairness"].mean()), 3)
+            if len(at):
+                row[f"E {b}"] = round(float(at["efficiency"].mean()), 3)
+                row[f"F {b}"] = round(float(at["fairness"].mean()), 3)
         if "load_c" in g:
             row["load/C"] = round(float(g["load_c"].mean()), 3)
             row["silent servers (max)"] = int(g["servers_silent"].max())
@@ -103,12 +117,17 @@ def main() -> None:
     ap.add_argument("--duration", type=float, default=50.0, help="run time, seconds")
     ap.add_argument("--out", type=Path, default=None, help="also write the table as Markdown here")
     ap.add_argument("--csv", type=Path, default=None, help="also write every run's row here")
+    ap.add_argument("--buffers", default=",".join(BUFFER_NAMES), help="buffers to run, e.g. '0.5 RTT'")
     args = ap.parse_args()
-    df = sensitivity(args.duration)
-    t = table(df)
+    buffers = tuple(b.strip() for b in args.buffers.split(","))
+    df = sensitivity(args.duration, buffers=buffers, csv=args.csv)
+    t = table(df[df["buffer"].isin(buffers)] if len(df) else df)
+    if len(buffers) < len(BUFFER_NAMES):
+        t = t[[c for c in t.columns if not any(b in c for b in BUFFER_NAMES if b not in buffers)]]
     c = max_tcp_throughput(T3_BPS, CASES["wan"].mss) / 1e6
     rows = "\n".join(markdown_table(list(t.columns), t.values.tolist()))
-    text = f"WAN, {args.duration:g} s runs, seed {SEED}; C = {c:.2f} Mb/s\n\n" + rows
+    text = f"WAN, {args.duration:g} s runs, seed {SEED}, buffers {', '.join(buffers)}; C = {c:.2f} Mb/s\n\n"
+    text += rows
     print(text)
     if args.out:
         args.out.write_text(text + "\n")
