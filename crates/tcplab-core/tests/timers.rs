@@ -70,3 +70,39 @@ fn reno_receiver_acks_out_of_order_data_at_once_tahoe_era_keeps_delaying() {
     assert!(rt.flows[0].acks_sent < rr.flows[0].acks_sent);
     assert!(rt.flows[0].completion_time_s.unwrap() > rr.flows[0].completion_time_s.unwrap());
 }
+
+/// Two ns-2 flows through a small bottleneck queue with round trips of 1-2 ticks: the RTT
+/// samples (tick boundaries crossed), so the RTO, depend on where each host's ticks fall, and
+/// Vanilla (no fast retransmit) waits for the RTO after every loss.
+fn ns2_contention(tick_phase: &str) -> String {
+    format!(
+        "duration = 20\nnodes = [\"a\", \"b\", \"c\"]\n[tcp]\nstack = \"ns2\"\nvariant = \"vanilla\"\n\
+         tick_phase = \"{tick_phase}\"\n\
+         [[link]]\na = \"a\"\nb = \"b\"\nrate = \"10Mbps\"\ndelay = \"5ms\"\n\
+         [[link]]\na = \"b\"\nb = \"c\"\nrate = \"1Mbps\"\ndelay = \"60ms\"\nqueue = 6\n\
+         [[flow]]\nsrc = \"a\"\ndst = \"c\"\n\
+         [[flow]]\nsrc = \"a\"\ndst = \"c\"\nstart = \"0.3s\"\n"
+    )
+}
+
+#[test]
+fn aligned_tick_phases_take_the_hosts_clocks_out_of_the_seed() {
+    let outcome = |text: &str, seed| {
+        let r = run_seed(text, seed);
+        r.flows.iter().map(|f| (f.bytes_delivered, f.timeouts, f.retransmits)).collect::<Vec<_>>()
+    };
+    let aligned = ns2_contention("aligned");
+    let first = outcome(&aligned, 1);
+    for seed in 2..6 {
+        assert_eq!(outcome(&aligned, seed), first, "aligned clocks: the seed moves nothing (seed {seed})");
+    }
+    let random = ns2_contention("random");
+    let runs: Vec<_> = (1..6).map(|seed| outcome(&random, seed)).collect();
+    assert!(runs.iter().any(|r| *r != runs[0]), "random phases move the run with the seed: {runs:?}");
+}
+
+#[test]
+fn a_bad_tick_phase_names_its_field() {
+    let e = tcplab_core::run_scenario(&ns2_contention("sometimes"), &tcplab_core::RunOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("tcp.tick_phase"), "{e}");
+}

@@ -95,6 +95,8 @@ fn bad_www_settings_name_their_field() {
     bad("idle_restart = \"sometimes\"", "www.idle_restart");
     bad("request_gap_min = \"1s\"\nrequest_gap_max = \"10ms\"", "www.request_gap_max");
     bad("batch_period = 0", "www.batch_period");
+    bad("client_start = \"staggered\"", "www.client_start");
+    bad("handshake = \"server\"", "www.handshake");
     let e = run_scenario(
         &network(1, "5ms", 100, EPD, "", 1.0).replace("server = \"s0\"", "server = \"sw1\""),
         &RunOptions::default(),
@@ -130,4 +132,50 @@ fn written_series_counts_the_applications_writes() {
                   [[link]]\na = \"a\"\nb = \"b\"\nrate = \"10Mbps\"\ndelay = \"5ms\"\n\
                   [[flow]]\nsrc = \"a\"\ndst = \"b\"\n";
     assert!(run(greedy, 1).flows[0].written_series.is_none());
+}
+
+#[test]
+fn synchronized_clients_open_at_time_zero_random_ones_at_their_phase() {
+    let sync = run(&network(4, "5ms", 2300, EPD, "client_start = \"synchronized\"", 12.0), 1);
+    assert!(sync.flows.iter().all(|f| f.start_s == 0.0), "every connection opens at 0");
+    let random = run(&network(4, "5ms", 2300, EPD, "", 12.0), 1);
+    let starts: Vec<f64> = random.www.iter().map(|w| random.flows[w.request_flow as usize].start_s).collect();
+    assert!(starts.iter().all(|&s| (0.0..10.0).contains(&s)), "{starts:?}");
+    assert!(starts.windows(2).any(|p| p[0] != p[1]), "{starts:?}");
+    for w in &random.www {
+        // A pair's two flows open together, when the client's first batch starts.
+        assert_eq!(random.flows[w.response_flow as usize].start_s, random.flows[w.request_flow as usize].start_s);
+    }
+}
+
+#[test]
+fn one_seed_offers_every_network_the_same_workload() {
+    // Each draw kind has its own stream, so a longer trunk delay moves when the servers draw,
+    // not what they draw: the clients send the same requests, and pairs whose servers answered
+    // as many requests were asked for the same bytes.
+    let wan = run(&network(4, "5ms", 2300, EPD, "", 25.0), 7);
+    let geo = run(&network(4, "275ms", 2300, EPD, "", 25.0), 7);
+    let mut same_count = 0;
+    for (a, b) in wan.www.iter().zip(&geo.www) {
+        assert_eq!((a.batches, a.requests_sent), (b.batches, b.requests_sent));
+        if a.requests_served == b.requests_served {
+            same_count += 1;
+            assert_eq!(a.bytes_requested, b.bytes_requested, "pair {}", a.pair);
+            assert_eq!(a.responses_by_class, b.responses_by_class, "pair {}", a.pair);
+        }
+    }
+    assert!(same_count >= 2, "{same_count} pairs served as many requests");
+}
+
+#[test]
+fn a_client_handshake_costs_a_round_trip_before_the_first_request() {
+    let www = "client_start = \"synchronized\"\nrequest_gap_min = \"1s\"\nrequest_gap_max = \"1s\"";
+    let plain = run(&network(1, "100ms", 2300, EPD, www, 0.21), 1);
+    let opened = run(&network(1, "100ms", 2300, EPD, &format!("{www}\nhandshake = \"client\""), 0.21), 1);
+    // Without a handshake the request reaches the server one trip (100 ms) after it leaves; with
+    // one it leaves after the SYN and SYN-ACK (a round trip), so it arrives at 300 ms.
+    assert_eq!(plain.www[0].requests_served, 1);
+    assert_eq!(opened.www[0].requests_served, 0);
+    let later = run(&network(1, "100ms", 2300, EPD, &format!("{www}\nhandshake = \"client\""), 0.41), 1);
+    assert_eq!(later.www[0].requests_served, 1);
 }

@@ -14,9 +14,8 @@
 pub mod www;
 
 use crate::atm::drop::CellDropper;
-use crate::rng::stream;
 use crate::time::Time;
-use www::WwwPairModel;
+use www::{WwwPairModel, WwwStreams};
 
 /// What an application asks for during one call.
 #[derive(Debug, Default)]
@@ -78,12 +77,12 @@ pub struct Apps {
 }
 
 impl Apps {
-    /// The WWW pairs of a run seeded with `seed`, each with a random stream of its own.
+    /// The WWW pairs of a run seeded with `seed`, each with random streams of its own.
     pub fn new(pairs: &[WwwPairModel], seed: u64) -> Self {
         let apps: Vec<App> = pairs
             .iter()
             .enumerate()
-            .map(|(i, p)| App::Www(Box::new(www::WwwPair::new(p.cfg, p.flows, stream(seed, "www", i as u64)))))
+            .map(|(i, p)| App::Www(Box::new(www::WwwPair::new(p.cfg, p.flows, WwwStreams::new(seed, i as u64)))))
             .collect();
         Self {
             pending: vec![None; apps.len()],
@@ -130,6 +129,16 @@ impl Apps {
             return Some(d);
         }
         None
+    }
+
+    /// Each application's flows with the time they open: the application's first activity
+    /// (a WWW client's first batch, when the client opens its connection). Asked before the
+    /// run starts.
+    pub fn flow_opens(&self) -> Vec<(u32, Time)> {
+        let first = |app: &App| match app {
+            App::Www(w) => w.first_batch(),
+        };
+        self.apps.iter().flat_map(|a| a.flows().iter().map(move |&f| (f, first(a)))).collect()
     }
 
     pub fn flow(&self, a: u32, port: u8) -> u32 {

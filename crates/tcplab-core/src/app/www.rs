@@ -14,13 +14,14 @@
 //! produce; its idle agents keep cwnd (the retransmission timer is cancelled once everything
 //! is acknowledged, so slow-start restart never triggers).
 //!
-//! - Client: a batch of requests every `batch_period` (10 s), the first batch at a random
-//!   phase in [0, batch_period) so that the clients are not synchronised (the paper does not
-//!   say; a common start would put 100 batches on the network at once). A batch holds 1..9
-//!   requests (Poisson with mean 5, redrawn outside 1..9); requests leave `gap_min..gap_max`
-//!   (100-500 ms, uniform) apart. Each request is `request_bytes` (128) written to the
-//!   client's TCP. With pipelining off, a request waits until the previous response has fully
-//!   arrived.
+//! - Client: a batch of requests every `batch_period` (10 s). The paper does not say when a
+//!   client's first batch falls: `start` is either `Random` (a uniform phase in [0,
+//!   batch_period), clients not synchronised) or `Synchronized` (every client's first batch at
+//!   the start of the run, which puts 100 first requests, and 100 first responses, on the
+//!   network at once). A batch holds 1..9 requests (Poisson with mean 5, redrawn outside
+//!   1..9); requests leave `gap_min..gap_max` (100-500 ms, uniform) apart. Each request is
+//!   `request_bytes` (128) written to the client's TCP. With pipelining off, a request waits
+//!   until the previous response has fully arrived.
 //! - Server: infinitely fast. When a whole request has arrived it draws a file size and
 //!   writes the response at once. Classes (Table 1): 20% 0-1 KB, 28% 1-10 KB, 40% 10-100 KB,
 //!   11.2% 100 KB-1 MB, 0.8% 1-10 MB; class c holds the nine sizes k * 10^c * 1024 / 10 bytes
@@ -30,18 +31,49 @@
 //! Clipping to 1..9 redraws rather than clamps: clamping would move the 3.2% of Poisson(5)
 //! mass above 9 onto 9, making the largest size of every class more likely than the
 //! second-largest, a spike the paper's "Poisson distribution with mean 5" does not suggest.
-//! Redrawing keeps the Poisson shape on 1..9 (mean 4.93 instead of 5).
+//! Redrawing keeps the Poisson shape on 1..9 (mean 4.85 instead of 5: sum k 5^k/k! over
+//! sum 5^k/k!, k = 1..9), so a batch averages 4.85 requests and a response 116.6 KB, and 100
+//! servers are offered 45.2 Mb/s on average (the paper's footnote 2 rounds to 5 requests of
+//! 120 KB: 48 Mb/s).
+//!
+//! Every draw kind of a pair has a random stream of its own (`WwwStreams`): the client's
+//! phase, batch sizes and request gaps, the server's size classes and size indices. What a
+//! client draws therefore never depends on when its server draws, which depends on the
+//! network: at one seed every link type, drop policy and buffer is offered the same requests
+//! and the same response sizes (common random numbers across configurations).
 
 use std::collections::VecDeque;
 
 use rand::Rng as _;
 
 use super::AppIo;
-use crate::rng::Rng;
+use crate::rng::{stream, Rng};
 use crate::time::{Dur, Time, MS, SEC};
 
 /// Table 1: share of requests in each size class.
 pub const CLASS_SHARES: [f64; 5] = [0.20, 0.28, 0.40, 0.112, 0.008];
+
+/// When a client's first batch falls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClientStart {
+    /// At a uniform phase in [0, batch_period), drawn per client.
+    Random,
+    /// At the start of the run, every client at once.
+    Synchronized,
+}
+
+impl ClientStart {
+    /// Scenario names, in the order of the enum.
+    pub const NAMES: &'static [&'static str] = &["random", "synchronized"];
+
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "random" => Some(Self::Random),
+            "synchronized" => Some(Self::Synchronized),
+            _ => None,
+        }
+    }
+}
 
 /// Settings of the WWW model (defaults: Goyal et al. 1998, Sec. 5 and 6.2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -50,6 +82,8 @@ pub struct WwwConfig {
     pub request_bytes: u64,
     /// Time from one batch's start to the next.
     pub batch_period: Dur,
+    /// When each client's first batch falls.
+    pub start: ClientStart,
     /// Spacing of the requests of a batch: uniform in [gap_min, gap_max].
     pub gap_min: Dur,
     pub gap_max: Dur,
@@ -65,6 +99,7 @@ impl Default for WwwConfig {
         Self {
             request_bytes: 128,
             batch_period: 10 * SEC,
+            start: ClientStart::Random,
             gap_min: 100 * MS,
             gap_max: 500 * MS,
             pipelining: true,
@@ -79,6 +114,31 @@ pub struct WwwPairModel {
     pub cfg: WwwConfig,
     /// The request flow (client to server) and the response flow (server to client).
     pub flows: [u32; 2],
+}
+
+/// A pair's random streams, one per draw kind: the client's (first-batch phase, batch sizes,
+/// request gaps) and the server's (size classes, size indices).
+#[derive(Debug, Clone)]
+pub struct WwwStreams {
+    phase: Rng,
+    batch: Rng,
+    gap: Rng,
+    class: Rng,
+    size: Rng,
+}
+
+impl WwwStreams {
+    /// The streams of pair `pair` in a run seeded with `seed`.
+    pub fn new(seed: u64, pair: u64) -> Self {
+        let s = |kind: &str| stream(seed, kind, pair);
+        Self {
+            phase: s("www.client.phase"),
+            batch: s("www.client.batch"),
+            gap: s("www.client.gap"),
+            class: s("www.server.class"),
+            size: s("www.server.size"),
+        }
+    }
 }
 
 /// A Poisson(5) draw redrawn until it falls in 1..=9 (Knuth's product method: mean 5 needs
@@ -174,7 +234,7 @@ pub struct WwwPair {
     pub cfg: WwwConfig,
     /// Port 0: requests (client to server); port 1: responses (server to client).
     pub flows: [u32; 2],
-    rng: Rng,
+    rng: WwwStreams,
     next_batch: Time,
     /// Requests of the current batches not yet sent.
     to_send: u32,
@@ -189,8 +249,11 @@ pub struct WwwPair {
 }
 
 impl WwwPair {
-    pub fn new(cfg: WwwConfig, flows: [u32; 2], mut rng: Rng) -> Self {
-        let phase = rng.random_range(0..cfg.batch_period.max(1));
+    pub fn new(cfg: WwwConfig, flows: [u32; 2], mut rng: WwwStreams) -> Self {
+        let phase = match cfg.start {
+            ClientStart::Random => rng.phase.random_range(0..cfg.batch_period.max(1)),
+            ClientStart::Synchronized => 0,
+        };
         Self {
             cfg,
             flows,
@@ -209,6 +272,11 @@ impl WwwPair {
         self.next_batch += now;
     }
 
+    /// When the first batch falls, for a pair not yet started (the connection opens then).
+    pub fn first_batch(&self) -> Time {
+        self.next_batch
+    }
+
     pub fn next_timer(&self) -> Option<Time> {
         Some(match self.next_request {
             Some(t) => t.min(self.next_batch),
@@ -220,7 +288,7 @@ impl WwwPair {
         if now >= self.next_batch {
             self.next_batch += self.cfg.batch_period;
             self.stats.batches += 1;
-            self.to_send += poisson5_1_to_9(&mut self.rng);
+            self.to_send += poisson5_1_to_9(&mut self.rng.batch);
             if self.next_request.is_none() && !self.blocked {
                 self.next_request = Some(now);
             }
@@ -240,7 +308,7 @@ impl WwwPair {
         self.stats.requests_sent += 1;
         io.writes.push((0, self.cfg.request_bytes));
         if self.to_send > 0 {
-            self.next_request = Some(now + self.rng.random_range(self.cfg.gap_min..=self.cfg.gap_max));
+            self.next_request = Some(now + self.rng.gap.random_range(self.cfg.gap_min..=self.cfg.gap_max));
         }
     }
 
@@ -249,8 +317,8 @@ impl WwwPair {
             // The server: answer every request that has arrived whole.
             while (self.stats.requests_served + 1) * self.cfg.request_bytes <= delivered {
                 self.stats.requests_served += 1;
-                let c = size_class(&mut self.rng);
-                let size = file_size(c, poisson5_1_to_9(&mut self.rng));
+                let c = size_class(&mut self.rng.class);
+                let size = file_size(c, poisson5_1_to_9(&mut self.rng.size));
                 self.stats.responses_by_class[c] += 1;
                 self.stats.bytes_requested += size;
                 self.written_responses += size;
@@ -273,7 +341,6 @@ impl WwwPair {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::stream;
 
     /// Pearson's chi-square statistic of `observed` counts against `expected` probabilities.
     fn chi_square(observed: &[u64], expected: &[f64]) -> f64 {
@@ -340,7 +407,7 @@ mod tests {
     /// Drive a pair with an ideal network (every write delivered at once) and collect the
     /// request times.
     fn request_times(cfg: WwwConfig, until: Time, seed: u64) -> (Vec<Time>, WwwPair) {
-        let mut w = WwwPair::new(cfg, [0, 1], stream(seed, "www", 0));
+        let mut w = WwwPair::new(cfg, [0, 1], WwwStreams::new(seed, 0));
         let mut io = AppIo::default();
         w.start(0, &mut io);
         let mut times = Vec::new();
@@ -403,12 +470,77 @@ mod tests {
     }
 
     #[test]
+    fn a_batch_averages_4_85_requests() {
+        let mean: f64 = truncated_poisson5().iter().enumerate().map(|(i, q)| (i + 1) as f64 * q).sum();
+        assert!((mean - 4.8464).abs() < 1e-4, "{mean}");
+    }
+
+    /// The writes of a pair driven with an ideal network whose deliveries take `delay`: the
+    /// request times and the response sizes, in order.
+    fn workload(cfg: WwwConfig, delay: Dur, seed: u64) -> (Vec<Time>, Vec<u64>) {
+        let mut w = WwwPair::new(cfg, [0, 1], WwwStreams::new(seed, 3));
+        let mut io = AppIo::default();
+        w.start(0, &mut io);
+        let (mut times, mut sizes) = (Vec::new(), Vec::new());
+        let mut arrivals: VecDeque<Time> = VecDeque::new();
+        let mut requested = 0;
+        loop {
+            let timer = w.next_timer().filter(|&t| t < 60 * SEC);
+            let now = match (timer, arrivals.front().copied()) {
+                (Some(t), a) if a.is_none_or(|a| t <= a) => {
+                    w.on_timer(t, &mut io);
+                    t
+                }
+                (_, Some(a)) => {
+                    arrivals.pop_front();
+                    requested += 128;
+                    w.on_delivered(a, 0, requested, &mut io);
+                    a
+                }
+                _ => break,
+            };
+            for (port, n) in io.writes.drain(..) {
+                if port == 0 {
+                    times.push(now);
+                    arrivals.push_back(now + delay);
+                } else {
+                    sizes.push(n);
+                }
+            }
+        }
+        (times, sizes)
+    }
+
+    #[test]
+    fn the_offered_workload_does_not_depend_on_the_network_delay() {
+        // One stream per draw kind: a slower network changes when the server draws its sizes,
+        // not which sizes it draws, nor when the client sends.
+        let cfg = WwwConfig::default();
+        let (fast_times, fast_sizes) = workload(cfg, MS, 11);
+        let (slow_times, slow_sizes) = workload(cfg, 700 * MS, 11);
+        assert!(fast_sizes.len() > 20, "{}", fast_sizes.len());
+        assert_eq!(fast_times, slow_times);
+        assert_eq!(fast_sizes, slow_sizes);
+    }
+
+    #[test]
+    fn synchronized_clients_start_their_first_batch_at_once() {
+        let cfg = WwwConfig { start: ClientStart::Synchronized, ..WwwConfig::default() };
+        for seed in 0..5 {
+            let (times, _) = request_times(cfg, 30 * SEC, seed);
+            assert_eq!(times[0], 0, "seed {seed}");
+        }
+        let random: Vec<Time> = (0..5).map(|seed| request_times(WwwConfig::default(), 30 * SEC, seed).0[0]).collect();
+        assert!(random.iter().all(|&t| t < 10 * SEC) && random.iter().any(|&t| t > 0), "{random:?}");
+    }
+
+    #[test]
     fn without_pipelining_a_request_waits_for_the_previous_response() {
         let cfg = WwwConfig { pipelining: false, ..WwwConfig::default() };
         // The first seed whose first batch holds two requests or more.
         let mut w = (0..)
             .map(|seed| {
-                let mut w = WwwPair::new(cfg, [0, 1], stream(seed, "www", 0));
+                let mut w = WwwPair::new(cfg, [0, 1], WwwStreams::new(seed, 0));
                 w.start(0, &mut AppIo::default());
                 w
             })

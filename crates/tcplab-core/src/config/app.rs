@@ -7,8 +7,9 @@ use super::flow::FlowModel;
 use super::tcp::TcpSpec;
 use super::value::{err, in_field, opt_duration};
 use super::Nodes;
-use crate::app::www::{WwwConfig, WwwPairModel};
+use crate::app::www::{ClientStart, WwwConfig, WwwPairModel};
 use crate::error::ScenarioError;
+use crate::tcp::config::{Handshake, TcpConfig};
 use crate::units::{bytes, Quantity};
 
 /// The WWW model's settings and its pairs; omitted settings take the paper's values.
@@ -22,6 +23,13 @@ pub struct WwwSpec {
     pub pipelining: Option<bool>,
     /// "none" (ns-2.1b3 keeps the window over idle time) or "rfc2581".
     pub idle_restart: Option<String>,
+    /// When each client's first batch falls: "random" (a uniform phase in the batch period)
+    /// or "synchronized" (every client at the start of the run).
+    pub client_start: Option<String>,
+    /// "none" (both ends start established, as ns-2.1b3's one-way TCP with `syn_` false) or
+    /// "client" (the client opens the connection with a SYN exchange on each of the pair's
+    /// two flows when its first batch starts); unset: the flows' own `tcp.handshake`.
+    pub handshake: Option<String>,
     /// TCP settings of the pairs' flows, over the scenario's `[tcp]`.
     #[serde(default)]
     pub tcp: TcpSpec,
@@ -47,6 +55,13 @@ impl WwwSpec {
     ) -> Result<Vec<WwwPairModel>, ScenarioError> {
         let cfg = self.config()?;
         let tcp = shared.merged(&self.tcp).validate("www.tcp")?;
+        // The client opens: it sends the request flow's SYN and receives the response flow's.
+        let handshakes = match self.handshake.as_deref() {
+            None => [tcp.handshake, tcp.handshake],
+            Some("none") => [Handshake::None, Handshake::None],
+            Some("client") => [Handshake::SenderOpens, Handshake::ReceiverOpens],
+            Some(o) => return err("www.handshake", format!("unknown '{o}' (use none or client)")),
+        };
         let mut pairs = Vec::with_capacity(self.pairs.len());
         for (i, p) in self.pairs.iter().enumerate() {
             let f = format!("www.pair[{i}]");
@@ -56,7 +71,8 @@ impl WwwSpec {
                 return err(format!("{f}.server"), "a pair's client and server must differ");
             }
             let first = flows.len() as u32;
-            for (dir, src, dst) in [("request", client, server), ("response", server, client)] {
+            let ends = [("request", client, server), ("response", server, client)];
+            for ((dir, src, dst), handshake) in ends.into_iter().zip(handshakes) {
                 flows.push(FlowModel {
                     name: format!("www{i}.{dir}"),
                     src,
@@ -65,7 +81,7 @@ impl WwwSpec {
                     start_jitter: 0,
                     bytes: None,
                     trace: false,
-                    tcp: tcp.clone(),
+                    tcp: TcpConfig { handshake, ..tcp.clone() },
                     marker: None,
                     reservation: None,
                 });
@@ -101,6 +117,11 @@ impl WwwSpec {
         }
         if let Some(p) = self.pipelining {
             c.pipelining = p;
+        }
+        if let Some(name) = self.client_start.as_deref() {
+            c.start = ClientStart::parse(name).ok_or_else(|| {
+                ScenarioError::new("www.client_start", format!("unknown '{name}' (use random or synchronized)"))
+            })?;
         }
         c.idle_restart = match self.idle_restart.as_deref() {
             None | Some("none") => false,

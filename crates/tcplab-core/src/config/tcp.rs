@@ -179,6 +179,7 @@ mod tests {
         assert!(row("timer").contains("| `\"fine\"` | `\"500ms\"` | `\"ns2:100ms\"` | `\"ns1:100ms\"` |"));
         assert!(row("min_rto").contains("| `\"1s\"` | `\"1s\"` | `\"200ms\"` | `\"200ms\"` |"));
         assert!(row("variant").contains("`\"reno\"`"));
-        assert_eq!(t.lines().count(), 2 + 1 + 35, "header, stack, and the 35 other knobs");
+        assert!(row("tick_phase").contains("| `\"random\"` | `\"random\"` | `\"random\"` | `\"random\"` |"));
+        assert_eq!(t.lines().count(), 2 + 1 + 36, "header, stack, and the 36 other knobs");
     }
 }

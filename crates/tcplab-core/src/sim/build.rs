@@ -23,6 +23,7 @@ use crate::net::route::{RouteArena, Routes};
 use crate::net::{Channel, PacketPool, Queue, QueueLimit};
 use crate::pcap::{node_ip, wscale_for, PcapFlow, PcapWriter};
 use crate::rng::stream;
+use crate::tcp::knobs::TickPhase;
 use crate::tcp::reserved::Reserved;
 use crate::tcp::rtt::TimerClock;
 use crate::tcp::{TcpConfig, TcpReceiver, TcpSender};
@@ -35,11 +36,17 @@ impl Simulation {
         jitter_starts(&mut model);
         let mut channels: Vec<Channel> =
             model.channels.iter().enumerate().map(|(i, c)| channel(&model, i, c)).collect();
-        let built = Flows::build(&model, &channels)?;
+        let mut built = Flows::build(&model, &channels)?;
         for d in channels.iter_mut().filter_map(|c| c.queue.drops.as_deref_mut()) {
             d.set_data_bases(built.wire.iter().map(|w| w.data_base));
         }
         let apps = Apps::new(&model.www, model.seed);
+        // An application's connection opens when it first has something to send (a handshake,
+        // if any, starts then), not at time 0.
+        for (flow, open) in apps.flow_opens() {
+            let f = &mut built.flows[flow as usize];
+            f.start = f.start.max(open);
+        }
         // At most one pending event per channel stage, flow and switch, plus the stop.
         let mut pending_bound = 2 * channels.len() + built.flows.len() + model.nodes.len() + apps.len() + 1;
         if model.atm.reassembly_timeout.is_some() {
@@ -159,13 +166,17 @@ impl Flows {
 fn endpoints(seed: u64, i: usize, f: &FlowModel, tcp: Arc<TcpConfig>, app: (u32, u8)) -> (FlowRt, u32) {
     let mut rng = stream(seed, "flow", i as u64);
     let (isn_s, isn_r): (u32, u32) = (rng.random(), rng.random());
-    // Each host's coarse clock ticks at its own phase (hosts are not synchronised).
+    // Each host's coarse clock ticks at its own phase (hosts are not synchronised), unless the
+    // scenario aligns them; the draws are made either way, so nothing else moves.
     let tick = match f.tcp.clock {
         TimerClock::Coarse { tick } | TimerClock::Ns2 { tick } | TimerClock::Ns1 { tick } => tick,
         TimerClock::Fine => 500 * MS,
     };
-    let phase_s = rng.random_range(0..tick);
-    let phase_r = rng.random_range(0..200 * MS);
+    let (phase_s, phase_r) = (rng.random_range(0..tick), rng.random_range(0..200 * MS));
+    let (phase_s, phase_r) = match f.tcp.tick_phase {
+        TickPhase::Random => (phase_s, phase_r),
+        TickPhase::Aligned => (0, 0),
+    };
     // An application's flow starts with nothing written.
     let total = if app.0 == NO_APP { f.bytes } else { Some(0) };
     let mut sender = TcpSender::new(tcp.clone(), i as u32, isn_s, total, phase_s, f.trace);

@@ -30,7 +30,7 @@ use super::stack::Stack;
 /// What the knob list names besides readers: its types, constants and default helpers. Both
 /// places that expand the list import all of it.
 pub mod names {
-    pub use super::{two_ticks_or, Codec, OutOfOrderAck, RecoverySend, Ssthresh, HUGE, NS_WINDOW};
+    pub use super::{two_ticks_or, Codec, OutOfOrderAck, RecoverySend, Ssthresh, TickPhase, HUGE, NS_WINDOW};
     pub use crate::tcp::boston::{BostonConfig, Partial};
     pub use crate::tcp::config::{DelayedAck, Handshake, RecoveryKind};
     pub use crate::tcp::growth::{Deflation, WindowRule};
@@ -109,6 +109,10 @@ stacks](stacks.md)). A tick also sets `min_rto`'s default";
 fact none: the backoff stops doubling at 64";
             initial_rto => initial_rto: Dur, PositiveDuration, "", [3 * SEC, 6 * SEC, 6 * SEC],
                 "timeout before the first RTT sample (SYN and first data)";
+            tick_phase => tick_phase: TickPhase, Names<TickPhase>, "", [TickPhase::Random],
+                "where each host's coarse clock ticks fall: `random`, a uniform phase drawn for each end of each \
+flow (hosts are not synchronised; ns-2's `boot_time_ = Random::uniform(tcpTick_)` per agent), or \
+`aligned`, every host's clock ticking at 0, one tick, two ticks, ... (the delayed-ACK clock too)";
             delayed_ack => _: bool, Flag, "", [false, true, false],
                 "receiver ACKs every second full segment, or when the delayed-ACK timer fires";
             delayed_ack_timeout => _: Dur, PositiveDuration, "", [200 * MS],
@@ -300,6 +304,16 @@ named_enum! {
     }
 }
 
+named_enum! {
+    /// Where each host's coarse timer ticks fall.
+    pub enum TickPhase {
+        /// A uniform phase per end of each flow.
+        Random = "random",
+        /// Every host's clock ticks at multiples of its tick.
+        Aligned = "aligned",
+    }
+}
+
 named!(
     Stack = "stack",
     RecoveryKind = "variant",
@@ -310,6 +324,7 @@ named!(
     Deflation,
     RttSample,
     RecoverySend,
+    TickPhase,
 );
 
 impl Named for Partial {

@@ -11,12 +11,15 @@ our runs beside the paper's Tables 4-12.
 Files: network.py (the scenario of Sec. 6), metrics.py (Sec. 7), paper.py (the paper's printed
 tables, as reference data), sweeps.py, results.py (derived once), tables.py, claims.py,
 figures.py, backlog.py (a diagnostic not in the paper: how many servers are backlogged over
-time). docs/satellite.md lists every choice the paper leaves open.
+time), can_fail.py (each claim on the paper's own tables and on a refuting copy),
+sensitivity.py (the WAN factorial under each reading of what the paper leaves open).
+docs/satellite.md lists every choice the paper leaves open.
 """
 
 from __future__ import annotations
 
 from tcplab.report.study import Paper, Study
+from tcplab.studies.satellite.can_fail import can_fail
 from tcplab.studies.satellite.claims import claims
 from tcplab.studies.satellite.figures import figures
 from tcplab.studies.satellite.results import derive
@@ -42,6 +45,7 @@ STUDY = Study(
     derive=derive,
     figures=figures,
     claims=claims,
+    can_fail=can_fail,
     tables=tables,
     assumptions=(
         'TCP is the ns-2.1b3 stack preset (`tcp.stack = "ns2"`: 100 ms timer tick, no delayed ACK, no '
@@ -56,6 +60,12 @@ STUDY = Study(
         "configuration uses the same seed (common random numbers: the same WWW workload).",
         "The hosts' own output queues hold 10^6 cells (they never drop); the switch ports towards the "
         "hosts get the trunk's buffer and policy.",
+        "Where the paper is silent about the start of a run, one reading fixed before any claim was looked "
+        "at: the paper's text, else ns-2.1b3's defaults. Every client's first batch at t = 0 (Sec. 6.1's "
+        "buffer argument, one packet for each of the 100 connections, presumes they send at once); each "
+        "host's timer ticks at a random phase (ns-2's per-agent boot time); no handshake (ns-2's one-way "
+        "TCP); a 6 s first timeout (ns-2.1b3's default); a batch every 10 s (Sec. 5). docs/satellite.md "
+        "has the WAN results under the other readings.",
         "The body of the paper's Table 10 (GEO per configuration) is missing from the available text; "
         "GEO is compared through Tables 11 and 12 only.",
     ),

@@ -55,7 +55,7 @@ def backlogged_servers(report: Mapping[str, Any], bins: int) -> np.ndarray:
 
 def summary(counts: np.ndarray, skip_bins: int) -> dict[str, float]:
     """Mean and share-of-time statistics of one run's counts, after the first ``skip_bins``
-    (the first batch period, when servers start at random phases)."""
+    (the first batch period, while the run's first batches fill the network)."""
     c = counts[skip_bins:] if len(counts) > skip_bins else counts
     return {
         "backlogged_mean": float(c.mean()),

@@ -61,6 +61,16 @@ def _case(r: Results, case: str, outdir: Path) -> Figure:
             ax.grid(alpha=0.3)
             if col == 0:
                 ax.set_ylabel(resp)
+    # EPD and SD side by side on one y-axis per response, so the panels compare by eye.
+    for row in axes:
+        lows, highs = zip(*(ax.get_ylim() for ax in row), strict=True)
+        for ax in row:
+            ax.set_ylim(min(lows), max(highs))
+    if paper is not None:
+        axes[0][0].plot(
+            [], [], "o--", mfc="none", lw=0.8, color="grey", label=f"paper (Table {TABLE_NUMBERS[case][0]})"
+        )
+        axes[0][0].plot([], [], "o-", color="grey", label="ours")
     axes[0][0].legend(fontsize="small")
     axes[1][0].set_xlabel("switch buffer (RTT x bandwidth)")
     axes[1][1].set_xlabel("switch buffer (RTT x bandwidth)")

@@ -31,6 +31,19 @@ Values the paper does not give, and what this module uses:
 - The switch ports towards the hosts get the same buffer and policy as the trunk (an
   output-buffered switch has one buffer size); with one pair per port they never fill.
 
+The readings of what the paper leaves open about the start of a run (``Reading``; the
+sensitivity module runs the WAN factorial under each). The primary reading, ``PRIMARY``, was
+fixed by one rule before any claim was looked at: take what the paper's own text implies, and
+where it says nothing, ns-2.1b3's defaults (the simulator it names):
+- ``client_start = "synchronized"``: every client's first batch at t = 0. Sec. 6.1 sizes the
+  WAN buffer as "one complete packet for each of the 100 TCP connections", an argument that
+  presumes the 100 connections send at once; the paper never mentions staggered starts.
+- ``tick_phase = "random"``: ns-2.1b3 draws each agent's ``boot_time_`` uniformly in one tick.
+- ``handshake = "none"``: ns-2.1b3's one-way agents start established (``syn_`` false).
+- ``initial_rto``: ns-2.1b3's 6 s (``rtxcur_init_``), the ns2 preset's value.
+- ``batch_period_s = 10``: Sec. 5 (a batch every 10 s); it is the offered load's knob, left at
+  the paper's value rather than tuned to its footnote's 48 Mb/s.
+
 This module depends on nothing else in tcplab: it only writes text.
 """
 
@@ -43,7 +56,9 @@ __all__ = [
     "BUFFERS",
     "CASES",
     "FLAVOURS",
+    "PRIMARY",
     "Case",
+    "Reading",
     "SatelliteConfig",
     "factorial",
     "initial_ssthresh",
@@ -93,6 +108,27 @@ DROPS = {
 
 
 @dataclass(frozen=True)
+class Reading:
+    """How a run starts, where the paper is silent (see the module's docstring)."""
+
+    client_start: str = "synchronized"
+    tick_phase: str = "random"
+    handshake: str = "none"
+    initial_rto_s: float = 6.0
+    batch_period_s: float = 10.0
+
+    def label(self) -> str:
+        return (
+            f"start {self.client_start}, ticks {self.tick_phase}, handshake {self.handshake}, "
+            f"first RTO {self.initial_rto_s:g} s, batches every {self.batch_period_s:g} s"
+        )
+
+
+# The primary reading: the paper's text, else ns-2.1b3's defaults (module docstring).
+PRIMARY = Reading()
+
+
+@dataclass(frozen=True)
 class SatelliteConfig:
     """One run of the factorial: link type, TCP flavour, drop policy and buffer (index 0-2
     into Table 2's row, or a number of cells)."""
@@ -106,6 +142,7 @@ class SatelliteConfig:
     seed: int = 1
     pipelining: bool = True
     idle_restart: str = "none"
+    reading: Reading = PRIMARY
 
     def buffer_cells(self) -> int:
         case = CASES[self.case]
@@ -154,6 +191,7 @@ def _link(a: str, b: str, rate: str, delay: str, queue_ab: int, queue_ba: int, d
 def satellite_scenario(cfg: SatelliteConfig) -> str:
     """The scenario TOML of one run."""
     case = _check(cfg)
+    rd = cfg.reading
     buffer = cfg.buffer_cells()
     drop = f"drop = {DROPS[cfg.drop]}\n"
     servers = [f"s{i}" for i in range(cfg.pairs)]
@@ -167,8 +205,11 @@ def satellite_scenario(cfg: SatelliteConfig) -> str:
         '[atm]\ntrailer = true\nllc_snap = true\nreassembly = "aal5"\n\n'
         f'[tcp]\nstack = "ns2"\nvariant = "{FLAVOURS[cfg.flavour]}"\n{NS2_OVERRIDES}'
         f"mss = {case.mss}\nrcv_buf = {case.rcv_buf}\nwindow_scaling = true\n"
-        f"initial_ssthresh = {initial_ssthresh(case)}\n\n"
-        f'[www]\npipelining = {str(cfg.pipelining).lower()}\nidle_restart = "{cfg.idle_restart}"\n\n',
+        f"initial_ssthresh = {initial_ssthresh(case)}\n"
+        f'tick_phase = "{rd.tick_phase}"\ninitial_rto = "{rd.initial_rto_s:g}s"\n\n'
+        f'[www]\npipelining = {str(cfg.pipelining).lower()}\nidle_restart = "{cfg.idle_restart}"\n'
+        f'client_start = "{rd.client_start}"\nhandshake = "{rd.handshake}"\n'
+        f'batch_period = "{rd.batch_period_s:g}s"\n\n',
         _link("sw1", "sw2", "45Mbps", f"{delay_ms:g}ms", buffer, buffer, drop),
     ]
     # Host-side queues are the hosts' own (no drop policy); switch-side ones are Table 2's.

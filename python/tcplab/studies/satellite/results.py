@@ -16,7 +16,7 @@ from tcplab.studies.satellite.backlog import BIN_S, backlogged_servers, summary
 from tcplab.studies.satellite.metrics import satellite_metrics
 from tcplab.studies.satellite.network import CASES, T3_BPS
 
-__all__ = ["FACTORS", "RESPONSES", "Results", "derive"]
+__all__ = ["FACTORS", "RESPONSES", "Results", "derive", "from_tables"]
 
 FACTORS = ["tcp", "buffer", "drop_policy"]
 RESPONSES = ("efficiency", "fairness")
@@ -51,7 +51,7 @@ class Results:
         return float(df[response].mean())
 
 
-# The first batch period (10 s), when servers start at random phases, is left out of the
+# The first batch period (10 s), while the run's first batches fill the network, is left out of the
 # backlog summaries.
 WARMUP_S = 10.0
 
@@ -68,6 +68,9 @@ def _metrics(store: Store, df: pd.DataFrame, case: str, series: list[pd.DataFram
                 "key": key,
                 "efficiency": m.efficiency,
                 "fairness": m.fairness,
+                # The realised offered load: bytes the servers were asked for over the run time.
+                "offered_bps": sum(float(p["scheduled_load_bps"]) for p in report["www"]),
+                "capacity_bps": m.capacity_bps,
                 **summary(counts, round(WARMUP_S / BIN_S)),
             }
         )
@@ -96,6 +99,30 @@ def derive(data: StudyData) -> Results:
             if series:
                 heads = df[["key", *FACTORS, "replication"]].assign(case=case)
                 backlog.append(pd.concat(series).merge(heads, on="key"))
+    first = next(iter(data.specs.values()))
+    return from_tables(
+        runs,
+        duration_s=float(first.base["duration"]),
+        pairs=len(first.base["www"]["pair"]),
+        replications=first.replications,
+        backlog=pd.concat(backlog, ignore_index=True) if backlog else pd.DataFrame(),
+    )
+
+
+def from_tables(
+    runs: dict[str, pd.DataFrame],
+    duration_s: float = 100.0,
+    pairs: int = 100,
+    replications: int = 1,
+    backlog: pd.DataFrame | None = None,
+) -> Results:
+    """Results from per-run tables (case -> one row per run: the factors, efficiency, fairness;
+    optionally ``events``, ``wall_s``, ``offered_bps``): what the study derives from its store,
+    and what the claims' can-fail fixtures build from the paper's own tables."""
+    runs = {case: df.copy() for case, df in runs.items()}
+    for df in runs.values():
+        if "replication" not in df:
+            df["replication"] = _replication(df)
     means = {
         case: df.groupby(FACTORS, sort=False)[list(RESPONSES)].agg(["mean", "std"]).reset_index()
         for case, df in runs.items()
@@ -104,15 +131,15 @@ def derive(data: StudyData) -> Results:
         case: {r: factorial_anova(df.dropna(subset=[r]), r, FACTORS) for r in RESPONSES}
         for case, df in runs.items()
     }
-    first = next(iter(data.specs.values()))
+    total = lambda col: sum(df[col].sum() for df in runs.values() if col in df)  # noqa: E731
     return Results(
         runs=runs,
         means=means,
         anova=anova,
-        duration_s=float(first.base["duration"]),
-        pairs=len(first.base["www"]["pair"]),
-        replications=first.replications,
-        events=int(sum(df["events"].sum() for df in runs.values())),
-        wall_s=float(sum(df["wall_s"].sum() for df in runs.values())),
-        backlog=pd.concat(backlog, ignore_index=True) if backlog else pd.DataFrame(),
+        duration_s=duration_s,
+        pairs=pairs,
+        replications=replications,
+        events=int(total("events")),
+        wall_s=float(total("wall_s")),
+        backlog=backlog if backlog is not None else pd.DataFrame(),
     )

@@ -12,6 +12,7 @@ import pandas as pd
 from tcplab.analysis.anova import AnovaResult
 from tcplab.report.study import Table
 from tcplab.studies.satellite.backlog import backlog_table
+from tcplab.studies.satellite.claims import cell_tolerance
 from tcplab.studies.satellite.paper import ALLOCATION, EFFECTS, TABLE_NUMBERS, results_table
 from tcplab.studies.satellite.results import FACTORS, RESPONSES, Results
 from tcplab.studies.satellite.sweeps import CASE_NAMES
@@ -20,7 +21,9 @@ COMPONENTS = ("tcp", "buffer", "drop_policy", "tcp x buffer", "tcp x drop_policy
 
 
 def tables(r: Results) -> list[Table]:
-    out: list[Table] = []
+    out: list[Table] = (
+        [_load(r)] if "offered_bps" in next(iter(r.runs.values()), pd.DataFrame()).columns else []
+    )
     for case in r.cases:
         out += [_results(r, case), _allocation(r, case), _effects(r, case)]
     if "backlogged_mean" in next(iter(r.runs.values()), pd.DataFrame()).columns:
@@ -32,9 +35,34 @@ def _f(x: Any) -> str:
     return "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.4f}"
 
 
+def _load(r: Results) -> Table:
+    rows = []
+    for case, df in r.runs.items():
+        load, c = df["offered_bps"], float(df["capacity_bps"].iloc[0])
+        rows.append(
+            {
+                "link": CASE_NAMES[case],
+                "offered load, Mb/s (mean over runs)": f"{load.mean() / 1e6:.2f}",
+                "min..max": f"{load.min() / 1e6:.2f}..{load.max() / 1e6:.2f}",
+                "C, Mb/s": f"{c / 1e6:.2f}",
+                "load / C": f"{load.mean() / c:.3f}",
+            }
+        )
+    return Table(
+        "Realised offered load per link type",
+        pd.DataFrame(rows),
+        f"The bytes the servers were asked for over the {r.duration_s:g} s run, summed over the {r.pairs} "
+        "servers (the nominal mean: 4.85 requests of 116.6 KB per client every 10 s, 45.2 Mb/s for 100 "
+        "pairs; the paper's footnote rounds to 48 Mb/s). One seed offers every configuration and link type "
+        "the same requests; the load differs between link types only where a server answered fewer "
+        "requests by the end of the run. Efficiency cannot exceed load / C.",
+    )
+
+
 def _results(r: Results, case: str) -> Table:
     means = r.means[case]
     paper = results_table(case)
+    bands = cell_tolerance(r, case) if paper is not None else {}
     rows = []
     for _, m in means.iterrows():
         row: dict[str, Any] = {f: m[(f, "")] for f in ("drop_policy", "tcp", "buffer")}
@@ -45,7 +73,10 @@ def _results(r: Results, case: str) -> Table:
             if paper is not None:
                 p = paper[(paper["drop_policy"] == row["drop_policy"]) & (paper["tcp"] == row["tcp"])]
                 p = p[p["buffer"] == row["buffer"]]
-                row[f"{resp} (paper)"] = _f(float(p[resp].iloc[0]))
+                theirs = float(p[resp].iloc[0])
+                row[f"{resp} (paper)"] = _f(theirs)
+                diff = float(m[(resp, "mean")]) - theirs
+                row[f"{resp} diff"] = f"{diff:+.4f}" + (" *" if abs(diff) > bands[resp] else "")
         rows.append(row)
     n = TABLE_NUMBERS[case][0]
     note = (
