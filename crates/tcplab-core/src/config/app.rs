@@ -68,6 +68,8 @@ impl WwwSpec {
                     tcp: tcp.clone(),
                     marker: None,
                     reservation: None,
+                    stop: None,
+                    udp: None,
                 });
             }
             pairs.push(WwwPairModel { cfg, flows: [first, first + 1] });
