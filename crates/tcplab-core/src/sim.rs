@@ -336,15 +336,13 @@ impl Simulation {
         if let Some(m) = self.marking.get_mut(pkt.flow as usize) {
             m.on_deliver(self.now, &pkt);
         }
-        let f = &mut self.flows[pkt.flow as usize];
-        let before = f.delivered();
-        match (&mut f.ends, pkt.dir) {
-            (Ends::Tcp { receiver, .. }, Dir::Forward) => receiver.on_packet(self.now, &pkt),
-            (Ends::Tcp { sender, .. }, Dir::Reverse) => sender.on_packet(self.now, &pkt),
-            (Ends::Udp(u), _) => {
-                u.on_delivered(self.now, &pkt);
-                return self.record_delivery(pkt.flow, before);
-            }
+        let Ends::Tcp { sender, receiver } = &mut self.flows[pkt.flow as usize].ends else {
+            return self.deliver_udp(&pkt);
+        };
+        let before = receiver.delivered();
+        match pkt.dir {
+            Dir::Forward => receiver.on_packet(self.now, &pkt),
+            Dir::Reverse => sender.on_packet(self.now, &pkt),
         }
         self.record_delivery(pkt.flow, before);
         if pkt.dir == Dir::Forward && pkt.shards.m > 0 {

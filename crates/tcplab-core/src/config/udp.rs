@@ -62,7 +62,7 @@ pub struct TraceSpec {
     /// `[[time, size], ...]`: each packet's time after the flow's start and its payload bytes.
     #[serde(default)]
     pub packets: Vec<(Quantity, Quantity)>,
-    /// A text file of such pairs: read by the Python front end into `packets`.
+    /// Refused with a message saying how to give a trace (files are not read yet).
     pub file: Option<String>,
     pub header_bytes: Option<Quantity>,
 }
@@ -143,8 +143,8 @@ impl TraceSpec {
         if self.file.is_some() {
             return err(
                 format!("{f}.file"),
-                "trace files are read by tcplab's Python front end (tcplab run, tcplab.run), which \
-                 passes their packets on as `packets`; give the core `packets`",
+                "trace files are not read yet: give the packets inline, `packets = [[time, size], ...]` \
+                 (from Python, read the file into the scenario's `packets` list)",
             );
         }
         if self.packets.is_empty() {

@@ -28,6 +28,14 @@ impl Simulation {
         }
     }
 
+    /// A packet of UDP flow `pkt.flow` reached its destination.
+    pub(super) fn deliver_udp(&mut self, pkt: &Packet) {
+        let Ends::Udp(u) = &mut self.flows[pkt.flow as usize].ends else { return };
+        let before = u.delivered_bytes();
+        u.on_delivered(self.now, pkt);
+        self.record_delivery(pkt.flow, before);
+    }
+
     /// A packet was dropped: if it was a UDP flow's, the flow counts it lost.
     pub(super) fn udp_dropped(&mut self, p: &Packet) {
         if let Ends::Udp(u) = &mut self.flows[p.flow as usize].ends {
