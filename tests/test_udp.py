@@ -12,8 +12,9 @@ import tcplab
 from conftest import cli
 from tcplab.experiment.metrics import FLOW_FIELDS, UDP_FIELDS, flow_metrics
 
-# A 10 Mb/s, 10 ms link, the TCP flow starting after the UDP one stopped: every packet arrives after 10 ms of propagation
-# plus 1028 bytes (1000 of payload, 28 of headers) at 10 Mb/s, 0.8224 ms: 10.8224 ms each.
+# A 10 Mb/s, 10 ms link, the TCP flow starting after the UDP one stopped: every packet arrives
+# after 10 ms of propagation plus 1028 bytes (1000 of payload, 28 of headers) at 10 Mb/s,
+# 0.8224 ms: 10.8224 ms each.
 SCENARIO = """
 name = "udp_cli"
 duration = "2s"

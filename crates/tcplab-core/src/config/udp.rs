@@ -62,7 +62,8 @@ pub struct TraceSpec {
     /// `[[time, size], ...]`: each packet's time after the flow's start and its payload bytes.
     #[serde(default)]
     pub packets: Vec<(Quantity, Quantity)>,
-    /// Refused with a message saying how to give a trace (files are not read yet).
+    /// A text file of such pairs: the Python front end reads it into `packets`
+    /// (tcplab.experiment.trace_files); the core refuses it, saying so.
     pub file: Option<String>,
     pub header_bytes: Option<Quantity>,
 }
@@ -143,8 +144,8 @@ impl TraceSpec {
         if self.file.is_some() {
             return err(
                 format!("{f}.file"),
-                "trace files are not read yet: give the packets inline, `packets = [[time, size], ...]` \
-                 (from Python, read the file into the scenario's `packets` list)",
+                "a trace file is read by tcplab's Python front end (tcplab run, tcplab.run, sweeps), \
+                 which hands the core its packets: give them here as `packets = [[time, size], ...]`",
             );
         }
         if self.packets.is_empty() {
