@@ -95,3 +95,16 @@ def test_a_missing_trace_file_is_named(tmp_path: Path) -> None:
     path.write_text(SCENARIO)
     out = cli("run", path)
     assert out.returncode == 2 and "flow[0].source.file" in out.stderr and "cannot read" in out.stderr
+
+
+def test_a_sweep_spec_reads_the_trace_file_beside_its_base(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "net").mkdir()
+    _write(tmp_path / "net")
+    spec_path = tmp_path / "spec.toml"
+    spec_path.write_text('name = "tf"\nbase = "net/s.toml"\n[factors]\n"link.0.delay" = ["10ms"]\n')
+    monkeypatch.chdir(Path("/"))
+    spec = tcplab.load_spec(spec_path)
+    packets = spec.base["flow"][0]["source"]["packets"]
+    assert packets == [[0, 1400], [0.0002, "1400B"], ["40ms", 600], ["80ms", 600]]
