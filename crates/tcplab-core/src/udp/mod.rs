@@ -166,3 +166,33 @@ pub struct UdpReport {
 pub fn flow(cfg: &UdpConfig, id: u32, start: Time, stop: Option<Time>, bytes: Option<u64>, rng: Rng) -> UdpFlow {
     UdpFlow::new(UdpSender::new(cfg, id, start, stop, bytes, rng))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::source::SourceConfig;
+    use super::*;
+    use crate::rng::stream;
+
+    #[test]
+    fn the_ledger_catches_a_packet_unaccounted_for_and_completion_waits_for_the_last() {
+        // 1000 B at 8 Mb/s: one packet a millisecond; 3000 bytes make three packets.
+        let cfg = UdpConfig {
+            source: SourceConfig::Cbr { rate_bps: 8_000_000, size: 1000, random: false },
+            header_bytes: 28,
+        };
+        let mut f = flow(&cfg, 0, 0, None, Some(3000), stream(1, "udp-ledger-test", 0));
+        f.start(0);
+        let sent: Vec<Packet> = [0, 1_000_000, 2_000_000].iter().map(|&t| f.poll_transmit(t).unwrap()).collect();
+        assert!(f.poll_transmit(10_000_000).is_none(), "the byte count ends the source");
+        assert_eq!(f.ledger_error(3), None);
+        f.on_delivered(5_000_000, &sent[0]);
+        f.on_dropped(5_000_000);
+        assert_eq!(f.ledger_error(1), None);
+        assert!(f.ledger_error(0).is_some(), "a packet neither delivered, lost nor in flight");
+        assert!(f.ledger_error(2).is_some(), "a packet counted twice");
+        assert_eq!(f.completed_at(), None, "one packet still travelling");
+        f.on_delivered(6_000_000, &sent[2]);
+        assert_eq!(f.completed_at(), Some(6_000_000));
+        assert_eq!(f.report().packets_in_flight, 0);
+    }
+}
