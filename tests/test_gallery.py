@@ -22,6 +22,8 @@ SAYS = {
     "red_queue_sweep": r"sweep 'red_queue': 24 runs \(8 points x 3 replications\): 24 ran",
     "study_from_store": r"loss\s+40\n(?:\w+\s+\d+\n)*traces\s+4",
     "sweep_anova": r"variant x loss",
+    # The CBR source sends from 1 s to 4 s at 3 Mb/s in 1000-byte packets: exactly 1125.
+    "udp_cross_traffic": r"cbr\s+cbr\s+1125\s+\d+\s+\d+.*\n(?:.*\n)*frames\s+trace\s+10\s",
 }
 FIGURES = {"red_queue_sweep": "red_queue.png"}
 

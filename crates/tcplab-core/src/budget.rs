@@ -89,11 +89,25 @@ pub fn estimate_for(model: &Model, streamed: bool) -> Vec<Part> {
     series(model, &mut parts);
     traces(model, streamed, &mut parts);
     packets(model, &mut parts);
-    let per_flow = (std::mem::size_of::<crate::tcp::TcpSender>()
-        + std::mem::size_of::<crate::tcp::TcpReceiver>()
-        + PER_FLOW_EXTRA) as u64;
-    parts.push(Part { field: "flow".into(), what: "per-flow state", bytes: per_flow * model.flows.len() as u64 });
+    let flows = model.flows.iter().map(flow_state).fold(0u64, u64::saturating_add);
+    parts.push(Part { field: "flow".into(), what: "per-flow state", bytes: flows });
     parts
+}
+
+/// One flow's state at run time: a TCP connection's two ends, or a UDP flow's sender, delay
+/// histogram and trace.
+fn flow_state(f: &crate::config::flow::FlowModel) -> u64 {
+    let ends = match &f.udp {
+        None => std::mem::size_of::<crate::tcp::TcpSender>() + std::mem::size_of::<crate::tcp::TcpReceiver>(),
+        Some(u) => {
+            let trace = match &u.source {
+                crate::udp::source::SourceConfig::Trace { packets } => packets.len() * 16,
+                _ => 0,
+            };
+            std::mem::size_of::<crate::udp::UdpFlow>() + crate::udp::histogram::BUCKETS * 8 + trace
+        }
+    };
+    (ends + PER_FLOW_EXTRA) as u64
 }
 
 /// Routes, names, the report's row and the model's copy of a flow: measured order of magnitude.
@@ -120,7 +134,8 @@ fn series(model: &Model, parts: &mut Vec<Part>) {
 
 /// The smallest packet a flow can put on the wire: a header and one byte of data.
 fn smallest_data_packet(model: &Model) -> u64 {
-    model.flows.iter().map(|f| f.tcp.header_bytes as u64 + 1).min().unwrap_or(41)
+    let header = |f: &crate::config::flow::FlowModel| f.udp.as_ref().map_or(f.tcp.header_bytes, |u| u.header_bytes);
+    model.flows.iter().map(|f| header(f) as u64 + 1).min().unwrap_or(41)
 }
 
 /// Traced flows and queues (`trace_budget` counts their rows): their rows, or with `streamed`
@@ -167,11 +182,16 @@ fn traces(model: &Model, streamed: bool, parts: &mut Vec<Part>) {
 /// what all queues hold plus what all links carry in their propagation delay.
 fn packets(model: &Model, parts: &mut Vec<Part>) {
     let record = std::mem::size_of::<Packet>() as u64;
-    let largest = model.flows.iter().map(|f| (f.tcp.mss + f.tcp.header_bytes) as u64).max().unwrap_or(1500);
+    let largest = model.flows.iter().map(|f| f.largest_packet()).max().unwrap_or(1500);
     let cells = if model.channels.iter().any(|c| c.atm) { largest.div_ceil(48) + 1 } else { 1 };
     let mut in_flight = 0u64;
     let mut window_field: Option<(u64, String)> = None;
     for (i, f) in model.flows.iter().enumerate() {
+        if f.udp.is_some() {
+            // No window holds a UDP source back: only the queues and links bound its packets.
+            in_flight = u64::MAX;
+            continue;
+        }
         let window = (f.tcp.advertised_window() as u64).max(f.tcp.mss as u64);
         let packets = 2 * (window / f.tcp.mss.max(1) as u64 + 1);
         in_flight = in_flight.saturating_add(packets.saturating_mul(cells));
@@ -181,7 +201,6 @@ fn packets(model: &Model, parts: &mut Vec<Part>) {
             window_field = Some((packets, format!("flow[{i}].tcp.{name}")));
         }
     }
-    let Some((_, window_field)) = window_field else { return };
     let smallest = smallest_data_packet(model).saturating_sub(1).max(1);
     let mut held = 0u64;
     let mut queue_field: Option<(u64, String)> = None;
@@ -199,9 +218,10 @@ fn packets(model: &Model, parts: &mut Vec<Part>) {
             queue_field = Some((bound, field));
         }
     }
-    let (what, field, count) = match queue_field {
-        Some((_, field)) if held < in_flight => ("queued packets", field, held),
-        _ => ("packets in flight", window_field, in_flight),
+    let (what, field, count) = match (queue_field, window_field) {
+        (Some((_, field)), _) if held < in_flight => ("queued packets", field, held),
+        (_, Some((_, field))) => ("packets in flight", field, in_flight),
+        _ => return,
     };
     parts.push(Part { field, what, bytes: count.saturating_mul(record) });
 }
@@ -258,5 +278,23 @@ mod tests {
         assert_eq!(refusal(&fast, 8 << 30).field, "flow[0].trace");
         let slow = format!("duration = \"1000s\"\n{LINK}{FLOW}trace = true\n");
         assert!(check(&model(&slow), 1 << 30).is_ok());
+    }
+
+    #[test]
+    fn udp_flows_count_their_histograms_and_only_queues_bound_their_packets() {
+        let udp = "[[flow]]\nsrc = \"a\"\ndst = \"b\"\nprotocol = \"udp\"\n\
+                   source = { kind = \"cbr\", rate = \"1Gbps\", size = \"1000B\" }\n";
+        let part = |text: &str, field: &str| estimate(&model(text)).into_iter().find(|p| p.field == field);
+        let both = format!("duration = \"1s\"\n{LINK}queue = 7000\n{FLOW}{udp}");
+        let tcp_only = format!("duration = \"1s\"\n{LINK}queue = 7000\n{FLOW}{FLOW}");
+        // A UDP flow's state includes its delay histogram, about 21 kB.
+        let (b, t) = (part(&both, "flow").unwrap().bytes, part(&tcp_only, "flow").unwrap().bytes);
+        assert!(b > t && b - t > (crate::udp::histogram::BUCKETS * 8) as u64 - 8192, "{b} {t}");
+        // No window bounds a UDP source: the queues and links do, even with a TCP flow's
+        // window smaller than them.
+        let held = part(&both, "link[0].queue").expect("the queue bounds the packets");
+        assert_eq!(held.what, "queued packets");
+        let alone = format!("duration = \"1s\"\n{LINK}queue = 7000\n{udp}");
+        assert_eq!(part(&alone, "link[0].queue").unwrap().what, "queued packets");
     }
 }

@@ -17,6 +17,8 @@ pub enum Event {
     FlowStart(u32),
     /// A timer of flow `0` may be due; the flow checks its own deadlines (lazy cancellation).
     FlowTimer(u32),
+    /// The application of flow `0` stops (a TCP flow's `stop`: no new data from now on).
+    FlowStop(u32),
     /// Cells that reached ATM switch `0` at this instant go to their output buffers, inputs
     /// served round robin.
     SwitchService(u32),

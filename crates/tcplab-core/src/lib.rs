@@ -25,6 +25,7 @@ pub mod test_hooks;
 pub mod time;
 pub mod trace_budget;
 pub mod trace_stream;
+pub mod udp;
 pub mod units;
 
 pub use config::Scenario;

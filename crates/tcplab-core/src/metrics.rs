@@ -7,7 +7,8 @@ use serde::Serialize;
 use crate::net::ChannelStats;
 use crate::tcp::sender::{SendRecord, TraceRow};
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+/// One flow's row. A UDP flow has no TCP counters (they are 0) and its own under `udp`.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
 pub struct FlowReport {
     pub id: u32,
     pub name: String,
@@ -47,6 +48,12 @@ pub struct FlowReport {
     /// Token-bucket marking and compliant delivery (when any flow has a `marker`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub marking: Option<crate::net::marker::MarkingReport>,
+    /// The flow's stop time (flows with `stop` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop_s: Option<f64>,
+    /// A UDP flow's packets and one-way delays (UDP flows only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub udp: Option<crate::udp::UdpReport>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]

@@ -1,10 +1,11 @@
 //! pcap capture of a link: Ethernet / IPv4 / TCP headers with the real sequence, ACK, window
 //! and option fields, truncated after the TCP header (the payload is not simulated), so that
-//! Wireshark's TCP analysis reads the conversation.
+//! Wireshark's TCP analysis reads the conversation. A UDP flow's datagrams are IPv4 protocol
+//! 17 with a UDP header (RFC 768), truncated after it.
 //!
 //! The payload is not stored, so checksums are computed as if it were all zero bytes: the
 //! IPv4 and TCP checksums of every header-only segment (SYNs, pure ACKs) verify in full, and
-//! a reader that had the zero payload would verify data segments too.
+//! a reader that had the zero payload would verify data segments (and datagrams) too.
 
 use crate::packet::{flags, Packet};
 use crate::time::Time;
@@ -22,6 +23,8 @@ pub struct PcapFlow {
     pub receiver_wscale: u8,
     /// Both ends announce SACK-permitted in their SYNs (RFC 2018).
     pub sack: bool,
+    /// A UDP flow: its packets are datagrams.
+    pub udp: bool,
 }
 
 /// Where on a link its packets are captured: `pcap = true | false | "send" | "receive" | "both"`.
@@ -159,36 +162,32 @@ impl PcapWriter {
         } else {
             (f.receiver_ip, f.sender_ip, f.receiver_port, f.sender_port)
         };
+        if f.udp {
+            let ip_len = (pkt.wire_bytes as usize).max(20 + 8 + pkt.payload as usize);
+            let ip = self.frame_head(now, pkt, [src_ip, dst_ip], 17, ip_len, 8);
+            let udp_len = ip.saturating_sub(20);
+            let mut udp = [0u8; 8];
+            udp[0..2].copy_from_slice(&sport.to_be_bytes());
+            udp[2..4].copy_from_slice(&dport.to_be_bytes());
+            udp[4..6].copy_from_slice(&udp_len.to_be_bytes());
+            // Over the pseudo-header and header; the zero payload adds nothing. A computed 0
+            // is sent as all ones (RFC 768: 0 means no checksum).
+            let pseudo = sum16(&src_ip) + sum16(&dst_ip) + 17 + udp_len as u32;
+            let sum = match fold(pseudo + sum16(&udp)) {
+                0 => 0xffff,
+                s => s,
+            };
+            udp[6..8].copy_from_slice(&sum.to_be_bytes());
+            self.buf.extend_from_slice(&udp);
+            self.packets += 1;
+            return;
+        }
         let opts = tcp_options(pkt, f, forward);
         let tcp_len = 20 + opts.len();
         // The IP length is what the simulator put on the wire; options may exceed the header
         // allowance the scenario set, so never report less than the headers we write.
         let ip_len = (pkt.wire_bytes as usize).max(20 + tcp_len + pkt.payload as usize);
-        let captured = 14 + 20 + tcp_len;
-        let usec = now / 1_000;
-        self.buf.extend_from_slice(&((usec / 1_000_000) as u32).to_le_bytes());
-        self.buf.extend_from_slice(&((usec % 1_000_000) as u32).to_le_bytes());
-        self.buf.extend_from_slice(&(captured as u32).to_le_bytes());
-        self.buf.extend_from_slice(&((14 + ip_len) as u32).to_le_bytes());
-        // Ethernet: made-up MACs derived from the IPs, type IPv4.
-        self.buf.extend_from_slice(&[0x02, 0, dst_ip[0], dst_ip[1], dst_ip[2], dst_ip[3]]);
-        self.buf.extend_from_slice(&[0x02, 0, src_ip[0], src_ip[1], src_ip[2], src_ip[3]]);
-        self.buf.extend_from_slice(&[0x08, 0x00]);
-        // IPv4 header.
-        let mut ip = [0u8; 20];
-        ip[0] = 0x45;
-        ip[1] = pkt.ds_byte();
-        let ip_total = ip_len.min(65535) as u16;
-        ip[2..4].copy_from_slice(&ip_total.to_be_bytes());
-        ip[4..6].copy_from_slice(&(self.packets as u16).to_be_bytes());
-        ip[6] = 0x40; // don't fragment
-        ip[8] = 64;
-        ip[9] = 6;
-        ip[12..16].copy_from_slice(&src_ip);
-        ip[16..20].copy_from_slice(&dst_ip);
-        let sum = fold(sum16(&ip));
-        ip[10..12].copy_from_slice(&sum.to_be_bytes());
-        self.buf.extend_from_slice(&ip);
+        let ip_total = self.frame_head(now, pkt, [src_ip, dst_ip], 6, ip_len, tcp_len);
         // TCP header. The window is scaled except in SYNs (RFC 7323).
         let shift = if pkt.is_syn() {
             0
@@ -214,6 +213,46 @@ impl PcapWriter {
         self.buf.extend_from_slice(&tcp);
         self.buf.extend_from_slice(&opts);
         self.packets += 1;
+    }
+
+    /// The record header, Ethernet and IPv4 headers of a packet of `ip_len` bytes at the IP
+    /// layer carrying `protocol`, captured up to `transport` bytes of transport header.
+    /// Returns the IP total length written.
+    fn frame_head(
+        &mut self,
+        now: Time,
+        pkt: &Packet,
+        [src_ip, dst_ip]: [[u8; 4]; 2],
+        protocol: u8,
+        ip_len: usize,
+        transport: usize,
+    ) -> u16 {
+        let captured = 14 + 20 + transport;
+        let usec = now / 1_000;
+        self.buf.extend_from_slice(&((usec / 1_000_000) as u32).to_le_bytes());
+        self.buf.extend_from_slice(&((usec % 1_000_000) as u32).to_le_bytes());
+        self.buf.extend_from_slice(&(captured as u32).to_le_bytes());
+        self.buf.extend_from_slice(&((14 + ip_len) as u32).to_le_bytes());
+        // Ethernet: made-up MACs derived from the IPs, type IPv4.
+        self.buf.extend_from_slice(&[0x02, 0, dst_ip[0], dst_ip[1], dst_ip[2], dst_ip[3]]);
+        self.buf.extend_from_slice(&[0x02, 0, src_ip[0], src_ip[1], src_ip[2], src_ip[3]]);
+        self.buf.extend_from_slice(&[0x08, 0x00]);
+        // IPv4 header.
+        let mut ip = [0u8; 20];
+        ip[0] = 0x45;
+        ip[1] = pkt.ds_byte();
+        let ip_total = ip_len.min(65535) as u16;
+        ip[2..4].copy_from_slice(&ip_total.to_be_bytes());
+        ip[4..6].copy_from_slice(&(self.packets as u16).to_be_bytes());
+        ip[6] = 0x40; // don't fragment
+        ip[8] = 64;
+        ip[9] = protocol;
+        ip[12..16].copy_from_slice(&src_ip);
+        ip[16..20].copy_from_slice(&dst_ip);
+        let sum = fold(sum16(&ip));
+        ip[10..12].copy_from_slice(&sum.to_be_bytes());
+        self.buf.extend_from_slice(&ip);
+        ip_total
     }
 
     pub fn bytes(&self) -> &[u8] {

@@ -9,7 +9,7 @@ use crate::atm::runtime::AtmRuntime;
 use crate::config::{self, model::Model};
 use crate::engine::{Event, EventQueue};
 use crate::error::Error;
-use crate::metrics::{Conservation, FlowReport, FlowTrace, LinkReport, RunReport};
+use crate::metrics::{Conservation, FlowTrace, RunReport};
 use crate::net::channel::Next;
 use crate::net::loss::FlowWire;
 use crate::net::route::{RouteArena, END};
@@ -17,7 +17,8 @@ use crate::net::{Channel, PacketPool};
 use crate::packet::{Dir, Packet};
 use crate::pcap::{PcapFlow, PcapWriter};
 use crate::tcp::{TcpReceiver, TcpSender};
-use crate::time::{secs, Time};
+use crate::time::Time;
+use crate::udp::UdpFlow;
 
 /// Where and what to write besides the report.
 #[derive(Debug, Clone, Default)]
@@ -31,11 +32,12 @@ pub struct RunOptions {
 mod build;
 mod invariants;
 mod output;
+mod report;
+mod udp;
 
 /// One flow at run time: both endpoints and their routes.
 struct FlowRt {
-    sender: TcpSender,
-    receiver: TcpReceiver,
+    ends: Ends,
     fwd_route: u32,
     rev_route: u32,
     start: Time,
@@ -46,6 +48,33 @@ struct FlowRt {
 }
 
 const NO_APP: u32 = u32::MAX;
+
+/// A flow's two ends: a TCP connection, or a UDP source and the count of what reached its
+/// destination (boxed: a UDP flow's delay histogram is large, and most flows are TCP; boxing
+/// the TCP ends instead would cost a pointer chase per packet).
+#[allow(clippy::large_enum_variant)]
+enum Ends {
+    Tcp { sender: TcpSender, receiver: TcpReceiver },
+    Udp(Box<UdpFlow>),
+}
+
+impl FlowRt {
+    /// When the receiving end held everything the flow will ever send (see `udp` for UDP).
+    fn completed_at(&self) -> Option<Time> {
+        match &self.ends {
+            Ends::Tcp { receiver, .. } => receiver.completed_at(),
+            Ends::Udp(u) => u.completed_at(),
+        }
+    }
+
+    /// Bytes delivered (in order, for TCP) to the receiving application.
+    fn delivered(&self) -> u64 {
+        match &self.ends {
+            Ends::Tcp { receiver, .. } => receiver.delivered(),
+            Ends::Udp(u) => u.delivered_bytes(),
+        }
+    }
+}
 
 pub struct Simulation {
     model: Model,
@@ -81,6 +110,8 @@ pub struct Simulation {
     now: Time,
     /// Applications (WWW pairs), their earliest queued timer, and a reused write list.
     apps: crate::app::Apps,
+    /// Any UDP flow in the run (a drop is then told to its flow).
+    has_udp: bool,
 }
 
 impl Simulation {
@@ -99,6 +130,11 @@ impl Simulation {
         for (i, f) in self.flows.iter().enumerate() {
             self.q.schedule(f.start, Event::FlowStart(i as u32));
         }
+        for (i, f) in self.model.flows.iter().enumerate() {
+            if let (Some(stop), None) = (f.stop, &f.udp) {
+                self.q.schedule(stop, Event::FlowStop(i as u32));
+            }
+        }
         for a in 0..self.apps.len() as u32 {
             self.apps.start(a, 0);
             self.app_io(a);
@@ -114,8 +150,9 @@ impl Simulation {
             match ev {
                 Event::TxDone(c) => self.on_tx_done(c),
                 Event::Arrive(c) => self.on_arrive(c),
-                Event::FlowStart(f) => self.pump(f),
+                Event::FlowStart(f) => self.on_flow_start(f),
                 Event::FlowTimer(f) => self.on_flow_timer(f),
+                Event::FlowStop(f) => self.on_flow_stop(f),
                 Event::SwitchService(n) => self.on_switch_service(n),
                 Event::AppTimer(a) => self.on_app_timer(a),
                 Event::Reassembly(slot) => self.on_reassembly_timer(slot),
@@ -250,6 +287,9 @@ impl Simulation {
     fn dropped(&mut self, p: &Packet) {
         if !p.cell.is_cell() {
             self.ledger.dropped += 1;
+            if self.has_udp {
+                self.udp_dropped(p);
+            }
         } else if self.atm.cell_dropped(p) {
             self.lose_as_cells(1);
         }
@@ -257,7 +297,7 @@ impl Simulation {
 
     fn record_delivery(&mut self, flow: u32, before: u64) {
         if let Some(s) = self.delivered_series.get_mut(flow as usize) {
-            let now_delivered = self.flows[flow as usize].receiver.delivered();
+            let now_delivered = self.flows[flow as usize].delivered();
             if now_delivered > before {
                 s.add(self.now, now_delivered - before);
             }
@@ -271,8 +311,11 @@ impl Simulation {
 
     fn deliver_partial(&mut self, pkt: Packet, cells: &[u16]) {
         self.ledger.delivered += 1;
-        let before = self.flows[pkt.flow as usize].receiver.delivered();
-        self.flows[pkt.flow as usize].receiver.on_partial_packet(self.now, &pkt, cells);
+        let f = &mut self.flows[pkt.flow as usize];
+        let before = f.delivered();
+        if let Ends::Tcp { receiver, .. } = &mut f.ends {
+            receiver.on_partial_packet(self.now, &pkt, cells);
+        }
         self.record_delivery(pkt.flow, before);
         self.check_rebuilt(pkt.flow);
         self.pump(pkt.flow);
@@ -281,8 +324,10 @@ impl Simulation {
     /// TCP Boston: a segment the receiver rebuilt from coded shards that its codec did not
     /// decode to the bytes sent breaks the run (`tcp::boston`).
     fn check_rebuilt(&mut self, flow: u32) {
-        if let Some(problem) = self.flows[flow as usize].receiver.take_decode_failure() {
-            self.violation.get_or_insert(problem);
+        if let Ends::Tcp { receiver, .. } = &mut self.flows[flow as usize].ends {
+            if let Some(problem) = receiver.take_decode_failure() {
+                self.violation.get_or_insert(problem);
+            }
         }
     }
 
@@ -291,11 +336,13 @@ impl Simulation {
         if let Some(m) = self.marking.get_mut(pkt.flow as usize) {
             m.on_deliver(self.now, &pkt);
         }
-        let f = &mut self.flows[pkt.flow as usize];
-        let before = f.receiver.delivered();
+        let Ends::Tcp { sender, receiver } = &mut self.flows[pkt.flow as usize].ends else {
+            return self.deliver_udp(&pkt);
+        };
+        let before = receiver.delivered();
         match pkt.dir {
-            Dir::Forward => f.receiver.on_packet(self.now, &pkt),
-            Dir::Reverse => f.sender.on_packet(self.now, &pkt),
+            Dir::Forward => receiver.on_packet(self.now, &pkt),
+            Dir::Reverse => sender.on_packet(self.now, &pkt),
         }
         self.record_delivery(pkt.flow, before);
         if pkt.dir == Dir::Forward && pkt.shards.m > 0 {
@@ -303,7 +350,7 @@ impl Simulation {
         }
         let (app, port) = self.flows[pkt.flow as usize].app;
         if app != NO_APP && pkt.dir == Dir::Forward {
-            let delivered = self.flows[pkt.flow as usize].receiver.delivered();
+            let delivered = self.flows[pkt.flow as usize].delivered();
             if delivered > before {
                 self.apps.delivered(app, port, self.now, delivered);
                 self.app_io(app);
@@ -328,7 +375,9 @@ impl Simulation {
             if let Some(s) = self.written_series.get_mut(flow as usize) {
                 s.add(now, bytes);
             }
-            self.flows[flow as usize].sender.app_write(now, bytes, restart);
+            if let Ends::Tcp { sender, .. } = &mut self.flows[flow as usize].ends {
+                sender.app_write(now, bytes, restart);
+            }
             self.pump(flow);
         }
         writes.clear();
@@ -343,8 +392,28 @@ impl Simulation {
         if f.timer_pending == Some(self.now) {
             f.timer_pending = None;
         }
-        f.sender.on_timer(self.now);
-        f.receiver.on_timer(self.now);
+        if let Ends::Tcp { sender, receiver } = &mut f.ends {
+            sender.on_timer(self.now);
+            receiver.on_timer(self.now);
+        }
+        self.pump(i);
+    }
+
+    fn on_flow_start(&mut self, i: u32) {
+        if let Ends::Udp(u) = &mut self.flows[i as usize].ends {
+            u.start(self.now);
+        }
+        self.pump(i);
+    }
+
+    /// A TCP flow's application stops writing, as ns-2's `Application/FTP stop` does
+    /// (`advance 0`: TcpAgent::command sets curseq_ to maxseq_, so no new data leaves and what
+    /// was sent is still delivered); its stream now ends where the sender got to.
+    fn on_flow_stop(&mut self, i: u32) {
+        if let Ends::Tcp { sender, receiver } = &mut self.flows[i as usize].ends {
+            let end = sender.stop_writing();
+            receiver.end_stream(self.now, end);
+        }
         self.pump(i);
     }
 
@@ -354,12 +423,13 @@ impl Simulation {
         let now = self.now;
         loop {
             let f = &mut self.flows[i as usize];
-            if let (Some(r), Some(m)) = (&mut f.sender.reserved, self.marking.get_mut(i as usize)) {
+            let Ends::Tcp { sender, receiver } = &mut f.ends else { return self.pump_udp(i) };
+            if let (Some(r), Some(m)) = (&mut sender.reserved, self.marking.get_mut(i as usize)) {
                 r.set_tokens(m.available_bytes(now));
             }
-            let (pkt, route) = if let Some(p) = f.sender.poll_transmit(now) {
+            let (pkt, route) = if let Some(p) = sender.poll_transmit(now) {
                 (p, f.fwd_route)
-            } else if let Some(p) = f.receiver.poll_transmit(now) {
+            } else if let Some(p) = receiver.poll_transmit(now) {
                 (p, f.rev_route)
             } else {
                 break;
@@ -367,8 +437,9 @@ impl Simulation {
             self.inject(pkt, route);
         }
         let f = &mut self.flows[i as usize];
-        self.trace_files.drain(i, f.sender.trace_mut());
-        let deadline = match (f.sender.next_deadline(), f.receiver.next_deadline()) {
+        let Ends::Tcp { sender, receiver } = &mut f.ends else { return };
+        self.trace_files.drain(i, sender.trace_mut());
+        let deadline = match (sender.next_deadline(), receiver.next_deadline()) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
@@ -387,91 +458,6 @@ impl Simulation {
         }
         pkt.route_pos = route;
         self.forward(pkt);
-    }
-
-    fn report(&mut self, wall_s: f64) -> (RunReport, Vec<FlowTrace>) {
-        let end = self.now.min(self.model.duration);
-        let name = |n: u32| self.model.nodes[n as usize].clone();
-        let mut flows = Vec::new();
-        let mut traces = Vec::new();
-        for (i, (f, m)) in self.flows.iter_mut().zip(&self.model.flows).enumerate() {
-            let done = f.receiver.completed_at();
-            let stop = done.unwrap_or(end).max(f.start);
-            let delivered = f.receiver.delivered();
-            let span = secs(stop - f.start);
-            let w = f.sender.window();
-            let s = &f.sender.stats;
-            flows.push(FlowReport {
-                id: i as u32,
-                name: m.name.clone(),
-                src: name(m.src),
-                dst: name(m.dst),
-                bytes_delivered: delivered,
-                goodput_bps: if span > 0.0 { delivered as f64 * 8.0 / span } else { 0.0 },
-                retransmits: s.retransmits,
-                timeouts: s.timeouts,
-                fast_retransmits: s.fast_retransmits,
-                completion_time_s: done.map(|t| secs(t - f.start)),
-                start_s: secs(f.start),
-                data_segments: s.data_segments,
-                acks_sent: f.receiver.stats.acks_sent,
-                syn_retransmits: s.syn_retransmits,
-                out_of_order_segments: f.receiver.stats.out_of_order,
-                duplicate_segments: f.receiver.stats.duplicates,
-                final_cwnd: w.cwnd,
-                final_ssthresh: w.ssthresh,
-                final_rto_s: secs(f.sender.rto()),
-                partial_segments: f.receiver.stats.partial_segments,
-                frames_lost_reassembly: self.atm.frames_lost_reassembly(i as u32),
-                delivered_series: self.delivered_series.get(i).map(|s| s.bytes.clone()),
-                written_series: self.written_series.get(i).map(|s| s.bytes.clone()),
-                marking: self.marking.get_mut(i).map(|m| m.report(end)),
-            });
-            if m.trace && !self.trace_files.is_streamed(i as u32) {
-                let (rows, sends) = f.sender.take_trace();
-                traces.push(FlowTrace { flow: i as u32, rows, sends });
-            }
-        }
-        let links = self
-            .channels
-            .iter_mut()
-            .enumerate()
-            .map(|(i, c)| {
-                c.finish_stats();
-                let busy = c.stats.tx_bytes as f64 * 8.0 / c.rate_bps as f64;
-                LinkReport {
-                    id: i as u32,
-                    from: name(c.from),
-                    to: name(c.to),
-                    rate_bps: c.rate_bps,
-                    delay_s: secs(c.delay),
-                    stats: c.stats.clone(),
-                    utilization: if end > 0 { (busy / secs(end)).min(1.0) } else { 0.0 },
-                    atm: c.atm,
-                    tx_bytes_series: c.series.as_ref().map(|s| s.bytes.clone()),
-                    per_flow_tx_bytes_series: c
-                        .per_flow_series
-                        .as_ref()
-                        .map(|v| v.iter().map(|s| s.bytes.clone()).collect()),
-                }
-            })
-            .collect();
-        let report = RunReport {
-            scenario: self.model.name.clone(),
-            seed: self.model.seed,
-            sim_time_s: secs(end),
-            events: self.events,
-            packets_forwarded: self.channels.iter().map(|c| c.stats.tx_packets).sum(),
-            wall_s,
-            flows,
-            links,
-            conservation: Conservation { cells: self.atm.cells.clone(), ..self.ledger.clone() },
-            www: self.apps.www_reports(secs(end), |f| {
-                let fl = &self.model.flows[f as usize];
-                (name(fl.src), name(fl.dst))
-            }),
-        };
-        (report, traces)
     }
 
     /// Stream the traces (flows' and queues') into files in `dir` from now on, instead of
@@ -496,7 +482,9 @@ impl Simulation {
     /// Complete the streamed trace files of a run that ended well (see `trace_stream`).
     pub fn finish_trace_files(&mut self) -> Result<(), Error> {
         for (i, f) in self.flows.iter_mut().enumerate() {
-            self.trace_files.drain(i as u32, f.sender.trace_mut());
+            if let Ends::Tcp { sender, .. } = &mut f.ends {
+                self.trace_files.drain(i as u32, sender.trace_mut());
+            }
         }
         self.trace_files.finish()?;
         for c in &mut self.channels {

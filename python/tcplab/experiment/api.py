@@ -6,6 +6,7 @@ A scenario can be given as a path to a TOML file, as TOML text, or as a dict sha
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 from collections.abc import Mapping
@@ -18,6 +19,7 @@ from tcplab.experiment.arguments import check_seed, check_source
 from tcplab.experiment.input_limits import check_scenario_text
 from tcplab.experiment.out_dir import OutFolder
 from tcplab.experiment.scenario import dumps, loads
+from tcplab.experiment.trace_files import has_trace_files, inline_trace_files
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
@@ -42,8 +44,13 @@ def load_scenario(path: str | os.PathLike[str] | Traversable) -> TomlText:
     else:  # a packaged example (importlib.resources)
         text = path.read_text(encoding="utf-8")
     check_scenario_text(text)  # before any parse: a million flows would take gigabytes to parse
-    if not loads(text):  # Python's TOML errors are clearer than the core's; fields are checked there.
+    doc = loads(text)  # Python's TOML errors are clearer than the core's; fields are checked there.
+    if not doc:
         raise _core.ScenarioError("scenario", "the file sets nothing (it is empty or only comments)")
+    if has_trace_files(doc):  # a trace source's file, next to the scenario file
+        folder = Path(path).parent if isinstance(path, str | os.PathLike) else Path.cwd()
+        text = dumps(inline_trace_files(doc, folder))
+        check_scenario_text(text)
     return TomlText(text)
 
 
@@ -63,6 +70,8 @@ def scenario_text(source: ScenarioSource) -> str:
     example (``"lossy_link"``, as ``tcplab run lossy_link``; a file of that name wins).
     """
     if isinstance(source, Mapping):
+        if has_trace_files(source):  # read into a copy: the caller's dict keeps its file name
+            source = inline_trace_files(copy.deepcopy(dict(source)), Path.cwd())
         text = dumps(source)
         check_scenario_text(text)
         return text
@@ -70,6 +79,9 @@ def scenario_text(source: ScenarioSource) -> str:
         return source
     if isinstance(source, str) and _looks_like_text(source):
         check_scenario_text(source)
+        if "file" in source and has_trace_files(doc := loads(source)):
+            source = dumps(inline_trace_files(doc, Path.cwd()))
+            check_scenario_text(source)
         return source
     from tcplab.experiment.examples import resolve_scenario
 

@@ -21,6 +21,7 @@ import math
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from tcplab import _core
@@ -28,6 +29,7 @@ from tcplab.errors import ScenarioError, UserError
 from tcplab.experiment.scenario import dumps
 from tcplab.experiment.spec import SweepSpec, check_size
 from tcplab.experiment.sweep_errors import point_error
+from tcplab.experiment.trace_files import inline_trace_files
 
 __all__ = [
     "CheckedSweep",
@@ -153,7 +155,9 @@ def _apply(base: Mapping[str, Any], levels: Mapping[str, Any]) -> dict[str, Any]
     doc = copy.deepcopy(dict(base))
     for path, level in levels.items():
         set_path(doc, path, level)
-    return doc
+    # A trace source's file (a base given as a dict, or a level naming one), from the current
+    # folder; a spec file's base had its files read beside it (spec._base).
+    return inline_trace_files(doc, Path.cwd())
 
 
 def _describe_levels(levels: Mapping[str, Any]) -> str:

@@ -3,8 +3,10 @@
 Per run: total and mean goodput, Jain's fairness index of the flows' goodputs (equal shares),
 retransmits, timeouts and fast retransmits summed over the flows, how many flows completed and
 their mean and largest completion time, plus the run's size (events, simulated time). Per flow
-(the ``flows`` JSON of a row): the fields of ``FLOW_FIELDS``. The whole report is stored too,
-so anything else can be computed later.
+(the ``flows`` JSON of a row): the fields of ``FLOW_FIELDS``, and for a UDP flow also those of
+``UDP_FIELDS`` (so a sweep's ``flows_df`` has them as columns, empty for TCP flows; a sweep of
+TCP flows alone has exactly the columns it always had). The whole report is stored too, so
+anything else can be computed later.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import Any
 
 from tcplab.analysis.fairness import jain_index
 
-__all__ = ["FLOW_FIELDS", "METRICS", "flow_metrics", "summary_metrics"]
+__all__ = ["FLOW_FIELDS", "METRICS", "UDP_FIELDS", "flow_metrics", "summary_metrics"]
 
 # name -> SQLite type, in column order.
 METRICS: dict[str, str] = {
@@ -47,9 +49,28 @@ FLOW_FIELDS = (
 )
 
 
+# A UDP flow's own fields (its report's ``udp`` table), as per-flow columns.
+UDP_FIELDS = (
+    "source",
+    "packets_sent",
+    "packets_delivered",
+    "packets_lost",
+    "delay_p50_s",
+    "delay_p95_s",
+    "delay_p99_s",
+    "delay_mean_s",
+)
+
+
 def flow_metrics(report: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """Per-flow summary: the FLOW_FIELDS of each flow."""
-    return [{k: f.get(k) for k in FLOW_FIELDS} for f in report.get("flows", [])]
+    """Per-flow summary: the FLOW_FIELDS of each flow, and a UDP flow's UDP_FIELDS."""
+    rows = []
+    for f in report.get("flows", []):
+        row = {k: f.get(k) for k in FLOW_FIELDS}
+        if udp := f.get("udp"):
+            row.update({k: udp.get(k) for k in UDP_FIELDS})
+        rows.append(row)
+    return rows
 
 
 def summary_metrics(report: Mapping[str, Any]) -> dict[str, Any]:

@@ -266,7 +266,10 @@ def _base(doc: Mapping[str, Any], root: Path, source: str) -> tuple[dict[str, An
     except ScenarioError as e:
         raise UserError(f"{source}: base: {path}: {e.args[0]}: {e.args[1]}") from None
     try:
-        return loads(text), os.fspath(path)
+        doc = loads(text)
+        from tcplab.experiment.trace_files import inline_trace_files
+
+        return inline_trace_files(doc, path.parent), os.fspath(path)  # trace files beside it
     except ScenarioError as e:
         raise UserError(f"{source}: base: {path}: {e.args[-1]}") from None
 

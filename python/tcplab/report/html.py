@@ -28,16 +28,19 @@ def _table(columns: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
 
 def run_html(result: RunResult) -> str:
     from tcplab.report.terminal import FLOW_CAPTION, FLOW_COLUMNS, flow_rows
+    from tcplab.report.udp_table import UDP_CAPTION, UDP_COLUMNS, udp_rows
 
     r = result.report
     wall = r.get("wall_s", 0.0)
     rate = f", {r['events'] / wall / 1e6:.1f} M events/s" if wall > 0 else ""
+    udp = udp_rows(r)
+    udp_html = f"{_table(UDP_COLUMNS, udp)}<p><small>{escape(UDP_CAPTION)}</small></p>" if udp else ""
     where = f"; files in <code>{escape(str(result.out_dir))}</code>" if result.out_dir else ""
     return (
         f"<p><b>{escape(str(r.get('scenario', 'run')))}</b>: seed {r.get('seed')}, "
         f"{r.get('sim_time_s', 0):g} s simulated, {r.get('events')} events in {wall:.3f} s of wall "
         f"time{rate}{where}</p>{_table(FLOW_COLUMNS, flow_rows(r))}<p><small>{escape(FLOW_CAPTION)}"
-        "</small></p>"
+        f"</small></p>{udp_html}"
     )
 
 

@@ -4,7 +4,7 @@ named with an ESC sequence must not reach the terminal raw."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from rich import box
@@ -12,8 +12,9 @@ from rich.console import Console
 from rich.table import Table
 from tcplab.errors import printable
 from tcplab.report.flow_summary import summary_rows
+from tcplab.report.udp_table import UDP_CAPTION, UDP_COLUMNS, udp_rows
 
-__all__ = ["FLOW_CAPTION", "FLOW_COLUMNS", "flow_rows", "print_bench", "print_run", "run_table"]
+__all__ = ["FLOW_CAPTION", "FLOW_COLUMNS", "flow_rows", "print_bench", "print_run", "run_table", "udp_table"]
 
 FLOW_COLUMNS = ("flow", "route", "goodput Mb/s", "KB", "retx", "fast", "RTO", "done s")
 FLOW_CAPTION = (
@@ -26,21 +27,30 @@ def _mbps(bps: float) -> str:
     return f"{bps / 1e6:.3f}"
 
 
-def run_table(report: Mapping[str, Any]) -> Table:
-    """One row per flow: goodput, bytes, retransmits, timeouts, completion."""
+def _table(
+    title: str, caption: str, columns: Sequence[str], left: Sequence[str], rows: list[list[str]]
+) -> Table:
+    """A table in the run's style: the ``left`` columns left-aligned and unwrapped, numbers right."""
     table = Table(
-        title=f"{printable(report['scenario'])}: seed {report['seed']}, {report['sim_time_s']:g} s simulated",
-        title_justify="left",
-        box=box.SIMPLE_HEAD,
-        caption=FLOW_CAPTION,
-        caption_justify="left",
+        title=title, title_justify="left", box=box.SIMPLE_HEAD, caption=caption, caption_justify="left"
     )
-    for col in FLOW_COLUMNS:
-        left = col in ("flow", "route")
-        table.add_column(col, justify="left" if left else "right", no_wrap=left)
-    for row in flow_rows(report):
+    for col in columns:
+        table.add_column(col, justify="left" if col in left else "right", no_wrap=col in left)
+    for row in rows:
         table.add_row(*row)
     return table
+
+
+def run_table(report: Mapping[str, Any]) -> Table:
+    """One row per flow: goodput, bytes, retransmits, timeouts, completion."""
+    title = f"{printable(report['scenario'])}: seed {report['seed']}, {report['sim_time_s']:g} s simulated"
+    return _table(title, FLOW_CAPTION, FLOW_COLUMNS, ("flow", "route"), flow_rows(report))
+
+
+def udp_table(report: Mapping[str, Any]) -> Table | None:
+    """The run's UDP flows (``tcplab.report.udp_table``), or None when it has none."""
+    rows = udp_rows(report)
+    return _table("UDP flows", UDP_CAPTION, UDP_COLUMNS, ("flow", "source"), rows) if rows else None
 
 
 def flow_rows(report: Mapping[str, Any]) -> list[list[str]]:
@@ -65,14 +75,16 @@ _FORMATS: dict[str, Callable[[float], str]] = {
 
 def _flow_row(f: Mapping[str, Any]) -> list[str]:
     done = f["completion_time_s"]
+    # A UDP flow has no retransmissions or timeouts: its losses are in the UDP table.
+    tcp = (lambda k: "-") if f.get("udp") else (lambda k: str(f[k]))
     return [
         f"{f['id']} {printable(f['name'])}",
         f"{printable(f['src'])} -> {printable(f['dst'])}",
         _mbps(f["goodput_bps"]),
         f"{f['bytes_delivered'] / 1000:.1f}",
-        str(f["retransmits"]),
-        str(f["fast_retransmits"]),
-        str(f["timeouts"]),
+        tcp("retransmits"),
+        tcp("fast_retransmits"),
+        tcp("timeouts"),
         f"{done:.3f}" if done is not None else "-",
     ]
 
@@ -80,6 +92,8 @@ def _flow_row(f: Mapping[str, Any]) -> list[str]:
 def print_run(report: Mapping[str, Any], console: Console | None = None) -> None:
     console = console or Console(markup=False, highlight=False)
     console.print(run_table(report))
+    if (udp := udp_table(report)) is not None:
+        console.print(udp)
     wall = report["wall_s"]
     rate = f", {report['events'] / wall / 1e6:.1f} M events/s" if wall > 0 else ""
     console.print(f"{report['events']} events in {wall:.3f} s of wall time{rate}")

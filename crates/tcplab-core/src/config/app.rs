@@ -84,6 +84,8 @@ impl WwwSpec {
                     tcp: TcpConfig { handshake, ..tcp.clone() },
                     marker: None,
                     reservation: None,
+                    stop: None,
+                    udp: None,
                 });
             }
             pairs.push(WwwPairModel { cfg, flows: [first, first + 1] });

@@ -1,16 +1,19 @@
-//! A flow: `[[flow]]` with its ends, size, start, trace, its `tcp` table, and a reserved
-//! connection's token-bucket `marker` and sender `reservation`.
+//! A flow: `[[flow]]` with its ends, protocol, size, start and stop, trace, its `tcp` table
+//! (TCP) or `source` (UDP, `udp.rs`), and a reserved connection's token-bucket `marker` and
+//! sender `reservation`.
 
 use serde::Deserialize;
 
 use super::tcp::TcpSpec;
-use super::value::{err, in_field, opt_bytes, opt_duration};
+use super::udp::SourceSpec;
+use super::value::{err, in_field, opt_bytes, opt_duration, unknown};
 use super::Nodes;
 use crate::error::ScenarioError;
 use crate::net::marker::MarkerConfig;
 use crate::tcp::reserved::{ReservedConfig, SendRule, WindowRtt};
 use crate::tcp::TcpConfig;
 use crate::time::{Time, MS};
+use crate::udp::UdpConfig;
 use crate::units::{bytes, duration_ns, rate_bps, Quantity};
 
 #[derive(Debug, Clone, Deserialize)]
@@ -20,12 +23,22 @@ pub struct FlowSpec {
     pub name: Option<String>,
     pub src: String,
     pub dst: String,
+    /// "tcp" (default) or "udp".
+    #[serde(default)]
+    pub protocol: Option<String>,
+    /// A UDP flow's traffic source.
+    #[serde(default)]
+    pub source: Option<SourceSpec>,
     #[serde(default)]
     pub start: Option<Quantity>,
+    /// When the application stops: a UDP source sends nothing from then on; a TCP sender
+    /// sends no new data (what it sent before is still delivered, resent if lost).
+    #[serde(default)]
+    pub stop: Option<Quantity>,
     /// A uniform random delay in [0, start_jitter) added to `start`, drawn from the run's seed.
     #[serde(default)]
     pub start_jitter: Option<Quantity>,
-    /// Bytes to transfer; omitted means an infinite (bulk) source.
+    /// Bytes to transfer (a UDP flow's payload bytes); omitted means an infinite source.
     #[serde(default)]
     pub bytes: Option<Quantity>,
     /// Record a cwnd/sequence time trace for this flow.
@@ -41,7 +54,7 @@ pub struct FlowSpec {
     #[serde(default)]
     pub reservation: Option<ReservationSpec>,
     #[serde(default)]
-    pub tcp: TcpSpec,
+    pub tcp: Option<TcpSpec>,
 }
 
 #[derive(Debug, Clone)]
@@ -54,9 +67,24 @@ pub struct FlowModel {
     pub start_jitter: Time,
     pub bytes: Option<u64>,
     pub trace: bool,
+    /// A TCP flow's settings; a UDP flow carries the scenario's shared ones, unused.
     pub tcp: TcpConfig,
     pub marker: Option<MarkerConfig>,
     pub reservation: Option<ReservedConfig>,
+    /// The application stops at this time (see `FlowSpec::stop`).
+    pub stop: Option<Time>,
+    /// Set for a UDP flow: its source and header size.
+    pub udp: Option<UdpConfig>,
+}
+
+impl FlowModel {
+    /// The largest packet the flow sends, headers included.
+    pub fn largest_packet(&self) -> u64 {
+        match &self.udp {
+            Some(u) => (u.source.max_size() + u.header_bytes) as u64,
+            None => (self.tcp.mss + self.tcp.header_bytes) as u64,
+        }
+    }
 }
 
 impl FlowSpec {
@@ -74,14 +102,22 @@ impl FlowSpec {
             Some(0) => return err(format!("{f}.bytes"), "must be positive (omit it for an infinite source)"),
             n => n,
         };
-        let mut tcp = shared.merged(&self.tcp).validate(&format!("{f}.tcp"))?;
+        let stop = self.stop_time(&f, start, start_jitter)?;
+        let udp = self.udp_config(&f)?;
+        let mut tcp = match &udp {
+            None => shared.merged(self.tcp.as_ref().unwrap_or(&TcpSpec::default())).validate(&format!("{f}.tcp"))?,
+            Some(_) => shared.validate("tcp")?,
+        };
         if let Some(w) = opt_bytes(format!("{f}.first_write"), &self.first_write)? {
             if w == 0 || nbytes.is_some_and(|n| w >= n) {
                 return err(format!("{f}.first_write"), "must be positive and smaller than `bytes`");
             }
             tcp.first_write = Some(w);
         }
-        let packet = (tcp.mss + tcp.header_bytes) as u64;
+        let packet = match &udp {
+            Some(u) => (u.source.max_size() + u.header_bytes) as u64,
+            None => (tcp.mss + tcp.header_bytes) as u64,
+        };
         let marker = self.marker.as_ref().map(|m| m.validate(&format!("{f}.marker"), packet)).transpose()?;
         let reservation = match &self.reservation {
             Some(r) => Some(r.validate(&format!("{f}.reservation"), marker.as_ref(), packet)?),
@@ -98,7 +134,47 @@ impl FlowSpec {
             tcp,
             marker,
             reservation,
+            stop,
+            udp,
         })
+    }
+
+    /// The stop time, which must come after the flow's latest possible start.
+    fn stop_time(&self, f: &str, start: Time, start_jitter: Time) -> Result<Option<Time>, ScenarioError> {
+        let stop = opt_duration(format!("{f}.stop"), &self.stop)?;
+        if stop.is_some_and(|s| s <= start || s < start + start_jitter) {
+            return err(format!("{f}.stop"), "must be later than the flow's start (and start + start_jitter)");
+        }
+        Ok(stop)
+    }
+
+    /// A UDP flow's source (None for TCP); each protocol refuses the other's fields.
+    fn udp_config(&self, f: &str) -> Result<Option<UdpConfig>, ScenarioError> {
+        match self.protocol.as_deref() {
+            None | Some("tcp") => match self.source {
+                Some(_) => err(format!("{f}.source"), "only UDP flows have a source (set protocol = \"udp\")"),
+                None => Ok(None),
+            },
+            Some("udp") => {
+                let tcp_only = [
+                    ("tcp", self.tcp.is_some()),
+                    ("first_write", self.first_write.is_some()),
+                    ("reservation", self.reservation.is_some()),
+                    ("trace", self.trace),
+                ];
+                if let Some((name, _)) = tcp_only.iter().find(|(_, set)| *set) {
+                    return err(format!("{f}.{name}"), "a TCP setting, and this is a UDP flow");
+                }
+                let Some(source) = &self.source else {
+                    return err(
+                        format!("{f}.source"),
+                        "missing: a UDP flow needs a source, such as { kind = \"cbr\", rate = \"1Mbps\", size = \"1000B\" }",
+                    );
+                };
+                source.validate(&format!("{f}.source")).map(Some)
+            }
+            Some(o) => err(format!("{f}.protocol"), unknown(o, &["tcp", "udp"])),
+        }
     }
 }
 

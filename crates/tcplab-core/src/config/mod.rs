@@ -1,7 +1,8 @@
 //! The scenario file (TOML): what the user writes, and its validation into a typed `Model`.
 //!
 //! One file per component holds that component's part of the schema and its checks: `tcp`,
-//! `link` (with `queue` for disciplines and `loss` for loss models), `atm`, `flow`, `app`.
+//! `link` (with `queue` for disciplines and `loss` for loss models), `atm`, `flow` (with `udp`
+//! for a UDP flow's source), `app`.
 //! This file composes them and checks what spans components: node names, references between
 //! tables (a drop list's flow, a flow's ends) and that every flow has a route. Parsing rejects
 //! unknown fields; validation names the field at fault (`link[2].ab.rate`, `flow[0].dst`).
@@ -16,6 +17,7 @@ pub mod model;
 pub mod queue;
 pub mod tcp;
 pub mod tcp_read;
+pub mod udp;
 pub mod value;
 
 use std::collections::HashMap;
@@ -91,7 +93,7 @@ pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
 }
 
 /// The tag of each table that is one of several kinds (`loss = { model = ... }`).
-const TAGS: [(&str, &str); 3] = [("loss", "model"), ("qdisc", "kind"), ("drop", "policy")];
+const TAGS: [(&str, &str); 4] = [("loss", "model"), ("qdisc", "kind"), ("drop", "policy"), ("source", "kind")];
 
 /// The field a parse error is about. The path of an error inside a tagged table stops at the
 /// table (serde reads such a table whole before picking its kind), so the field the message
@@ -182,6 +184,7 @@ impl Scenario {
             }
         };
         check_routes(&self.nodes, &channels, &flows)?;
+        check_udp_paths(&self.nodes, &channels, &flows)?;
         Ok(Model {
             name: self.name.clone().unwrap_or_else(|| "scenario".into()),
             duration,
@@ -219,6 +222,33 @@ fn check_routes(nodes: &[String], channels: &[ChannelModel], flows: &[FlowModel]
         if !reach.joined(f.src, f.dst) {
             let (src, dst) = (&nodes[f.src as usize], &nodes[f.dst as usize]);
             return err(format!("flow[{i}].dst"), format!("no route from '{src}' to '{dst}'"));
+        }
+    }
+    Ok(())
+}
+
+/// UDP packets travel packet links only: a UDP flow whose route crosses an ATM cell link is
+/// refused (the cell path's loss accounting is per TCP segment).
+fn check_udp_paths(nodes: &[String], channels: &[ChannelModel], flows: &[FlowModel]) -> Result<(), ScenarioError> {
+    if !channels.iter().any(|c| c.atm) || !flows.iter().any(|f| f.udp.is_some()) {
+        return Ok(());
+    }
+    let mut routes = crate::net::route::Routes::new(nodes.len(), channels.iter().map(|c| (c.from, c.to)));
+    for (i, f) in flows.iter().enumerate().filter(|(_, f)| f.udp.is_some()) {
+        let path = routes.path(f.src, f.dst).unwrap_or_default();
+        if let Some(&c) = path.iter().find(|&&c| channels[c as usize].atm) {
+            let ch = &channels[c as usize];
+            return err(
+                format!("flow[{i}].protocol"),
+                format!(
+                    "UDP flows cannot cross ATM links, and the route from '{}' to '{}' takes link[{}] ('{}' to '{}')",
+                    nodes[f.src as usize],
+                    nodes[f.dst as usize],
+                    c / 2,
+                    nodes[ch.from as usize],
+                    nodes[ch.to as usize]
+                ),
+            );
         }
     }
     Ok(())

@@ -185,11 +185,15 @@ impl Channel {
         (pool.take(id), next)
     }
 
+    /// The records inside the channel: waiting, on the wire, propagating.
+    pub fn ids(&self) -> impl Iterator<Item = PacketId> + '_ {
+        self.queue.ids().chain(self.on_wire.map(|w| w.id)).chain(self.pipe.iter().map(|&(_, id)| id))
+    }
+
     /// Records inside the channel (waiting, on the wire, propagating): (packets, cells).
     pub fn in_flight(&self, pool: &PacketPool) -> (u64, u64) {
-        let ids = self.queue.ids().chain(self.on_wire.map(|w| w.id)).chain(self.pipe.iter().map(|&(_, id)| id));
         let (mut pkts, mut cells) = (0, 0);
-        for id in ids {
+        for id in self.ids() {
             if pool.get(id).cell.is_cell() {
                 cells += 1;
             } else {

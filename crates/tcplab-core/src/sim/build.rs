@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use rand::Rng as _;
 
-use super::{FlowRt, Simulation, NO_APP};
+use super::{Ends, FlowRt, Simulation, NO_APP};
 use crate::app::{flow_owners, share_vcs, Apps};
 use crate::atm::drop::CellDropper;
 use crate::atm::runtime::AtmRuntime;
@@ -28,6 +28,7 @@ use crate::tcp::reserved::Reserved;
 use crate::tcp::rtt::TimerClock;
 use crate::tcp::{TcpConfig, TcpReceiver, TcpSender};
 use crate::time::{MS, SEC};
+use crate::udp::UdpConfig;
 
 impl Simulation {
     /// The run of `model`, ready to start. Fails only on a flow without a route, which a
@@ -47,8 +48,10 @@ impl Simulation {
             let f = &mut built.flows[flow as usize];
             f.start = f.start.max(open);
         }
-        // At most one pending event per channel stage, flow and switch, plus the stop.
-        let mut pending_bound = 2 * channels.len() + built.flows.len() + model.nodes.len() + apps.len() + 1;
+        // At most one pending event per channel stage, flow and switch, plus the stop, and a
+        // TCP flow's stop.
+        let stops = model.flows.iter().filter(|f| f.stop.is_some() && f.udp.is_none()).count();
+        let mut pending_bound = 2 * channels.len() + built.flows.len() + model.nodes.len() + apps.len() + 1 + stops;
         if model.atm.reassembly_timeout.is_some() {
             pending_bound += 2 * built.flows.len(); // one reassembly timer per open VC
         }
@@ -67,6 +70,7 @@ impl Simulation {
             violation: None,
             trace_files: Default::default(),
             apps,
+            has_udp: model.flows.iter().any(|f| f.udp.is_some()),
             pcaps: model.pcaps.iter().map(|_| PcapWriter::new()).collect(),
             q: EventQueue::for_pending(pending_bound),
             events: 0,
@@ -147,14 +151,21 @@ impl Flows {
             };
             let fwd = routes.path(f.src, f.dst).ok_or_else(|| no_route(f.src, f.dst))?;
             let rev = routes.path(f.dst, f.src).ok_or_else(|| no_route(f.dst, f.src))?;
-            let mut tcp = f.tcp.clone();
-            if tcp.initial_ssthresh_bdp {
-                tcp.initial_ssthresh = path_bdp_bytes(channels, &fwd, &rev).max(2 * tcp.mss as u64);
-            }
+            let (rt, wire) = match &f.udp {
+                // A datagram's sequence number is its stream offset (`udp::sender`).
+                Some(u) => (udp_endpoints(model.seed, i, f, u), FlowWire { data_base: 0, mss: u.source.max_size() }),
+                None => {
+                    let mut tcp = f.tcp.clone();
+                    if tcp.initial_ssthresh_bdp {
+                        tcp.initial_ssthresh = path_bdp_bytes(channels, &fwd, &rev).max(2 * tcp.mss as u64);
+                    }
+                    let (rt, data_base) = endpoints(model.seed, i, f, configs.intern(tcp), app_of_flow[i]);
+                    (rt, FlowWire { data_base, mss: f.tcp.mss })
+                }
+            };
             let (fwd, rev) = (out.arena.add(&fwd), out.arena.add(&rev));
-            let (rt, data_base) = endpoints(model.seed, i, f, configs.intern(tcp), app_of_flow[i]);
             out.flows.push(FlowRt { fwd_route: fwd, rev_route: rev, ..rt });
-            out.wire.push(FlowWire { data_base, mss: f.tcp.mss });
+            out.wire.push(wire);
             out.pcap_flows.push(pcap_flow(i, f));
         }
         Ok(out)
@@ -184,8 +195,17 @@ fn endpoints(seed: u64, i: usize, f: &FlowModel, tcp: Arc<TcpConfig>, app: (u32,
     let mut receiver = TcpReceiver::new(tcp, i as u32, isn_r, f.bytes, phase_r);
     sender.open(isn_r);
     receiver.open(isn_s);
-    let rt = FlowRt { sender, receiver, fwd_route: 0, rev_route: 0, start: f.start, timer_pending: None, app };
+    let ends = Ends::Tcp { sender, receiver };
+    let rt = FlowRt { ends, fwd_route: 0, rev_route: 0, start: f.start, timer_pending: None, app };
     (rt, isn_s.wrapping_add(1))
+}
+
+/// UDP flow `i`'s source and sink, drawing from a random stream of its own.
+fn udp_endpoints(seed: u64, i: usize, f: &FlowModel, cfg: &UdpConfig) -> FlowRt {
+    let rng = stream(seed, "udp", i as u64);
+    let flow = crate::udp::flow(cfg, i as u32, f.start, f.stop, f.bytes, rng);
+    let ends = Ends::Udp(Box::new(flow));
+    FlowRt { ends, fwd_route: 0, rev_route: 0, start: f.start, timer_pending: None, app: (NO_APP, 0) }
 }
 
 /// How flow `i` looks in a pcap: its hosts' addresses, ports and SYN options.
@@ -199,6 +219,7 @@ fn pcap_flow(i: usize, f: &FlowModel) -> PcapFlow {
         sender_wscale: wscale_for(f.tcp.rcv_buf),
         receiver_wscale: wscale_for(f.tcp.rcv_buf),
         sack: f.tcp.recovery.uses_sack(),
+        udp: f.udp.is_some(),
     }
 }
 

@@ -1,13 +1,13 @@
 //! The checks that end every run: a broken invariant is an error, never a warning.
 
-use super::Simulation;
+use super::{Ends, Simulation};
 use crate::error::Error;
 
 impl Simulation {
     /// Check what every run must keep, when it ends: packet and cell conservation, the
     /// pool's records against what the channels hold, the drop counters against the ledger,
-    /// bytes delivered intact and never more than sent; and report a violation found during
-    /// the run. A failure is a bug in the simulator, never a user's mistake.
+    /// bytes delivered intact and never more than sent, each UDP flow's packets sent =
+    /// delivered + lost + in flight; and report a violation found during the run. A failure is a bug in the simulator, never a user's mistake.
     pub(super) fn check_invariants(&mut self) -> Result<(), Error> {
         if let Some(v) = self.violation.take() {
             return Err(Error::Invariant(v));
@@ -48,18 +48,26 @@ impl Simulation {
                 l.dropped, self.atm.cells.dropped
             )));
         }
+        let udp_in_flight = if self.has_udp { self.packets_in_channels() } else { Vec::new() };
         for (i, f) in self.flows.iter().enumerate() {
-            if f.receiver.stats.corrupt > 0 {
+            let (sender, receiver) = match &f.ends {
+                Ends::Tcp { sender, receiver } => (sender, receiver),
+                Ends::Udp(u) => match u.ledger_error(udp_in_flight[i]) {
+                    Some(e) => return Err(Error::Invariant(format!("flow {i}: {e}"))),
+                    None => continue,
+                },
+            };
+            if receiver.stats.corrupt > 0 {
                 return Err(Error::Invariant(format!(
                     "flow {i}: {} segments carried bytes that do not match their stream offsets",
-                    f.receiver.stats.corrupt
+                    receiver.stats.corrupt
                 )));
             }
-            if f.receiver.delivered() > f.sender.snd_max() {
+            if receiver.delivered() > sender.snd_max() {
                 return Err(Error::Invariant(format!(
                     "flow {i}: {} bytes delivered but only {} sent",
-                    f.receiver.delivered(),
-                    f.sender.snd_max()
+                    receiver.delivered(),
+                    sender.snd_max()
                 )));
             }
         }

@@ -116,6 +116,16 @@ impl TcpReceiver {
     pub fn completed_at(&self) -> Option<Time> {
         self.completed_at
     }
+
+    /// The sender's application stopped at `now` and the stream ends at offset `end`: the
+    /// flow completes once everything before it is here (now, if it already is).
+    pub fn end_stream(&mut self, now: Time, end: u64) {
+        self.total = Some(self.total.map_or(end, |t| t.min(end)));
+        if self.rcv_nxt >= end && self.completed_at.is_none() {
+            self.completed_at = Some(now);
+        }
+    }
+
     pub fn state(&self) -> ReceiverState {
         self.state
     }

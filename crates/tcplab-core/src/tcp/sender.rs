@@ -238,6 +238,15 @@ impl TcpSender {
         }
     }
 
+    /// The application stops writing: the stream ends where the sender has got to (the highest
+    /// offset sent), as ns-2's `advance 0` sets curseq_ to maxseq_. What was sent is still
+    /// resent until acknowledged. Returns the stream's end.
+    pub fn stop_writing(&mut self) -> u64 {
+        let end = self.total.map_or(self.snd_max, |t| t.min(self.snd_max));
+        self.total = Some(end);
+        end
+    }
+
     pub fn next_deadline(&self) -> Option<Time> {
         match self.reserved.as_ref().and_then(|r| r.next_deadline()) {
             Some(r) => Some(self.rto_at.map_or(r, |t| t.min(r))),
