@@ -1,0 +1,92 @@
+//! The checks that need each flow's route, on scenarios with cell links or TCP Boston: a
+//! Boston flow's data must travel as cells all the way (its shards are cells; over a packet
+//! link it would run as plain TCP with odd packet sizes), and a full segment and an ACK must
+//! each fit a reassembly buffer (`[atm] max_frame`), or nothing would ever arrive.
+
+use super::flow::FlowModel;
+use super::link::ChannelModel;
+use super::value::err;
+use crate::atm::AtmConfig;
+use crate::error::ScenarioError;
+use crate::net::route::Routes;
+use crate::packet::{Packet, MAX_SACK_BLOCKS};
+use crate::tcp::boston::BostonTx;
+use crate::tcp::TcpConfig;
+
+/// Check every flow's path (routes exist: `check_routes` ran first).
+pub fn check_cell_paths(
+    nodes: &[String],
+    channels: &[ChannelModel],
+    flows: &[FlowModel],
+    atm: &AtmConfig,
+) -> Result<(), ScenarioError> {
+    let cells_anywhere = channels.iter().any(|c| c.atm);
+    if !cells_anywhere && !flows.iter().any(|f| f.tcp.boston.is_some()) {
+        return Ok(());
+    }
+    let mut routes = Routes::new(nodes.len(), channels.iter().map(|c| (c.from, c.to)));
+    for (i, f) in flows.iter().enumerate() {
+        let fwd = routes.path(f.src, f.dst).unwrap_or_default();
+        if f.tcp.boston.is_some() {
+            if let Some(&c) = fwd.iter().find(|&&c| !channels[c as usize].atm) {
+                let (a, b) = (&nodes[f.src as usize], &nodes[f.dst as usize]);
+                return err(
+                    format!("flow[{i}].tcp.codec"),
+                    format!(
+                        "TCP Boston needs cell links all the way from '{a}' to '{b}' (its shards travel as ATM \
+                         cells), but link[{}] on the way is not one (atm = true)",
+                        c / 2
+                    ),
+                );
+            }
+        }
+        if !cells_anywhere {
+            continue;
+        }
+        let rev = routes.path(f.dst, f.src).unwrap_or_default();
+        let crosses = |path: &[u32]| path.iter().any(|&c| channels[c as usize].atm);
+        if crosses(&fwd) {
+            fits(atm, full_segment(&f.tcp), || format!("flow[{i}].tcp.mss"), "a full segment")?;
+        }
+        if crosses(&rev) {
+            fits(atm, largest_ack(&f.tcp), || format!("flow[{i}].tcp.header_bytes"), "an ACK")?;
+        }
+    }
+    Ok(())
+}
+
+/// Refuse a frame of `pkt` longer than a reassembly buffer holds.
+fn fits(atm: &AtmConfig, pkt: Packet, field: impl Fn() -> String, what: &str) -> Result<(), ScenarioError> {
+    let (cells, max) = (atm.cells_for(&pkt) as u32, atm.max_cells());
+    if cells <= max {
+        return Ok(());
+    }
+    err(
+        field(),
+        format!(
+            "{what} is a frame of {cells} cells ({} IP bytes), more than atm.max_frame ({} bytes) lets a \
+             reassembly buffer hold ({max} cells): none would ever arrive; lower mss or raise atm.max_frame",
+            pkt.wire_bytes, atm.max_frame
+        ),
+    )
+}
+
+/// A full first transmission of a data segment, coded as the sender codes it.
+fn full_segment(tcp: &TcpConfig) -> Packet {
+    let mut p = Packet::test_ack(0, 0);
+    p.dir = crate::packet::Dir::Forward;
+    p.payload = tcp.mss;
+    p.wire_bytes = tcp.mss + tcp.header_bytes;
+    if let Some(b) = tcp.boston {
+        BostonTx::new(b).encode(&mut p, 0, true, tcp.header_bytes);
+    }
+    p
+}
+
+/// The largest ACK: the header and, with SACK, its most blocks (as the receiver counts them).
+fn largest_ack(tcp: &TcpConfig) -> Packet {
+    let mut p = Packet::test_ack(0, 0);
+    let sack = if tcp.recovery.uses_sack() { (2 + 8 * MAX_SACK_BLOCKS as u32).div_ceil(4) * 4 } else { 0 };
+    p.wire_bytes = tcp.header_bytes + sack;
+    p
+}
