@@ -44,6 +44,55 @@ fn is_control(c: char) -> bool {
     matches!(c as u32, 0x00..=0x1f | 0x7f..=0x9f | 0x061c | 0x200e | 0x200f | 0x2028 | 0x2029 | 0x202a..=0x202e | 0x2066..=0x2069)
 }
 
+/// An i/o error on a path the core wrote or read: the message names the path (escaped) and
+/// the errno (`ENOSPC`), the source keeps the raw error.
+#[derive(Debug, Error)]
+#[error("{path}: {source}{errno}")]
+pub struct PathError {
+    path: String,
+    errno: String,
+    source: std::io::Error,
+}
+
+impl PathError {
+    /// `e` on `path`, as an `io::Error` of the same kind.
+    pub fn wrap(e: std::io::Error, path: &std::path::Path) -> std::io::Error {
+        let errno = e.raw_os_error().and_then(errno_name).map(|n| format!(" [{n}]")).unwrap_or_default();
+        let path = printable(&path.display().to_string());
+        std::io::Error::new(e.kind(), PathError { path, errno, source: e })
+    }
+}
+
+/// The raw errno of an i/o error, looking through `PathError`.
+pub fn os_error_code(e: &std::io::Error) -> Option<i32> {
+    e.raw_os_error().or_else(|| e.get_ref()?.downcast_ref::<PathError>()?.source.raw_os_error())
+}
+
+/// The symbolic name of the errnos a run's writes can meet.
+pub fn errno_name(code: i32) -> Option<&'static str> {
+    Some(match code {
+        libc::EPERM => "EPERM",
+        libc::ENOENT => "ENOENT",
+        libc::EIO => "EIO",
+        libc::EACCES => "EACCES",
+        libc::EBUSY => "EBUSY",
+        libc::EEXIST => "EEXIST",
+        libc::EXDEV => "EXDEV",
+        libc::ENOTDIR => "ENOTDIR",
+        libc::EISDIR => "EISDIR",
+        libc::EINVAL => "EINVAL",
+        libc::ENFILE => "ENFILE",
+        libc::EMFILE => "EMFILE",
+        libc::EFBIG => "EFBIG",
+        libc::ENOSPC => "ENOSPC",
+        libc::EROFS => "EROFS",
+        libc::ENAMETOOLONG => "ENAMETOOLONG",
+        libc::ELOOP => "ELOOP",
+        libc::EDQUOT => "EDQUOT",
+        _ => return None,
+    })
+}
+
 #[derive(Debug, Error)]
 pub enum Error {
     /// The user's input is wrong; the CLI exits with status 2.
@@ -63,6 +112,15 @@ pub enum Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn path_errors_name_the_path_and_the_errno_and_keep_it() {
+        let e = PathError::wrap(std::io::Error::from_raw_os_error(libc::ENOSPC), std::path::Path::new("out/a\nb"));
+        let text = e.to_string();
+        assert!(text.starts_with("out/a\\nb: ") && text.ends_with(" [ENOSPC]"), "{text}");
+        assert_eq!(os_error_code(&e), Some(libc::ENOSPC));
+        assert_eq!(e.kind(), std::io::ErrorKind::StorageFull);
+    }
 
     #[test]
     fn names_with_control_characters_are_escaped_in_messages() {

@@ -127,10 +127,14 @@ pub fn capture_stem(
     Ok(stem)
 }
 
-/// One capture file, kept in memory and written at the end of the run.
+/// One capture file, streamed as the run goes through one buffer (`csv::CsvStream`, so it is
+/// `NAME.partial` until the run ends well): a long capture of a fast link costs its disk
+/// space, not memory. A writer with no file (a run without an output folder) records nothing.
 #[derive(Debug, Default)]
 pub struct PcapWriter {
-    buf: Vec<u8>,
+    out: Option<crate::csv::CsvStream>,
+    /// The record being formatted (reused: nothing is allocated per packet).
+    rec: Vec<u8>,
     pub packets: u64,
 }
 
@@ -140,85 +144,100 @@ const LINKTYPE_ETHERNET: u32 = 1;
 const SNAPLEN: u32 = 65535;
 
 impl PcapWriter {
-    pub fn new() -> Self {
-        let mut buf = Vec::with_capacity(1 << 16);
-        buf.extend_from_slice(&0xa1b2_c3d4u32.to_le_bytes()); // magic, microsecond timestamps
-        buf.extend_from_slice(&2u16.to_le_bytes());
-        buf.extend_from_slice(&4u16.to_le_bytes());
-        buf.extend_from_slice(&0i32.to_le_bytes()); // thiszone
-        buf.extend_from_slice(&0u32.to_le_bytes()); // sigfigs
-        buf.extend_from_slice(&SNAPLEN.to_le_bytes());
-        buf.extend_from_slice(&LINKTYPE_ETHERNET.to_le_bytes());
-        Self { buf, packets: 0 }
+    /// A capture into `path`, its file header written.
+    pub fn create(path: std::path::PathBuf) -> std::io::Result<Self> {
+        let mut out = crate::csv::CsvStream::create_raw(path)?;
+        let mut head = Vec::with_capacity(24);
+        head.extend_from_slice(&0xa1b2_c3d4u32.to_le_bytes()); // magic, microsecond timestamps
+        head.extend_from_slice(&2u16.to_le_bytes());
+        head.extend_from_slice(&4u16.to_le_bytes());
+        head.extend_from_slice(&0i32.to_le_bytes()); // thiszone
+        head.extend_from_slice(&0u32.to_le_bytes()); // sigfigs
+        head.extend_from_slice(&SNAPLEN.to_le_bytes());
+        head.extend_from_slice(&LINKTYPE_ETHERNET.to_le_bytes());
+        out.write_bytes(&head);
+        Ok(Self { out: Some(out), rec: Vec::with_capacity(128), packets: 0 })
+    }
+
+    /// Put the file under its own name (see `CsvStream::finish`).
+    pub fn finish(&mut self) -> std::io::Result<()> {
+        self.out.as_mut().map_or(Ok(()), |o| o.finish())
     }
 
     pub fn record(&mut self, now: Time, pkt: &Packet, f: &PcapFlow) {
-        let forward = pkt.dir == crate::packet::Dir::Forward;
-        let (src_ip, dst_ip, sport, dport) = if forward {
-            (f.sender_ip, f.receiver_ip, f.sender_port, f.receiver_port)
-        } else {
-            (f.receiver_ip, f.sender_ip, f.receiver_port, f.sender_port)
-        };
-        let opts = tcp_options(pkt, f, forward);
-        let tcp_len = 20 + opts.len();
-        // The IP length is what the simulator put on the wire; options may exceed the header
-        // allowance the scenario set, so never report less than the headers we write.
-        let ip_len = (pkt.wire_bytes as usize).max(20 + tcp_len + pkt.payload as usize);
-        let captured = 14 + 20 + tcp_len;
-        let usec = now / 1_000;
-        self.buf.extend_from_slice(&((usec / 1_000_000) as u32).to_le_bytes());
-        self.buf.extend_from_slice(&((usec % 1_000_000) as u32).to_le_bytes());
-        self.buf.extend_from_slice(&(captured as u32).to_le_bytes());
-        self.buf.extend_from_slice(&((14 + ip_len) as u32).to_le_bytes());
-        // Ethernet: made-up MACs derived from the IPs, type IPv4.
-        self.buf.extend_from_slice(&[0x02, 0, dst_ip[0], dst_ip[1], dst_ip[2], dst_ip[3]]);
-        self.buf.extend_from_slice(&[0x02, 0, src_ip[0], src_ip[1], src_ip[2], src_ip[3]]);
-        self.buf.extend_from_slice(&[0x08, 0x00]);
-        // IPv4 header.
-        let mut ip = [0u8; 20];
-        ip[0] = 0x45;
-        ip[1] = pkt.ds_byte();
-        let ip_total = ip_len.min(65535) as u16;
-        ip[2..4].copy_from_slice(&ip_total.to_be_bytes());
-        ip[4..6].copy_from_slice(&(self.packets as u16).to_be_bytes());
-        ip[6] = 0x40; // don't fragment
-        ip[8] = 64;
-        ip[9] = 6;
-        ip[12..16].copy_from_slice(&src_ip);
-        ip[16..20].copy_from_slice(&dst_ip);
-        let sum = fold(sum16(&ip));
-        ip[10..12].copy_from_slice(&sum.to_be_bytes());
-        self.buf.extend_from_slice(&ip);
-        // TCP header. The window is scaled except in SYNs (RFC 7323).
-        let shift = if pkt.is_syn() {
-            0
-        } else if forward {
-            f.sender_wscale
-        } else {
-            f.receiver_wscale
-        };
-        let wnd = (pkt.wnd >> shift).min(65535) as u16;
-        let mut tcp = [0u8; 20];
-        tcp[0..2].copy_from_slice(&sport.to_be_bytes());
-        tcp[2..4].copy_from_slice(&dport.to_be_bytes());
-        tcp[4..8].copy_from_slice(&pkt.seq.to_be_bytes());
-        tcp[8..12].copy_from_slice(&(if pkt.has_ack() { pkt.ack } else { 0 }).to_be_bytes());
-        tcp[12] = ((tcp_len / 4) as u8) << 4;
-        tcp[13] = pkt.flags;
-        tcp[14..16].copy_from_slice(&wnd.to_be_bytes());
-        // Over the pseudo-header, header and options; the zero payload adds nothing.
-        let seg_len = ip_total.saturating_sub(20);
-        let pseudo = sum16(&src_ip) + sum16(&dst_ip) + 6 + seg_len as u32;
-        let sum = fold(pseudo + sum16(&tcp) + sum16(&opts));
-        tcp[16..18].copy_from_slice(&sum.to_be_bytes());
-        self.buf.extend_from_slice(&tcp);
-        self.buf.extend_from_slice(&opts);
+        let Some(out) = self.out.as_mut() else { return };
+        self.rec.clear();
+        write_record(&mut self.rec, self.packets, now, pkt, f);
+        out.write_bytes(&self.rec);
         self.packets += 1;
     }
+}
 
-    pub fn bytes(&self) -> &[u8] {
-        &self.buf
-    }
+/// One packet's pcap record (header, Ethernet, IPv4, TCP and options) appended to `buf`;
+/// `number` (the capture's count so far) is the IP identification.
+fn write_record(buf: &mut Vec<u8>, number: u64, now: Time, pkt: &Packet, f: &PcapFlow) {
+    let forward = pkt.dir == crate::packet::Dir::Forward;
+    let (src_ip, dst_ip, sport, dport) = if forward {
+        (f.sender_ip, f.receiver_ip, f.sender_port, f.receiver_port)
+    } else {
+        (f.receiver_ip, f.sender_ip, f.receiver_port, f.sender_port)
+    };
+    let opts = tcp_options(pkt, f, forward);
+    let tcp_len = 20 + opts.len();
+    // The capture shows real headers (20 bytes of IPv4, 20 of TCP and the options written)
+    // and the segment's payload, whatever `header_bytes` the scenario gave the simulated wire
+    // size: an IP length from that allowance would make a reader see payload that is not
+    // there (an ACK of "Len=12" with `header_bytes = 52`) or lose some, and misorder segments.
+    let ip_len = 20 + tcp_len + pkt.payload as usize;
+    let captured = 14 + 20 + tcp_len;
+    let usec = now / 1_000;
+    buf.extend_from_slice(&((usec / 1_000_000) as u32).to_le_bytes());
+    buf.extend_from_slice(&((usec % 1_000_000) as u32).to_le_bytes());
+    buf.extend_from_slice(&(captured as u32).to_le_bytes());
+    buf.extend_from_slice(&((14 + ip_len) as u32).to_le_bytes());
+    // Ethernet: made-up MACs derived from the IPs, type IPv4.
+    buf.extend_from_slice(&[0x02, 0, dst_ip[0], dst_ip[1], dst_ip[2], dst_ip[3]]);
+    buf.extend_from_slice(&[0x02, 0, src_ip[0], src_ip[1], src_ip[2], src_ip[3]]);
+    buf.extend_from_slice(&[0x08, 0x00]);
+    // IPv4 header.
+    let mut ip = [0u8; 20];
+    ip[0] = 0x45;
+    ip[1] = pkt.ds_byte();
+    let ip_total = ip_len.min(65535) as u16;
+    ip[2..4].copy_from_slice(&ip_total.to_be_bytes());
+    ip[4..6].copy_from_slice(&(number as u16).to_be_bytes());
+    ip[6] = 0x40; // don't fragment
+    ip[8] = 64;
+    ip[9] = 6;
+    ip[12..16].copy_from_slice(&src_ip);
+    ip[16..20].copy_from_slice(&dst_ip);
+    let sum = fold(sum16(&ip));
+    ip[10..12].copy_from_slice(&sum.to_be_bytes());
+    buf.extend_from_slice(&ip);
+    // TCP header. The window is scaled except in SYNs (RFC 7323).
+    let shift = if pkt.is_syn() {
+        0
+    } else if forward {
+        f.sender_wscale
+    } else {
+        f.receiver_wscale
+    };
+    let wnd = (pkt.wnd >> shift).min(65535) as u16;
+    let mut tcp = [0u8; 20];
+    tcp[0..2].copy_from_slice(&sport.to_be_bytes());
+    tcp[2..4].copy_from_slice(&dport.to_be_bytes());
+    tcp[4..8].copy_from_slice(&pkt.seq.to_be_bytes());
+    tcp[8..12].copy_from_slice(&(if pkt.has_ack() { pkt.ack } else { 0 }).to_be_bytes());
+    tcp[12] = ((tcp_len / 4) as u8) << 4;
+    tcp[13] = pkt.flags;
+    tcp[14..16].copy_from_slice(&wnd.to_be_bytes());
+    // Over the pseudo-header, header and options; the zero payload adds nothing.
+    let seg_len = ip_total.saturating_sub(20);
+    let pseudo = sum16(&src_ip) + sum16(&dst_ip) + 6 + seg_len as u32;
+    let sum = fold(pseudo + sum16(&tcp) + sum16(&opts));
+    tcp[16..18].copy_from_slice(&sum.to_be_bytes());
+    buf.extend_from_slice(&tcp);
+    buf.extend_from_slice(&opts);
 }
 
 /// TCP options: MSS and window scale on SYNs, SACK blocks on ACKs; padded to 4 bytes.

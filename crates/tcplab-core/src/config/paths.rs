@@ -1,6 +1,6 @@
 //! The checks that need each flow's route, on scenarios with cell links or TCP Boston: a
-//! Boston flow's data must travel as cells all the way (its shards are cells; over a packet
-//! link it would run as plain TCP with odd packet sizes), and a full segment and an ACK must
+//! Boston flow's data must reach the destination as cells (its shards are cells; over packet
+//! links only it would run as plain TCP with odd packet sizes), and a full segment and an ACK must
 //! each fit a reassembly buffer (`[atm] max_frame`), or nothing would ever arrive.
 
 use super::flow::FlowModel;
@@ -28,17 +28,7 @@ pub fn check_cell_paths(
     for (i, f) in flows.iter().enumerate() {
         let fwd = routes.path(f.src, f.dst).unwrap_or_default();
         if f.tcp.boston.is_some() {
-            if let Some(&c) = fwd.iter().find(|&&c| !channels[c as usize].atm) {
-                let (a, b) = (&nodes[f.src as usize], &nodes[f.dst as usize]);
-                return err(
-                    format!("flow[{i}].tcp.codec"),
-                    format!(
-                        "TCP Boston needs cell links all the way from '{a}' to '{b}' (its shards travel as ATM \
-                         cells), but link[{}] on the way is not one (atm = true)",
-                        c / 2
-                    ),
-                );
-            }
+            boston_path(nodes, channels, i, f, &fwd)?;
         }
         if !cells_anywhere {
             continue;
@@ -53,6 +43,36 @@ pub fn check_cell_paths(
         }
     }
     Ok(())
+}
+
+/// TCP Boston's shards are cells: its data must reach the destination as cells. A packet may
+/// start on packet links (a host's access link) and be cut into cells where the cell path
+/// begins, but from there cells go all the way: a packet link after a cell link would carry a
+/// reassembled packet, and a path without cell links would carry plain TCP with odd sizes.
+fn boston_path(
+    nodes: &[String],
+    channels: &[ChannelModel],
+    i: usize,
+    f: &FlowModel,
+    fwd: &[u32],
+) -> Result<(), ScenarioError> {
+    let first_cell = fwd.iter().position(|&c| channels[c as usize].atm);
+    let packet_after = first_cell.and_then(|k| fwd[k..].iter().find(|&&c| !channels[c as usize].atm));
+    let (a, b) = (&nodes[f.src as usize], &nodes[f.dst as usize]);
+    let why = match (first_cell, packet_after) {
+        (None, _) => "no link on the way from '{a}' to '{b}' is a cell link (atm = true)".to_string(),
+        (Some(_), Some(&c)) => format!(
+            "link[{}] on the way from '{a}' to '{b}' is a packet link after a cell link, so the shards \
+             would be reassembled before the destination",
+            c / 2
+        ),
+        (Some(_), None) => return Ok(()),
+    };
+    let why = why.replace("{a}", a).replace("{b}", b);
+    err(
+        format!("flow[{i}].tcp.codec"),
+        format!("TCP Boston needs its data to reach the destination as ATM cells (its shards are cells), but {why}"),
+    )
 }
 
 /// Refuse a frame of `pkt` longer than a reassembly buffer holds.

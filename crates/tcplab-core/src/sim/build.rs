@@ -56,7 +56,7 @@ impl Simulation {
             violation: None,
             trace_files: Default::default(),
             apps,
-            pcaps: model.pcaps.iter().map(|_| PcapWriter::new()).collect(),
+            pcaps: model.pcaps.iter().map(|_| PcapWriter::default()).collect(),
             q: EventQueue::for_pending(pending_bound),
             events: 0,
             channels,

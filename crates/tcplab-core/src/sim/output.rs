@@ -1,4 +1,5 @@
-//! The files a run writes besides its streamed traces: queue traces kept in memory and pcaps.
+//! The files a run writes besides its streamed traces: queue traces kept in memory and the
+//! streamed pcaps.
 
 use std::path::Path;
 
@@ -15,11 +16,17 @@ impl Simulation {
         Ok(())
     }
 
-    /// Write the pcap captures into `dir`.
-    pub fn write_pcaps(&self, dir: &Path) -> Result<(), Error> {
-        for (p, name) in self.pcaps.iter().zip(&self.model.pcaps) {
-            std::fs::write(dir.join(name), p.bytes())?;
+    /// Capture into files in `dir` from now on (without this, nothing is captured).
+    pub fn stream_pcaps(&mut self, dir: &Path) -> Result<(), Error> {
+        for (p, name) in self.pcaps.iter_mut().zip(&self.model.pcaps) {
+            *p = crate::pcap::PcapWriter::create(dir.join(name))?;
         }
+        Ok(())
+    }
+
+    /// Complete the pcap captures of a run that ended well.
+    pub fn finish_pcaps(&mut self) -> Result<(), Error> {
+        self.pcaps.iter_mut().try_for_each(|p| p.finish())?;
         Ok(())
     }
 }
