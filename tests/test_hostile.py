@@ -91,6 +91,29 @@ def test_ctrl_c_stops_a_run_of_slow_events_within_a_second(tmp_path: Path) -> No
 # ---------------------------------------------------------------- item 4: output names
 
 
+@pytest.mark.parametrize("header_bytes", [20, 40, 52, 120])
+def test_pcaps_show_real_lengths_whatever_header_bytes(tmp_path: Path, header_bytes: int) -> None:
+    """Issue 27 item 8: with ``header_bytes`` other than 40 the IP length carried the simulated
+    header allowance, so readers saw ACKs of 12 bytes and data out of order on a lossless run."""
+    from tcplab.analysis.pcap import iter_segments
+
+    mss = 1000
+    scenario = (
+        'duration = "1s"\nnodes = ["a", "b"]\n'
+        f"[tcp]\nmss = {mss}\nheader_bytes = {header_bytes}\n"
+        '[[link]]\na = "a"\nb = "b"\nrate = "10Mbps"\ndelay = "5ms"\npcap = true\n'
+        '[[flow]]\nsrc = "a"\ndst = "b"\nbytes = 200000\n'
+    )
+    tl.run(scenario, out_dir=tmp_path / "o", plots=False)
+    segments = list(iter_segments(tmp_path / "o" / "link-a-b.pcap"))
+    data = [s for s in segments if s.length > 0]
+    acks = [s for s in segments if s.length == 0 and "S" not in s.tcp_flags]
+    assert data and acks
+    assert {s.length for s in data} == {mss}, "every segment a full one: 200 kB is 200 of them"
+    assert [s.seq for s in data] == sorted(s.seq for s in data), "in order on a lossless link"
+    assert all(b.seq - a.seq == mss for a, b in zip(data, data[1:], strict=False))
+
+
 def test_pcap_names_stay_in_the_folder_and_never_collide(tmp_path: Path) -> None:
     nodes = ["x/../../..", "a-b", "c", "a", "b-c", "p", "q"]
     links = [

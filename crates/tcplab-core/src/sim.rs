@@ -574,11 +574,12 @@ pub fn run_scenario_until(
     max_memory: Option<u64>,
     stop: Stop<'_>,
 ) -> Result<(RunReport, Vec<FlowTrace>), Error> {
+    let limit = crate::mem_limit::effective(max_memory);
+    crate::budget::check_parse_cost(text, &limit)?;
     let scenario = config::parse(text)?;
     let corrupt = crate::test_hooks::corruption(scenario.test_corrupt.as_deref())?;
     let model = scenario.validate(opts.seed)?;
     drop(scenario); // the parsed text's tables: the model holds what the run needs
-    let limit = crate::mem_limit::effective(max_memory);
     crate::budget::check_run(&model, &limit, opts.out_dir.as_deref())?;
     let mut sim = Simulation::new(model)?;
     if let Some(c) = corrupt {

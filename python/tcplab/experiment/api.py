@@ -87,8 +87,8 @@ def validate(
     seed = check_seed(seed)
     limit = max_memory_bytes(max_memory)
     text = scenario_text(source)
+    _core.check_memory(text, seed, limit)  # first: it refuses a text too costly to parse
     _core.validate_scenario(text, seed)
-    _core.check_memory(text, seed, limit)
 
 
 def run(
