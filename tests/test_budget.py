@@ -96,13 +96,17 @@ def test_memory_bombs_are_refused_small_and_fast(
 
 
 def test_many_flows_cost_is_the_parse(tmp_path: Path) -> None:
-    """10^5 flows with per-flow series: refused naming the series, but reading the file is the
-    cost (the core's TOML tree and the validated model, about 24 bytes of peak per byte of
-    file): the refusal's peak is bounded by the parse, not by the run."""
+    """10^5 flows with per-flow series: reading the file is the first cost (the core's TOML tree
+    and the validated model, about 3 kB a table): under 100 MB the text is refused before its
+    parse, naming the parse; under 1 GB it is parsed and refused naming the series, its peak
+    bounded by the parse, not by the run."""
     path = tmp_path / "flows.toml"
     head = SERIES.replace('series_bin = "1us"', 'series_bin = "10ms"').split("[[flow]]")[0]
     path.write_text(head + _flows(10**5))
     out, _ = _refusal(path, "100MB")
+    assert not out["ok"] and out["field"] == "scenario" and "parsed scenario" in out["message"], out
+    assert out["maxrss_kib"] * 1024 < 100 * MB, out
+    out, _ = _refusal(path, "1GB")
     assert not out["ok"] and out["field"] == "series_bin", out
     assert out["maxrss_kib"] * 1024 < 600 * MB, out
 

@@ -143,7 +143,9 @@ def _warn_about_captures(out: Path, wrote: list[str], report: dict[str, object])
 @app.command()
 @cli_errors
 def validate(file: FileArg, seed: SeedOpt = None, max_memory: MaxMemoryOpt = None) -> None:
-    """Check a scenario file without running it (its memory estimate included)."""
+    """Check a scenario file without running it.
+
+    The check includes the run's memory estimate against --max-memory, as `run` does."""
     from tcplab.experiment.api import validate as validate_scenario
 
     validate_scenario(Path(file), seed, max_memory=max_memory)

@@ -73,9 +73,11 @@ fn check_parts(parts: &[Part], limit: &MemoryLimit) -> Result<(), ScenarioError>
 pub const PARSE_BYTES_PER_TABLE: u64 = 3 << 10;
 
 /// Refuse, before parsing it, a text whose tables would cost more than `limit` to parse: every
-/// `{` and `[` counts as one (an upper bound: a bracket inside a string counts too).
+/// `{` and `[` counts as one, `[[` as one (an upper bound: a bracket inside a string counts too).
 pub fn check_parse_cost(text: &str, limit: &MemoryLimit) -> Result<(), ScenarioError> {
-    let tables = text.bytes().filter(|&b| b == b'{' || b == b'[').count() as u64;
+    let b = text.as_bytes();
+    let opens = |i: usize| b[i] == b'{' || (b[i] == b'[' && b.get(i + 1) != Some(&b'['));
+    let tables = (0..b.len()).filter(|&i| opens(i)).count() as u64;
     let parts = [Part { field: "scenario".into(), what: "the parsed scenario", bytes: tables * PARSE_BYTES_PER_TABLE }];
     check_parts(&parts, limit)
 }
