@@ -107,3 +107,122 @@ def case(seed: int, i: int, kind: str) -> tuple[str, str]:
 
 
 Check = Callable[[str, str], None]
+
+
+# ---------------------------------------------------------------- random cell networks
+
+ATM_RATES = ["64kbps", "256kbps", "1Mbps", "2Mbps", "10Mbps"]
+ATM_MSS = [1, 20, 47, 48, 100, 470, 536, 1000, 1460, 4000, 9180]
+ATM_MAX_FRAME = [None, "48B", "100B", "500B", "1500B", "9180B", 65535]
+ATM_TIMEOUT = [None, "1ms", "10ms", "100ms", "1s"]
+
+
+def _cell_loss(rng: random.Random, flows: int) -> dict[str, Any] | None:
+    roll = rng.random()
+    if roll < 0.4:
+        return None
+    if roll < 0.7:
+        return {"model": "bernoulli", "p": rng.choice([0.001, 0.01, 0.05, 0.2])}
+    values = sorted(rng.sample(range(1, 200), rng.randint(1, 12)))
+    return {"model": "drop_list", "flow": rng.randrange(flows), "by": "tx_index", "values": values}
+
+
+def _cell_drop(rng: random.Random) -> dict[str, Any] | None:
+    policy = rng.choice([None, "tail", "ppd", "epd", "sd"])
+    if policy in (None, "tail", "ppd"):
+        return None if policy is None else {"policy": policy}
+    drop: dict[str, Any] = {"policy": policy, "threshold": rng.choice([0.1, 0.5, 0.9])}
+    if policy == "sd":
+        drop["z"] = rng.choice([0.25, 0.5, 1.0])
+    return drop
+
+
+def _cell_link(rng: random.Random, a: str, b: str, flows: int, atm: bool = True) -> dict[str, Any]:
+    link: dict[str, Any] = {
+        "a": a,
+        "b": b,
+        "rate": rng.choice(ATM_RATES),
+        "delay": rng.choice(["0ms", "1ms", "5ms", "20ms"]),
+        "atm": atm,
+        "queue": rng.choice([2, 8, 64, 1000]),
+    }
+    if atm and (drop := _cell_drop(rng)) is not None:
+        link["drop"] = drop
+    for direction in ("ab", "ba"):
+        if (loss := _cell_loss(rng, flows)) is not None:
+            link[direction] = {"loss": loss}
+    return link
+
+
+def _cell_tcp(rng: random.Random) -> dict[str, Any]:
+    tcp: dict[str, Any] = {
+        "codec": rng.choice(["plain", "boston", "boston", "boston_bitmap"]),
+        "mss": rng.choice(ATM_MSS),
+        "variant": rng.choice(["reno", "newreno", "tahoe", "sack", "sack_rfc6675"]),
+        "initial_cwnd": rng.choice([1, 2, 4, 10]),
+        "min_rto": rng.choice(["10ms", "200ms", "1s"]),
+        "handshake": rng.choice(["none", "sender", "receiver"]),
+        "boston_partial": rng.choice(["wait", "fresh"]),
+        "boston_redundancy": rng.choice([0, 0, 1, 3]),
+        "boston_dispersal": rng.choice([1, 2, 4]),
+    }
+    if rng.random() < 0.3:
+        tcp["delayed_ack"] = True
+    return tcp
+
+
+def _cell_atm(rng: random.Random) -> dict[str, Any]:
+    framing = rng.choice(["aal5", "flag"])
+    atm: dict[str, Any] = {
+        "framing": framing,
+        "reassembly": rng.choice(["aal5", "per_packet"]),
+        "llc_snap": rng.random() < 0.5,
+        "max_frame": rng.choice(ATM_MAX_FRAME),
+        "reassembly_timeout": rng.choice(ATM_TIMEOUT),
+    }
+    if framing == "aal5":
+        atm["trailer"] = rng.random() < 0.7
+    return atm
+
+
+def atm_case(seed: int, i: int) -> str:
+    """Case ``i``: a random cell network (two hosts on one cell link, a star of senders through
+    a switch, or a path mixing a packet link with a cell link), AAL5 and TCP Boston knobs, drop
+    policies and losses, short enough to run in milliseconds. Run, it must end with its
+    ledgers balanced or be refused in one line: never an invariant error."""
+    rng = random.Random(f"{seed}/atm/{i}")
+    flows = rng.randint(1, 4)
+    shape = rng.choice(["pair", "star", "star", "mixed"])
+    if shape == "pair":
+        nodes, switches = ["a", "b"], []
+        links = [_cell_link(rng, "a", "b", flows)]
+        ends = [("a", "b")] * flows
+    elif shape == "star":
+        senders = [f"s{k}" for k in range(flows)]
+        nodes, switches = [*senders, "sw", "r"], ["sw"]
+        links = [_cell_link(rng, s, "sw", flows) for s in senders] + [_cell_link(rng, "sw", "r", flows)]
+        ends = [(s, "r") for s in senders]
+    else:
+        nodes, switches = ["a", "router", "b"], []
+        links = [_cell_link(rng, "a", "router", flows, atm=False), _cell_link(rng, "router", "b", flows)]
+        ends = [("a", "b")] * flows
+    # At most about 2 Mbit of traffic: a case runs in milliseconds.
+    duration = rng.choice([0.05, 0.2, 0.5, 1.0, 2.0])
+    doc: dict[str, Any] = {
+        "duration": duration,
+        "seed": rng.randrange(1000),
+        "nodes": nodes,
+        "switches": switches,
+        "atm": _cell_atm(rng),
+        "tcp": _cell_tcp(rng),
+        "link": links,
+        "flow": [],
+    }
+    for src, dst in ends:
+        flow: dict[str, Any] = {"src": src, "dst": dst, "start": rng.choice([0.0, 0.01, 0.1])}
+        if rng.random() < 0.5:
+            flow["bytes"] = rng.choice([1, 100, 1000, 10_000, 100_000])
+        if rng.random() < 0.2:
+            flow["tcp"] = _cell_tcp(rng)
+        doc["flow"].append(flow)
+    return dumps(doc)

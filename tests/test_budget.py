@@ -75,7 +75,7 @@ TRACE = (
     ("text", "max_memory", "field", "what"),
     [
         # 20 per-flow series at 1 us over 10 s: about 5 GB, the figure the issue saw abort; the
-        # default limit is half the machine's memory, so the test names a limit below it.
+        # default limit is what the machine has free, so the test names a limit below it.
         (SERIES, "2GB", "series_bin", "of series"),
         (QUEUE, "", "flow[0].tcp.initial_cwnd", "of packets in flight"),
         (TRACE, "", "flow[0].trace", "of trace rows"),
@@ -96,13 +96,17 @@ def test_memory_bombs_are_refused_small_and_fast(
 
 
 def test_many_flows_cost_is_the_parse(tmp_path: Path) -> None:
-    """10^5 flows with per-flow series: refused naming the series, but reading the file is the
-    cost (the core's TOML tree and the validated model, about 24 bytes of peak per byte of
-    file): the refusal's peak is bounded by the parse, not by the run."""
+    """10^5 flows with per-flow series: reading the file is the first cost (the core's TOML tree
+    and the validated model, about 3 kB a table): under 100 MB the text is refused before its
+    parse, naming the parse; under 1 GB it is parsed and refused naming the series, its peak
+    bounded by the parse, not by the run."""
     path = tmp_path / "flows.toml"
     head = SERIES.replace('series_bin = "1us"', 'series_bin = "10ms"').split("[[flow]]")[0]
     path.write_text(head + _flows(10**5))
     out, _ = _refusal(path, "100MB")
+    assert not out["ok"] and out["field"] == "scenario" and "parsed scenario" in out["message"], out
+    assert out["maxrss_kib"] * 1024 < 100 * MB, out
+    out, _ = _refusal(path, "1GB")
     assert not out["ok"] and out["field"] == "series_bin", out
     assert out["maxrss_kib"] * 1024 < 600 * MB, out
 
@@ -153,3 +157,35 @@ def test_shipped_scenarios_and_study_specs_fit_the_default_limit() -> None:
     for study in discover().values():
         for spec in (study.tiny() if study.tiny else []) + study.sweeps(True):
             plan_sweep(spec)  # every point checked against the default limit
+
+
+def test_the_default_limit_follows_an_address_space_limit(tmp_path: Path) -> None:
+    """Issue 26 item 2: under ``ulimit -v`` a run the estimate accepted aborted past the limit
+    (exit 134, a Rust backtrace); the default budget is now the room the limit leaves."""
+    import resource
+
+    scenario = tmp_path / "series.toml"
+    flows = "flow = [" + ", ".join(['{src = "a", dst = "b"}'] * 20) + "]\n"
+    scenario.write_text(
+        'duration = "10s"\nseries_bin = "1us"\nnodes = ["a", "b"]\n'
+        + flows
+        + '[[link]]\na = "a"\nb = "b"\nrate = "10Mbps"\ndelay = "10ms"\n'
+    )
+    limit = 4_000_000 * 1024
+
+    def lowered() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "tcplab", "run", scenario],
+        preexec_fn=lowered,
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+    )
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "series_bin" in lines[0], proc.stderr
+    # The address-space limit names itself, unless this machine has even less memory free.
+    assert "ulimit -v" in lines[0] or "MemAvailable" in lines[0], lines[0]

@@ -106,10 +106,12 @@ def test_a_sweep_on_a_full_tmpfs_says_the_disk_is_full(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(not _can_mount_a_tmpfs(), reason="needs unshare and a mount namespace for a small tmpfs")
 def test_run_out_on_a_full_tmpfs_names_the_folder_and_leaves_nothing(tmp_path: Path) -> None:
-    scenario = tmp_path / "pcap.toml"
-    # No trace (its size is checked against the free space first): the pcap fills the disk.
-    doc = QUICK.replace('duration = "2s"', 'duration = "30s"').replace("trace = true", "trace = false")
-    scenario.write_text(doc.replace("[[link]]", "[[link]]\npcap = true", 1))
+    scenario = tmp_path / "series.toml"
+    # No trace or pcap (their size is checked against the free space first): the series in
+    # summary.json fill the disk.
+    doc = QUICK.replace('duration = "2s"', 'duration = "30s"\nseries_bin = "1ms"')
+    doc = doc.replace("trace = true", "trace = false")
+    scenario.write_text(doc)
 
     disk = tmp_path / "disk"
     disk.mkdir()

@@ -1,5 +1,6 @@
 """Fuzz the scenario loader and the sweep spec (issue 11): every mutated file is accepted, or
-refused with exit status 2 and exactly one line on stderr; never a traceback or a panic.
+refused with exit status 2 and exactly one line on stderr; never a traceback or a panic. And run
+random cell networks (issue 27): every run keeps its invariants (conservation above all).
 
 ``make test`` runs a few hundred seeded cases; ``make fuzz`` thousands (TCPLAB_FUZZ_CASES).
 A failing case is reproduced by its id: ``fuzz_inputs.case(SEED, i, kind)`` gives the file.
@@ -12,7 +13,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from fuzz_inputs import REPO, case
+from fuzz_inputs import REPO, atm_case, case
 from tcplab.cli import app
 from tcplab.errors import ScenarioError, UserError
 from tcplab.experiment.expand import expand
@@ -68,3 +69,24 @@ def test_mutated_sweep_specs_expand_or_fail_in_one_line(tmp_path: Path, start: i
 def test_the_mutations_are_seeded() -> None:
     assert case(SEED, 7, "scenario") == case(SEED, 7, "scenario")
     assert case(SEED, 7, "scenario") != case(SEED, 8, "scenario")
+
+
+ATM_CASES = int(os.environ.get("TCPLAB_FUZZ_ATM_CASES", str(CASES)))
+
+
+@pytest.mark.parametrize("start", range(0, ATM_CASES, BATCH))
+def test_random_cell_networks_run_with_their_ledgers_balanced(start: int) -> None:
+    # Issue 27: conservation broke only with TCP Boston and a reassembly cut. Run random cell
+    # networks (AAL5 framings, cuts, drop policies, losses, Boston's codecs): each ends with
+    # every invariant held, or is refused as a scenario error; an InvariantError is a bug.
+    from tcplab import _core
+
+    for i in range(start, min(start + BATCH, ATM_CASES)):
+        text = atm_case(SEED, i)
+        try:
+            _core.run_scenario(text, None, None, 1 << 30)
+        except _core.ScenarioError as e:
+            assert len(e.args) == 2 and "\n" not in str(e.args[1]), f"atm case {i}: {e.args!r}"
+        except Exception as e:
+            where = f"atm case {i} (fuzz_inputs.atm_case({SEED}, {i}))"
+            raise AssertionError(f"{where}: {type(e).__name__}: {e}") from None

@@ -44,7 +44,74 @@ def test_ctrl_c_stops_a_run_promptly_with_130_and_writes_nothing(tmp_path: Path)
     assert not out.exists() or not any(out.iterdir()), "nothing half-written"
 
 
+# One event of this run (TCP Boston decoding a lossy segment of 1,425 cells over GF(2^16)) takes
+# seconds: an interrupt check between events, however frequent, would wait for it (628 s before
+# issue 27). The core runs on a thread of its own and the caller returns at once.
+SLOW_EVENTS = """
+duration = "100s"
+nodes = ["a", "b"]
+[atm]
+max_frame = "100000B"
+[tcp]
+rcv_buf = "16MiB"
+window_scaling = true
+codec = "boston"
+mss = 65495
+[[link]]
+a = "a"
+b = "b"
+rate = "100Mbps"
+delay = "10ms"
+atm = true
+queue = 100000
+loss = { model = "bernoulli", p = 0.001 }
+[[flow]]
+src = "a"
+dst = "b"
+"""
+
+
+def test_ctrl_c_stops_a_run_of_slow_events_within_a_second(tmp_path: Path) -> None:
+    scenario = tmp_path / "slow.toml"
+    scenario.write_text(SLOW_EVENTS)
+    proc = interruptible(sys.executable, "-m", "tcplab", "run", scenario, cwd=REPO)
+    time.sleep(4)
+    assert proc.poll() is None, proc.communicate()
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    try:
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    took = time.monotonic() - sent
+    assert proc.returncode == 130 and err.strip() == "error: interrupted", err
+    assert took < 2.0, f"stopped {took:.1f} s after SIGINT"
+
+
 # ---------------------------------------------------------------- item 4: output names
+
+
+@pytest.mark.parametrize("header_bytes", [20, 40, 52, 120])
+def test_pcaps_show_real_lengths_whatever_header_bytes(tmp_path: Path, header_bytes: int) -> None:
+    """Issue 27 item 8: with ``header_bytes`` other than 40 the IP length carried the simulated
+    header allowance, so readers saw ACKs of 12 bytes and data out of order on a lossless run."""
+    from tcplab.analysis.pcap import iter_segments
+
+    mss = 1000
+    scenario = (
+        'duration = "1s"\nnodes = ["a", "b"]\n'
+        f"[tcp]\nmss = {mss}\nheader_bytes = {header_bytes}\n"
+        '[[link]]\na = "a"\nb = "b"\nrate = "10Mbps"\ndelay = "5ms"\npcap = true\n'
+        '[[flow]]\nsrc = "a"\ndst = "b"\nbytes = 200000\n'
+    )
+    tl.run(scenario, out_dir=tmp_path / "o", plots=False)
+    segments = list(iter_segments(tmp_path / "o" / "link-a-b.pcap"))
+    data = [s for s in segments if s.length > 0]
+    acks = [s for s in segments if s.length == 0 and "S" not in s.tcp_flags]
+    assert data and acks
+    assert {s.length for s in data} == {mss}, "every segment a full one: 200 kB is 200 of them"
+    assert [s.seq for s in data] == sorted(s.seq for s in data), "in order on a lossless link"
+    assert all(b.seq - a.seq == mss for a, b in zip(data, data[1:], strict=False))
 
 
 def test_pcap_names_stay_in_the_folder_and_never_collide(tmp_path: Path) -> None:

@@ -74,7 +74,7 @@ MaxMemoryOpt = Annotated[
     typer.Option(
         "--max-memory",
         metavar="SIZE",
-        help="Refuse a run whose estimated memory exceeds SIZE (e.g. 2GiB; default: half the machine's).",
+        help="Refuse a run whose estimated memory exceeds SIZE (e.g. 2GiB; default: the free memory).",
     ),
 ]
 
@@ -142,11 +142,13 @@ def _warn_about_captures(out: Path, wrote: list[str], report: dict[str, object])
 
 @app.command()
 @cli_errors
-def validate(file: FileArg, seed: SeedOpt = None) -> None:
-    """Check a scenario file without running it."""
+def validate(file: FileArg, seed: SeedOpt = None, max_memory: MaxMemoryOpt = None) -> None:
+    """Check a scenario file without running it.
+
+    The check includes the run's memory estimate against --max-memory, as `run` does."""
     from tcplab.experiment.api import validate as validate_scenario
 
-    validate_scenario(Path(file), seed)
+    validate_scenario(Path(file), seed, max_memory=max_memory)
     typer.echo(printable(f"{file}: ok"))
 
 

@@ -6,13 +6,13 @@
 
 use crate::config::model::Model;
 use crate::error::ScenarioError;
+use crate::mem_limit::MemoryLimit;
 use crate::net::QueueLimit;
 use crate::packet::Packet;
 use crate::tcp::sender::{SendRecord, TraceRow};
 use crate::units::human_bytes as human;
 
-/// Used when /proc/meminfo cannot be read.
-pub const FALLBACK_LIMIT: u64 = 8 << 30;
+pub use crate::mem_limit::{default_limit, FALLBACK_LIMIT};
 
 /// One part of the estimate: the field that sets it, what it is, and its bytes.
 #[derive(Debug, Clone, PartialEq)]
@@ -22,59 +22,76 @@ pub struct Part {
     pub bytes: u64,
 }
 
-/// Half of the machine's total memory, or 8 GiB when that cannot be read.
-pub fn default_limit() -> u64 {
-    std::fs::read_to_string("/proc/meminfo").ok().and_then(|t| mem_total(&t)).map_or(FALLBACK_LIMIT, |b| b / 2)
-}
-
-fn mem_total(meminfo: &str) -> Option<u64> {
-    let line = meminfo.lines().find(|l| l.starts_with("MemTotal:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib.saturating_mul(1024))
-}
-
 /// Refuse the run when its estimate exceeds `limit` bytes, naming the field behind the largest
 /// part of the estimate.
 pub fn check(model: &Model, limit: u64) -> Result<(), ScenarioError> {
-    check_parts(&estimate(model), limit)
+    check_limit(model, &MemoryLimit { bytes: limit, source: "--max-memory" })
 }
 
-/// `check` for a run that writes its files into `out`, if any: there its traces are streamed
-/// (`trace_stream`), so they cost a buffer each in memory, and their files must fit the free
-/// space of the folder's filesystem (`trace_budget`).
-pub fn check_run(model: &Model, limit: u64, out: Option<&std::path::Path>) -> Result<(), ScenarioError> {
-    let Some(dir) = out else { return check(model, limit) };
-    check_parts(&estimate_for(model, true), limit)?;
+/// `check` against a limit that says where it comes from (`mem_limit::effective`).
+pub fn check_limit(model: &Model, limit: &MemoryLimit) -> Result<(), ScenarioError> {
+    check_parts(&estimate_within(model, false, limit.bytes), limit)
+}
+
+/// `check` for a run that writes its files into `out`, if any: there its traces and captures
+/// are streamed (`trace_stream`, `pcap`), so they cost a buffer each in memory, and their
+/// files must fit the free space of the folder's filesystem (`trace_budget`).
+pub fn check_run(model: &Model, limit: &MemoryLimit, out: Option<&std::path::Path>) -> Result<(), ScenarioError> {
+    let Some(dir) = out else { return check_limit(model, limit) };
+    check_parts(&estimate_within(model, true, limit.bytes), limit)?;
     crate::trace_budget::check_disk(model, dir)
 }
 
-fn check_parts(parts: &[Part], limit: u64) -> Result<(), ScenarioError> {
+fn check_parts(parts: &[Part], limit: &MemoryLimit) -> Result<(), ScenarioError> {
     let total = parts.iter().fold(0u64, |s, p| s.saturating_add(p.bytes));
-    if total <= limit {
+    if total <= limit.bytes {
         return Ok(());
     }
     let top = parts.iter().max_by_key(|p| p.bytes).expect("a total above the limit has parts");
+    let raise = match limit.source {
+        "--max-memory" | "MemAvailable" | "default" => "raise the limit with --max-memory",
+        _ => "run it where the process may use more memory",
+    };
     Err(ScenarioError::new(
         top.field.clone(),
         format!(
-            "the run would hold about {} of {} (limit {}; whole run about {}); make the run smaller \
-             or raise the limit with --max-memory",
+            "the run would hold about {} of {} (limit {}, {}; whole run about {}); make the run smaller \
+             or {raise}",
             human(top.bytes),
             top.what,
-            human(limit),
+            human(limit.bytes),
+            limit.source,
             human(total)
         ),
     ))
 }
 
-/// Check a scenario's estimate against `max_memory` (default: `default_limit()`) without
+/// What parsing and checking one table of a scenario (a `[[link]]`, an inline `{...}`, an
+/// array) costs before the estimate can look at the model: the TOML parser's document, the
+/// typed scenario and the model. Measured: 520,000 inline link tables (16.5 MB of text) peak at
+/// 1.59 GB in the core's parse and check, about 3 kB a table.
+pub const PARSE_BYTES_PER_TABLE: u64 = 3 << 10;
+
+/// Refuse, before parsing it, a text whose tables would cost more than `limit` to parse: every
+/// `{` and `[` counts as one, `[[` as one (an upper bound: a bracket inside a string counts too).
+pub fn check_parse_cost(text: &str, limit: &MemoryLimit) -> Result<(), ScenarioError> {
+    let b = text.as_bytes();
+    let opens = |i: usize| b[i] == b'{' || (b[i] == b'[' && b.get(i + 1) != Some(&b'['));
+    let tables = (0..b.len()).filter(|&i| opens(i)).count() as u64;
+    let parts = [Part { field: "scenario".into(), what: "the parsed scenario", bytes: tables * PARSE_BYTES_PER_TABLE }];
+    check_parts(&parts, limit)
+}
+
+/// Check a scenario's estimate against `max_memory` (default and cap: `mem_limit`) without
 /// building or running it: a sweep checks every point first. A scenario that does not parse or
 /// validate passes here; its run reports that error (a sweep stores it as a failed run).
 pub fn check_text(text: &str, seed: Option<u64>, max_memory: Option<u64>) -> Result<(), crate::Error> {
+    let limit = crate::mem_limit::effective(max_memory);
+    check_parse_cost(text, &limit)?;
     let Some(model) = crate::config::parse(text).ok().and_then(|s| s.validate(seed).ok()) else {
         return Ok(());
     };
-    check(&model, max_memory.unwrap_or_else(default_limit))?;
+    check_limit(&model, &limit)?;
     Ok(())
 }
 
@@ -83,19 +100,27 @@ pub fn estimate(model: &Model) -> Vec<Part> {
     estimate_for(model, false)
 }
 
-/// `estimate`, with the traces `streamed` to files (a fixed buffer each) or kept in memory.
+/// `estimate`, with the traces and captures `streamed` to files (a fixed buffer each) or kept
+/// in memory.
 pub fn estimate_for(model: &Model, streamed: bool) -> Vec<Part> {
+    estimate_within(model, streamed, u64::MAX)
+}
+
+/// `estimate_for`, whose route count may stop once it alone passes `limit` bytes.
+fn estimate_within(model: &Model, streamed: bool, limit: u64) -> Vec<Part> {
     let mut parts = Vec::new();
     series(model, &mut parts);
     traces(model, streamed, &mut parts);
     packets(model, &mut parts);
+    captures(model, streamed, &mut parts);
+    topology(model, limit, &mut parts);
     let flows = model.flows.iter().map(flow_state).fold(0u64, u64::saturating_add);
     parts.push(Part { field: "flow".into(), what: "per-flow state", bytes: flows });
     parts
 }
 
 /// One flow's state at run time: a TCP connection's two ends, or a UDP flow's sender, delay
-/// histogram and trace.
+/// histogram and trace; its model; and the rest (`PER_FLOW_EXTRA`).
 fn flow_state(f: &crate::config::flow::FlowModel) -> u64 {
     let ends = match &f.udp {
         None => std::mem::size_of::<crate::tcp::TcpSender>() + std::mem::size_of::<crate::tcp::TcpReceiver>(),
@@ -107,28 +132,76 @@ fn flow_state(f: &crate::config::flow::FlowModel) -> u64 {
             std::mem::size_of::<crate::udp::UdpFlow>() + crate::udp::histogram::BUCKETS * 8 + trace
         }
     };
-    (ends + PER_FLOW_EXTRA) as u64
+    (ends + std::mem::size_of::<crate::config::flow::FlowModel>() + PER_FLOW_EXTRA) as u64
 }
 
-/// Routes, names, the report's row and the model's copy of a flow: measured order of magnitude.
-const PER_FLOW_EXTRA: usize = 1024;
+/// Per flow besides its two ends and its model: its report row as the core's JSON and as the
+/// caller's objects, names, timers. Measured: a run of 20,000 flows peaks 4.0 kB per flow
+/// above a run of one (`tcplab run`, the report read into Python).
+const PER_FLOW_EXTRA: usize = 3 << 10;
+
+/// Per channel besides its run-time record and its model: its report row (JSON and the
+/// caller's objects), series handles, routing tables. Measured: 590,000 links (two channels
+/// each, a node each) peak 4.4 kB per link above one link.
+const PER_CHANNEL_EXTRA: usize = 1536;
+
+/// Per node: its name, adjacency list, ATM runtime slot.
+const PER_NODE: u64 = 256;
+
+/// Per route hop: one in the run's arena, at most one more in the route finder's cache.
+const PER_HOP: u64 = 8;
+
+/// Links, nodes and the routes of every flow (a chain of 20,000 nodes crossed by 20,000 flows
+/// stores 8 x 10^8 hops).
+fn topology(model: &Model, limit: u64, parts: &mut Vec<Part>) {
+    let per_channel = (std::mem::size_of::<crate::net::Channel>()
+        + std::mem::size_of::<crate::config::link::ChannelModel>()
+        + PER_CHANNEL_EXTRA) as u64;
+    let channels = per_channel * model.channels.len() as u64 + PER_NODE * model.nodes.len() as u64;
+    parts.push(Part { field: "link".into(), what: "links and nodes", bytes: channels });
+    let ends: Vec<(u32, u32)> = model.flows.iter().map(|f| (f.src, f.dst)).collect();
+    let arcs = model.channels.iter().map(|c| (c.from, c.to));
+    let hops = crate::net::route::total_hops(model.nodes.len(), arcs, &ends, limit / PER_HOP);
+    parts.push(Part { field: "flow".into(), what: "routes", bytes: hops.saturating_mul(PER_HOP) });
+}
+
+/// Captures (`pcap`): streamed into their files through one buffer each; without an output
+/// folder nothing is captured.
+fn captures(model: &Model, streamed: bool, parts: &mut Vec<Part>) {
+    if streamed && !model.pcaps.is_empty() {
+        let bytes = model.pcaps.len() as u64 * crate::csv::BUFFER_BYTES as u64;
+        parts.push(Part { field: "link".into(), what: "capture file buffers", bytes });
+    }
+}
 
 fn duration_ns(model: &Model) -> u64 {
     model.duration
 }
 
+/// What one series bin costs the process: 8 bytes in the run, then in the report as JSON text
+/// (up to 21 bytes) and as the caller's object (a Python int or float and its pointer, 32 to
+/// 40 bytes), the text and the objects alive together while the report is read. Measured:
+/// 12-15 bytes at 1 us bins where most bins are zero (small ints are shared); the issue's
+/// marker series (floats, every bin set) peaked near 8 times the 8 bytes first estimated.
+pub const SERIES_BIN_BYTES: u64 = 72;
+
 /// Every channel keeps a series; a channel with per-flow series keeps one per flow; every
-/// flow keeps a delivered-bytes series.
+/// flow keeps a delivered-bytes series, and a written-bytes one when applications drive the
+/// flows; with any marker, every flow keeps a marked-bytes series and each marked flow a
+/// lost-tokens one.
 fn series(model: &Model, parts: &mut Vec<Part>) {
     let Some(bin) = model.series_bin else { return };
     let bins = duration_ns(model) / bin.max(1) + 1;
     let flows = model.flows.len() as u64;
     let per_flow_channels = model.channels.iter().filter(|c| c.per_flow_series).count() as u64;
-    let count = model.channels.len() as u64 + per_flow_channels * flows + flows;
+    let written = if model.www.is_empty() { 0 } else { flows };
+    let marked = model.flows.iter().filter(|f| f.marker.is_some()).count() as u64;
+    let marking = if marked > 0 { flows + marked } else { 0 };
+    let count = model.channels.len() as u64 + per_flow_channels * flows + flows + written + marking;
     parts.push(Part {
         field: "series_bin".into(),
         what: "series",
-        bytes: bins.saturating_mul(count).saturating_mul(8),
+        bytes: bins.saturating_mul(count).saturating_mul(SERIES_BIN_BYTES),
     });
 }
 
@@ -230,13 +303,6 @@ fn packets(model: &Model, parts: &mut Vec<Part>) {
 mod tests {
     use super::*;
 
-    #[test]
-    fn reads_mem_total() {
-        assert_eq!(mem_total("MemTotal:       24684084 kB\nMemFree: 1 kB\n"), Some(24684084 * 1024));
-        assert_eq!(mem_total("nothing"), None);
-        assert!(default_limit() >= 1 << 20);
-    }
-
     fn model(text: &str) -> Model {
         crate::config::parse(text).unwrap().validate(None).unwrap()
     }
@@ -254,10 +320,10 @@ mod tests {
             format!("duration = \"10s\"\nseries_bin = \"1us\"\n{LINK}per_flow_series = true\n{}", FLOW.repeat(20));
         // 2 channels + 2 x 20 per-flow + 20 delivered = 62 series of 10^7 + 1 bins.
         let series = estimate(&model(&text)).into_iter().find(|p| p.field == "series_bin").unwrap();
-        assert_eq!(series.bytes, 62 * (10_000_000 + 1) * 8);
+        assert_eq!(series.bytes, 62 * (10_000_000 + 1) * SERIES_BIN_BYTES);
         let e = refusal(&text, 2_000_000_000);
         assert_eq!(e.field, "series_bin");
-        assert!(e.message.starts_with("the run would hold about 5.0 GB of series (limit 2.0 GB"), "{e}");
+        assert!(e.message.starts_with("the run would hold about 44.6 GB of series (limit 2.0 GB, --max-memory"), "{e}");
     }
 
     #[test]
@@ -288,7 +354,8 @@ mod tests {
         let both = format!("duration = \"1s\"\n{LINK}queue = 7000\n{FLOW}{udp}");
         let tcp_only = format!("duration = \"1s\"\n{LINK}queue = 7000\n{FLOW}{FLOW}");
         // A UDP flow's state includes its delay histogram, about 21 kB.
-        let (b, t) = (part(&both, "flow").unwrap().bytes, part(&tcp_only, "flow").unwrap().bytes);
+        let state = |text: &str| estimate(&model(text)).into_iter().find(|p| p.what == "per-flow state").unwrap().bytes;
+        let (b, t) = (state(&both), state(&tcp_only));
         assert!(b > t && b - t > (crate::udp::histogram::BUCKETS * 8) as u64 - 8192, "{b} {t}");
         // No window bounds a UDP source: the queues and links do, even with a TCP flow's
         // window smaller than them.
@@ -296,5 +363,73 @@ mod tests {
         assert_eq!(held.what, "queued packets");
         let alone = format!("duration = \"1s\"\n{LINK}queue = 7000\n{udp}");
         assert_eq!(part(&alone, "link[0].queue").unwrap().what, "queued packets");
+    }
+
+    /// A chain of `n` nodes, each flow crossing all of it.
+    fn chain(n: usize, flows: usize) -> String {
+        let nodes: Vec<String> = (0..n).map(|i| format!("\"n{i}\"")).collect();
+        let mut t = format!("duration = \"1s\"\nnodes = [{}]\n", nodes.join(","));
+        t += &format!("flow = [{}]\n", vec![format!("{{src = \"n0\", dst = \"n{}\"}}", n - 1); flows].join(","));
+        for i in 0..n - 1 {
+            t += &format!("[[link]]\na = \"n{i}\"\nb = \"n{}\"\nrate = \"1Mbps\"\n", i + 1);
+        }
+        t
+    }
+
+    #[test]
+    fn routes_are_counted_hop_by_hop_and_a_long_chain_is_refused() {
+        let m = model(&chain(1000, 2000));
+        let routes = estimate(&m).into_iter().find(|p| p.what == "routes").unwrap();
+        // 2000 flows x 2 ways x (999 hops + END) x 8 bytes.
+        assert_eq!(routes.bytes, 2000 * 2 * 1000 * PER_HOP);
+        let e = check(&m, 20_000_000).unwrap_err();
+        assert!(e.field == "flow" && e.message.contains("of routes"), "{e}");
+    }
+
+    #[test]
+    fn links_and_nodes_are_counted() {
+        let links = estimate(&model(&chain(100, 1))).into_iter().find(|p| p.field == "link").unwrap();
+        assert!(links.bytes > 99 * 2 * 2000 && links.bytes < 99 * 2 * 3000, "{}", links.bytes);
+    }
+
+    #[test]
+    fn marker_and_application_series_are_counted() {
+        let marked = format!(
+            "duration = \"1s\"\nseries_bin = \"1ms\"\n{LINK}{FLOW}marker = {{ rate = \"1Mbps\", depth_time = \"50ms\" }}\n{FLOW}"
+        );
+        let series = estimate(&model(&marked)).into_iter().find(|p| p.field == "series_bin").unwrap();
+        // 2 channels + 2 delivered + 2 marked + 1 lost-token series of 1001 bins.
+        assert_eq!(series.bytes, 7 * 1001 * SERIES_BIN_BYTES);
+    }
+
+    #[test]
+    fn captures_cost_a_buffer_when_streamed_and_nothing_otherwise() {
+        let text = format!("duration = \"20s\"\n{}pcap = \"both\"\n{FLOW}", LINK.replace("10Mbps", "10Gbps"));
+        let m = model(&text);
+        let buffers = |streamed| estimate_for(&m, streamed).into_iter().find(|p| p.what == "capture file buffers");
+        // Two files (sent and received), each with both directions.
+        assert_eq!(buffers(true).unwrap().bytes, 2 * crate::csv::BUFFER_BYTES as u64);
+        assert!(buffers(false).is_none());
+        let disk = crate::trace_budget::disk_parts(&m);
+        let pcap = disk.iter().find(|p| p.0 == "link[0].pcap").unwrap().1;
+        // A 64 KiB window per 20 ms round trip for 20 s, each segment and ACK in two files.
+        assert!((10_000_000..100_000_000).contains(&pcap), "{pcap}");
+    }
+
+    #[test]
+    fn a_hard_limit_is_named_in_the_refusal() {
+        let text = format!("duration = \"10s\"\nseries_bin = \"1us\"\n{LINK}{FLOW}");
+        let limit = MemoryLimit { bytes: 1 << 20, source: "ulimit -v" };
+        let e = check_limit(&model(&text), &limit).unwrap_err();
+        assert!(e.message.contains("limit 1.0 MB, ulimit -v;") && e.message.contains("may use more memory"), "{e}");
+    }
+
+    #[test]
+    fn a_text_of_many_tables_is_refused_before_its_parse() {
+        let limit = MemoryLimit { bytes: 1 << 20, source: "--max-memory" };
+        let many = "link = [".to_string() + &"{a=\"a\",b=\"b\"},".repeat(400) + "]";
+        let e = check_parse_cost(&many, &limit).unwrap_err();
+        assert!(e.field == "scenario" && e.message.contains("of the parsed scenario"), "{e}");
+        assert!(check_parse_cost(&many[..2000], &limit).is_ok());
     }
 }

@@ -50,14 +50,24 @@ pub struct CsvStream {
 impl CsvStream {
     /// Start `path` (written as `path.partial` until `finish`) with `R`'s header.
     pub fn create<R: CsvRow>(path: PathBuf) -> io::Result<Self> {
+        let mut s = Self::create_raw(path)?;
+        s.line(|w| writeln!(w, "{}", R::HEADER));
+        Ok(s)
+    }
+
+    /// Start `path` as `create` does, empty: a stream of any bytes (a pcap capture's).
+    pub fn create_raw(path: PathBuf) -> io::Result<Self> {
         let mut name = path.clone().into_os_string();
         name.push(PARTIAL_SUFFIX);
         let partial = PathBuf::from(name);
-        let file = File::create(&partial).map_err(|e| with_path(e, &partial))?;
-        let mut s =
-            Self { out: BufWriter::with_capacity(BUFFER_BYTES, file), partial, path, error: None, finished: false };
-        s.line(|w| writeln!(w, "{}", R::HEADER));
-        Ok(s)
+        let file = create_file(&partial)?;
+        Ok(Self { out: BufWriter::with_capacity(BUFFER_BYTES, file), partial, path, error: None, finished: false })
+    }
+
+    /// Append raw bytes (a stream made by `create_raw`).
+    #[inline]
+    pub fn write_bytes(&mut self, bytes: &[u8]) {
+        self.line(|w| w.write_all(bytes));
     }
 
     /// Append one row (of the type the header was written for).
@@ -102,8 +112,32 @@ impl Drop for CsvStream {
     }
 }
 
-fn with_path(e: io::Error, path: &Path) -> io::Error {
-    io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+/// Create (or truncate) `path` for writing without following a symbolic link in its last
+/// component: a link planted where a run writes (even during the run) makes the write fail
+/// (ELOOP) instead of redirecting it. Errors name the path.
+pub fn create_file(path: &Path) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)
+        .map_err(|e| with_path(e, path))
+}
+
+/// Write `bytes` to `path` whole, as `NAME.partial` renamed into place (never through a link).
+pub fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut s = CsvStream::create_raw(path.to_path_buf())?;
+    s.write_bytes(bytes);
+    s.finish()
+}
+
+/// An i/o error with the path it concerns and its errno's name (`EACCES`, `ENOSPC`,
+/// `ELOOP`...), so that a user can search for it; the kind and the raw errno stay readable
+/// (`crate::error::os_error_code`).
+pub fn with_path(e: io::Error, path: &Path) -> io::Error {
+    crate::error::PathError::wrap(e, path)
 }
 
 /// Where a trace's rows go: kept in memory for the caller, or streamed to a file.

@@ -1,10 +1,69 @@
-//! How often a run asks its caller whether to stop (Ctrl-C).
+//! How often a run asks its caller whether to stop (Ctrl-C): every `CHECK_PERIOD` of wall
+//! time, however long its events take.
 //!
 //! The Python binding runs the core with the GIL released, so Python's SIGINT handler cannot
-//! run; every `INTERRUPT_EVERY` events the core calls back, and the binding takes the GIL for
-//! a moment to run pending signal handlers. 2^18 events is a few milliseconds to a few tens of
-//! milliseconds of simulation on the benchmark scenarios (prompt enough for a human), while the
-//! check on the other events is one compare of a counter the loop keeps anyway.
+//! run; the core calls back now and then, and the binding takes the GIL for a moment to run
+//! pending signal handlers. Counting events is not enough: one event can take a millisecond
+//! (a SACK scoreboard of one-byte segments, a TCP Boston frame of 1,365 cells), and 2^18 of
+//! them took minutes. So a ticker thread raises a flag every `CHECK_PERIOD`; the event loop
+//! reads the flag once per event (one load of a line that changes 20 times a second, next to
+//! a compare the loop did anyway) and asks its caller only when the flag is up. A Ctrl-C is
+//! then seen within `CHECK_PERIOD` plus one event.
 
-/// Events between two interrupt checks (a power of two, so the test is a mask).
-pub const INTERRUPT_EVERY: u64 = 1 << 18;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// Wall time between two interrupt checks.
+pub const CHECK_PERIOD: Duration = Duration::from_millis(50);
+
+/// A flag that never rises: for runs nobody can interrupt.
+pub static NEVER: AtomicBool = AtomicBool::new(false);
+
+/// Run `f` with a flag that rises every `period` (`f` lowers it when it has looked); the
+/// ticker thread ends as soon as `f` returns.
+pub fn with_ticks<R>(period: Duration, f: impl FnOnce(&AtomicBool) -> R) -> R {
+    let tick = AtomicBool::new(false);
+    let done = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        let ticker = scope.spawn(|| {
+            while !done.load(Ordering::Acquire) {
+                std::thread::park_timeout(period);
+                tick.store(true, Ordering::Relaxed);
+            }
+        });
+        let out = f(&tick);
+        done.store(true, Ordering::Release);
+        ticker.thread().unpark();
+        out
+    })
+}
+
+/// Whether the flag rose since the last look (and lower it).
+#[inline(always)]
+pub fn take(tick: &AtomicBool) -> bool {
+    tick.load(Ordering::Relaxed) && tick.swap(false, Ordering::Relaxed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_flag_rises_every_period_and_the_ticker_ends_with_the_work() {
+        let start = std::time::Instant::now();
+        let ticks = with_ticks(Duration::from_millis(5), |tick| {
+            let mut n = 0;
+            while start.elapsed() < Duration::from_millis(60) {
+                n += u32::from(take(tick));
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            n
+        });
+        assert!((3..=20).contains(&ticks), "{ticks}");
+        // The ticker was woken, not waited for: a long period does not delay the end.
+        let start = std::time::Instant::now();
+        with_ticks(Duration::from_secs(10), |_| ());
+        assert!(start.elapsed() < Duration::from_secs(2));
+        assert!(!take(&NEVER));
+    }
+}

@@ -14,6 +14,7 @@ pub mod csv;
 pub mod engine;
 pub mod error;
 pub mod interrupt;
+pub mod mem_limit;
 pub mod metrics;
 pub mod net;
 pub mod packet;
@@ -30,4 +31,4 @@ pub mod units;
 
 pub use config::Scenario;
 pub use error::{Error, ScenarioError};
-pub use sim::{check_scenario, run_scenario, run_scenario_limited, RunOptions};
+pub use sim::{check_scenario, run_scenario, run_scenario_limited, run_scenario_until, RunOptions, Stop};

@@ -130,10 +130,14 @@ pub fn capture_stem(
     Ok(stem)
 }
 
-/// One capture file, kept in memory and written at the end of the run.
+/// One capture file, streamed as the run goes through one buffer (`csv::CsvStream`, so it is
+/// `NAME.partial` until the run ends well): a long capture of a fast link costs its disk
+/// space, not memory. A writer with no file (a run without an output folder) records nothing.
 #[derive(Debug, Default)]
 pub struct PcapWriter {
-    buf: Vec<u8>,
+    out: Option<crate::csv::CsvStream>,
+    /// The record being formatted (reused: nothing is allocated per packet).
+    rec: Vec<u8>,
     pub packets: u64,
 }
 
@@ -143,121 +147,155 @@ const LINKTYPE_ETHERNET: u32 = 1;
 const SNAPLEN: u32 = 65535;
 
 impl PcapWriter {
-    pub fn new() -> Self {
-        let mut buf = Vec::with_capacity(1 << 16);
-        buf.extend_from_slice(&0xa1b2_c3d4u32.to_le_bytes()); // magic, microsecond timestamps
-        buf.extend_from_slice(&2u16.to_le_bytes());
-        buf.extend_from_slice(&4u16.to_le_bytes());
-        buf.extend_from_slice(&0i32.to_le_bytes()); // thiszone
-        buf.extend_from_slice(&0u32.to_le_bytes()); // sigfigs
-        buf.extend_from_slice(&SNAPLEN.to_le_bytes());
-        buf.extend_from_slice(&LINKTYPE_ETHERNET.to_le_bytes());
-        Self { buf, packets: 0 }
+    /// A capture into `path`, its file header written.
+    pub fn create(path: std::path::PathBuf) -> std::io::Result<Self> {
+        let mut out = crate::csv::CsvStream::create_raw(path)?;
+        let mut head = Vec::with_capacity(24);
+        head.extend_from_slice(&0xa1b2_c3d4u32.to_le_bytes()); // magic, microsecond timestamps
+        head.extend_from_slice(&2u16.to_le_bytes());
+        head.extend_from_slice(&4u16.to_le_bytes());
+        head.extend_from_slice(&0i32.to_le_bytes()); // thiszone
+        head.extend_from_slice(&0u32.to_le_bytes()); // sigfigs
+        head.extend_from_slice(&SNAPLEN.to_le_bytes());
+        head.extend_from_slice(&LINKTYPE_ETHERNET.to_le_bytes());
+        out.write_bytes(&head);
+        Ok(Self { out: Some(out), rec: Vec::with_capacity(128), packets: 0 })
+    }
+
+    /// Put the file under its own name (see `CsvStream::finish`).
+    pub fn finish(&mut self) -> std::io::Result<()> {
+        self.out.as_mut().map_or(Ok(()), |o| o.finish())
     }
 
     pub fn record(&mut self, now: Time, pkt: &Packet, f: &PcapFlow) {
-        let forward = pkt.dir == crate::packet::Dir::Forward;
-        let (src_ip, dst_ip, sport, dport) = if forward {
-            (f.sender_ip, f.receiver_ip, f.sender_port, f.receiver_port)
-        } else {
-            (f.receiver_ip, f.sender_ip, f.receiver_port, f.sender_port)
-        };
-        if f.udp {
-            let ip_len = (pkt.wire_bytes as usize).max(20 + 8 + pkt.payload as usize);
-            let ip = self.frame_head(now, pkt, [src_ip, dst_ip], 17, ip_len, 8);
-            let udp_len = ip.saturating_sub(20);
-            let mut udp = [0u8; 8];
-            udp[0..2].copy_from_slice(&sport.to_be_bytes());
-            udp[2..4].copy_from_slice(&dport.to_be_bytes());
-            udp[4..6].copy_from_slice(&udp_len.to_be_bytes());
-            // Over the pseudo-header and header; the zero payload adds nothing. A computed 0
-            // is sent as all ones (RFC 768: 0 means no checksum).
-            let pseudo = sum16(&src_ip) + sum16(&dst_ip) + 17 + udp_len as u32;
-            let sum = match fold(pseudo + sum16(&udp)) {
-                0 => 0xffff,
-                s => s,
-            };
-            udp[6..8].copy_from_slice(&sum.to_be_bytes());
-            self.buf.extend_from_slice(&udp);
-            self.packets += 1;
-            return;
-        }
-        let opts = tcp_options(pkt, f, forward);
-        let tcp_len = 20 + opts.len();
-        // The IP length is what the simulator put on the wire; options may exceed the header
-        // allowance the scenario set, so never report less than the headers we write.
-        let ip_len = (pkt.wire_bytes as usize).max(20 + tcp_len + pkt.payload as usize);
-        let ip_total = self.frame_head(now, pkt, [src_ip, dst_ip], 6, ip_len, tcp_len);
-        // TCP header. The window is scaled except in SYNs (RFC 7323).
-        let shift = if pkt.is_syn() {
-            0
-        } else if forward {
-            f.sender_wscale
-        } else {
-            f.receiver_wscale
-        };
-        let wnd = (pkt.wnd >> shift).min(65535) as u16;
-        let mut tcp = [0u8; 20];
-        tcp[0..2].copy_from_slice(&sport.to_be_bytes());
-        tcp[2..4].copy_from_slice(&dport.to_be_bytes());
-        tcp[4..8].copy_from_slice(&pkt.seq.to_be_bytes());
-        tcp[8..12].copy_from_slice(&(if pkt.has_ack() { pkt.ack } else { 0 }).to_be_bytes());
-        tcp[12] = ((tcp_len / 4) as u8) << 4;
-        tcp[13] = pkt.flags;
-        tcp[14..16].copy_from_slice(&wnd.to_be_bytes());
-        // Over the pseudo-header, header and options; the zero payload adds nothing.
-        let seg_len = ip_total.saturating_sub(20);
-        let pseudo = sum16(&src_ip) + sum16(&dst_ip) + 6 + seg_len as u32;
-        let sum = fold(pseudo + sum16(&tcp) + sum16(&opts));
-        tcp[16..18].copy_from_slice(&sum.to_be_bytes());
-        self.buf.extend_from_slice(&tcp);
-        self.buf.extend_from_slice(&opts);
+        let Some(out) = self.out.as_mut() else { return };
+        self.rec.clear();
+        write_record(&mut self.rec, self.packets, now, pkt, f);
+        out.write_bytes(&self.rec);
         self.packets += 1;
     }
+}
 
-    /// The record header, Ethernet and IPv4 headers of a packet of `ip_len` bytes at the IP
-    /// layer carrying `protocol`, captured up to `transport` bytes of transport header.
-    /// Returns the IP total length written.
-    fn frame_head(
-        &mut self,
-        now: Time,
-        pkt: &Packet,
-        [src_ip, dst_ip]: [[u8; 4]; 2],
-        protocol: u8,
-        ip_len: usize,
-        transport: usize,
-    ) -> u16 {
-        let captured = 14 + 20 + transport;
-        let usec = now / 1_000;
-        self.buf.extend_from_slice(&((usec / 1_000_000) as u32).to_le_bytes());
-        self.buf.extend_from_slice(&((usec % 1_000_000) as u32).to_le_bytes());
-        self.buf.extend_from_slice(&(captured as u32).to_le_bytes());
-        self.buf.extend_from_slice(&((14 + ip_len) as u32).to_le_bytes());
-        // Ethernet: made-up MACs derived from the IPs, type IPv4.
-        self.buf.extend_from_slice(&[0x02, 0, dst_ip[0], dst_ip[1], dst_ip[2], dst_ip[3]]);
-        self.buf.extend_from_slice(&[0x02, 0, src_ip[0], src_ip[1], src_ip[2], src_ip[3]]);
-        self.buf.extend_from_slice(&[0x08, 0x00]);
-        // IPv4 header.
-        let mut ip = [0u8; 20];
-        ip[0] = 0x45;
-        ip[1] = pkt.ds_byte();
-        let ip_total = ip_len.min(65535) as u16;
-        ip[2..4].copy_from_slice(&ip_total.to_be_bytes());
-        ip[4..6].copy_from_slice(&(self.packets as u16).to_be_bytes());
-        ip[6] = 0x40; // don't fragment
-        ip[8] = 64;
-        ip[9] = protocol;
-        ip[12..16].copy_from_slice(&src_ip);
-        ip[16..20].copy_from_slice(&dst_ip);
-        let sum = fold(sum16(&ip));
-        ip[10..12].copy_from_slice(&sum.to_be_bytes());
-        self.buf.extend_from_slice(&ip);
-        ip_total
+/// One packet's pcap record (header, Ethernet, IPv4, then UDP, or TCP and its options)
+/// appended to `buf`; `number` (the capture's count so far) is the IP identification.
+fn write_record(buf: &mut Vec<u8>, number: u64, now: Time, pkt: &Packet, f: &PcapFlow) {
+    let forward = pkt.dir == crate::packet::Dir::Forward;
+    let ends = if forward {
+        Ends { src_ip: f.sender_ip, dst_ip: f.receiver_ip, sport: f.sender_port, dport: f.receiver_port }
+    } else {
+        Ends { src_ip: f.receiver_ip, dst_ip: f.sender_ip, sport: f.receiver_port, dport: f.sender_port }
+    };
+    if f.udp {
+        write_udp(buf, number, now, pkt, &ends);
+    } else {
+        write_tcp(buf, number, now, pkt, f, forward, &ends);
     }
+}
 
-    pub fn bytes(&self) -> &[u8] {
-        &self.buf
-    }
+/// Addresses and ports of a packet, in its direction.
+struct Ends {
+    src_ip: [u8; 4],
+    dst_ip: [u8; 4],
+    sport: u16,
+    dport: u16,
+}
+
+fn write_udp(buf: &mut Vec<u8>, number: u64, now: Time, pkt: &Packet, e: &Ends) {
+    // Real headers and the payload, as for TCP below.
+    let ip_len = 20 + 8 + pkt.payload as usize;
+    let ip_total = frame_head(buf, number, now, pkt, e, 17, ip_len, 8);
+    let udp_len = ip_total.saturating_sub(20);
+    let mut udp = [0u8; 8];
+    udp[0..2].copy_from_slice(&e.sport.to_be_bytes());
+    udp[2..4].copy_from_slice(&e.dport.to_be_bytes());
+    udp[4..6].copy_from_slice(&udp_len.to_be_bytes());
+    // Over the pseudo-header and header; the zero payload adds nothing. A computed 0 is sent
+    // as all ones (RFC 768: 0 means no checksum).
+    let pseudo = sum16(&e.src_ip) + sum16(&e.dst_ip) + 17 + udp_len as u32;
+    let sum = match fold(pseudo + sum16(&udp)) {
+        0 => 0xffff,
+        s => s,
+    };
+    udp[6..8].copy_from_slice(&sum.to_be_bytes());
+    buf.extend_from_slice(&udp);
+}
+
+fn write_tcp(buf: &mut Vec<u8>, number: u64, now: Time, pkt: &Packet, f: &PcapFlow, forward: bool, e: &Ends) {
+    let opts = tcp_options(pkt, f, forward);
+    let tcp_len = 20 + opts.len();
+    // The capture shows real headers (20 bytes of IPv4, 20 of TCP and the options written)
+    // and the segment's payload, whatever `header_bytes` the scenario gave the simulated wire
+    // size: an IP length from that allowance would make a reader see payload that is not
+    // there (an ACK of "Len=12" with `header_bytes = 52`) or lose some, and misorder segments.
+    let ip_len = 20 + tcp_len + pkt.payload as usize;
+    let ip_total = frame_head(buf, number, now, pkt, e, 6, ip_len, tcp_len);
+    // TCP header. The window is scaled except in SYNs (RFC 7323).
+    let shift = if pkt.is_syn() {
+        0
+    } else if forward {
+        f.sender_wscale
+    } else {
+        f.receiver_wscale
+    };
+    let wnd = (pkt.wnd >> shift).min(65535) as u16;
+    let mut tcp = [0u8; 20];
+    tcp[0..2].copy_from_slice(&e.sport.to_be_bytes());
+    tcp[2..4].copy_from_slice(&e.dport.to_be_bytes());
+    tcp[4..8].copy_from_slice(&pkt.seq.to_be_bytes());
+    tcp[8..12].copy_from_slice(&(if pkt.has_ack() { pkt.ack } else { 0 }).to_be_bytes());
+    tcp[12] = ((tcp_len / 4) as u8) << 4;
+    tcp[13] = pkt.flags;
+    tcp[14..16].copy_from_slice(&wnd.to_be_bytes());
+    // Over the pseudo-header, header and options; the zero payload adds nothing.
+    let seg_len = ip_total.saturating_sub(20);
+    let pseudo = sum16(&e.src_ip) + sum16(&e.dst_ip) + 6 + seg_len as u32;
+    let sum = fold(pseudo + sum16(&tcp) + sum16(&opts));
+    tcp[16..18].copy_from_slice(&sum.to_be_bytes());
+    buf.extend_from_slice(&tcp);
+    buf.extend_from_slice(&opts);
+}
+
+/// The record header, Ethernet and IPv4 headers of a packet of `ip_len` bytes at the IP layer
+/// carrying `protocol`, captured up to `transport` bytes of transport header. Returns the IP
+/// total length written.
+#[allow(clippy::too_many_arguments)]
+fn frame_head(
+    buf: &mut Vec<u8>,
+    number: u64,
+    now: Time,
+    pkt: &Packet,
+    e: &Ends,
+    protocol: u8,
+    ip_len: usize,
+    transport: usize,
+) -> u16 {
+    let captured = 14 + 20 + transport;
+    let usec = now / 1_000;
+    buf.extend_from_slice(&((usec / 1_000_000) as u32).to_le_bytes());
+    buf.extend_from_slice(&((usec % 1_000_000) as u32).to_le_bytes());
+    buf.extend_from_slice(&(captured as u32).to_le_bytes());
+    buf.extend_from_slice(&((14 + ip_len) as u32).to_le_bytes());
+    // Ethernet: made-up MACs derived from the IPs, type IPv4.
+    let (s, d) = (e.src_ip, e.dst_ip);
+    buf.extend_from_slice(&[0x02, 0, d[0], d[1], d[2], d[3]]);
+    buf.extend_from_slice(&[0x02, 0, s[0], s[1], s[2], s[3]]);
+    buf.extend_from_slice(&[0x08, 0x00]);
+    // IPv4 header.
+    let mut ip = [0u8; 20];
+    ip[0] = 0x45;
+    ip[1] = pkt.ds_byte();
+    let ip_total = ip_len.min(65535) as u16;
+    ip[2..4].copy_from_slice(&ip_total.to_be_bytes());
+    ip[4..6].copy_from_slice(&(number as u16).to_be_bytes());
+    ip[6] = 0x40; // don't fragment
+    ip[8] = 64;
+    ip[9] = protocol;
+    ip[12..16].copy_from_slice(&s);
+    ip[16..20].copy_from_slice(&d);
+    let sum = fold(sum16(&ip));
+    ip[10..12].copy_from_slice(&sum.to_be_bytes());
+    buf.extend_from_slice(&ip);
+    ip_total
 }
 
 /// TCP options: MSS and window scale on SYNs, SACK blocks on ACKs; padded to 4 bytes.

@@ -20,6 +20,14 @@ use crate::tcp::{TcpReceiver, TcpSender};
 use crate::time::Time;
 use crate::udp::UdpFlow;
 
+/// How a run learns that it must stop early (Ctrl-C).
+pub enum Stop<'a> {
+    /// Ask this every `interrupt::CHECK_PERIOD` of wall time (a ticker thread keeps the time).
+    Ask(&'a mut dyn FnMut() -> bool),
+    /// Stop as soon as this flag is up (read once per event): another thread raises it.
+    Flag(&'a std::sync::atomic::AtomicBool),
+}
+
 /// Where and what to write besides the report.
 #[derive(Debug, Clone, Default)]
 pub struct RunOptions {
@@ -117,13 +125,32 @@ pub struct Simulation {
 impl Simulation {
     /// Run to the end of the scenario's duration.
     pub fn run(&mut self) -> Result<(RunReport, Vec<FlowTrace>), Error> {
-        self.run_interruptible(&mut || false)
+        self.run_loop(&crate::interrupt::NEVER, &mut || false)
     }
 
-    /// Run, asking `interrupted` every `INTERRUPT_EVERY` events whether to stop (Ctrl-C): the
-    /// answer costs a call only that often, so the event loop keeps its speed.
+    /// Run, asking `interrupted` every `interrupt::CHECK_PERIOD` of wall time whether to stop
+    /// (Ctrl-C): the loop reads a flag a ticker thread raises, so it keeps its speed and a stop
+    /// is seen promptly however long each event takes.
     pub fn run_interruptible(
         &mut self,
+        interrupted: &mut dyn FnMut() -> bool,
+    ) -> Result<(RunReport, Vec<FlowTrace>), Error> {
+        self.run_until(Stop::Ask(interrupted))
+    }
+
+    /// Run until the end, or until `stop` says to (`Error::Interrupted`).
+    pub fn run_until(&mut self, stop: Stop<'_>) -> Result<(RunReport, Vec<FlowTrace>), Error> {
+        match stop {
+            Stop::Ask(ask) => {
+                crate::interrupt::with_ticks(crate::interrupt::CHECK_PERIOD, |tick| self.run_loop(tick, ask))
+            }
+            Stop::Flag(flag) => self.run_loop(flag, &mut || true),
+        }
+    }
+
+    fn run_loop(
+        &mut self,
+        tick: &std::sync::atomic::AtomicBool,
         interrupted: &mut dyn FnMut() -> bool,
     ) -> Result<(RunReport, Vec<FlowTrace>), Error> {
         let wall = Instant::now();
@@ -143,7 +170,7 @@ impl Simulation {
         self.q.schedule(end, Event::Stop);
         while let Some((t, ev)) = self.q.pop() {
             self.events += 1;
-            if self.events & (crate::interrupt::INTERRUPT_EVERY - 1) == 0 && interrupted() {
+            if crate::interrupt::take(tick) && interrupted() {
                 return Err(Error::Interrupted);
             }
             self.now = t;
@@ -515,19 +542,31 @@ pub fn run_scenario(text: &str, opts: &RunOptions) -> Result<(RunReport, Vec<Flo
 }
 
 /// `run_scenario`, stopping with `Error::Interrupted` (and writing nothing) when `interrupted`
-/// answers true (it is asked every `interrupt::INTERRUPT_EVERY` events), and refusing first a
+/// answers true (it is asked every `interrupt::CHECK_PERIOD` of wall time), and refusing first a
 /// run whose memory estimate
-/// (`budget::estimate`) exceeds `max_memory` bytes (default: `budget::default_limit()`).
+/// (`budget::estimate`) exceeds `max_memory` bytes (default, and cap: `mem_limit::effective`).
 pub fn run_scenario_limited(
     text: &str,
     opts: &RunOptions,
     max_memory: Option<u64>,
     interrupted: &mut dyn FnMut() -> bool,
 ) -> Result<(RunReport, Vec<FlowTrace>), Error> {
+    run_scenario_until(text, opts, max_memory, Stop::Ask(interrupted))
+}
+
+/// `run_scenario_limited`, told to stop by `stop`: a caller that cannot wait for an event to
+/// end (one event can take seconds) runs this on a thread of its own and raises a
+/// `Stop::Flag`, and returns at once.
+pub fn run_scenario_until(
+    text: &str,
+    opts: &RunOptions,
+    max_memory: Option<u64>,
+    stop: Stop<'_>,
+) -> Result<(RunReport, Vec<FlowTrace>), Error> {
     let mut sim = prepare(text, opts, max_memory)?;
-    let Some(dir) = &opts.out_dir else { return sim.run_interruptible(interrupted) };
+    let Some(dir) = &opts.out_dir else { return sim.run_until(stop) };
     let made = !dir.exists();
-    let result = run_into(sim, dir, interrupted);
+    let result = run_into(sim, dir, stop);
     if result.is_err() && made {
         // The traces streamed so far are gone with the run; leave no empty folder either.
         let _ = std::fs::remove_dir(dir);
@@ -537,11 +576,13 @@ pub fn run_scenario_limited(
 
 /// The run of a scenario, parsed, validated and checked against the memory limit, not started.
 pub fn prepare(text: &str, opts: &RunOptions, max_memory: Option<u64>) -> Result<Simulation, Error> {
+    let limit = crate::mem_limit::effective(max_memory);
+    crate::budget::check_parse_cost(text, &limit)?;
     let scenario = config::parse(text)?;
     let corrupt = crate::test_hooks::corruption(scenario.test_corrupt.as_deref())?;
     let model = scenario.validate(opts.seed)?;
-    let limit = max_memory.unwrap_or_else(crate::budget::default_limit);
-    crate::budget::check_run(&model, limit, opts.out_dir.as_deref())?;
+    drop(scenario); // the parsed text's tables: the model holds what the run needs
+    crate::budget::check_run(&model, &limit, opts.out_dir.as_deref())?;
     let mut sim = Simulation::new(model)?;
     if let Some(c) = corrupt {
         sim.corrupt_for_test(c);
@@ -549,23 +590,25 @@ pub fn prepare(text: &str, opts: &RunOptions, max_memory: Option<u64>) -> Result
     Ok(sim)
 }
 
-/// Run with traces streamed into `dir`, then write summary.json, the traces kept in memory
-/// and the pcaps there. On
-/// an error `sim` is dropped here, and its partial trace files are removed with it.
-fn run_into(
-    mut sim: Simulation,
-    dir: &Path,
-    interrupted: &mut dyn FnMut() -> bool,
-) -> Result<(RunReport, Vec<FlowTrace>), Error> {
+/// Run with traces and captures streamed into `dir`, then write summary.json and the traces
+/// kept in memory there. On an error `sim` is dropped here, and its partial files are removed
+/// with it.
+fn run_into(mut sim: Simulation, dir: &Path, stop: Stop<'_>) -> Result<(RunReport, Vec<FlowTrace>), Error> {
     sim.stream_traces(dir, crate::trace_stream::file_budget())?;
-    let (report, traces) = sim.run_interruptible(interrupted)?;
+    if !sim.model.pcaps.is_empty() {
+        std::fs::create_dir_all(dir)?;
+        sim.stream_pcaps(dir)?;
+    }
+    let (mut report, traces) = sim.run_until(stop)?;
     std::fs::create_dir_all(dir)?;
-    let mut stable = report.clone();
-    stable.wall_s = 0.0; // keep the file byte-identical between equal runs
-    std::fs::write(dir.join("summary.json"), serde_json::to_string_pretty(&stable).expect("report serialises"))?;
+    let wall_s = std::mem::replace(&mut report.wall_s, 0.0); // keep the file byte-identical between equal runs
+    let summary = serde_json::to_vec_pretty(&report).expect("report serialises");
+    report.wall_s = wall_s;
+    crate::csv::write_file(&dir.join("summary.json"), &summary)?;
+    drop(summary);
     // Traces beyond the open-file budget were kept in memory: written now, one file at a time.
     for t in &traces {
-        let create = |name: String| std::fs::File::create(dir.join(name)).map(std::io::BufWriter::new);
+        let create = |name: String| crate::csv::create_file(&dir.join(name)).map(std::io::BufWriter::new);
         let mut rows = create(crate::trace_stream::trace_file(t.flow))?;
         t.write_csv(&mut rows)?;
         rows.flush()?;
@@ -574,7 +617,7 @@ fn run_into(
         sends.flush()?;
     }
     sim.write_queue_traces(dir)?;
-    sim.write_pcaps(dir)?;
+    sim.finish_pcaps()?;
     // Last: a trace file appears under its own name only once everything else is written.
     sim.finish_trace_files()?;
     Ok((report, traces))

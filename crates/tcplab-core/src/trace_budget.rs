@@ -22,26 +22,49 @@ const CWND_DIGITS: u64 = 13;
 /// short one ends a write), at most what the access link carries in the run and at most one
 /// window per round trip over the first hop (there and back).
 pub fn flow_rows(model: &Model) -> Vec<(usize, f64)> {
+    if !model.flows.iter().any(|f| f.trace) {
+        return Vec::new();
+    }
+    let hops = FirstHops::new(model);
     let dur_s = model.duration as f64 / 1e9;
     let mut out = Vec::new();
     for (i, f) in model.flows.iter().enumerate().filter(|(_, f)| f.trace) {
         // Timeouts add a row each even on an idle link: one per minimum RTO at most.
         let timeouts = dur_s / (f.tcp.min_rto.max(1) as f64 / 1e9) + 1.0;
-        out.push((i, segments(model, f) + timeouts));
+        out.push((i, hops.segments(model, f) + timeouts));
     }
     out
 }
 
-fn segments(model: &Model, f: &crate::config::flow::FlowModel) -> f64 {
-    let dur_s = model.duration as f64 / 1e9;
-    let first_hop = model.channels.iter().filter(|c| c.from == f.src);
-    let rate = first_hop.clone().map(|c| c.rate_bps).max().unwrap_or(0) as f64;
-    let segment = f64::from(f.tcp.mss) + f64::from(f.tcp.header_bytes);
-    let by_rate = rate / 8.0 * dur_s / segment;
-    let rtt_s = 2.0 * first_hop.map(|c| c.delay).min().unwrap_or(0) as f64 / 1e9;
-    let window = f64::from(f.tcp.advertised_window()) / f64::from(f.tcp.mss.max(1)) + 1.0;
-    let by_window = if rtt_s > 0.0 { window * dur_s / rtt_s } else { f64::INFINITY };
-    by_rate.min(by_window)
+/// Per node, the fastest rate and the shortest delay of the channels leaving it: found once,
+/// not once per flow (a run of 10^5 flows would scan every channel per flow).
+struct FirstHops {
+    rate_bps: Vec<u64>,
+    delay: Vec<u64>,
+}
+
+impl FirstHops {
+    fn new(model: &Model) -> Self {
+        let mut hops = Self { rate_bps: vec![0; model.nodes.len()], delay: vec![u64::MAX; model.nodes.len()] };
+        for c in &model.channels {
+            let n = c.from as usize;
+            hops.rate_bps[n] = hops.rate_bps[n].max(c.rate_bps);
+            hops.delay[n] = hops.delay[n].min(c.delay);
+        }
+        hops
+    }
+
+    fn segments(&self, model: &Model, f: &crate::config::flow::FlowModel) -> f64 {
+        let dur_s = model.duration as f64 / 1e9;
+        let rate = self.rate_bps[f.src as usize] as f64;
+        let segment = f64::from(f.tcp.mss) + f64::from(f.tcp.header_bytes);
+        let by_rate = rate / 8.0 * dur_s / segment;
+        let delay = self.delay[f.src as usize];
+        let rtt_s = if delay == u64::MAX { 0.0 } else { 2.0 * delay as f64 / 1e9 };
+        let window = f64::from(f.tcp.advertised_window()) / f64::from(f.tcp.mss.max(1)) + 1.0;
+        let by_window = if rtt_s > 0.0 { window * dur_s / rtt_s } else { f64::INFINITY };
+        by_rate.min(by_window)
+    }
 }
 
 /// Per channel with a queue trace (channel index, samples): a sample per arrival. Arrivals
@@ -49,26 +72,38 @@ fn segments(model: &Model, f: &crate::config::flow::FlowModel) -> f64 {
 /// host's own packets) deliver the smallest packet (a bare header: an ACK), and at most once
 /// per segment and per ACK of every flow (each segment sent draws at most one ACK).
 pub fn queue_samples(model: &Model) -> Vec<(usize, f64)> {
-    arrivals(model, |c| c.trace_queue)
+    packets_per_channel(model, |c| c.trace_queue)
 }
 
 /// Per channel with a drop trace (channel index, rows): a channel drops at most every packet
 /// that arrives (`queue_samples`' bound; on an ATM link every cell of them).
 pub fn drop_rows(model: &Model) -> Vec<(usize, f64)> {
     let cells = |c: &crate::config::link::ChannelModel| if c.atm { 1500.0 / 48.0 } else { 1.0 };
-    let all = arrivals(model, |c| c.trace_drops);
+    let all = packets_per_channel(model, |c| c.trace_drops);
     all.into_iter().map(|(i, n)| (i, n * cells(&model.channels[i]))).collect()
 }
 
-/// The arrivals bound of `queue_samples`, for the channels `traced` picks.
-fn arrivals(model: &Model, traced: impl Fn(&crate::config::link::ChannelModel) -> bool) -> Vec<(usize, f64)> {
+/// `queue_samples` for the channels `wanted` picks (a packet capture counts the same way).
+pub fn packets_per_channel(
+    model: &Model,
+    wanted: impl Fn(&crate::config::link::ChannelModel) -> bool,
+) -> Vec<(usize, f64)> {
+    if !model.channels.iter().any(&wanted) {
+        return Vec::new();
+    }
+    let hops = FirstHops::new(model);
     let dur_s = model.duration as f64 / 1e9;
     let smallest = model.flows.iter().map(|f| f.tcp.header_bytes).min().unwrap_or(40).max(1) as f64;
-    let packets: f64 = model.flows.iter().map(|f| 2.0 * segments(model, f)).sum();
+    let packets: f64 = model.flows.iter().map(|f| 2.0 * hops.segments(model, f)).sum();
+    let mut into = vec![0u64; model.nodes.len()];
+    for d in &model.channels {
+        into[d.to as usize] = into[d.to as usize].saturating_add(d.rate_bps);
+    }
     let mut out = Vec::new();
-    for (i, c) in model.channels.iter().enumerate().filter(|(_, c)| traced(c)) {
-        let into: u64 = model.channels.iter().filter(|d| d.to == c.from && d.from != c.to).map(|d| d.rate_bps).sum();
-        let rate = into.max(c.rate_bps) as f64;
+    for (i, c) in model.channels.iter().enumerate().filter(|(_, c)| wanted(c)) {
+        // Into c's node, but not back from c's far end (what c sends does not return to it).
+        let back = model.channels[i ^ 1].rate_bps * u64::from(model.channels[i ^ 1].from == c.to);
+        let rate = into[c.from as usize].saturating_sub(back).max(c.rate_bps) as f64;
         out.push((i, (rate / 8.0 / smallest * dur_s).min(packets) + 1.0));
     }
     out
@@ -80,7 +115,8 @@ fn digits(v: u64) -> u64 {
 
 /// Bytes on disk of each trace file set (the field that asks for it, bytes): per segment one
 /// line of `trace-flowN.csv` and one of `segments-flowN.csv`; per arrival one line of
-/// `queue-N.csv`.
+/// `queue-N.csv`; per packet a captured link sends one record of its pcap (and of its
+/// `.recv.pcap`).
 pub fn disk_parts(model: &Model) -> Vec<(String, u64)> {
     // "1000.123456789": the whole seconds, the point and nine decimals.
     let time = digits(model.duration / crate::time::SEC) + 10;
@@ -118,8 +154,18 @@ pub fn disk_parts(model: &Model) -> Vec<(String, u64)> {
     for (c, rows) in drop_rows(model) {
         out.push((format!("link[{}].trace_drops", c / 2), (rows * line as f64).min(u64::MAX as f64) as u64));
     }
+    for (c, packets) in packets_per_channel(model, |c| c.pcap.is_some() || c.pcap_rx.is_some()) {
+        let ch = &model.channels[c];
+        let files = u64::from(ch.pcap.is_some()) + u64::from(ch.pcap_rx.is_some());
+        let bytes = packets * (PCAP_RECORD_BYTES * files) as f64;
+        out.push((format!("link[{}].pcap", c / 2), bytes.min(u64::MAX as f64) as u64));
+    }
     out
 }
+
+/// The most a captured packet takes in a pcap file: a 16-byte record header, Ethernet (14),
+/// IPv4 (20) and TCP (20) headers and up to 40 bytes of TCP options.
+const PCAP_RECORD_BYTES: u64 = 110;
 
 /// Bytes free for an unprivileged writer on the filesystem of `dir` (or of its nearest
 /// existing parent, for a folder not made yet); None when it cannot be told.
@@ -159,8 +205,8 @@ fn refuse_over(parts: &[(String, u64)], free: u64, dir: &Path) -> Result<(), Sce
     Err(ScenarioError::new(
         field.clone(),
         format!(
-            "the run would write about {} of trace files{this} to {}, which has {} free; \
-             trace fewer flows or queues, shorten the run, or write to a larger disk",
+            "the run would write about {} of trace and capture files{this} to {}, which has {} free; \
+             trace or capture less, shorten the run, or write to a larger disk",
             human(total),
             dir.display(),
             human(free)
@@ -191,7 +237,7 @@ mod tests {
         assert!(parts.iter().any(|p| p.0 == "link[0].trace_queue"));
         let e = refuse_over(&parts, 20_000_000_000, Path::new("out")).unwrap_err();
         assert!(e.field == "link[0].trace_queue" || e.field == "flow[0].trace", "{e}");
-        assert!(e.message.contains("of trace files") && e.message.contains("20.0 GB free"), "{e}");
+        assert!(e.message.contains("of trace and capture files") && e.message.contains("20.0 GB free"), "{e}");
         assert!(!e.to_string().contains('\n'));
         assert!(refuse_over(&parts, u64::MAX, Path::new("out")).is_ok());
     }
@@ -200,16 +246,17 @@ mod tests {
     fn streamed_traces_cost_a_buffer_in_memory() {
         use crate::budget::{check_run, estimate_for};
         let m = model(&BULK_10G.replace("trace_queue = true\n", ""));
+        let limit = crate::mem_limit::MemoryLimit { bytes: 8 << 30, source: "--max-memory" };
         let part =
             |streamed: bool| estimate_for(&m, streamed).into_iter().find(|p| p.field == "flow[0].trace").unwrap();
         assert!(part(false).bytes > 10_000_000_000);
         assert_eq!(part(true).bytes, 2 * crate::trace_stream::BUFFER_BYTES as u64);
-        assert_eq!(check_run(&m, 8 << 30, None).unwrap_err().field, "flow[0].trace");
+        assert_eq!(check_run(&m, &limit, None).unwrap_err().field, "flow[0].trace");
         // With a folder, the memory check passes; the disk check decides on this machine's disk.
         let dir = std::env::temp_dir();
         let free = free_space(&dir).expect("statvfs works on the temporary folder");
         let total: u64 = disk_parts(&m).iter().map(|p| p.1).sum();
-        assert_eq!(check_run(&m, 8 << 30, Some(&dir)).is_ok(), total <= free);
+        assert_eq!(check_run(&m, &limit, Some(&dir)).is_ok(), total <= free);
     }
 
     #[test]

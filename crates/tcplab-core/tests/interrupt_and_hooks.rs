@@ -2,12 +2,19 @@
 
 mod common;
 use common::*;
-use tcplab_core::interrupt::INTERRUPT_EVERY;
+use tcplab_core::interrupt::CHECK_PERIOD;
 use tcplab_core::{run_scenario, run_scenario_limited, Error, RunOptions};
 
 fn long_run() -> String {
-    // About 2.5 M events: several interrupt checks.
+    // About 0.8 M events: several interrupt periods on any machine.
     two_hosts("", "", 200_000_000, 200.0)
+}
+
+/// A run far longer than any test waits for: it ends only when it is interrupted (the checks
+/// come by wall time, so a short run on a fast machine could end before the answer that
+/// stops it is asked for).
+fn endless_run() -> String {
+    two_hosts("", "", 1 << 50, 2000.0)
 }
 
 #[test]
@@ -15,7 +22,7 @@ fn interrupt_stops_the_run_and_writes_nothing() {
     let dir = std::env::temp_dir().join(format!("tcplab-interrupt-{}", std::process::id()));
     let opts = RunOptions { seed: Some(1), out_dir: Some(dir.clone()) };
     let mut asked = 0u64;
-    let r = run_scenario_limited(&long_run(), &opts, None, &mut || {
+    let r = run_scenario_limited(&endless_run(), &opts, None, &mut || {
         asked += 1;
         asked == 3
     });
@@ -25,20 +32,36 @@ fn interrupt_stops_the_run_and_writes_nothing() {
 }
 
 #[test]
-fn the_check_is_asked_every_so_many_events_and_changes_nothing() {
+fn the_check_is_asked_every_period_of_wall_time_and_changes_nothing() {
     let text = long_run();
     let (plain, _) = run_scenario(&text, &RunOptions { seed: Some(1), out_dir: None }).unwrap();
     let mut asked = 0u64;
+    let start = std::time::Instant::now();
     let (checked, _) = run_scenario_limited(&text, &RunOptions { seed: Some(1), out_dir: None }, None, &mut || {
         asked += 1;
         false
     })
     .unwrap();
-    assert!(plain.events > 2 * INTERRUPT_EVERY);
-    // The stop event is popped too, but the loop ends before its check.
-    assert!(asked == plain.events / INTERRUPT_EVERY || asked + 1 == plain.events / INTERRUPT_EVERY);
+    let periods = start.elapsed().as_secs_f64() / CHECK_PERIOD.as_secs_f64();
+    // Asked about once a period (a loaded machine may skip ticks, never add any).
+    assert!(asked as f64 <= periods + 1.0, "{asked} checks in {periods:.1} periods");
     assert_eq!(plain.events, checked.events);
     assert_eq!(plain.flows[0].bytes_delivered, checked.flows[0].bytes_delivered);
+}
+
+#[test]
+fn slow_events_are_interrupted_within_a_period() {
+    // Each event is made slow by the check itself: 2 ms per call would have taken 2^18 x 2 ms
+    // (nine minutes) with a check every 2^18 events; asked by wall time, the run stops at once.
+    let mut asked = 0u32;
+    let start = std::time::Instant::now();
+    let r = run_scenario_limited(&endless_run(), &RunOptions { seed: Some(1), out_dir: None }, None, &mut || {
+        asked += 1;
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        asked == 2
+    });
+    assert!(matches!(r, Err(Error::Interrupted)), "{:?}", r.as_ref().map(|x| x.0.events));
+    assert!(start.elapsed() < std::time::Duration::from_secs(5), "{:?}", start.elapsed());
 }
 
 #[test]

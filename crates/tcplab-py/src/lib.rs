@@ -17,9 +17,56 @@ create_exception!(_core, InvariantError, pyo3::exceptions::PyRuntimeError, "A si
 fn to_py(e: Error) -> PyErr {
     match e {
         Error::Scenario(s) => ScenarioError::new_err((s.field, s.message)),
+        // The text names the path, "(os error N)" and the errno ("[ENOSPC]"): the output folder
+        // (`out_dir.OutFolder.translate`) turns it into an OSError of that errno naming the folder.
         Error::Io(io) => pyo3::exceptions::PyOSError::new_err(io.to_string()),
         Error::Invariant(m) => InvariantError::new_err(m),
         Error::Interrupted => pyo3::exceptions::PyKeyboardInterrupt::new_err("interrupted"),
+    }
+}
+
+/// How often the calling thread looks for Ctrl-C while a run goes on.
+const SIGNAL_POLL: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// Run on a thread of its own while this one, without the GIL, waits for the result and every
+/// `SIGNAL_POLL` takes the GIL for a moment so that Python's signal handlers run. On Ctrl-C
+/// (KeyboardInterrupt) it raises the run's stop flag and returns at once: one event can take
+/// seconds (TCP Boston decoding a segment of a thousand cells), and the user does not wait
+/// for it. The run stops at its next event, and drops its partial files then.
+fn run_watched<T, J>(py: Python<'_>, job: J) -> PyResult<T>
+where
+    T: Send + 'static,
+    J: FnOnce(tcplab_core::Stop<'_>) -> Result<T, Error> + Send + 'static,
+{
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let stop = Arc::new(AtomicBool::new(false));
+    let (tx, rx) = std::sync::mpsc::channel::<Result<T, Error>>();
+    let flag = Arc::clone(&stop);
+    std::thread::Builder::new()
+        .name("tcplab-run".into())
+        .stack_size(8 << 20) // as a main thread has
+        .spawn(move || {
+            let out = job(tcplab_core::Stop::Flag(&flag));
+            let _ = tx.send(out);
+        })
+        .map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("cannot start the run's thread: {e}")))?;
+    let mut rx = rx;
+    loop {
+        let (got, back) = py.allow_threads(move || (rx.recv_timeout(SIGNAL_POLL), rx));
+        rx = back;
+        match got {
+            Ok(out) => return out.map_err(to_py),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                if let Err(e) = py.check_signals() {
+                    stop.store(true, Ordering::Relaxed);
+                    return Err(e);
+                }
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                return Err(InvariantError::new_err("the run's thread ended without a result (a panic)"));
+            }
+        }
     }
 }
 
@@ -36,12 +83,7 @@ fn run_scenario(
     max_memory: Option<u64>,
 ) -> PyResult<String> {
     let opts = RunOptions { seed, out_dir };
-    // The core runs without the GIL; now and then it takes the GIL back for a moment so that
-    // Python's signal handlers run (Ctrl-C raises KeyboardInterrupt, which stops the run).
-    let mut interrupted = || Python::with_gil(|py| py.check_signals().is_err());
-    let (report, _) = py
-        .allow_threads(move || tcplab_core::run_scenario_limited(&text, &opts, max_memory, &mut interrupted))
-        .map_err(to_py)?;
+    let (report, _) = run_watched(py, move |stop| tcplab_core::run_scenario_until(&text, &opts, max_memory, stop))?;
     Ok(serde_json::to_string(&report).expect("report serialises"))
 }
 
@@ -57,14 +99,11 @@ fn run_scenario_traces(
     max_memory: Option<u64>,
 ) -> PyResult<(String, std::collections::BTreeMap<String, String>)> {
     let opts = RunOptions { seed, out_dir: None };
-    let mut interrupted = || Python::with_gil(|py| py.check_signals().is_err());
-    let (report, files) = py
-        .allow_threads(move || {
-            let mut sim = tcplab_core::sim::prepare(&text, &opts, max_memory)?;
-            let (report, traces) = sim.run_interruptible(&mut interrupted)?;
-            Ok::<_, tcplab_core::Error>((report, sim.trace_files_in_memory(&traces)?))
-        })
-        .map_err(to_py)?;
+    let (report, files) = run_watched(py, move |stop| {
+        let mut sim = tcplab_core::sim::prepare(&text, &opts, max_memory)?;
+        let (report, traces) = sim.run_until(stop)?;
+        Ok((report, sim.trace_files_in_memory(&traces)?))
+    })?;
     let text = |b: Vec<u8>| String::from_utf8(b).expect("CSV is ASCII");
     let files = files.into_iter().map(|(name, bytes)| (name, text(bytes))).collect();
     Ok((serde_json::to_string(&report).expect("report serialises"), files))
@@ -79,7 +118,7 @@ fn validate_scenario(text: &str, seed: Option<u64>) -> PyResult<()> {
 }
 
 /// Refuse (ScenarioError) a scenario whose memory estimate exceeds `max_memory` bytes (default:
-/// half the machine's memory), without running it.
+/// what the machine has free, `tcplab_core::mem_limit`), without running it.
 #[pyfunction]
 #[pyo3(signature = (text, seed=None, max_memory=None))]
 fn check_memory(text: &str, seed: Option<u64>, max_memory: Option<u64>) -> PyResult<()> {

@@ -88,10 +88,19 @@ def scenario_text(source: ScenarioSource) -> str:
     return load_scenario(resolve_scenario(source))
 
 
-def validate(source: ScenarioSource, seed: int | None = None) -> None:
-    """Parse and check a scenario without running it; raises ScenarioError naming the field."""
+def validate(
+    source: ScenarioSource, seed: int | None = None, max_memory: int | str | None = None
+) -> None:
+    """Parse and check a scenario without running it, its memory estimate against
+    ``max_memory`` (as ``run`` does) included; raises ScenarioError naming the field."""
+    from tcplab.experiment.budget import max_memory_bytes
+
     check_source(source)
-    _core.validate_scenario(scenario_text(source), check_seed(seed))
+    seed = check_seed(seed)
+    limit = max_memory_bytes(max_memory)
+    text = scenario_text(source)
+    _core.check_memory(text, seed, limit)  # first: it refuses a text too costly to parse
+    _core.validate_scenario(text, seed)
 
 
 def run(
@@ -105,7 +114,7 @@ def run(
     ``plots=False``) a ``flow<ID>.png`` per traced flow there, as ``tcplab run --out`` does.
 
     ``seed`` overrides the scenario's own. ``max_memory`` (bytes, or a size such as "2GiB")
-    replaces the default limit on the run's estimated memory (half the machine's). Raises
+    replaces the default limit on the run's estimated memory (what the machine has free). Raises
     ScenarioError for bad input or a run over the limit, UserError for a bad argument or an
     output folder in use by another run, and InvariantError if the simulator breaks one of its
     own invariants (a bug). ``out_dir`` is written as ``tcplab.experiment.out_dir`` says: locked

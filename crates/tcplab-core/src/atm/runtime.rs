@@ -235,9 +235,12 @@ impl AtmRuntime {
         lost
     }
 
-    /// Packets travelling as cells (frames not settled).
+    /// Packets travelling as cells: frames no packet has come out of yet. A Boston frame cut
+    /// short (by `max_frame` or the reassembly timer) is handed on as a partial packet at the
+    /// cut, so its packet is delivered while its later cells are still on their way: those
+    /// cells are in flight in the cell ledger, but the packet is not in flight any more.
     pub fn packets_in_flight(&self) -> u64 {
-        self.frames.len() as u64
+        self.frames.values().filter(|f| !f.delivered).count() as u64
     }
 
     /// Cells held outside channels: at switch inputs and in reassembly buffers.

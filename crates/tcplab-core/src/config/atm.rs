@@ -81,8 +81,10 @@ impl AtmSpec {
     expecting = "an inline table with a policy, such as { policy = \"epd\", threshold = 0.8 }"
 )]
 pub enum DropSpec {
-    Tail,
-    Ppd,
+    /// Struct variants with no fields (see `LossSpec::None`): `{ policy = "tail", z = 1 }` is
+    /// refused, not read as tail drop.
+    Tail {},
+    Ppd {},
     /// `threshold`: the R of EPD as a fraction of the buffer.
     Epd {
         threshold: f64,
@@ -104,8 +106,8 @@ impl DropSpec {
             Ok((v * cells as f64).round() as usize)
         };
         Ok(match self {
-            DropSpec::Tail => CellPolicy::Tail,
-            DropSpec::Ppd => CellPolicy::Ppd,
+            DropSpec::Tail {} => CellPolicy::Tail,
+            DropSpec::Ppd {} => CellPolicy::Ppd,
             DropSpec::Epd { threshold } => CellPolicy::Epd { threshold: frac("threshold", *threshold)? },
             DropSpec::Sd { threshold, z } => {
                 if !(*z > 0.0 && *z <= 1.0) {

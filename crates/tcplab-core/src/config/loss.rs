@@ -15,7 +15,10 @@ use crate::units::{duration_ns, Quantity};
     expecting = "an inline table with a model, such as { model = \"bernoulli\", p = 0.01 }"
 )]
 pub enum LossSpec {
-    None,
+    /// A struct variant with no fields, not a unit variant: serde lets a unit variant of an
+    /// internally tagged enum ignore every other key of its table, so `{ model = "none",
+    /// p = 0.1 }` would pass silently.
+    None {},
     Bernoulli {
         p: f64,
     },
@@ -51,7 +54,7 @@ impl LossSpec {
     pub fn validate(&self, f: &str) -> Result<LossModelSpec, ScenarioError> {
         let p = |name: &str, v: f64| probability(format!("{f}.{name}"), v);
         Ok(match self {
-            LossSpec::None => LossModelSpec::None,
+            LossSpec::None {} => LossModelSpec::None,
             LossSpec::Bernoulli { p: v } => LossModelSpec::Bernoulli(p("p", *v)?),
             LossSpec::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad } => {
                 LossModelSpec::GilbertElliott {
@@ -83,9 +86,10 @@ fn drop_list(f: &str, flow: i64, by: &str, values: &[i64]) -> Result<LossModelSp
         "segment" => DropBy::Segment,
         other => return err(format!("{f}.by"), unknown(other, &["tx_index", "offset", "segment"])),
     };
-    if flow < 0 {
-        return err(format!("{f}.flow"), "must be a flow index (0 or more)");
-    }
+    let Ok(flow) = u32::try_from(flow) else {
+        // Checked here, not cast: 4294967296 would wrap to flow 0.
+        return err(format!("{f}.flow"), format!("must be a flow index (0 or more, below 2^32; got {flow})"));
+    };
     let mut vals = Vec::new();
     for (i, v) in values.iter().enumerate() {
         if *v < 0 || (*v == 0 && by != DropBy::Offset) {
@@ -95,5 +99,5 @@ fn drop_list(f: &str, flow: i64, by: &str, values: &[i64]) -> Result<LossModelSp
     }
     vals.sort_unstable();
     vals.dedup();
-    Ok(LossModelSpec::DropList { flow: flow as u32, by, values: vals })
+    Ok(LossModelSpec::DropList { flow, by, values: vals })
 }

@@ -14,6 +14,7 @@ pub mod flow;
 pub mod link;
 pub mod loss;
 pub mod model;
+pub mod paths;
 pub mod queue;
 pub mod tcp;
 pub mod tcp_read;
@@ -185,6 +186,7 @@ impl Scenario {
         };
         check_routes(&self.nodes, &channels, &flows)?;
         check_udp_paths(&self.nodes, &channels, &flows)?;
+        paths::check_cell_paths(&self.nodes, &channels, &flows, &atm)?;
         Ok(Model {
             name: self.name.clone().unwrap_or_else(|| "scenario".into()),
             duration,

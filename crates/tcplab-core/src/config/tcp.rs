@@ -86,6 +86,15 @@ fn check_together(f: &str, v: &KnobValues) -> Result<(), ScenarioError> {
     if v.max_rto < v.min_rto {
         return err(format!("{f}.max_rto"), "must not be below min_rto");
     }
+    if v.mss as u64 + v.header_bytes as u64 > 65535 {
+        return err(
+            format!("{f}.mss"),
+            format!(
+                "mss + header_bytes is {} bytes, more than the largest IP packet (65535 bytes)",
+                v.mss as u64 + v.header_bytes as u64
+            ),
+        );
+    }
     if v.ssthresh_floor == 0 && v.window_rule != WindowRule::Ns2 {
         // Reno would deflate a byte-counted window to 0 and never send again.
         return err(

@@ -41,7 +41,7 @@ impl Waiting {
 pub fn write_trace(q: &Queue, path: &std::path::Path) -> std::io::Result<()> {
     use std::io::Write as _;
     let Some(Rows::Memory(t)) = q.trace.as_deref() else { return Ok(()) };
-    let mut w = std::io::BufWriter::new(std::fs::File::create(path)?);
+    let mut w = std::io::BufWriter::new(crate::csv::create_file(path)?);
     crate::csv::write_csv(t, &mut w)?;
     w.flush()
 }

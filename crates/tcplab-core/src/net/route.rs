@@ -115,6 +115,58 @@ impl Routes {
     }
 }
 
+/// The hops of every route a run stores (each flow's both ways, with their `END` marks), for
+/// the memory estimate, without storing any: one breadth-first search per distinct source,
+/// sources taken in order so that one distance table is alive at a time. Stops, returning
+/// what it has counted scaled to every route, once the count passes `stop_above` (the estimate is refused then
+/// anyway, and a chain of 20,000 nodes and 20,000 flows would cost a search per flow).
+pub fn total_hops(
+    nodes: usize,
+    channels: impl Iterator<Item = (u32, u32)>,
+    ends: &[(u32, u32)],
+    stop_above: u64,
+) -> u64 {
+    let mut out = vec![Vec::new(); nodes];
+    for (from, to) in channels {
+        out[from as usize].push(to);
+    }
+    let mut pairs: Vec<(u32, u32)> = ends.iter().flat_map(|&(a, b)| [(a, b), (b, a)]).collect();
+    pairs.sort_unstable();
+    let mut dist = vec![u32::MAX; nodes];
+    let mut queue = VecDeque::new();
+    let mut source = None;
+    let mut total = 0u64;
+    let count = pairs.len() as u64;
+    for (done, (src, dst)) in pairs.into_iter().enumerate() {
+        if source != Some(src) {
+            source = Some(src);
+            distances(&out, src, &mut dist, &mut queue);
+        }
+        // Unreachable pairs were refused by validation; count them as empty.
+        total += u64::from(dist[dst as usize].min(nodes as u32)) + 1;
+        if total > stop_above {
+            // The rest at the mean so far: the refusal's figure stays an estimate of the whole.
+            return total.saturating_mul(count) / (done as u64 + 1);
+        }
+    }
+    total
+}
+
+fn distances(out: &[Vec<u32>], src: u32, dist: &mut [u32], queue: &mut VecDeque<u32>) {
+    dist.fill(u32::MAX);
+    dist[src as usize] = 0;
+    queue.clear();
+    queue.push_back(src);
+    while let Some(u) = queue.pop_front() {
+        for &v in &out[u as usize] {
+            if dist[v as usize] == u32::MAX {
+                dist[v as usize] = dist[u as usize] + 1;
+                queue.push_back(v);
+            }
+        }
+    }
+}
+
 /// Which nodes links join, directly or not: every link runs both ways, so a route exists
 /// between two nodes exactly when they are in one part (union-find, for checking a scenario's
 /// routes without finding them).
@@ -175,5 +227,10 @@ mod tests {
             }
         }
         assert_eq!(routes.path(0, 2), Some(vec![0, 2]));
+        // 0-2 and back: 2 hops each way, each with its END.
+        let channels = || links.iter().flat_map(|&(a, b)| [(a, b), (b, a)]);
+        assert_eq!(total_hops(5, channels(), &[(0, 2), (3, 4)], u64::MAX), 3 + 3 + 2 + 2);
+        // Stopped after the first route (3 hops): the 4 routes at that mean.
+        assert_eq!(total_hops(5, channels(), &[(0, 2), (3, 4)], 2), 12);
     }
 }

@@ -71,7 +71,7 @@ impl Simulation {
             trace_files: Default::default(),
             apps,
             has_udp: model.flows.iter().any(|f| f.udp.is_some()),
-            pcaps: model.pcaps.iter().map(|_| PcapWriter::new()).collect(),
+            pcaps: model.pcaps.iter().map(|_| PcapWriter::default()).collect(),
             q: EventQueue::for_pending(pending_bound),
             events: 0,
             channels,

@@ -1,5 +1,5 @@
 //! The files a run writes besides its streamed traces: queue and drop traces kept in memory,
-//! pcaps, and every trace as CSV text for a caller without an output folder.
+//! the streamed pcaps, and every trace as CSV text for a caller without an output folder.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -62,11 +62,17 @@ impl Simulation {
         Ok(files)
     }
 
-    /// Write the pcap captures into `dir`.
-    pub fn write_pcaps(&self, dir: &Path) -> Result<(), Error> {
-        for (p, name) in self.pcaps.iter().zip(&self.model.pcaps) {
-            std::fs::write(dir.join(name), p.bytes())?;
+    /// Capture into files in `dir` from now on (without this, nothing is captured).
+    pub fn stream_pcaps(&mut self, dir: &Path) -> Result<(), Error> {
+        for (p, name) in self.pcaps.iter_mut().zip(&self.model.pcaps) {
+            *p = crate::pcap::PcapWriter::create(dir.join(name))?;
         }
+        Ok(())
+    }
+
+    /// Complete the pcap captures of a run that ended well.
+    pub fn finish_pcaps(&mut self) -> Result<(), Error> {
+        self.pcaps.iter_mut().try_for_each(|p| p.finish())?;
         Ok(())
     }
 }

@@ -100,11 +100,12 @@ ticks of `tcpTick_`, the timer firing exactly when due); `\"ns1:<tick>\"` ns-1's
 to the nearest tick, the first timeout from `initial_rto` as an initial variance, the timer \
 armed before the backoff doubles and backed off by a fast retransmit too; [TCP \
 stacks](stacks.md)). A tick also sets `min_rto`'s default";
-            min_rto => min_rto: Dur, Duration, "",
+            min_rto => min_rto: Dur, PositiveDuration, "",
                 [two_ticks_or(timer, SEC), two_ticks_or(timer, SEC), two_ticks_or(timer, 200 * MS)],
                 "lower bound on the RTO. Unless set, 2 ticks of a coarse, `ns2:` or `ns1:` `timer` (4.4BSD's \
-`TCPTV_MIN`, ns's `2 * tcpTick_`), so setting `timer` moves it; with `\"fine\"`, the value shown";
-            max_rto => max_rto: Dur, Duration, "", [64 * SEC, 64 * SEC, 100_000 * SEC],
+`TCPTV_MIN`, ns's `2 * tcpTick_`), so setting `timer` moves it; with `\"fine\"`, the value shown. \
+Not 0: a zero timeout would fire at the instant it is set and back off to zero, for ever";
+            max_rto => max_rto: Dur, PositiveDuration, "", [64 * SEC, 64 * SEC, 100_000 * SEC],
                 "upper bound on the RTO (after backoff); not below `min_rto`. ns2: ns-2.1b's `maxrto_ 100000`, so in \
 fact none: the backoff stops doubling at 64";
             initial_rto => initial_rto: Dur, PositiveDuration, "", [3 * SEC, 6 * SEC, 6 * SEC],
