@@ -70,6 +70,13 @@ impl TcpSpec {
         let stack = read::<Names<Stack>>(f, "stack", &self.stack)?.unwrap_or(Stack::Tcplab);
         let values = stack.knob_values(&self.knobs(f)?);
         check_together(f, &values)?;
+        if self.window_rule.is_some() && values.cc != Congestion::Reno {
+            // Only the classic controller has a per-stack window arithmetic to choose.
+            return err(
+                format!("{f}.window_rule"),
+                "applies only to cc = \"reno\" (the other controllers have their own)",
+            );
+        }
         Ok(values.config(stack))
     }
 }
@@ -157,6 +164,14 @@ mod tests {
         assert_eq!(e("max_cwnd = -1"), "flow[0].tcp.max_cwnd: must be 0 (no cap) or a positive integer (got -1)");
         assert!(e("rcv_buf = \"2GiB\"").starts_with("flow[0].tcp.rcv_buf: "));
         assert_eq!(e("boston_dispersal = 0"), "flow[0].tcp.boston_dispersal: must be between 1 and 256 (got 0)");
+        assert_eq!(
+            e("cc = \"westwood\""),
+            "flow[0].tcp.cc: unknown congestion controller 'westwood' (use reno or cubic)"
+        );
+        assert_eq!(
+            e("cc = \"cubic\"\nwindow_rule = \"ns2\""),
+            "flow[0].tcp.window_rule: applies only to cc = \"reno\" (the other controllers have their own)"
+        );
     }
 
     #[test]
@@ -167,6 +182,7 @@ mod tests {
         assert!(row("timer").contains("| `\"fine\"` | `\"500ms\"` | `\"ns2:100ms\"` | `\"ns1:100ms\"` |"));
         assert!(row("min_rto").contains("| `\"1s\"` | `\"1s\"` | `\"200ms\"` | `\"200ms\"` |"));
         assert!(row("variant").contains("`\"reno\"`"));
-        assert_eq!(t.lines().count(), 2 + 1 + 34, "header, stack, and the 34 other knobs");
+        assert_eq!(t.lines().count(), 2 + 1 + 35, "header, stack, and the 35 other knobs");
+        assert!(row("cc").contains("| `\"reno\"` | `\"reno\"` | `\"reno\"` | `\"reno\"` |"), "{}", row("cc"));
     }
 }

@@ -296,13 +296,14 @@ impl TcpSender {
         self.state = SenderState::Established;
         if let Some(sent) = self.syn_timing.take() {
             self.rtt.sample(sent, now);
+            self.cc.on_rtt(now, self.rtt.srtt_ns());
         }
         self.backoff = 0;
         self.rto_at = None;
         if acceptor {
             // 4.4BSD runs the handshake's final ACK through the ACK-of-new-data path, so the
             // acceptor's window grows by one segment before any data is sent.
-            self.cc.on_ack(now, &mut self.win, self.cfg.mss as u64);
+            self.cc.on_ack(now, &mut self.win, self.cfg.mss as u64, self.cfg.mss as u64);
         }
         self.record(now);
     }
@@ -389,6 +390,7 @@ impl TcpSender {
                 // (!ts_option_) rtt_update(now - rtt_ts_)`).
                 if !timestamps {
                     self.rtt.sample(sent, now);
+                    self.cc.on_rtt(now, self.rtt.srtt_ns());
                 }
                 if let Some(r) = &mut self.reserved {
                     r.on_rtt_sample(now - sent);
@@ -400,6 +402,7 @@ impl TcpSender {
         if timestamps {
             // ns-1 newack: `rtt_update(now - pkt->bd_.tcp_.ts_)` on every ACK of new data.
             self.rtt.sample_echo(echoed, now);
+            self.cc.on_rtt(now, self.rtt.srtt_ns());
         }
         let acked = ack - self.snd_una;
         self.snd_una = ack;
@@ -412,7 +415,7 @@ impl TcpSender {
         let mut cx = ctx!(self);
         let verdict = self.recovery.on_new_ack(&mut cx, acked);
         if verdict.grow && self.win.cwnd < MAX_CWND {
-            self.cc.on_ack(now, &mut self.win, self.cfg.mss as u64);
+            self.cc.on_ack(now, &mut self.win, acked, self.cfg.mss as u64);
         }
         if self.retransmit.is_some_and(|r| r < self.snd_una) {
             self.retransmit = None;
@@ -452,7 +455,15 @@ impl TcpSender {
                 // The window before the timeout, without fast recovery's inflation.
                 let before = Window { cwnd: self.win.cwnd - self.recovery.inflation(), ..self.win };
                 let flight = self.snd_max - self.snd_una;
-                self.win = self.cc.on_timeout(&LossState { win: before, peer_wnd: self.peer_wnd, flight, mss });
+                let loss = LossState {
+                    win: before,
+                    peer_wnd: self.peer_wnd,
+                    flight,
+                    mss,
+                    snd_una: self.snd_una,
+                    snd_max: self.snd_max,
+                };
+                self.win = self.cc.on_timeout(&loss);
                 self.snd_nxt = self.snd_una; // go back N
                 self.retransmit = None;
                 self.dupacks = 0;

@@ -4,32 +4,33 @@
 //! to. quinn-proto and ns-3 split them the same way.
 //!
 //! Each controller is a file with its `CongestionControl` impl and its tests; `Controller` is
-//! the closed set the sender dispatches over without a vtable. Today's is the classic AIMD
-//! (additive increase, multiplicative decrease, `aimd.rs`), with the increase of each stack
-//! whose window arithmetic differs (the `window_rule` knob): `tcplab.rs`, `bsd44.rs`,
-//! `ns2.rs`.
-//!
-//! To add one (CUBIC, say): a file here with a state struct and its `CongestionControl` impl,
-//! an arm in `Controller` (and in `dispatch!`), and the knob value that picks it in
-//! `Controller::new`.
+//! the closed set the sender dispatches over without a vtable. The `cc` knob picks one:
+//! - `reno`: the classic AIMD (additive increase, multiplicative decrease, `aimd.rs`), with
+//!   the increase of each stack whose window arithmetic differs (the `window_rule` knob):
+//!   `tcplab.rs`, `bsd44.rs`, `ns2.rs`;
+//! - `cubic`: CUBIC as RFC 9438 specifies it (`cubic.rs`).
 
 mod aimd;
 mod bsd44;
+mod cubic;
 mod ns2;
 mod tcplab;
 
 pub use aimd::{Aimd, Decrease, Growth, Halving};
 pub use bsd44::Bsd44Growth;
+pub use cubic::Cubic;
 pub use ns2::Ns2Growth;
 pub use tcplab::TcplabGrowth;
 
-use crate::time::Time;
+use crate::time::{Dur, Time};
 
 use super::config::TcpConfig;
 use super::growth::WindowRule;
+use super::knobs::Congestion;
 use super::window::Window;
 
-/// What the sender knows when a loss is detected.
+/// What the sender knows when it detects congestion: a fast retransmit today (and, once ECN
+/// exists, an ECN echo, at most once per window as the sender decides).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LossState {
     /// The window before the loss, without any inflation by duplicate ACKs a timeout drops.
@@ -39,14 +40,21 @@ pub struct LossState {
     /// Bytes sent and not yet cumulatively acknowledged (FlightSize).
     pub flight: u64,
     pub mss: u64,
+    /// Oldest unacknowledged byte (stream offset).
+    pub snd_una: u64,
+    /// Highest byte ever sent + 1.
+    pub snd_max: u64,
 }
 
 pub trait CongestionControl {
-    /// An ACK of new data at `now` that the loss recovery lets grow the window: open it.
-    fn on_ack(&mut self, now: Time, win: &mut Window, mss: u64);
-    /// A fast retransmit begins a loss episode: the new slow-start threshold (the recovery
-    /// policy sets cwnd from it).
-    fn on_fast_retransmit(&mut self, loss: &LossState) -> u64;
+    /// An ACK of new data at `now`, acknowledging `acked` bytes, that the loss recovery lets
+    /// grow the window: open it.
+    fn on_ack(&mut self, now: Time, win: &mut Window, acked: u64, mss: u64);
+    /// The RTT estimator took a sample; `srtt` is its smoothed RTT after it.
+    fn on_rtt(&mut self, _now: Time, _srtt: Dur) {}
+    /// Congestion was detected (a fast retransmit begins a loss episode): the new slow-start
+    /// threshold (the recovery policy sets cwnd from it).
+    fn on_congestion_event(&mut self, loss: &LossState) -> u64;
     /// The retransmission timer expired: the new window (the sender goes back N from it).
     fn on_timeout(&mut self, loss: &LossState) -> Window;
     /// The part of cwnd the sender may use.
@@ -62,37 +70,50 @@ macro_rules! dispatch {
             Controller::Tcplab($c) => $call,
             Controller::Bsd44($c) => $call,
             Controller::Ns2($c) => $call,
+            Controller::Cubic($c) => $call,
         }
     };
 }
 
-/// The closed set of controllers (static dispatch on the hot path).
+/// The closed set of controllers (static dispatch on the hot path). CUBIC is boxed so a
+/// classic flow's sender stays as small as before.
 #[derive(Debug, Clone)]
 pub enum Controller {
     Tcplab(Aimd<TcplabGrowth>),
     Bsd44(Aimd<Bsd44Growth>),
     Ns2(Aimd<Ns2Growth>),
+    Cubic(Box<Cubic>),
 }
 
 impl Controller {
-    /// The controller `cfg` asks for: its stack's window rule with the variant's decrease,
-    /// capped at `max_cwnd` segments.
+    /// The controller `cfg` asks for (`cc`; for `reno`, its stack's window rule with the
+    /// variant's decrease), capped at `max_cwnd` segments.
     pub fn new(cfg: &TcpConfig) -> Self {
-        let decrease = Decrease::for_config(cfg);
-        let cap = cfg.max_cwnd.map(|m| m as u64 * cfg.mss as u64);
-        match cfg.window_rule {
-            WindowRule::Tcplab => Controller::Tcplab(Aimd::new(TcplabGrowth, decrease, cap)),
-            WindowRule::Bsd44 => Controller::Bsd44(Aimd::new(Bsd44Growth, decrease, cap)),
-            WindowRule::Ns2 => Controller::Ns2(Aimd::new(Ns2Growth::default(), decrease, cap)),
+        let mss = cfg.mss as u64;
+        let cap = cfg.max_cwnd.map(|m| m as u64 * mss);
+        match cfg.cc {
+            Congestion::Reno => {
+                let decrease = Decrease::for_config(cfg);
+                match cfg.window_rule {
+                    WindowRule::Tcplab => Controller::Tcplab(Aimd::new(TcplabGrowth, decrease, cap)),
+                    WindowRule::Bsd44 => Controller::Bsd44(Aimd::new(Bsd44Growth, decrease, cap)),
+                    WindowRule::Ns2 => Controller::Ns2(Aimd::new(Ns2Growth::default(), decrease, cap)),
+                }
+            }
+            Congestion::Cubic => Controller::Cubic(Box::new(Cubic::new(cap))),
         }
     }
 
     #[inline]
-    pub fn on_ack(&mut self, now: Time, win: &mut Window, mss: u64) {
-        dispatch!(self, c => c.on_ack(now, win, mss))
+    pub fn on_ack(&mut self, now: Time, win: &mut Window, acked: u64, mss: u64) {
+        dispatch!(self, c => c.on_ack(now, win, acked, mss))
     }
-    pub fn on_fast_retransmit(&mut self, loss: &LossState) -> u64 {
-        dispatch!(self, c => c.on_fast_retransmit(loss))
+    #[inline]
+    pub fn on_rtt(&mut self, now: Time, srtt: Dur) {
+        dispatch!(self, c => c.on_rtt(now, srtt))
+    }
+    pub fn on_congestion_event(&mut self, loss: &LossState) -> u64 {
+        dispatch!(self, c => c.on_congestion_event(loss))
     }
     pub fn on_timeout(&mut self, loss: &LossState) -> Window {
         dispatch!(self, c => c.on_timeout(loss))
@@ -103,13 +124,30 @@ impl Controller {
     }
 }
 
+/// A deterministic cube root (Newton's method in IEEE double arithmetic, which every machine
+/// rounds alike; the platform's `cbrt` may differ in the last bit between C libraries).
+pub fn cube_root(x: f64) -> f64 {
+    if x <= 0.0 {
+        return if x == 0.0 { 0.0 } else { -cube_root(-x) };
+    }
+    // Start above the root (x^(1/3) <= max(x, 1)), so the iteration falls monotonically.
+    let mut r = x.max(1.0);
+    loop {
+        let next = (2.0 * r + x / (r * r)) / 3.0;
+        if next >= r {
+            return r;
+        }
+        r = next;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::tcp::config::RecoveryKind;
 
     fn loss(cwnd: u64, peer_wnd: u64, flight: u64) -> LossState {
-        LossState { win: Window { cwnd, ssthresh: 0 }, peer_wnd, flight, mss: 1000 }
+        LossState { win: Window { cwnd, ssthresh: 0 }, peer_wnd, flight, mss: 1000, snd_una: 0, snd_max: flight }
     }
 
     #[test]
@@ -124,21 +162,50 @@ mod tests {
             (RecoveryKind::Sack6675, 2500),
         ] {
             let mut c = Controller::new(&cfg(kind));
-            assert_eq!(c.on_fast_retransmit(&l), fast, "{kind:?}");
+            assert_eq!(c.on_congestion_event(&l), fast, "{kind:?}");
             assert_eq!(c.on_timeout(&l), Window { cwnd: 1000, ssthresh: 4000 }, "{kind:?}");
         }
     }
 
     #[test]
-    fn the_window_rule_picks_the_controller_and_max_cwnd_caps_it() {
+    fn the_window_rule_picks_the_classic_controller_and_max_cwnd_caps_it() {
         let cfg = TcpConfig { window_rule: WindowRule::Ns2, mss: 1000, max_cwnd: Some(4), ..TcpConfig::default() };
         let mut c = Controller::new(&cfg);
         assert!(matches!(c, Controller::Ns2(_)));
         let mut w = Window { cwnd: 4000, ssthresh: 100_000 };
-        c.on_ack(0, &mut w, 1000);
+        c.on_ack(0, &mut w, 1000, 1000);
         assert_eq!(w.cwnd, 4000, "maxcwnd_ 4 packets");
         let bsd = TcpConfig { window_rule: WindowRule::Bsd44, ..TcpConfig::default() };
         assert!(matches!(Controller::new(&bsd), Controller::Bsd44(_)));
         assert!(matches!(Controller::new(&TcpConfig::default()), Controller::Tcplab(_)));
+    }
+
+    #[test]
+    fn the_cc_knob_picks_the_controller() {
+        assert!(matches!(
+            Controller::new(&TcpConfig { cc: Congestion::Cubic, ..TcpConfig::default() }),
+            Controller::Cubic(_)
+        ));
+        assert!(matches!(
+            Controller::new(&TcpConfig { cc: Congestion::Reno, ..TcpConfig::default() }),
+            Controller::Tcplab(_)
+        ));
+    }
+
+    #[test]
+    fn a_classic_flow_keeps_its_small_controller() {
+        assert!(std::mem::size_of::<Controller>() <= 64, "{}", std::mem::size_of::<Controller>());
+    }
+
+    #[test]
+    fn the_cube_root_is_exact_on_cubes_and_close_elsewhere() {
+        for k in [0.0, 1.0, 2.0, 3.0, 10.0, 123.0] {
+            assert_eq!(cube_root(k * k * k), k);
+        }
+        assert_eq!(cube_root(-8.0), -2.0);
+        for x in [0.001, 0.5, 7.0, 1e6, 3.7e12] {
+            let r = cube_root(x);
+            assert!((r * r * r - x).abs() <= 1e-12 * x.max(1.0), "{x}: {r}");
+        }
     }
 }

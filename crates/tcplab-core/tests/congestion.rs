@@ -1,0 +1,103 @@
+//! The congestion controllers beyond the classic family (`tcp.cc`) on two hosts: CUBIC
+//! against RFC 9438's window curve after one loss; each with deterministic drops, and each
+//! surviving random loss under every loss-recovery variant.
+
+mod common;
+use common::*;
+use tcplab_core::metrics::{FlowTrace, RunReport};
+
+/// The controllers beyond the classic family.
+const CONTROLLERS: &[&str] = &["cubic"];
+
+fn run_cc(tcp: &str, drops: &[u64], bytes: u64, duration_s: f64) -> (RunReport, FlowTrace) {
+    let loss = if drops.is_empty() { String::new() } else { drop_segments(drops) };
+    run(&two_hosts(tcp, &loss, bytes, duration_s))
+}
+
+/// cwnd (segments) of the last trace row at or before `t` seconds.
+fn cwnd_at(t: &FlowTrace, secs: f64) -> f64 {
+    let row = t.rows.iter().take_while(|r| r.time as f64 / 1e9 <= secs).last().expect("a row");
+    row.cwnd as f64 / 1000.0
+}
+
+#[test]
+fn cubic_reaches_w_max_at_k_after_one_loss_and_grows_past_it() {
+    // One loss at segment 300, then a lossless path: RFC 9438's curve W_cubic(t) = C (t - K)^3
+    // + W_max from the congestion event's W_max. The run stops at 18 s, before the window
+    // (about 1000 segments by then) overflows the 1000-packet queue.
+    let (r, t) = run_cc("cc = \"cubic\"\nvariant = \"newreno\"", &[300], 1 << 40, 18.0);
+    assert_eq!((r.flows[0].fast_retransmits, r.flows[0].timeouts), (1, 0));
+    // The event: the first row whose ssthresh is not the initial one; W_max is the window
+    // just before it.
+    let i = t.rows.iter().position(|row| row.ssthresh != t.rows[0].ssthresh).unwrap();
+    let w_max = t.rows[i - 1].cwnd as f64 / 1000.0;
+    let ssthresh = t.rows[i].ssthresh as f64 / 1000.0;
+    // Recovery ends when cwnd is deflated to ssthresh; the stage begins with the next ACK.
+    let end = t.rows[i..].iter().find(|row| row.cwnd as f64 / 1000.0 <= ssthresh).unwrap();
+    let t_epoch = end.time as f64 / 1e9;
+    let cwnd_epoch = end.cwnd as f64 / 1000.0;
+    let k = ((w_max - cwnd_epoch) / 0.4).cbrt();
+    assert!(k > 3.0, "K = {k} s (W_max {w_max}, cwnd_epoch {cwnd_epoch})");
+    let at_k = cwnd_at(&t, t_epoch + k);
+    assert!((at_k - w_max).abs() <= 2.0, "cwnd at t = K: {at_k}, W_max {w_max}");
+    let half = cwnd_at(&t, t_epoch + k / 2.0);
+    let curve = 0.4 * (-k / 2.0f64).powi(3) + w_max;
+    assert!(half > cwnd_epoch && half < w_max && (half - curve).abs() < 3.0, "concave: {half} vs {curve}");
+    let past = cwnd_at(&t, t_epoch + 1.6 * k);
+    assert!(past > w_max + 0.4 * (0.6 * k).powi(3) - 3.0, "convex beyond K: {past}");
+}
+
+#[test]
+fn cubic_cuts_to_seven_tenths_of_the_flight() {
+    let (_, t) = run_cc("cc = \"cubic\"\nvariant = \"newreno\"\ninitial_ssthresh = 40000", &[100], 400_000, 60.0);
+    let i = t.rows.iter().position(|row| row.ssthresh != t.rows[0].ssthresh).unwrap();
+    let before = &t.rows[i - 1];
+    let flight = before.snd_nxt - before.snd_una;
+    assert_eq!(t.rows[i].ssthresh, (flight as f64 * 0.7) as u64);
+}
+
+#[test]
+fn every_controller_recovers_from_one_to_four_drops_in_a_window() {
+    for cc in CONTROLLERS {
+        for variant in ["newreno", "sack_rfc6675"] {
+            for n in 1..=4 {
+                let d = every_other_from_60(n);
+                let tcp = format!("cc = \"{cc}\"\nvariant = \"{variant}\"\ninitial_ssthresh = 16000");
+                let (r, t) = run_cc(&tcp, &d, 200_000, 60.0);
+                let f = &r.flows[0];
+                assert_eq!(f.bytes_delivered, 200_000, "{cc} {variant} {n}");
+                assert_eq!(f.timeouts, 0, "{cc} {variant} {n} drops: no timeout");
+                assert_eq!(repair_times(&t, &d).len(), d.len());
+            }
+        }
+    }
+}
+
+#[test]
+fn every_controller_survives_random_loss_with_every_variant() {
+    let variants = ["vanilla", "tahoe", "reno", "newreno", "newreno_ns2", "sack", "sack_rfc6675"];
+    for cc in CONTROLLERS {
+        for v in variants {
+            for seed in 0..3 {
+                let text = two_hosts(
+                    &format!("cc = \"{cc}\"\nvariant = \"{v}\""),
+                    "{ model = \"bernoulli\", p = 0.03 }\n[link.ba]\nloss = { model = \"bernoulli\", p = 0.03 }",
+                    300_000,
+                    600.0,
+                );
+                let r = run_seed(&text, seed);
+                assert_eq!(r.flows[0].bytes_delivered, 300_000, "{cc} {v} seed {seed}");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_same_seed_gives_the_same_run_for_every_controller() {
+    for cc in CONTROLLERS {
+        let text = two_hosts(&format!("cc = \"{cc}\""), "{ model = \"bernoulli\", p = 0.01 }", 2_000_000, 60.0);
+        let a = serde_json::to_string(&run_seed(&text, 7).flows).unwrap();
+        let b = serde_json::to_string(&run_seed(&text, 7).flows).unwrap();
+        assert_eq!(a, b, "{cc}");
+    }
+}
