@@ -1,13 +1,18 @@
 //! The congestion controllers beyond the classic family (`tcp.cc`) on two hosts: CUBIC
-//! against RFC 9438's window curve after one loss; each with deterministic drops, and each
-//! surviving random loss under every loss-recovery variant.
+//! against RFC 9438's window curve after one loss, Vegas holding a few segments queued; each
+//! with deterministic drops, and each surviving random loss under every loss-recovery variant.
 
 mod common;
 use common::*;
 use tcplab_core::metrics::{FlowTrace, RunReport};
 
+/// The two-host path's round trip without queueing (20 ms of propagation, a data and an ACK
+/// serialisation) and its bandwidth-delay product in 1000-byte segments.
+const BASE_RTT_S: f64 = 0.020864;
+const BDP_SEGMENTS: f64 = 10e6 / 8.0 * BASE_RTT_S / 1040.0;
+
 /// The controllers beyond the classic family.
-const CONTROLLERS: &[&str] = &["cubic"];
+const CONTROLLERS: &[&str] = &["cubic", "vegas"];
 
 fn run_cc(tcp: &str, drops: &[u64], bytes: u64, duration_s: f64) -> (RunReport, FlowTrace) {
     let loss = if drops.is_empty() { String::new() } else { drop_segments(drops) };
@@ -54,6 +59,25 @@ fn cubic_cuts_to_seven_tenths_of_the_flight() {
     let before = &t.rows[i - 1];
     let flight = before.snd_nxt - before.snd_una;
     assert_eq!(t.rows[i].ssthresh, (flight as f64 * 0.7) as u64);
+}
+
+#[test]
+fn vegas_keeps_between_alpha_and_beta_segments_queued() {
+    // Reno fills the 1000-packet queue; Vegas settles with 1 to 3 segments above the BDP
+    // (beta + 1 at most: Vegas shrinks only once Diff has exceeded beta).
+    let (r, t) = run_cc("cc = \"vegas\"\nvariant = \"newreno\"", &[], 1 << 40, 20.0);
+    assert_eq!(r.flows[0].retransmits, 0);
+    let late: Vec<f64> =
+        t.rows.iter().filter(|row| row.time > 10_000_000_000).map(|r| r.cwnd as f64 / 1000.0).collect();
+    let (lo, hi) = late.iter().fold((f64::MAX, 0.0f64), |(a, b), &c| (a.min(c), b.max(c)));
+    assert!(lo >= BDP_SEGMENTS && hi <= BDP_SEGMENTS + 4.0, "cwnd {lo}..{hi} segments, BDP {BDP_SEGMENTS}");
+    // The queue peaks in slow start's last doubling, which sends two segments per ACK at twice
+    // the bottleneck's rate: at most half the largest window of the run queues.
+    let max_cwnd = t.rows.iter().map(|r| r.cwnd).max().unwrap() / 1000;
+    let peak = r.links[0].stats.peak_queue_packets;
+    assert!(peak <= max_cwnd / 2, "peak queue {peak}, largest window {max_cwnd} segments");
+    let reno = run_cc("variant = \"newreno\"", &[], 1 << 40, 20.0).0;
+    assert!(reno.links[0].stats.peak_queue_packets > 500);
 }
 
 #[test]

@@ -91,6 +91,13 @@ fn check_together(f: &str, v: &KnobValues) -> Result<(), ScenarioError> {
     if v.max_rto < v.min_rto {
         return err(format!("{f}.max_rto"), "must not be below min_rto");
     }
+    if v.vegas_beta < v.vegas_alpha {
+        return err(format!("{f}.vegas_beta"), "must not be below vegas_alpha");
+    }
+    if v.cc == Congestion::Vegas && v.codec != Codec::Plain {
+        // Its delivery log counts whole segments; TCP Boston delivers shards.
+        return err(format!("{f}.cc"), "vegas runs with codec = \"plain\" only");
+    }
     if v.ssthresh_floor == 0 && v.window_rule != WindowRule::Ns2 {
         // Reno would deflate a byte-counted window to 0 and never send again.
         return err(
@@ -166,12 +173,14 @@ mod tests {
         assert_eq!(e("boston_dispersal = 0"), "flow[0].tcp.boston_dispersal: must be between 1 and 256 (got 0)");
         assert_eq!(
             e("cc = \"westwood\""),
-            "flow[0].tcp.cc: unknown congestion controller 'westwood' (use reno or cubic)"
+            "flow[0].tcp.cc: unknown congestion controller 'westwood' (use reno, cubic or vegas)"
         );
         assert_eq!(
             e("cc = \"cubic\"\nwindow_rule = \"ns2\""),
             "flow[0].tcp.window_rule: applies only to cc = \"reno\" (the other controllers have their own)"
         );
+        assert_eq!(e("vegas_alpha = 4"), "flow[0].tcp.vegas_beta: must not be below vegas_alpha");
+        assert_eq!(e("cc = \"vegas\"\ncodec = \"boston\""), "flow[0].tcp.cc: vegas runs with codec = \"plain\" only");
     }
 
     #[test]
@@ -182,7 +191,7 @@ mod tests {
         assert!(row("timer").contains("| `\"fine\"` | `\"500ms\"` | `\"ns2:100ms\"` | `\"ns1:100ms\"` |"));
         assert!(row("min_rto").contains("| `\"1s\"` | `\"1s\"` | `\"200ms\"` | `\"200ms\"` |"));
         assert!(row("variant").contains("`\"reno\"`"));
-        assert_eq!(t.lines().count(), 2 + 1 + 35, "header, stack, and the 35 other knobs");
+        assert_eq!(t.lines().count(), 2 + 1 + 37, "header, stack, and the 37 other knobs");
         assert!(row("cc").contains("| `\"reno\"` | `\"reno\"` | `\"reno\"` | `\"reno\"` |"), "{}", row("cc"));
     }
 }

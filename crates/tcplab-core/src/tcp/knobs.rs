@@ -170,8 +170,15 @@ NewRenoTcpAgent::recv (at most 2 packets per ACK; with `newreno_changes`, none b
 flywheel's)";
             cc => cc: Congestion, Names<Congestion>, "", [Congestion::Reno],
                 "congestion control: how the window grows and how far a loss cuts it, apart from loss recovery \
-(`variant`). `\"reno\"`: the classic AIMD of the stack (`window_rule`); `\"cubic\"`: RFC 9438. See \
+(`variant`). `\"reno\"`: the classic AIMD of the stack (`window_rule`); `\"cubic\"`: RFC 9438; \
+`\"vegas\"`: Brakmo and Peterson (1995). See \
 [Congestion control](#congestion-control)";
+            vegas_alpha => vegas_alpha: u32, Count<0, 1000>, "segments", [1],
+                "`cc = \"vegas\"`: below this many extra segments queued in the path, the window grows by one \
+segment per round trip (Brakmo and Peterson's alpha)";
+            vegas_beta => vegas_beta: u32, Count<1, 1000>, "segments", [3],
+                "`cc = \"vegas\"`: above this many, it shrinks by one segment per round trip (beta; not below \
+`vegas_alpha`)";
         }
         }
     };
@@ -298,6 +305,8 @@ named_enum! {
         Reno = "reno",
         /// RFC 9438.
         Cubic = "cubic",
+        /// Brakmo and Peterson (1995).
+        Vegas = "vegas",
     }
 }
 

@@ -3,6 +3,7 @@
 pub mod boston;
 pub mod cc;
 pub mod config;
+pub mod delivery;
 pub mod growth;
 pub mod knobs;
 pub mod receiver;

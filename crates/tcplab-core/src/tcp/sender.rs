@@ -126,6 +126,8 @@ pub struct TcpSender {
     trace: Option<Box<SenderTrace>>,
     /// Policies of a connection with a reservation (`reserved.rs`), if any.
     pub reserved: Option<Box<Reserved>>,
+    /// The delivery log of a controller that samples delivery (`sender_sampling.rs`).
+    sampling: Option<Box<Sampling>>,
 }
 
 impl TcpSender {
@@ -175,7 +177,9 @@ impl TcpSender {
             last_send: 0,
             trace: trace.then(Box::default),
             reserved: None,
+            sampling: None,
         }
+        .with_sampling()
     }
 
     /// The application opens the connection (or starts sending, without a handshake).
@@ -316,6 +320,8 @@ impl TcpSender {
         self.peer_wnd = pkt.wnd as u64;
         self.max_peer_wnd = self.max_peer_wnd.max(self.peer_wnd);
         self.update_scoreboard(ack, pkt);
+        let dupack = ack == self.snd_una && pkt.payload == 0 && self.snd_max > self.snd_una;
+        let sample = self.sample_ack(now, ack, pkt, dupack);
         // TCP Boston's partial ACK: how many shards of a segment the receiver holds.
         let partial = (pkt.shards.held > 0).then(|| unwrap(self.isn.wrapping_add(1), pkt.shards.seg, self.snd_una));
         if let (Some(seg), Some(b)) = (partial, &mut self.boston) {
@@ -323,7 +329,7 @@ impl TcpSender {
         }
         if ack > self.snd_una {
             self.on_new_ack(now, ack, pkt.ts);
-        } else if ack == self.snd_una && pkt.payload == 0 && self.snd_max > self.snd_una {
+        } else if dupack {
             self.dupacks += 1;
             let threshold = self.cfg.dupack_threshold;
             let count = self.dupacks;
@@ -349,6 +355,9 @@ impl TcpSender {
         if let Some(seg) = partial {
             self.answer_partial(seg, pkt.shards.held);
         }
+        if let Some(s) = sample {
+            self.after_sample(&s);
+        }
         self.record(now);
     }
 
@@ -369,13 +378,19 @@ impl TcpSender {
         if !self.cfg.recovery.uses_sack() {
             return;
         }
-        let base = self.isn.wrapping_add(1);
+        let (blocks, n) = self.sack_offsets(ack, pkt);
+        let floor = ack.max(self.snd_una);
+        self.scoreboard.update(floor, blocks[..n].iter().copied());
+    }
+
+    /// The ACK's SACK blocks as stream offsets, and how many there are.
+    fn sack_offsets(&self, ack: u64, pkt: &Packet) -> ([(u64, u64); crate::packet::MAX_SACK_BLOCKS], usize) {
         let mut blocks = [(0u64, 0u64); crate::packet::MAX_SACK_BLOCKS];
+        let base = self.isn.wrapping_add(1);
         for (b, w) in blocks.iter_mut().zip(pkt.sack_blocks()) {
             *b = (unwrap(base, w.left, ack), unwrap(base, w.right, ack));
         }
-        let floor = ack.max(self.snd_una);
-        self.scoreboard.update(floor, blocks[..pkt.n_sack as usize].iter().copied());
+        (blocks, pkt.n_sack as usize)
     }
 
     /// An ACK of new data up to `ack`, echoing the timestamp `echoed`.
@@ -498,6 +513,10 @@ impl TcpSender {
 
 #[path = "sender_output.rs"]
 mod output;
+
+#[path = "sender_sampling.rs"]
+mod sampling;
+use sampling::Sampling;
 
 #[cfg(test)]
 #[path = "sender_tests.rs"]

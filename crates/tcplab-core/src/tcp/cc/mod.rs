@@ -8,19 +8,26 @@
 //! - `reno`: the classic AIMD (additive increase, multiplicative decrease, `aimd.rs`), with
 //!   the increase of each stack whose window arithmetic differs (the `window_rule` knob):
 //!   `tcplab.rs`, `bsd44.rs`, `ns2.rs`;
-//! - `cubic`: CUBIC as RFC 9438 specifies it (`cubic.rs`).
+//! - `cubic`: CUBIC as RFC 9438 specifies it (`cubic.rs`);
+//! - `vegas`: TCP Vegas (Brakmo and Peterson, 1995; `vegas.rs`).
+//!
+//! Vegas learns from every ACK what was delivered and when (the sender's delivery log,
+//! `tcp/delivery.rs`, hands it an `AckSample`): the sender keeps that log only for a
+//! controller that `samples_delivery`, so the classic controllers pay nothing for it.
 
 mod aimd;
 mod bsd44;
 mod cubic;
 mod ns2;
 mod tcplab;
+mod vegas;
 
 pub use aimd::{Aimd, Decrease, Growth, Halving};
 pub use bsd44::Bsd44Growth;
 pub use cubic::Cubic;
 pub use ns2::Ns2Growth;
 pub use tcplab::TcplabGrowth;
+pub use vegas::Vegas;
 
 use crate::time::{Dur, Time};
 
@@ -46,6 +53,59 @@ pub struct LossState {
     pub snd_max: u64,
 }
 
+/// What one ACK (new or duplicate) told a controller that samples delivery, from the sender's
+/// delivery log (`tcp/delivery.rs`, after draft-cheng-iccrg-delivery-rate-estimation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct AckSample {
+    pub now: Time,
+    /// Bytes this ACK newly reported delivered: cumulatively acknowledged, SACKed, or one
+    /// segment for a duplicate ACK without SACK.
+    pub delivered: u64,
+    /// Bytes delivered over the connection so far (the draft's C.delivered), this ACK included.
+    pub total_delivered: u64,
+    /// Bytes newly marked lost: those resent since the previous ACK.
+    pub lost: u64,
+    /// Bytes in the network after this ACK: sent and neither acknowledged, SACKed, counted by
+    /// a duplicate ACK, nor given up for lost by a timeout.
+    pub in_flight: u64,
+    /// `in_flight` before this ACK (the draft's rs.prior_in_flight).
+    pub prior_in_flight: u64,
+    /// Bytes above snd_una known to have left the network (SACKed, or counted by duplicate
+    /// ACKs): what the sender's cumulative window test counts but `in_flight` does not.
+    pub out_of_order: u64,
+    /// Round-trip time of the newest segment this ACK delivered that was sent only once (Karn).
+    pub rtt: Option<Dur>,
+    /// C.delivered when the newest segment this ACK delivered was sent (P.delivered), if the
+    /// ACK delivered a segment it can name (not a duplicate ACK without SACK).
+    pub prior_delivered: Option<u64>,
+    /// The delivery-rate sample of this ACK, if it gives a valid one.
+    pub rate: Option<RateSample>,
+    pub mss: u64,
+    /// The cumulative ACK (snd_una after it) and the highest byte sent + 1.
+    pub snd_una: u64,
+    pub snd_max: u64,
+}
+
+/// A delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation-00, Sec. 3.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RateSample {
+    /// Bytes delivered over the sample's interval (rs.delivered).
+    pub delivered: u64,
+    /// The interval, ns: the longer of the send and the ACK phases (rs.interval).
+    pub interval: Dur,
+    /// C.delivered when the newest delivered segment was sent (rs.prior_delivered).
+    pub prior_delivered: u64,
+    /// The newest delivered segment was sent while the application had nothing more to send.
+    pub app_limited: bool,
+}
+
+impl RateSample {
+    /// Bytes per second.
+    pub fn rate(&self) -> u64 {
+        (self.delivered as u128 * crate::time::SEC as u128 / self.interval.max(1) as u128) as u64
+    }
+}
+
 pub trait CongestionControl {
     /// An ACK of new data at `now`, acknowledging `acked` bytes, that the loss recovery lets
     /// grow the window: open it.
@@ -61,6 +121,13 @@ pub trait CongestionControl {
     fn usable(&self, cwnd: u64, _mss: u64) -> u64 {
         cwnd
     }
+    /// What an ACK delivered, before loss recovery sees the ACK (controllers that
+    /// `samples_delivery` only).
+    fn on_sample(&mut self, _s: &AckSample) {}
+    /// After loss recovery and window growth handled the ACK: a controller that decides
+    /// once per round trip (Vegas) sets the window here. `in_recovery`: the recovery policy
+    /// is in a loss episode.
+    fn set_window(&mut self, _s: &AckSample, _in_recovery: bool, _win: &mut Window) {}
 }
 
 /// Calls a `CongestionControl` method on whichever controller is inside, without a vtable.
@@ -71,18 +138,20 @@ macro_rules! dispatch {
             Controller::Bsd44($c) => $call,
             Controller::Ns2($c) => $call,
             Controller::Cubic($c) => $call,
+            Controller::Vegas($c) => $call,
         }
     };
 }
 
-/// The closed set of controllers (static dispatch on the hot path). CUBIC is boxed so a
-/// classic flow's sender stays as small as before.
+/// The closed set of controllers (static dispatch on the hot path). The newer ones are boxed
+/// so a classic flow's sender stays as small as before.
 #[derive(Debug, Clone)]
 pub enum Controller {
     Tcplab(Aimd<TcplabGrowth>),
     Bsd44(Aimd<Bsd44Growth>),
     Ns2(Aimd<Ns2Growth>),
     Cubic(Box<Cubic>),
+    Vegas(Box<Vegas>),
 }
 
 impl Controller {
@@ -101,7 +170,16 @@ impl Controller {
                 }
             }
             Congestion::Cubic => Controller::Cubic(Box::new(Cubic::new(cap))),
+            Congestion::Vegas => {
+                Controller::Vegas(Box::new(Vegas::new(cfg.vegas_alpha as u64, cfg.vegas_beta as u64, cap)))
+            }
         }
+    }
+
+    /// Whether the sender must keep its delivery log for this controller (`on_sample`,
+    /// `set_window`).
+    pub fn samples_delivery(&self) -> bool {
+        matches!(self, Controller::Vegas(_))
     }
 
     #[inline]
@@ -121,6 +199,12 @@ impl Controller {
     #[inline]
     pub fn usable(&self, cwnd: u64, mss: u64) -> u64 {
         dispatch!(self, c => c.usable(cwnd, mss))
+    }
+    pub fn on_sample(&mut self, s: &AckSample) {
+        dispatch!(self, c => c.on_sample(s))
+    }
+    pub fn set_window(&mut self, s: &AckSample, in_recovery: bool, win: &mut Window) {
+        dispatch!(self, c => c.set_window(s, in_recovery, win))
     }
 }
 
@@ -181,15 +265,11 @@ mod tests {
     }
 
     #[test]
-    fn the_cc_knob_picks_the_controller() {
-        assert!(matches!(
-            Controller::new(&TcpConfig { cc: Congestion::Cubic, ..TcpConfig::default() }),
-            Controller::Cubic(_)
-        ));
-        assert!(matches!(
-            Controller::new(&TcpConfig { cc: Congestion::Reno, ..TcpConfig::default() }),
-            Controller::Tcplab(_)
-        ));
+    fn the_cc_knob_picks_the_controller_and_only_vegas_samples_delivery() {
+        for (cc, samples) in [(Congestion::Reno, false), (Congestion::Cubic, false), (Congestion::Vegas, true)] {
+            let c = Controller::new(&TcpConfig { cc, ..TcpConfig::default() });
+            assert_eq!(c.samples_delivery(), samples, "{cc:?}");
+        }
     }
 
     #[test]
