@@ -1,6 +1,7 @@
 //! The congestion controllers beyond the classic family (`tcp.cc`) on two hosts: CUBIC
-//! against RFC 9438's window curve after one loss, Vegas holding a few segments queued; each
-//! with deterministic drops, and each surviving random loss under every loss-recovery variant.
+//! against RFC 9438's window curve after one loss, Vegas holding a few segments queued,
+//! BBR filling the pipe at a paced rate with a short queue and probing its RTT; each with
+//! deterministic drops, and each surviving random loss under every loss-recovery variant.
 
 mod common;
 use common::*;
@@ -12,7 +13,7 @@ const BASE_RTT_S: f64 = 0.020864;
 const BDP_SEGMENTS: f64 = 10e6 / 8.0 * BASE_RTT_S / 1040.0;
 
 /// The controllers beyond the classic family.
-const CONTROLLERS: &[&str] = &["cubic", "vegas"];
+const CONTROLLERS: &[&str] = &["cubic", "vegas", "bbr"];
 
 fn run_cc(tcp: &str, drops: &[u64], bytes: u64, duration_s: f64) -> (RunReport, FlowTrace) {
     let loss = if drops.is_empty() { String::new() } else { drop_segments(drops) };
@@ -78,6 +79,34 @@ fn vegas_keeps_between_alpha_and_beta_segments_queued() {
     assert!(peak <= max_cwnd / 2, "peak queue {peak}, largest window {max_cwnd} segments");
     let reno = run_cc("variant = \"newreno\"", &[], 1 << 40, 20.0).0;
     assert!(reno.links[0].stats.peak_queue_packets > 500);
+}
+
+#[test]
+fn bbr_fills_the_pipe_at_a_paced_rate_with_a_short_queue() {
+    let (r, t) = run_cc("cc = \"bbr\"\nvariant = \"sack_rfc6675\"", &[], 1 << 40, 20.0);
+    let f = &r.flows[0];
+    assert_eq!(f.retransmits, 0);
+    assert!(f.goodput_bps > 0.9 * 10e6 * 1000.0 / 1040.0, "goodput {}", f.goodput_bps);
+    // STARTUP's overshoot queues at most about 1.9 BDP; Reno would fill the 1000 packets.
+    let peak = r.links[0].stats.peak_queue_packets as f64;
+    assert!(peak < 2.5 * BDP_SEGMENTS, "peak queue {peak}");
+    // Paced: after the first round trips, no two segments leave at the same instant.
+    let late: Vec<_> = t.sends.iter().filter(|s| s.time > 1_000_000_000).collect();
+    assert!(late.windows(2).all(|w| w[1].time > w[0].time), "segments sent back to back");
+    // In PROBE_BW cwnd is 2 BDP plus three quanta of 2 segments.
+    let cwnd = cwnd_at(&t, 9.0);
+    assert!((cwnd - 2.0 * BDP_SEGMENTS - 6.0).abs() < 3.0, "cwnd {cwnd}, BDP {BDP_SEGMENTS}");
+}
+
+#[test]
+fn bbr_probes_its_rtt_every_ten_seconds_with_four_segments() {
+    let (_, t) = run_cc("cc = \"bbr\"\nvariant = \"newreno\"", &[], 1 << 40, 25.0);
+    let min_in = |a: f64, b: f64| {
+        t.rows.iter().filter(|r| (a..b).contains(&(r.time as f64 / 1e9))).map(|r| r.cwnd).min().unwrap()
+    };
+    assert_eq!(min_in(9.0, 11.5), 4000, "PROBE_RTT about 10 s after the first RTT sample");
+    assert_eq!(min_in(19.0, 21.5), 4000, "and again 10 s later");
+    assert!(min_in(12.0, 19.0) > 4000, "not in between");
 }
 
 #[test]

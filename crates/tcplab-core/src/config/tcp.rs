@@ -94,9 +94,9 @@ fn check_together(f: &str, v: &KnobValues) -> Result<(), ScenarioError> {
     if v.vegas_beta < v.vegas_alpha {
         return err(format!("{f}.vegas_beta"), "must not be below vegas_alpha");
     }
-    if v.cc == Congestion::Vegas && v.codec != Codec::Plain {
-        // Its delivery log counts whole segments; TCP Boston delivers shards.
-        return err(format!("{f}.cc"), "vegas runs with codec = \"plain\" only");
+    if matches!(v.cc, Congestion::Vegas | Congestion::Bbr) && v.codec != Codec::Plain {
+        // Their delivery log counts whole segments; TCP Boston delivers shards.
+        return err(format!("{f}.cc"), "vegas and bbr run with codec = \"plain\" only");
     }
     if v.ssthresh_floor == 0 && v.window_rule != WindowRule::Ns2 {
         // Reno would deflate a byte-counted window to 0 and never send again.
@@ -173,14 +173,17 @@ mod tests {
         assert_eq!(e("boston_dispersal = 0"), "flow[0].tcp.boston_dispersal: must be between 1 and 256 (got 0)");
         assert_eq!(
             e("cc = \"westwood\""),
-            "flow[0].tcp.cc: unknown congestion controller 'westwood' (use reno, cubic or vegas)"
+            "flow[0].tcp.cc: unknown congestion controller 'westwood' (use reno, cubic, vegas or bbr)"
         );
         assert_eq!(
             e("cc = \"cubic\"\nwindow_rule = \"ns2\""),
             "flow[0].tcp.window_rule: applies only to cc = \"reno\" (the other controllers have their own)"
         );
         assert_eq!(e("vegas_alpha = 4"), "flow[0].tcp.vegas_beta: must not be below vegas_alpha");
-        assert_eq!(e("cc = \"vegas\"\ncodec = \"boston\""), "flow[0].tcp.cc: vegas runs with codec = \"plain\" only");
+        assert_eq!(
+            e("cc = \"bbr\"\ncodec = \"boston\""),
+            "flow[0].tcp.cc: vegas and bbr run with codec = \"plain\" only"
+        );
     }
 
     #[test]

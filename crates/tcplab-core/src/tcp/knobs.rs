@@ -171,7 +171,7 @@ flywheel's)";
             cc => cc: Congestion, Names<Congestion>, "", [Congestion::Reno],
                 "congestion control: how the window grows and how far a loss cuts it, apart from loss recovery \
 (`variant`). `\"reno\"`: the classic AIMD of the stack (`window_rule`); `\"cubic\"`: RFC 9438; \
-`\"vegas\"`: Brakmo and Peterson (1995). See \
+`\"vegas\"`: Brakmo and Peterson (1995); `\"bbr\"`: BBR v1 (Cardwell et al., 2016), which paces. See \
 [Congestion control](#congestion-control)";
             vegas_alpha => vegas_alpha: u32, Count<0, 1000>, "segments", [1],
                 "`cc = \"vegas\"`: below this many extra segments queued in the path, the window grows by one \
@@ -307,6 +307,8 @@ named_enum! {
         Cubic = "cubic",
         /// Brakmo and Peterson (1995).
         Vegas = "vegas",
+        /// BBR v1 (Cardwell et al., 2016; draft-cardwell-iccrg-bbr-congestion-control-00).
+        Bbr = "bbr",
     }
 }
 

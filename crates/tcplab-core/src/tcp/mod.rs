@@ -6,6 +6,7 @@ pub mod config;
 pub mod delivery;
 pub mod growth;
 pub mod knobs;
+pub mod pacing;
 pub mod receiver;
 pub mod recovery;
 pub mod reserved;

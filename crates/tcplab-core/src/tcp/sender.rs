@@ -126,7 +126,7 @@ pub struct TcpSender {
     trace: Option<Box<SenderTrace>>,
     /// Policies of a connection with a reservation (`reserved.rs`), if any.
     pub reserved: Option<Box<Reserved>>,
-    /// The delivery log of a controller that samples delivery (`sender_sampling.rs`).
+    /// The delivery log and pacer of a controller that samples delivery (`sender_sampling.rs`).
     sampling: Option<Box<Sampling>>,
 }
 
@@ -149,7 +149,7 @@ impl TcpSender {
             peer_wnd: cfg.advertised_window() as u64,
             max_peer_wnd: cfg.advertised_window() as u64,
             recovery: Recovery::new(&cfg),
-            cc: Controller::new(&cfg),
+            cc: Controller::new(&cfg, isn as u64),
             boston: cfg.boston.map(|b| Box::new(BostonTx::new(b))),
             cfg,
             flow,
@@ -243,9 +243,13 @@ impl TcpSender {
     }
 
     pub fn next_deadline(&self) -> Option<Time> {
-        match self.reserved.as_ref().and_then(|r| r.next_deadline()) {
+        let rto = match self.reserved.as_ref().and_then(|r| r.next_deadline()) {
             Some(r) => Some(self.rto_at.map_or(r, |t| t.min(r))),
             None => self.rto_at,
+        };
+        match self.pacing_deadline() {
+            Some(p) => Some(rto.map_or(p, |t| t.min(p))),
+            None => rto,
         }
     }
 

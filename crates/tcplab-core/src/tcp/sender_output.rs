@@ -37,7 +37,7 @@ impl TcpSender {
     /// The next data segment: a requested retransmission, whatever the recovery policy
     /// chooses, or what the window allows.
     fn next_data(&mut self, now: Time) -> Option<Packet> {
-        if self.burst_left == 0 {
+        if self.burst_left == 0 || self.paced_out(now) {
             return None;
         }
         if let Some(off) = self.retransmit.take() {

@@ -1,17 +1,20 @@
-//! The sender's side of a congestion controller that samples delivery (Vegas): the delivery
-//! log it writes on every send and reads on every ACK (`tcp/delivery.rs`). A child module of
-//! `sender`; a sender whose controller does not sample keeps none of it.
+//! The sender's side of a congestion controller that samples delivery (Vegas, BBR): the
+//! delivery log it writes on every send and reads on every ACK (`tcp/delivery.rs`), and the
+//! pacer that holds segments back to the controller's pacing rate (`tcp/pacing.rs`). A child
+//! module of `sender`; a sender whose controller does not sample keeps none of it.
 
 use crate::packet::Packet;
 use crate::time::Time;
 
 use super::super::cc::AckSample;
 use super::super::delivery::DeliveryLog;
+use super::super::pacing::Pacer;
 use super::TcpSender;
 
 #[derive(Debug, Clone, Default)]
 pub struct Sampling {
     log: DeliveryLog,
+    pacer: Pacer,
 }
 
 impl TcpSender {
@@ -34,17 +37,40 @@ impl TcpSender {
         Some(s)
     }
 
-    /// After loss recovery handled the ACK: the controller sets its window.
+    /// After loss recovery handled the ACK: the controller sets its window, and samples taken
+    /// while it holds the sender back count as application-limited.
     pub(super) fn after_sample(&mut self, s: &AckSample) {
         self.cc.set_window(s, self.recovery.in_recovery(), &mut self.win);
+        if self.cc.holds_back() {
+            if let Some(d) = &mut self.sampling {
+                d.log.on_app_limited(s.in_flight);
+            }
+        }
     }
 
     /// A data segment [off, off + len) leaves now (before snd_max moves past it).
     pub(super) fn sampled_send(&mut self, now: Time, off: u64, len: u64, resend: bool) {
         let idle = self.snd_max == self.snd_una;
+        let rate = self.cc.pacing_rate();
         if let Some(d) = &mut self.sampling {
             d.log.on_send(now, off, len, resend, idle);
+            if let Some(rate) = rate {
+                d.pacer.on_sent(now, len, rate);
+            }
         }
+    }
+
+    /// Whether pacing holds data back at `now` (the pacer then wants its timer).
+    pub(super) fn paced_out(&mut self, now: Time) -> bool {
+        match &mut self.sampling {
+            Some(d) if self.cc.pacing_rate().is_some() => !d.pacer.ready(now),
+            _ => false,
+        }
+    }
+
+    /// When held-back data may leave, if pacing holds any.
+    pub(super) fn pacing_deadline(&self) -> Option<Time> {
+        self.sampling.as_ref().and_then(|d| d.pacer.deadline())
     }
 
     /// Nothing was sent because the application has no more data: the samples taken until

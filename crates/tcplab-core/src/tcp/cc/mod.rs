@@ -9,13 +9,17 @@
 //!   the increase of each stack whose window arithmetic differs (the `window_rule` knob):
 //!   `tcplab.rs`, `bsd44.rs`, `ns2.rs`;
 //! - `cubic`: CUBIC as RFC 9438 specifies it (`cubic.rs`);
-//! - `vegas`: TCP Vegas (Brakmo and Peterson, 1995; `vegas.rs`).
+//! - `vegas`: TCP Vegas (Brakmo and Peterson, 1995; `vegas.rs`);
+//! - `bbr`: BBR v1 (Cardwell et al., 2016/2017; `bbr.rs`, with `bbr_model.rs`).
 //!
-//! Vegas learns from every ACK what was delivered and when (the sender's delivery log,
-//! `tcp/delivery.rs`, hands it an `AckSample`): the sender keeps that log only for a
-//! controller that `samples_delivery`, so the classic controllers pay nothing for it.
+//! Vegas and BBR learn from every ACK what was delivered and when (the sender's delivery log,
+//! `tcp/delivery.rs`, hands them an `AckSample`), and BBR paces (`pacing_rate`): the sender
+//! keeps that log only for a controller that `samples_delivery`, so the classic controllers
+//! pay nothing for it.
 
 mod aimd;
+mod bbr;
+mod bbr_model;
 mod bsd44;
 mod cubic;
 mod ns2;
@@ -23,6 +27,7 @@ mod tcplab;
 mod vegas;
 
 pub use aimd::{Aimd, Decrease, Growth, Halving};
+pub use bbr::Bbr;
 pub use bsd44::Bsd44Growth;
 pub use cubic::Cubic;
 pub use ns2::Ns2Growth;
@@ -124,10 +129,19 @@ pub trait CongestionControl {
     /// What an ACK delivered, before loss recovery sees the ACK (controllers that
     /// `samples_delivery` only).
     fn on_sample(&mut self, _s: &AckSample) {}
-    /// After loss recovery and window growth handled the ACK: a controller that decides
-    /// once per round trip (Vegas) sets the window here. `in_recovery`: the recovery policy
-    /// is in a loss episode.
+    /// After loss recovery and window growth handled the ACK: a controller that decides once
+    /// per round trip (Vegas) or owns cwnd (BBR) sets it here. `in_recovery`: the recovery
+    /// policy is in a loss episode.
     fn set_window(&mut self, _s: &AckSample, _in_recovery: bool, _win: &mut Window) {}
+    /// The rate the sender paces at, bytes per second; None: no pacing.
+    fn pacing_rate(&self) -> Option<u64> {
+        None
+    }
+    /// The controller holds the sender below what the path carries (BBR's PROBE_RTT): the
+    /// delivery samples taken meanwhile are marked application-limited.
+    fn holds_back(&self) -> bool {
+        false
+    }
 }
 
 /// Calls a `CongestionControl` method on whichever controller is inside, without a vtable.
@@ -139,6 +153,7 @@ macro_rules! dispatch {
             Controller::Ns2($c) => $call,
             Controller::Cubic($c) => $call,
             Controller::Vegas($c) => $call,
+            Controller::Bbr($c) => $call,
         }
     };
 }
@@ -152,12 +167,13 @@ pub enum Controller {
     Ns2(Aimd<Ns2Growth>),
     Cubic(Box<Cubic>),
     Vegas(Box<Vegas>),
+    Bbr(Box<Bbr>),
 }
 
 impl Controller {
     /// The controller `cfg` asks for (`cc`; for `reno`, its stack's window rule with the
-    /// variant's decrease), capped at `max_cwnd` segments.
-    pub fn new(cfg: &TcpConfig) -> Self {
+    /// variant's decrease), capped at `max_cwnd` segments. `seed` seeds BBR's one random draw.
+    pub fn new(cfg: &TcpConfig, seed: u64) -> Self {
         let mss = cfg.mss as u64;
         let cap = cfg.max_cwnd.map(|m| m as u64 * mss);
         match cfg.cc {
@@ -173,13 +189,14 @@ impl Controller {
             Congestion::Vegas => {
                 Controller::Vegas(Box::new(Vegas::new(cfg.vegas_alpha as u64, cfg.vegas_beta as u64, cap)))
             }
+            Congestion::Bbr => Controller::Bbr(Box::new(Bbr::new(cfg.initial_cwnd as u64 * mss, mss, cap, seed))),
         }
     }
 
     /// Whether the sender must keep its delivery log for this controller (`on_sample`,
-    /// `set_window`).
+    /// `set_window`, `pacing_rate`).
     pub fn samples_delivery(&self) -> bool {
-        matches!(self, Controller::Vegas(_))
+        matches!(self, Controller::Vegas(_) | Controller::Bbr(_))
     }
 
     #[inline]
@@ -205,6 +222,12 @@ impl Controller {
     }
     pub fn set_window(&mut self, s: &AckSample, in_recovery: bool, win: &mut Window) {
         dispatch!(self, c => c.set_window(s, in_recovery, win))
+    }
+    pub fn pacing_rate(&self) -> Option<u64> {
+        dispatch!(self, c => c.pacing_rate())
+    }
+    pub fn holds_back(&self) -> bool {
+        dispatch!(self, c => c.holds_back())
     }
 }
 
@@ -245,7 +268,7 @@ mod tests {
             (RecoveryKind::NewReno, 2500),
             (RecoveryKind::Sack6675, 2500),
         ] {
-            let mut c = Controller::new(&cfg(kind));
+            let mut c = Controller::new(&cfg(kind), 0);
             assert_eq!(c.on_congestion_event(&l), fast, "{kind:?}");
             assert_eq!(c.on_timeout(&l), Window { cwnd: 1000, ssthresh: 4000 }, "{kind:?}");
         }
@@ -254,21 +277,24 @@ mod tests {
     #[test]
     fn the_window_rule_picks_the_classic_controller_and_max_cwnd_caps_it() {
         let cfg = TcpConfig { window_rule: WindowRule::Ns2, mss: 1000, max_cwnd: Some(4), ..TcpConfig::default() };
-        let mut c = Controller::new(&cfg);
+        let mut c = Controller::new(&cfg, 0);
         assert!(matches!(c, Controller::Ns2(_)));
         let mut w = Window { cwnd: 4000, ssthresh: 100_000 };
         c.on_ack(0, &mut w, 1000, 1000);
         assert_eq!(w.cwnd, 4000, "maxcwnd_ 4 packets");
         let bsd = TcpConfig { window_rule: WindowRule::Bsd44, ..TcpConfig::default() };
-        assert!(matches!(Controller::new(&bsd), Controller::Bsd44(_)));
-        assert!(matches!(Controller::new(&TcpConfig::default()), Controller::Tcplab(_)));
+        assert!(matches!(Controller::new(&bsd, 0), Controller::Bsd44(_)));
+        assert!(matches!(Controller::new(&TcpConfig::default(), 0), Controller::Tcplab(_)));
     }
 
     #[test]
-    fn the_cc_knob_picks_the_controller_and_only_vegas_samples_delivery() {
-        for (cc, samples) in [(Congestion::Reno, false), (Congestion::Cubic, false), (Congestion::Vegas, true)] {
-            let c = Controller::new(&TcpConfig { cc, ..TcpConfig::default() });
+    fn the_cc_knob_picks_the_controller_and_only_vegas_and_bbr_sample_delivery() {
+        for (cc, samples) in
+            [(Congestion::Reno, false), (Congestion::Cubic, false), (Congestion::Vegas, true), (Congestion::Bbr, true)]
+        {
+            let c = Controller::new(&TcpConfig { cc, ..TcpConfig::default() }, 0);
             assert_eq!(c.samples_delivery(), samples, "{cc:?}");
+            assert_eq!(c.pacing_rate().is_some(), cc == Congestion::Bbr, "{cc:?}: only BBR paces");
         }
     }
 
