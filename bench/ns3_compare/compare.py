@@ -52,9 +52,9 @@ def jain(xs: list[float]) -> float:
     return sum(xs) ** 2 / (len(xs) * sq) if sq > 0 else 0.0
 
 
-def ns3_result(flows: int, sim_time: float, sack: bool, repeat: int) -> dict:
-    cmd = [str(NS3_PYTHON), str(HERE / "ns3_dumbbell.py"),
-           "--flows", str(flows), "--sim-time", str(sim_time)] + (["--sack"] if sack else [])
+def ns3_result(flows: int, sim_time: float, sack: bool, repeat: int, cc: str) -> dict:
+    cmd = [str(NS3_PYTHON), str(HERE / "ns3_dumbbell.py"), "--flows", str(flows),
+           "--sim-time", str(sim_time), "--cc", cc] + (["--sack"] if sack else [])
     r = best_of(cmd, repeat, "run_wall_s")
     return {"wall_s": r["run_wall_s"], "packets_forwarded": r["packets_forwarded"],
             "sim_time_s": r["sim_time_s"], "goodput_bps": r["bottleneck_goodput_bps"],
@@ -71,7 +71,7 @@ def with_tcp_overrides(text: str, overrides: dict[str, str]) -> str:
     return text.replace(head, head + extra, 1)
 
 
-def tcplab_result(flows: int, repeat: int, stack: str | None) -> dict | str:
+def tcplab_result(flows: int, repeat: int, stack: str | None, cc: str) -> dict | str:
     """tcplab's numbers, or a string saying why there are none."""
     scenario = REPO / "scenarios" / f"bench_dumbbell_{flows}.toml"
     if not TCPLAB.exists():
@@ -81,6 +81,8 @@ def tcplab_result(flows: int, repeat: int, stack: str | None) -> dict | str:
     overrides = dict(TCPLAB_TCP_OVERRIDES)
     if stack is not None:
         overrides["stack"] = json.dumps(stack)  # a JSON string is a valid TOML string
+    if cc != "newreno":
+        overrides["cc"] = json.dumps(cc)  # the scenario's variant (newreno) recovers losses
     try:
         with tempfile.TemporaryDirectory(prefix="ns3cmp-") as tmp:
             path = Path(tmp) / scenario.name
@@ -110,6 +112,9 @@ def main() -> int:
     ap.add_argument("--ns3-sack", action="store_true", help="run ns-3 with SACK on")
     ap.add_argument("--stack", default=None, help="tcplab TCP stack preset, passed as "
                     "[tcp] stack (only for a tcplab that has stack presets)")
+    ap.add_argument("--cc", choices=["newreno", "cubic"], default="newreno",
+                    help="congestion control on both sides: ns-3's TcpNewReno or TcpCubic, "
+                    "tcplab's [tcp] cc")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     args = ap.parse_args()
 
@@ -120,8 +125,8 @@ def main() -> int:
 
     results: dict[str, dict] = {}
     for n in args.flows:
-        row: dict = {"ns-3": ns3_result(n, args.sim_time, args.ns3_sack, args.repeat)}
-        tcplab = tcplab_result(n, args.repeat, args.stack)
+        row: dict = {"ns-3": ns3_result(n, args.sim_time, args.ns3_sack, args.repeat, args.cc)}
+        tcplab = tcplab_result(n, args.repeat, args.stack, args.cc)
         if isinstance(tcplab, str):
             row["tcplab_missing"] = tcplab
         else:

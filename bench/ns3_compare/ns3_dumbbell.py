@@ -72,9 +72,12 @@ MIN_RTO_MS = 200  # ns-3's own default is 1 s
 START_STEP_MS = 10  # flow i starts at i * step
 INITIAL_CWND = 1  # segments; ns-3's own default is 10
 RECOVERY_TYPES = {"classic": "ns3::TcpClassicRecovery", "prr": "ns3::TcpPrrRecovery"}
+# --cc: ns-3's congestion control for tcplab's `cc` knob.
+SOCKET_TYPES = {"newreno": "ns3::TcpNewReno", "cubic": "ns3::TcpCubic"}
 
 
-def configure_tcp(sack: bool, min_rto_ms: float, initial_cwnd: int, recovery: str) -> None:
+def configure_tcp(sack: bool, min_rto_ms: float, initial_cwnd: int, recovery: str,
+                  cc: str = "newreno") -> None:
     """Defaults for every TCP socket: set to what tcplab's bench scenarios use.
 
     tcplab's side is `[tcp] variant = "newreno"` (RFC 6582), mss 1000, 1 MiB receive buffer,
@@ -83,7 +86,11 @@ def configure_tcp(sack: bool, min_rto_ms: float, initial_cwnd: int, recovery: st
     40-byte IP + TCP headers, a sender that never gives up on a segment.
     """
     cfg = ns.Config.SetDefault
-    cfg("ns3::TcpL4Protocol::SocketType", ns.StringValue("ns3::TcpNewReno"))
+    cfg("ns3::TcpL4Protocol::SocketType", ns.StringValue(SOCKET_TYPES[cc]))
+    if cc == "cubic":
+        # tcplab's CUBIC (RFC 9438) has no HyStart++: its first slow start ends with a loss.
+        # C 0.4, beta 0.7 and fast convergence are ns-3's defaults and tcplab's.
+        cfg("ns3::TcpCubic::HyStart", ns.BooleanValue(False))
     # ns-3's default recovery is PRR with SACK on; classic recovery without SACK is
     # textbook RFC 6582 NewReno, as tcplab's `newreno`. --sack restores ns-3's SACK.
     cfg("ns3::TcpL4Protocol::RecoveryType", ns.StringValue(RECOVERY_TYPES[recovery]))
@@ -123,8 +130,8 @@ def p2p_device(dev: ns.Ptr[ns.NetDevice]) -> ns.Ptr[ns.PointToPointNetDevice]:
 
 def run(flows: int, sim_time: float, sack: bool = False,
         min_rto_ms: float = MIN_RTO_MS, start_step_ms: float = START_STEP_MS,
-        initial_cwnd: int = INITIAL_CWND, recovery: str = "classic") -> dict:
-    configure_tcp(sack, min_rto_ms, initial_cwnd, recovery)
+        initial_cwnd: int = INITIAL_CWND, recovery: str = "classic", cc: str = "newreno") -> dict:
+    configure_tcp(sack, min_rto_ms, initial_cwnd, recovery, cc)
 
     routers, senders, receivers = ns.NodeContainer(), ns.NodeContainer(), ns.NodeContainer()
     routers.Create(2)
@@ -244,11 +251,13 @@ def main() -> None:
                     help="segments (ns-3's own default is 10)")
     ap.add_argument("--recovery", choices=sorted(RECOVERY_TYPES), default="classic",
                     help="fast recovery: classic (RFC 6582 NewReno, as tcplab) or prr (ns-3's default)")
+    ap.add_argument("--cc", choices=sorted(SOCKET_TYPES), default="newreno",
+                    help="congestion control (tcplab's `cc`)")
     args = ap.parse_args()
     if not 1 <= args.flows <= 127:  # two /24 per flow from 10.0.1.0 upwards
         ap.error("--flows must be in 1..127")
     print(json.dumps(run(args.flows, args.sim_time, args.sack, args.min_rto_ms,
-                         args.start_step_ms, args.initial_cwnd, args.recovery)))
+                         args.start_step_ms, args.initial_cwnd, args.recovery, args.cc)))
 
 
 if __name__ == "__main__":

@@ -72,6 +72,13 @@ impl TcpSpec {
         let stack = self.stack(f)?;
         let values = stack.knob_values(&self.knobs(f)?);
         check_together(f, &values)?;
+        if self.window_rule.is_some() && values.cc != Congestion::Reno {
+            // Only the classic controller has a per-stack window arithmetic to choose.
+            return err(
+                format!("{f}.window_rule"),
+                "applies only to cc = \"reno\" (the other controllers have their own)",
+            );
+        }
         Ok(values.config(stack))
     }
 }
@@ -94,6 +101,13 @@ fn check_together(f: &str, v: &KnobValues) -> Result<(), ScenarioError> {
                 v.mss as u64 + v.header_bytes as u64
             ),
         );
+    }
+    if v.vegas_beta < v.vegas_alpha {
+        return err(format!("{f}.vegas_beta"), "must not be below vegas_alpha");
+    }
+    if matches!(v.cc, Congestion::Vegas | Congestion::Bbr) && v.codec != Codec::Plain {
+        // Their delivery log counts whole segments; TCP Boston delivers shards.
+        return err(format!("{f}.cc"), "vegas and bbr run with codec = \"plain\" only");
     }
     if v.ssthresh_floor == 0 && v.window_rule != WindowRule::Ns2 {
         // Reno would deflate a byte-counted window to 0 and never send again.
@@ -178,6 +192,19 @@ mod tests {
         assert_eq!(e("max_cwnd = -1"), "flow[0].tcp.max_cwnd: must be 0 (no cap) or a positive integer (got -1)");
         assert!(e("rcv_buf = \"2GiB\"").starts_with("flow[0].tcp.rcv_buf: "));
         assert_eq!(e("boston_dispersal = 0"), "flow[0].tcp.boston_dispersal: must be between 1 and 256 (got 0)");
+        assert_eq!(
+            e("cc = \"westwood\""),
+            "flow[0].tcp.cc: unknown congestion controller 'westwood' (use reno, cubic, vegas or bbr)"
+        );
+        assert_eq!(
+            e("cc = \"cubic\"\nwindow_rule = \"ns2\""),
+            "flow[0].tcp.window_rule: applies only to cc = \"reno\" (the other controllers have their own)"
+        );
+        assert_eq!(e("vegas_alpha = 4"), "flow[0].tcp.vegas_beta: must not be below vegas_alpha");
+        assert_eq!(
+            e("cc = \"bbr\"\ncodec = \"boston\""),
+            "flow[0].tcp.cc: vegas and bbr run with codec = \"plain\" only"
+        );
     }
 
     #[test]
@@ -189,6 +216,7 @@ mod tests {
         assert!(row("min_rto").contains("| `\"1s\"` | `\"1s\"` | `\"200ms\"` | `\"200ms\"` |"));
         assert!(row("variant").contains("`\"reno\"`"));
         assert!(row("tick_phase").contains("| `\"random\"` | `\"random\"` | `\"random\"` | `\"random\"` |"));
-        assert_eq!(t.lines().count(), 2 + 1 + 36, "header, stack, and the 36 other knobs");
+        assert!(row("cc").contains("| `\"reno\"` | `\"reno\"` | `\"reno\"` | `\"reno\"` |"), "{}", row("cc"));
+        assert_eq!(t.lines().count(), 2 + 1 + 39, "header, stack, and the 39 other knobs");
     }
 }

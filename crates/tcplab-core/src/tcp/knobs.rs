@@ -30,7 +30,9 @@ use super::stack::Stack;
 /// What the knob list names besides readers: its types, constants and default helpers. Both
 /// places that expand the list import all of it.
 pub mod names {
-    pub use super::{two_ticks_or, Codec, OutOfOrderAck, RecoverySend, Ssthresh, TickPhase, HUGE, NS_WINDOW};
+    pub use super::{
+        two_ticks_or, Codec, Congestion, OutOfOrderAck, RecoverySend, Ssthresh, TickPhase, HUGE, NS_WINDOW,
+    };
     pub use crate::tcp::boston::{BostonConfig, Partial};
     pub use crate::tcp::config::{DelayedAck, Handshake, RecoveryKind};
     pub use crate::tcp::growth::{Deflation, WindowRule};
@@ -155,7 +157,7 @@ shards (a 199-shard GF(2^16) decode costs a good fraction of a second: sample th
 once on the partial ACK for the first unacknowledged segment, see [ATM](#atm)";
             window_rule => window_rule: WindowRule, Names<WindowRule>, "",
                 [WindowRule::Tcplab, WindowRule::Bsd44, WindowRule::Ns2],
-                "window growth per ACK: see [TCP stacks](stacks.md)";
+                "window growth per ACK of the classic controller (`cc = \"reno\"`): see [TCP stacks](stacks.md)";
             deflation => deflation: Deflation, Names<Deflation>, "",
                 [Deflation::Always, Deflation::PastThreshold, Deflation::Ns2],
                 "when Reno's inflated window is deflated after fast recovery";
@@ -177,6 +179,17 @@ data as now minus the send time it echoes (ns-1; ns-2's `timestamps_`)";
                 "how `newreno_ns2` sends from its window during fast recovery: as usual, or as ns-2's \
 NewRenoTcpAgent::recv (at most 2 packets per ACK; with `newreno_changes`, none besides the \
 flywheel's)";
+            cc => cc: Congestion, Names<Congestion>, "", [Congestion::Reno],
+                "congestion control: how the window grows and how far a loss cuts it, apart from loss recovery \
+(`variant`). `\"reno\"`: the classic AIMD of the stack (`window_rule`); `\"cubic\"`: RFC 9438; \
+`\"vegas\"`: Brakmo and Peterson (1995); `\"bbr\"`: BBR v1 (Cardwell et al., 2016), which paces. See \
+[Congestion control](#congestion-control)";
+            vegas_alpha => vegas_alpha: u32, Count<0, 1000>, "segments", [1],
+                "`cc = \"vegas\"`: below this many extra segments queued in the path, the window grows by one \
+segment per round trip (Brakmo and Peterson's alpha)";
+            vegas_beta => vegas_beta: u32, Count<1, 1000>, "segments", [3],
+                "`cc = \"vegas\"`: above this many, it shrinks by one segment per round trip (beta; not below \
+`vegas_alpha`)";
         }
         }
     };
@@ -297,6 +310,20 @@ named_enum! {
 }
 
 named_enum! {
+    /// Which congestion controller grows and cuts the window (`cc/`).
+    pub enum Congestion {
+        /// The classic AIMD, with the stack's window arithmetic (`window_rule`).
+        Reno = "reno",
+        /// RFC 9438.
+        Cubic = "cubic",
+        /// Brakmo and Peterson (1995).
+        Vegas = "vegas",
+        /// BBR v1 (Cardwell et al., 2016; draft-cardwell-iccrg-bbr-congestion-control-00).
+        Bbr = "bbr",
+    }
+}
+
+named_enum! {
     /// How `newreno_ns2` sends from its window in recovery.
     pub enum RecoverySend {
         Window = "window",
@@ -317,6 +344,7 @@ named_enum! {
 
 named!(
     Stack = "stack",
+    Congestion = "congestion controller",
     RecoveryKind = "variant",
     Codec = "codec",
     Handshake,

@@ -3,8 +3,10 @@
 pub mod boston;
 pub mod cc;
 pub mod config;
+pub mod delivery;
 pub mod growth;
 pub mod knobs;
+pub mod pacing;
 pub mod receiver;
 pub mod recovery;
 pub mod reserved;

@@ -126,6 +126,8 @@ pub struct TcpSender {
     trace: Option<Box<SenderTrace>>,
     /// Policies of a connection with a reservation (`reserved.rs`), if any.
     pub reserved: Option<Box<Reserved>>,
+    /// The delivery log and pacer of a controller that samples delivery (`sender_sampling.rs`).
+    sampling: Option<Box<Sampling>>,
 }
 
 impl TcpSender {
@@ -147,7 +149,7 @@ impl TcpSender {
             peer_wnd: cfg.advertised_window() as u64,
             max_peer_wnd: cfg.advertised_window() as u64,
             recovery: Recovery::new(&cfg),
-            cc: Controller::new(&cfg),
+            cc: Controller::new(&cfg, isn as u64),
             boston: cfg.boston.map(|b| Box::new(BostonTx::new(b))),
             cfg,
             flow,
@@ -175,7 +177,9 @@ impl TcpSender {
             last_send: 0,
             trace: trace.then(Box::default),
             reserved: None,
+            sampling: None,
         }
+        .with_sampling()
     }
 
     /// The application opens the connection (or starts sending, without a handshake).
@@ -248,9 +252,13 @@ impl TcpSender {
     }
 
     pub fn next_deadline(&self) -> Option<Time> {
-        match self.reserved.as_ref().and_then(|r| r.next_deadline()) {
+        let rto = match self.reserved.as_ref().and_then(|r| r.next_deadline()) {
             Some(r) => Some(self.rto_at.map_or(r, |t| t.min(r))),
             None => self.rto_at,
+        };
+        match self.pacing_deadline() {
+            Some(p) => Some(rto.map_or(p, |t| t.min(p))),
+            None => rto,
         }
     }
 
@@ -305,13 +313,14 @@ impl TcpSender {
         self.state = SenderState::Established;
         if let Some(sent) = self.syn_timing.take() {
             self.rtt.sample(sent, now);
+            self.cc.on_rtt(now, self.rtt.srtt_ns());
         }
         self.backoff = 0;
         self.rto_at = None;
         if acceptor {
             // 4.4BSD runs the handshake's final ACK through the ACK-of-new-data path, so the
             // acceptor's window grows by one segment before any data is sent.
-            self.cc.on_ack(now, &mut self.win, self.cfg.mss as u64);
+            self.cc.on_ack(now, &mut self.win, self.cfg.mss as u64, self.cfg.mss as u64);
         }
         self.record(now);
     }
@@ -324,6 +333,8 @@ impl TcpSender {
         self.peer_wnd = pkt.wnd as u64;
         self.max_peer_wnd = self.max_peer_wnd.max(self.peer_wnd);
         self.update_scoreboard(ack, pkt);
+        let dupack = ack == self.snd_una && pkt.payload == 0 && self.snd_max > self.snd_una;
+        let sample = self.sample_ack(now, ack, pkt, dupack);
         // TCP Boston's partial ACK: how many shards of a segment the receiver holds.
         let partial = (pkt.shards.held > 0).then(|| unwrap(self.isn.wrapping_add(1), pkt.shards.seg, self.snd_una));
         if let (Some(seg), Some(b)) = (partial, &mut self.boston) {
@@ -331,7 +342,7 @@ impl TcpSender {
         }
         if ack > self.snd_una {
             self.on_new_ack(now, ack, pkt.ts);
-        } else if ack == self.snd_una && pkt.payload == 0 && self.snd_max > self.snd_una {
+        } else if dupack {
             self.dupacks += 1;
             let threshold = self.cfg.dupack_threshold;
             let count = self.dupacks;
@@ -357,6 +368,9 @@ impl TcpSender {
         if let Some(seg) = partial {
             self.answer_partial(seg, pkt.shards.held);
         }
+        if let Some(s) = sample {
+            self.after_sample(&s);
+        }
         self.record(now);
     }
 
@@ -377,13 +391,19 @@ impl TcpSender {
         if !self.cfg.recovery.uses_sack() {
             return;
         }
-        let base = self.isn.wrapping_add(1);
+        let (blocks, n) = self.sack_offsets(ack, pkt);
+        let floor = ack.max(self.snd_una);
+        self.scoreboard.update(floor, blocks[..n].iter().copied());
+    }
+
+    /// The ACK's SACK blocks as stream offsets, and how many there are.
+    fn sack_offsets(&self, ack: u64, pkt: &Packet) -> ([(u64, u64); crate::packet::MAX_SACK_BLOCKS], usize) {
         let mut blocks = [(0u64, 0u64); crate::packet::MAX_SACK_BLOCKS];
+        let base = self.isn.wrapping_add(1);
         for (b, w) in blocks.iter_mut().zip(pkt.sack_blocks()) {
             *b = (unwrap(base, w.left, ack), unwrap(base, w.right, ack));
         }
-        let floor = ack.max(self.snd_una);
-        self.scoreboard.update(floor, blocks[..pkt.n_sack as usize].iter().copied());
+        (blocks, pkt.n_sack as usize)
     }
 
     /// An ACK of new data up to `ack`, echoing the timestamp `echoed`.
@@ -398,6 +418,7 @@ impl TcpSender {
                 // (!ts_option_) rtt_update(now - rtt_ts_)`).
                 if !timestamps {
                     self.rtt.sample(sent, now);
+                    self.cc.on_rtt(now, self.rtt.srtt_ns());
                 }
                 if let Some(r) = &mut self.reserved {
                     r.on_rtt_sample(now - sent);
@@ -409,6 +430,7 @@ impl TcpSender {
         if timestamps {
             // ns-1 newack: `rtt_update(now - pkt->bd_.tcp_.ts_)` on every ACK of new data.
             self.rtt.sample_echo(echoed, now);
+            self.cc.on_rtt(now, self.rtt.srtt_ns());
         }
         let acked = ack - self.snd_una;
         self.snd_una = ack;
@@ -421,7 +443,7 @@ impl TcpSender {
         let mut cx = ctx!(self);
         let verdict = self.recovery.on_new_ack(&mut cx, acked);
         if verdict.grow && self.win.cwnd < MAX_CWND {
-            self.cc.on_ack(now, &mut self.win, self.cfg.mss as u64);
+            self.cc.on_ack(now, &mut self.win, acked, self.cfg.mss as u64);
         }
         if self.retransmit.is_some_and(|r| r < self.snd_una) {
             self.retransmit = None;
@@ -461,7 +483,15 @@ impl TcpSender {
                 // The window before the timeout, without fast recovery's inflation.
                 let before = Window { cwnd: self.win.cwnd - self.recovery.inflation(), ..self.win };
                 let flight = self.snd_max - self.snd_una;
-                self.win = self.cc.on_timeout(&LossState { win: before, peer_wnd: self.peer_wnd, flight, mss });
+                let loss = LossState {
+                    win: before,
+                    peer_wnd: self.peer_wnd,
+                    flight,
+                    mss,
+                    snd_una: self.snd_una,
+                    snd_max: self.snd_max,
+                };
+                self.win = self.cc.on_timeout(&loss);
                 self.snd_nxt = self.snd_una; // go back N
                 self.retransmit = None;
                 self.dupacks = 0;
@@ -500,6 +530,10 @@ impl TcpSender {
 
 #[path = "sender_output.rs"]
 mod output;
+
+#[path = "sender_sampling.rs"]
+mod sampling;
+use sampling::Sampling;
 
 #[cfg(test)]
 #[path = "sender_tests.rs"]

@@ -28,13 +28,16 @@ impl TcpSender {
             self.ack_due = false;
             return Some(self.packet(0, 0, flags::ACK, 0));
         }
+        if self.sampling.is_some() && self.next_piece().is_none() {
+            self.note_app_limited();
+        }
         None
     }
 
     /// The next data segment: a requested retransmission, whatever the recovery policy
     /// chooses, or what the window allows.
     fn next_data(&mut self, now: Time) -> Option<Packet> {
-        if self.burst_left == 0 {
+        if self.burst_left == 0 || self.paced_out(now) {
             return None;
         }
         if let Some(off) = self.retransmit.take() {
@@ -144,6 +147,9 @@ impl TcpSender {
 
     fn data_packet(&mut self, now: Time, off: u64, len: u64) -> Packet {
         let resend = off < self.snd_max;
+        if self.sampling.is_some() {
+            self.sampled_send(now, off, len, resend);
+        }
         self.stats.data_segments += 1;
         if resend {
             self.stats.retransmits += 1;

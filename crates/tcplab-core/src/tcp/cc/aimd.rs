@@ -34,14 +34,14 @@ impl<G: Growth> Aimd<G> {
 
 impl<G: Growth> CongestionControl for Aimd<G> {
     #[inline]
-    fn on_ack(&mut self, _now: Time, win: &mut Window, mss: u64) {
+    fn on_ack(&mut self, _now: Time, win: &mut Window, _acked: u64, mss: u64) {
         self.growth.grow(win, mss);
         if let Some(max) = self.cap {
             win.cwnd = win.cwnd.min(max);
         }
     }
 
-    fn on_fast_retransmit(&mut self, loss: &LossState) -> u64 {
+    fn on_congestion_event(&mut self, loss: &LossState) -> u64 {
         self.decrease.fast_retransmit.ssthresh(loss)
     }
 
@@ -111,7 +111,7 @@ mod tests {
     use super::*;
 
     fn loss(cwnd: u64, peer_wnd: u64, flight: u64) -> LossState {
-        LossState { win: Window { cwnd, ssthresh: 0 }, peer_wnd, flight, mss: 1000 }
+        LossState { win: Window { cwnd, ssthresh: 0 }, peer_wnd, flight, mss: 1000, snd_una: 0, snd_max: flight }
     }
 
     #[test]
@@ -133,14 +133,14 @@ mod tests {
         let mut c = Aimd::new(TcplabGrowth, Decrease::window(2), None);
         let l = loss(9500, u64::MAX, 9500);
         assert_eq!(c.on_timeout(&l), Window { cwnd: 1000, ssthresh: 4000 });
-        assert_eq!(c.on_fast_retransmit(&l), 4000);
+        assert_eq!(c.on_congestion_event(&l), 4000);
     }
 
     #[test]
     fn max_cwnd_caps_the_growth() {
         let mut c = Aimd::new(TcplabGrowth, Decrease::window(2), Some(4000));
         let mut w = Window { cwnd: 3500, ssthresh: 100_000 };
-        c.on_ack(0, &mut w, 1000);
+        c.on_ack(0, &mut w, 1000, 1000);
         assert_eq!(w.cwnd, 4000);
     }
 }

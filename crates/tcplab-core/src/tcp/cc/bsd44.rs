@@ -44,7 +44,14 @@ mod tests {
     fn a_fast_retransmit_halves_min_of_cwnd_and_the_send_window() {
         // tcp_input.c: win = min(snd_wnd, snd_cwnd) / 2 / t_maxseg, at least 2 segments.
         let mut c = Aimd::new(Bsd44Growth, Decrease::window(2), None);
-        let l = LossState { win: Window { cwnd: 16_000, ssthresh: 0 }, peer_wnd: 8192, flight: 8000, mss: 1000 };
-        assert_eq!(c.on_fast_retransmit(&l), 4000);
+        let l = LossState {
+            win: Window { cwnd: 16_000, ssthresh: 0 },
+            peer_wnd: 8192,
+            flight: 8000,
+            mss: 1000,
+            snd_una: 0,
+            snd_max: 8000,
+        };
+        assert_eq!(c.on_congestion_event(&l), 4000);
     }
 }

@@ -52,8 +52,15 @@ pub struct Ctx<'a> {
 impl Ctx<'_> {
     /// The slow-start threshold a fast retransmit falls back to, by congestion control.
     pub fn ssthresh_on_loss(&mut self) -> u64 {
-        let loss = LossState { win: *self.win, peer_wnd: self.peer_wnd, flight: self.flight(), mss: self.mss };
-        self.cc.on_fast_retransmit(&loss)
+        let loss = LossState {
+            win: *self.win,
+            peer_wnd: self.peer_wnd,
+            flight: self.flight(),
+            mss: self.mss,
+            snd_una: self.snd_una,
+            snd_max: self.snd_max,
+        };
+        self.cc.on_congestion_event(&loss)
     }
 
     /// ns-2's window after a fast retransmit, slowdown(CLOSE_CWND_HALF) (closecwnd(1) before
