@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -96,3 +97,17 @@ def test_a_capture_without_handshake_is_flagged(tmp_path: Path) -> None:
     sender = read_pcap(tmp_path / "sender" / "link-r1-r2.pcap")
     syns = sender[sender.tcp_flags == "S"]
     assert len(syns) == 4 and (sender.length[sender.tcp_flags.str.contains("S")] == 0).all()
+
+
+def test_the_api_warns_about_a_capture_without_handshake(tmp_path: Path) -> None:
+    import tcplab
+    from tcplab.errors import CaptureWithoutHandshake
+
+    with pytest.warns(CaptureWithoutHandshake, match=r"^link-r1-r2\.pcap: the connection .* starts without"):
+        tcplab.run("dumbbell", out_dir=tmp_path / "api", plots=False)
+    scenario = tmp_path / "dumbbell.toml"
+    text = (REPO / "scenarios" / "dumbbell.toml").read_text()
+    scenario.write_text(text.replace("[tcp]\n", '[tcp]\nhandshake = "sender"\n'))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CaptureWithoutHandshake)
+        tcplab.run(scenario, out_dir=tmp_path / "sender", plots=False)

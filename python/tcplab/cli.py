@@ -120,7 +120,9 @@ def run(
         wrote = out.publish(marker=True)
     _print_result(result, json_out)
     _info(printable(f"wrote to {out.path}/: " + ", ".join(wrote)), to_stderr=json_out)
-    _warn_about_captures(out.path, wrote, result.report)
+    from tcplab.experiment.api import warn_about_captures
+
+    warn_about_captures(out.path, wrote, result.report)
 
 
 def _print_result(result: RunResult, json_out: bool) -> None:
@@ -130,14 +132,6 @@ def _print_result(result: RunResult, json_out: bool) -> None:
         from tcplab.report.terminal import print_run
 
         print_run(result.report)
-
-
-def _warn_about_captures(out: Path, wrote: list[str], report: dict[str, object]) -> None:
-    from tcplab.analysis.pcap import capture_warning
-
-    for name in wrote:
-        if name.endswith(".pcap") and (warning := capture_warning(out / name, report)):
-            typer.echo(printable(f"warning: {warning}"), err=True)
 
 
 @app.command()
@@ -393,13 +387,13 @@ def _one_line_warnings() -> None:
     Python's file and line prefix."""
     import warnings
 
-    from tcplab.errors import DeprecatedInput, NotKept
+    from tcplab.errors import CaptureWithoutHandshake, DeprecatedInput, NotKept
 
     default = warnings.showwarning
 
     def show(message, category, filename, lineno, file=None, line=None):  # type: ignore[no-untyped-def]
-        if issubclass(category, DeprecatedInput | NotKept):
-            typer.echo(f"warning: {message}", err=True)
+        if issubclass(category, DeprecatedInput | NotKept | CaptureWithoutHandshake):
+            typer.echo(printable(f"warning: {message}"), err=True)
         else:
             default(message, category, filename, lineno, file, line)
 

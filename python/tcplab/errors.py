@@ -18,6 +18,7 @@ from typing import Any, NoReturn, TypeVar
 from tcplab._core import InvariantError, ScenarioError
 
 __all__ = [
+    "CaptureWithoutHandshake",
     "DeprecatedInput",
     "InternalError",
     "InvariantError",
@@ -67,6 +68,11 @@ def not_kept(fields: list[str]) -> None:
         NotKept,
         stacklevel=3,
     )
+
+
+class CaptureWithoutHandshake(UserWarning):
+    """A pcap whose connection starts without its handshake (``tcp.handshake = "none"``):
+    Wireshark cannot learn the window scale."""
 
 
 class InternalError(RuntimeError):

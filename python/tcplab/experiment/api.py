@@ -133,8 +133,22 @@ def run(
         return _run_into(text, seed, out_dir, limit, plots)
     with OutFolder(out_dir, cli=False) as folder:
         result = _run_into(text, seed, folder, limit, plots)
-        folder.publish()
+        wrote = folder.publish()
+    warn_about_captures(folder.path, wrote, result.report)
     return result
+
+
+def warn_about_captures(folder: Path, wrote: list[str], report: dict[str, Any]) -> None:
+    """A ``CaptureWithoutHandshake`` warning for each capture in ``wrote`` whose connection
+    starts without a SYN (Wireshark then shows raw windows): the CLI prints it as one line."""
+    import warnings
+
+    from tcplab.analysis.pcap import capture_warning
+    from tcplab.errors import CaptureWithoutHandshake
+
+    for name in wrote:
+        if name.endswith(".pcap") and (warning := capture_warning(folder / name, report)):
+            warnings.warn(warning, CaptureWithoutHandshake, stacklevel=3)
 
 
 def _run_into(text: str, seed: int | None, folder: OutFolder, limit: int | None, plots: bool) -> RunResult:
