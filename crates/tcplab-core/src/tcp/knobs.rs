@@ -159,6 +159,11 @@ below one packet)";
                 "ns-2's `newreno_changes_` (Hoe's flywheel) in `newreno_ns2`";
             max_cwnd => max_cwnd: Option<u32>, Cap, "segments", [None],
                 "cap on cwnd (ns-2's `maxcwnd_`)";
+            fast_retransmit_backoff => fast_retransmit_backoff: bool, Flag, "", [false, false, false, true],
+                "a fast retransmit re-arms the retransmission timer as a timeout does, doubling the backoff \
+(ns-1's `reset_rtx_timer`, called by the fast retransmit of its Tahoe in `tcp.cc` and of its Reno in \
+`tcp-reno.cc`, 1996); off: the stack's own rule (ns: re-armed with the backoff as it is; 4.4BSD: \
+stopped until the retransmission leaves)";
             rtt_sample => rtt_sample: RttSample, Names<RttSample>, "",
                 [RttSample::Timed, RttSample::Timed, RttSample::Timed, RttSample::Timestamp],
                 "where RTT samples come from: one timed segment per round trip (Karn's rule), or every ACK of new \

@@ -340,9 +340,14 @@ impl TcpSender {
                 }
                 self.stats.fast_retransmits += 1;
                 // The RTT measurement stops (Karn); the timer restarts when the retransmission
-                // leaves, unless the stack re-arms it now (ns-1).
+                // leaves, unless the stack re-arms it now (ns), or times the fast retransmit as
+                // a timeout, backing off (ns-1's reset_rtx_timer: `fast_retransmit_backoff`).
                 self.timing = None;
-                self.rto_at = self.rtt.on_fast_retransmit(now, &mut self.backoff);
+                self.rto_at = if self.cfg.fast_retransmit_backoff {
+                    Some(self.rtt.on_timeout(now, &mut self.backoff))
+                } else {
+                    self.rtt.on_fast_retransmit(now, &mut self.backoff)
+                };
             }
         }
         if let Some(seg) = partial {
