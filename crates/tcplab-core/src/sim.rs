@@ -423,6 +423,7 @@ impl Simulation {
                 final_rto_s: secs(f.sender.rto()),
                 partial_segments: f.receiver.stats.partial_segments,
                 frames_lost_reassembly: self.atm.frames_lost_reassembly(i as u32),
+                boston_repeated_shards: f.sender.boston_repeated_shards(),
                 delivered_series: self.delivered_series.get(i).map(|s| s.bytes.clone()),
                 written_series: self.written_series.get(i).map(|s| s.bytes.clone()),
                 marking: self.marking.get_mut(i).map(|m| m.report(end)),

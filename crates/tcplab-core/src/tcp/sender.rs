@@ -210,6 +210,10 @@ impl TcpSender {
     pub fn rto(&self) -> Dur {
         self.rtt.rto()
     }
+    /// TCP Boston: shards sent again after all N of their segment had gone; None for plain TCP.
+    pub fn boston_repeated_shards(&self) -> Option<u64> {
+        self.boston.as_ref().map(|b| b.repeated_shards())
+    }
     /// The records not yet drained (none for an untraced flow).
     pub fn take_trace(&mut self) -> (Vec<TraceRow>, Vec<SendRecord>) {
         self.trace.as_mut().map_or_else(Default::default, |t| t.take())

@@ -12,8 +12,12 @@ use super::{bitmap, forget_below, ida, BostonConfig, Codec, Partial};
 pub struct TxSeg {
     /// Shards the receiver last said it holds.
     pub held: u16,
-    /// Next shard never sent.
-    pub next_fresh: u16,
+    /// Next shard never sent (N when all were).
+    pub next_fresh: u32,
+    /// Coded shards sent again after all N had gone (IDA's last resort).
+    pub cycled: u32,
+    /// Shards sent again: cells the receiver may already hold.
+    pub repeated: u64,
     /// The largest count r already answered with fresh shards at once (`Partial::Fresh`).
     pub answered: u16,
 }
@@ -23,11 +27,13 @@ pub struct TxSeg {
 pub struct BostonTx {
     cfg: BostonConfig,
     segs: BTreeMap<u64, TxSeg>,
+    /// Shards sent again over the flow's life (see `repeated_shards`).
+    repeated: u64,
 }
 
 impl BostonTx {
     pub fn new(cfg: BostonConfig) -> Self {
-        Self { cfg, segs: BTreeMap::new() }
+        Self { cfg, segs: BTreeMap::new(), repeated: 0 }
     }
 
     /// The shards a packet of segment [offset, offset + len) carries.
@@ -39,14 +45,23 @@ impl BostonTx {
                 Codec::Ida => ida::first(&self.cfg, g),
                 Codec::Bitmap => g.m as u16,
             };
-            self.segs.insert(offset, TxSeg { held: 0, next_fresh: count, answered: 0 });
+            self.segs.insert(offset, TxSeg { next_fresh: count as u32, ..TxSeg::default() });
             return Shards { m: g.m as u16, start: 0, count, ..Shards::default() };
         }
-        let seg = self.segs.entry(offset).or_insert(TxSeg { held: 0, next_fresh: g.m as u16, answered: 0 });
-        match codec {
+        let seg = self.segs.entry(offset).or_insert(TxSeg { next_fresh: g.m as u32, ..TxSeg::default() });
+        let before = seg.repeated;
+        let shards = match codec {
             Codec::Ida => ida::retransmission(seg, g),
             Codec::Bitmap => bitmap::retransmission(seg, g),
-        }
+        };
+        self.repeated += seg.repeated - before;
+        shards
+    }
+
+    /// Shards sent again because all N of their segment had gone: cells the receiver may
+    /// already hold (0 while the dispersal is large enough).
+    pub fn repeated_shards(&self) -> u64 {
+        self.repeated
     }
 
     /// Code data packet `p` (segment `offset`, first sent or not): its shards, each riding in a
