@@ -12,7 +12,7 @@ from conftest import cli
 from tcplab.errors import UserError
 from tcplab.experiment.api import run
 from tcplab.studies.boston import analytic as bw
-from tcplab.studies.boston.metrics import chain_waste, series, star_metrics
+from tcplab.studies.boston.metrics import chain_waste, series, source_links, star_metrics
 from tcplab.studies.boston.scenarios import (
     CELL_BYTES,
     ChainConfig,
@@ -489,3 +489,21 @@ def test_partial_ack_readings_are_a_sweep_factor() -> None:
     assert spec.factors["tcp.rcv_buf"] == [9140, 64000]  # one packet, and 64 kB
     assert "boston_partial" not in spec.base["tcp"]  # the study's default is the core's "wait"
     assert not [s for s in sweeps(True, "bsd44") if s.name == PARTIAL_SWEEP or s.name.startswith("sig_")]
+
+
+@pytest.mark.parametrize("access", ["packet", "cell"])
+def test_retransmission_rate_is_in_cells_whatever_the_access_link(access: str) -> None:
+    # Issue 22: under packet access the rate fell back to packets, counting a Boston
+    # retransmission of a few shards as a whole packet.
+    cfg = StarConfig(sources=4, protocol="boston", packet=1518, buffer=64, duration=20.0, access=access)
+    report = run(star(cfg)).report
+    flows = report["flows"]
+    m = star_metrics(report, cfg.packet, cfg.protocol)
+    cells = sum(f["boston_cells_sent"] for f in flows)
+    retx = sum(f["boston_cells_retransmitted"] for f in flows)
+    assert 0 < retx < cells and m.retransmission_rate == pytest.approx(retx / cells)
+    packets = sum(f["retransmits"] for f in flows) / sum(f["data_segments"] for f in flows)
+    assert m.retransmission_rate < packets, "partial retransmissions are shorter than a packet"
+    if access == "cell":
+        # The senders' own count is what their cell links were offered.
+        assert cells == sum(ln["arrivals"] for ln in source_links(report))

@@ -408,6 +408,7 @@ impl Simulation {
             let span = secs(stop - f.start);
             let w = f.sender.window();
             let s = &f.sender.stats;
+            let boston = f.sender.boston_counters();
             flows.push(FlowReport {
                 id: i as u32,
                 name: m.name.clone(),
@@ -430,7 +431,9 @@ impl Simulation {
                 final_rto_s: secs(f.sender.rto()),
                 partial_segments: f.receiver.stats.partial_segments,
                 frames_lost_reassembly: self.atm.frames_lost_reassembly(i as u32),
-                boston_repeated_shards: f.sender.boston_repeated_shards(),
+                boston_repeated_shards: boston.map(|b| b.repeated_shards),
+                boston_cells_sent: boston.map(|b| b.cells_sent),
+                boston_cells_retransmitted: boston.map(|b| b.cells_retransmitted),
                 delivered_series: self.delivered_series.get(i).map(|s| s.bytes.clone()),
                 written_series: self.written_series.get(i).map(|s| s.bytes.clone()),
                 marking: self.marking.get_mut(i).map(|m| m.report(end)),

@@ -41,6 +41,9 @@ fn with_n_much_larger_than_m_every_retransmitted_shard_is_new_to_the_receiver() 
     assert_eq!(f.bytes_delivered, 470);
     assert_eq!((f.retransmits, f.timeouts), (2, 0), "{f:?}");
     assert_eq!(f.boston_repeated_shards, Some(0));
+    // 11 cells first, then a header cell and 8 shards, then one and 4: the retransmission
+    // rate counts them at their size, 14 of 25.
+    assert_eq!((f.boston_cells_sent, f.boston_cells_retransmitted), (Some(25), Some(14)));
     assert!(f.completion_time_s.unwrap() < 0.1, "{f:?}");
     assert_eq!(sends_of(&t, 0).len(), 3);
 }

@@ -210,9 +210,9 @@ impl TcpSender {
     pub fn rto(&self) -> Dur {
         self.rtt.rto()
     }
-    /// TCP Boston: shards sent again after all N of their segment had gone; None for plain TCP.
-    pub fn boston_repeated_shards(&self) -> Option<u64> {
-        self.boston.as_ref().map(|b| b.repeated_shards())
+    /// TCP Boston: the cells it sent, retransmitted and repeated; None for plain TCP.
+    pub fn boston_counters(&self) -> Option<super::boston::BostonCounters> {
+        self.boston.as_ref().map(|b| b.counters())
     }
     /// The records not yet drained (none for an untraced flow).
     pub fn take_trace(&mut self) -> (Vec<TraceRow>, Vec<SendRecord>) {

@@ -19,7 +19,8 @@ Metrics (docs/boston.md has the details):
 - **loss rate**: for Reno (and Reno with EPD) the packet loss rate caused by cell drops: data
   packets that did not reach TCP intact over data packets sent; for Boston the cell loss rate:
   cells dropped at the switch over cells arriving at it;
-- **retransmission rate**: retransmitted data packets over data packets sent;
+- **retransmission rate**: cells of retransmissions over cells the sources sent (Boston's
+  retransmissions of m - r shards count at their size), whatever the access link;
 - **response time per byte**: connection time over bytes delivered to the application, summed
   over connections (the byte-weighted mean of each connection's time per byte), in ms/byte.
 

@@ -22,18 +22,30 @@ pub struct TxSeg {
     pub answered: u16,
 }
 
+/// What a Boston sender put on the wire over the flow's life, in cells (a header cell and a
+/// cell per shard, whatever link the packet crosses first).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BostonCounters {
+    /// Cells of every data packet sent.
+    pub cells_sent: u64,
+    /// Of those, the cells of retransmissions (Sec. 4.1's retransmission rate counts cells).
+    pub cells_retransmitted: u64,
+    /// Shards sent again because all N of their segment had gone: cells the receiver may
+    /// already hold (0 while the dispersal is large enough).
+    pub repeated_shards: u64,
+}
+
 /// The sender's side: per unacknowledged segment, what the receiver holds.
 #[derive(Debug, Clone)]
 pub struct BostonTx {
     cfg: BostonConfig,
     segs: BTreeMap<u64, TxSeg>,
-    /// Shards sent again over the flow's life (see `repeated_shards`).
-    repeated: u64,
+    counters: BostonCounters,
 }
 
 impl BostonTx {
     pub fn new(cfg: BostonConfig) -> Self {
-        Self { cfg, segs: BTreeMap::new(), repeated: 0 }
+        Self { cfg, segs: BTreeMap::new(), counters: BostonCounters::default() }
     }
 
     /// The shards a packet of segment [offset, offset + len) carries.
@@ -54,14 +66,13 @@ impl BostonTx {
             Codec::Ida => ida::retransmission(seg, g),
             Codec::Bitmap => bitmap::retransmission(seg, g),
         };
-        self.repeated += seg.repeated - before;
+        self.counters.repeated_shards += seg.repeated - before;
         shards
     }
 
-    /// Shards sent again because all N of their segment had gone: cells the receiver may
-    /// already hold (0 while the dispersal is large enough).
-    pub fn repeated_shards(&self) -> u64 {
-        self.repeated
+    /// What the flow sent so far (see `BostonCounters`).
+    pub fn counters(&self) -> BostonCounters {
+        self.counters
     }
 
     /// Code data packet `p` (segment `offset`, first sent or not): its shards, each riding in a
@@ -69,6 +80,11 @@ impl BostonTx {
     pub fn encode(&mut self, p: &mut Packet, offset: u64, first: bool, header_bytes: u32) {
         p.shards = self.shards(offset, p.payload, first);
         p.wire_bytes = header_bytes + crate::atm::CELL_PAYLOAD * p.shards.count as u32;
+        let cells = 1 + p.shards.count as u64;
+        self.counters.cells_sent += cells;
+        if !first {
+            self.counters.cells_retransmitted += cells;
+        }
     }
 
     /// A partial ACK: the receiver holds `held` shards of segment `offset`. True if its fresh
