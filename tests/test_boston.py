@@ -135,11 +135,12 @@ def test_simulated_chain_wastes_least_with_boston_and_most_with_reno() -> None:
 
 def test_cells_per_packet() -> None:
     assert cells_per_packet(9180, "reno") == 192  # 191.25 -> 192, no AAL5 trailer
-    assert cells_per_packet(9180, "boston") == 200  # N = 2m > 256: header + ceil(9140 / 46) shards
+    assert cells_per_packet(9180, "boston") == 200  # N = 8m > 256: header + ceil(9140 / 46) shards
     assert cells_per_packet(9180, "boston_bitmap") == 196  # N = m: header + ceil(9140 / 47) blocks
-    assert cells_per_packet(4352, "boston") == 1 + 92  # N = 184 <= 256: 1-byte ids, 47-byte shards
+    assert cells_per_packet(4352, "boston") == 1 + 94  # N = 8m > 256: 2-byte ids, 46-byte shards
+    assert cells_per_packet(1518, "boston") == 1 + 32  # N = 256: 1-byte ids, 47-byte shards
     assert cells_per_packet(512, "reno_epd") == 11
-    assert shard_geometry(9140, "boston") == ShardGeometry(m=199, n=398, shard_bytes=46)
+    assert shard_geometry(9140, "boston") == ShardGeometry(m=199, n=1592, shard_bytes=46)
 
 
 @pytest.mark.parametrize(

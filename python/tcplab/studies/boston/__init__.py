@@ -94,8 +94,9 @@ STUDY = Study(
         "Packet size is the IP packet (TCP/IP header 40 bytes): MSS = size - 40. AAL5 without trailer "
         "or LLC/SNAP: ceil(size/48) cells (9180 B: 192 cells). Boston: 1 header cell + m shard cells, "
         "counted as a full packet's useful cells, with m from the codec's geometry: IDA disperses m "
-        "shards into N = 2m (the paper wants N >> m) over GF(2^8) with 47-byte shards while N <= 256, "
-        "else over GF(2^16) with 2-byte ids and 46-byte shards (9180 B: m = 199, N = 398, 200 cells); "
+        "shards into N = 8m (the paper wants N >> m) over GF(2^8) with 47-byte shards while N <= 256, "
+        "else over GF(2^16) with 2-byte ids and 46-byte shards (4352 B: m = 94, 95 cells; 9180 B: m = 199, "
+        "N = 1592, 200 cells), a departure from the paper's one byte of heading per cell; "
         "the bitmap variant sends m = ceil(MSS/47) blocks (9180 B: 196 cells); no redundancy.",
         "Access links, source interface queues and the reassembly mode are not in the paper; the "
         "defaults come from the model sweep (its table and rule are below): packet links at 1.5 Mb/s "
