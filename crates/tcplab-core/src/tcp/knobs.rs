@@ -29,7 +29,7 @@ use super::stack::Stack;
 /// What the knob list names besides readers: its types, constants and default helpers. Both
 /// places that expand the list import all of it.
 pub mod names {
-    pub use super::{two_ticks_or, Codec, OutOfOrderAck, RecoverySend, Ssthresh, HUGE, NS_WINDOW};
+    pub use super::{two_ticks_or, Codec, FastRetransmitTimer, OutOfOrderAck, RecoverySend, Ssthresh, HUGE, NS_WINDOW};
     pub use crate::tcp::boston::{BostonConfig, Partial};
     pub use crate::tcp::config::{DelayedAck, Handshake, RecoveryKind};
     pub use crate::tcp::growth::{Deflation, WindowRule};
@@ -159,11 +159,13 @@ below one packet)";
                 "ns-2's `newreno_changes_` (Hoe's flywheel) in `newreno_ns2`";
             max_cwnd => max_cwnd: Option<u32>, Cap, "segments", [None],
                 "cap on cwnd (ns-2's `maxcwnd_`)";
-            fast_retransmit_backoff => fast_retransmit_backoff: bool, Flag, "", [false, false, false, true],
-                "a fast retransmit re-arms the retransmission timer as a timeout does, doubling the backoff \
-(ns-1's `reset_rtx_timer`, called by the fast retransmit of its Tahoe in `tcp.cc` and of its Reno in \
-`tcp-reno.cc`, 1996); off: the stack's own rule (ns: re-armed with the backoff as it is; 4.4BSD: \
-stopped until the retransmission leaves)";
+            fast_retransmit_timer => fast_retransmit_timer: FastRetransmitTimer, Names<FastRetransmitTimer>, "",
+                [FastRetransmitTimer::Clock],
+                "what a fast retransmit does to the retransmission timer: `clock`, the timer's own rule (ns1: \
+re-armed and the backoff doubled, ns-1's `reset_rtx_timer`, called by the fast retransmit of its Tahoe in \
+`tcp.cc` and of its Reno in `tcp-reno.cc`, 1996; the others: stopped until the retransmission leaves); \
+`backoff`: re-armed as a timeout re-arms it, doubling the backoff; `keep`: re-armed with the backoff as \
+it is (ns-2.1b's `reset_rtx_timer(1, 0)`)";
             rtt_sample => rtt_sample: RttSample, Names<RttSample>, "",
                 [RttSample::Timed, RttSample::Timed, RttSample::Timed, RttSample::Timestamp],
                 "where RTT samples come from: one timed segment per round trip (Karn's rule), or every ACK of new \
@@ -301,6 +303,18 @@ named_enum! {
     }
 }
 
+named_enum! {
+    /// What a fast retransmit does to the retransmission timer (knob `fast_retransmit_timer`).
+    pub enum FastRetransmitTimer {
+        /// The timer's own rule (`RttEstimator::on_fast_retransmit`).
+        Clock = "clock",
+        /// Re-armed as by a timeout: the backoff doubles.
+        Backoff = "backoff",
+        /// Re-armed with the backoff as it is.
+        Keep = "keep",
+    }
+}
+
 named!(
     Stack = "stack",
     RecoveryKind = "variant",
@@ -311,6 +325,7 @@ named!(
     Deflation,
     RttSample,
     RecoverySend,
+    FastRetransmitTimer,
 );
 
 impl Named for Partial {

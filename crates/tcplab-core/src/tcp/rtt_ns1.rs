@@ -20,8 +20,8 @@
 //!   on a timeout and on a fast retransmit alike (ns-1's Tahoe in `tcp.cc` and its Reno in
 //!   `tcp-reno.cc` rev. 1.1, 1996/12/19): the timer armed then uses the backoff from before
 //!   the doubling, and a fast retransmit doubles the backoff too (ns-2.1b backs off before
-//!   re-arming, and only on a timeout). The doubling on a fast retransmit is the knob
-//!   `fast_retransmit_backoff` (on in the ns1 preset), so both readings can be run.
+//!   re-arming, and only on a timeout). The knob `fast_retransmit_timer = "keep"` runs the
+//!   other reading (re-armed without the doubling) on this timer.
 
 use crate::time::{Dur, Time};
 
@@ -122,12 +122,10 @@ impl RttEstimator for Ns1Rtt {
     }
 
     /// ns-1's fast retransmit calls reset_rtx_timer (tcp.cc's Tahoe recv, tcp-reno.cc 1.1's
-    /// RenoTcpAgent::recv, tcp-newreno.cc 1.7's `reset_rtx_timer(1)`), which also doubles the
-    /// backoff: the sender does that with `fast_retransmit_backoff` (the ns1 preset's default)
-    /// by calling `on_timeout`. Without it, this is ns-2.1b's `reset_rtx_timer(1, 0)`: the
-    /// timer re-armed with the backoff as it is.
+    /// RenoTcpAgent::recv, tcp-newreno.cc 1.7's `reset_rtx_timer(1)`): the timer is re-armed
+    /// with the current backoff, which then doubles.
     fn on_fast_retransmit(&mut self, now: Time, backoff: &mut u32) -> Option<Time> {
-        Some(self.deadline(now, *backoff))
+        Some(self.on_timeout(now, backoff))
     }
 
     /// newack: newtimer() before rtt_update(), as in ns-2.
@@ -167,12 +165,7 @@ mod tests {
         let mut backoff = 0;
         assert_eq!(r.on_timeout(SEC, &mut backoff), 4 * SEC, "3 s, not 6");
         assert_eq!(backoff, 1);
-        // With `fast_retransmit_backoff` (the ns1 preset) the sender times a fast retransmit
-        // as a timeout: 6 s, then the backoff doubles.
-        assert_eq!(r.on_timeout(10 * SEC, &mut backoff), 16 * SEC);
-        assert_eq!(backoff, 2);
-        // Without it the timer is re-armed with the backoff as it is (ns-2.1b's rule).
-        assert_eq!(r.on_fast_retransmit(20 * SEC, &mut backoff), Some(32 * SEC), "12 s");
+        assert_eq!(r.on_fast_retransmit(10 * SEC, &mut backoff), Some(16 * SEC), "6 s, then it doubles");
         assert_eq!(backoff, 2);
         assert_eq!(r.deadline_before_update(0, 0), Some(3 * SEC));
     }

@@ -16,6 +16,7 @@ use crate::time::{Dur, Time};
 use super::boston::BostonTx;
 use super::cc::{Controller, LossState};
 use super::config::{Handshake, TcpConfig};
+use super::knobs::FastRetransmitTimer;
 use super::recovery::{Ctx, Recovery};
 use super::reserved::Reserved;
 use super::rtt::Estimator;
@@ -344,13 +345,13 @@ impl TcpSender {
                 }
                 self.stats.fast_retransmits += 1;
                 // The RTT measurement stops (Karn); the timer restarts when the retransmission
-                // leaves, unless the stack re-arms it now (ns), or times the fast retransmit as
-                // a timeout, backing off (ns-1's reset_rtx_timer: `fast_retransmit_backoff`).
+                // leaves, unless the stack re-arms it now (ns-1's reset_rtx_timer, backing off),
+                // or the knob `fast_retransmit_timer` says otherwise.
                 self.timing = None;
-                self.rto_at = if self.cfg.fast_retransmit_backoff {
-                    Some(self.rtt.on_timeout(now, &mut self.backoff))
-                } else {
-                    self.rtt.on_fast_retransmit(now, &mut self.backoff)
+                self.rto_at = match self.cfg.fast_retransmit_timer {
+                    FastRetransmitTimer::Clock => self.rtt.on_fast_retransmit(now, &mut self.backoff),
+                    FastRetransmitTimer::Backoff => Some(self.rtt.on_timeout(now, &mut self.backoff)),
+                    FastRetransmitTimer::Keep => Some(self.rtt.deadline(now, self.backoff)),
                 };
             }
         }

@@ -102,7 +102,6 @@ mod tests {
         let (n1, n2) = (Stack::Ns1.preset(), Stack::Ns2.preset());
         let same = TcpConfig {
             clock: n2.clock,
-            fast_retransmit_backoff: n2.fast_retransmit_backoff,
             initial_rto: n2.initial_rto,
             max_rto: n2.max_rto,
             rtt_sample: n2.rtt_sample,
@@ -112,7 +111,6 @@ mod tests {
         };
         assert_eq!(same, n2);
         assert_eq!(n1.clock, TimerClock::Ns1 { tick: 100 * MS });
-        assert!(n1.fast_retransmit_backoff && !n2.fast_retransmit_backoff, "reset_rtx_timer's doubling");
         assert_eq!((n1.initial_rto, n1.rtt_sample, n1.ssthresh_floor), (3 * SEC, RttSample::Timestamp, 0));
         assert_eq!(n2.rtt_sample, RttSample::Timed, "ns-2's timestamps_ is off by default");
     }
