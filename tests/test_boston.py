@@ -247,28 +247,32 @@ def test_tiny_reproduce_writes_figures_and_claims(tiny_run: tuple[Any, Any]) -> 
     out, _ = tiny_run
     doc = json.loads(out.claims.read_text())
     claims = doc["claims"]
-    assert len(claims) == 38
+    assert len(claims) == 37
     # a paper claim's form is its subkind (tcplab.report.claims); our own checks keep their kind
     kinds = {c["id"]: c.get("subkind") if c["kind"] == "paper" else c["kind"] for c in claims}
     assert kinds["bdp_300_cells"] == "analytic" and kinds["total_120mb"] == "value"
     assert kinds["fig7_reno_exponential_below_50kB"] == "trend"
     assert kinds["default_is_sweep_choice"] == "diagnostic"
     assert kinds["eq7_ratio"] == "analytic" and kinds["ida_equals_bitmap"] == "diagnostic"
-    assert kinds["fig17_boston_effective"] == "value" and kinds["chain_waste_order"] == "ordering"
+    assert kinds["fig17_boston_effective"] == "value" and kinds["chain_waste_order"] == "diagnostic"
     assert kinds["window_convergence"] == "trend"
     by_kind = doc["counts"]
-    assert by_kind["analytic"]["total"] == 4 and by_kind["diagnostic"]["total"] == 3
-    assert out.claims_total == by_kind["paper"]["total"] == 31
+    assert by_kind["analytic"]["total"] == 4 and by_kind["diagnostic"]["total"] == 5
+    # The model sweep's signatures chose the model: fitted, never evidence (issue 22).
+    assert by_kind["fitted"]["total"] == 3 and kinds["loss_ratio_1.7_2.4"] == "fitted"
+    assert out.claims_total == by_kind["paper"]["total"] == 25
     assert kinds["gap_grows_with_packet_size"] == "diagnostic"
-    assert kinds["fig15_average_window"] == kinds["fig16_source_bytes"] == "value"
-    # Footnote 14 under both readings.
-    assert kinds["boston_cell_loss_at_most_2pct_higher"] == kinds["boston_cell_loss_at_most_2pp_higher"]
+    assert kinds["fig15_average_window"] == kinds["fig7_reno_near_total_loss"] == "fitted"
+    assert kinds["fig16_source_bytes"] == kinds["fig16_source_effective"] == "value"
+    # Footnote 14 judged once, under both readings.
+    assert kinds["boston_cell_loss_at_most_2pct_higher"] == "ordering"
+    assert "boston_cell_loss_at_most_2pp_higher" not in kinds
     eq7 = next(c for c in claims if c["id"] == "eq7_ratio")
     assert eq7["holds"] is True and eq7["measured"] == [1.0, 6.51, 12.38]
     # "About x" values carry the one tolerance; the others state theirs (a factor of 2, a range).
-    own = {"chain_matches_eqs", "response_margin_0.007", "loss_ratio_1.7_2.4"}
+    own = {"response_margin_0.007"}
     values = [c for c in claims if c.get("subkind") == "value"]
-    assert {c["id"] for c in values} >= own and len(values) == 14
+    assert {c["id"] for c in values} >= own and len(values) == 12
     assert all(c["tolerance"]["relative"] == 0.25 for c in values if c["id"] not in own)
     for name in (
         "fig07_loss_64kB.png",
