@@ -24,8 +24,9 @@ pub enum Event {
     SwitchService(u32),
     /// A timer of application `0` may be due (lazy cancellation, as for flows).
     AppTimer(u32),
-    /// The AAL5 reassembly timer of buffer slot `0` may have run out (lazy: the buffer checks
-    /// its own age).
+    /// Reassembly buffer slot `0` is to be looked at: its frame may have ended by a drop
+    /// (per-packet rules) or its AAL5 reassembly timer may have run out (lazy: the buffer
+    /// checks its own age).
     Reassembly(u32),
     /// The end of the simulated interval.
     Stop,

@@ -38,6 +38,16 @@ pub struct FlowReport {
     /// reached reassembly: AAL threw the frame away (a cell missing, a buffer past
     /// `max_frame`, or the reassembly timer). Already counted in `conservation.dropped`.
     pub frames_lost_reassembly: u64,
+    /// TCP Boston: shards sent again because all N of their segment had gone (cells the
+    /// receiver may already hold; 0 while the dispersal is large enough). Absent for plain TCP.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub boston_repeated_shards: Option<u64>,
+    /// TCP Boston: cells of the data packets it sent (a header cell and one per shard), and of
+    /// those the cells of retransmissions. Absent for plain TCP.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub boston_cells_sent: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub boston_cells_retransmitted: Option<u64>,
     /// Bytes delivered to the application per `series_bin` (with `series_bin` set).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub delivered_series: Option<Vec<u64>>,

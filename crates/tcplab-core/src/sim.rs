@@ -317,8 +317,15 @@ impl Simulation {
             if self.has_udp {
                 self.udp_dropped(p);
             }
-        } else if self.atm.cell_dropped(p) {
+            return;
+        }
+        let d = self.atm.cell_dropped(p);
+        if d.lost {
             self.lose_as_cells(1);
+        }
+        if let Some(slot) = d.end_frame {
+            // Judged next, at this instant: the drop may come in the middle of a send.
+            self.q.schedule(self.now, Event::Reassembly(slot));
         }
     }
 

@@ -9,6 +9,13 @@
 //! Under the header-flag framing of Bestavros and Kim's simulator (Sec. 3) there is no trailer:
 //! the frame is judged by the IP length in its first cell instead (see `Framing::Flag`). Both
 //! checks reject exactly the same buffers; the difference is where the evidence sits.
+//!
+//! Per-packet reassembly (`Rules::per_packet`) is a simulator's AAL that knows its frames: a
+//! frame ends at its flagged last cell, or, when that cell was dropped, as soon as every cell
+//! of the frame that was not dropped has arrived (the caller says how many are still about,
+//! `pending`, and asks again when a drop settles a frame whose cells already wait here), so
+//! whatever arrived of it is judged, and handed on, at once rather than when the next frame
+//! comes.
 
 use super::Framing;
 use crate::packet::Packet;
@@ -72,6 +79,8 @@ pub struct Step {
     pub opened: Option<u32>,
     /// The buffer grew past the maximum length and was cut.
     pub too_long: bool,
+    /// The slot of the VC's buffer (whether or not the cell left it open).
+    pub slot: u32,
 }
 
 /// Reassembly buffers of all VCs at all reassembly points, each in a slot of its own so a
@@ -87,13 +96,17 @@ impl Reassembler {
     /// ends (or cuts) are judged: what can be
     /// delivered goes to `out`, and every cell the judgement used up is appended to
     /// `consumed` (each consumed cell's `pdu` is resolved by the caller). A buffer that grows
-    /// past `rules.max_cells` is cut without delivering a whole frame.
+    /// past `rules.max_cells` is cut without delivering a whole frame. `pending`: the cells of
+    /// the cell's frame not yet dropped or used up, this one included (per-packet rules end the
+    /// frame when they have all arrived).
+    #[allow(clippy::too_many_arguments)]
     pub fn on_cell(
         &mut self,
         key: u64,
         cell: Packet,
         now: Time,
         rules: Rules,
+        pending: u16,
         out: &mut Vec<Rebuilt>,
         consumed: &mut Vec<Packet>,
     ) -> Step {
@@ -104,7 +117,7 @@ impl Reassembler {
             (open.len() - 1) as u32
         });
         let buf = &mut open[slot as usize];
-        let mut step = Step::default();
+        let mut step = Step { slot, ..Step::default() };
         if rules.per_packet && buf.cells.first().is_some_and(|c| c.cell.pdu != cell.cell.pdu) {
             close(buf, mode, rules.framing, true, out, consumed);
         }
@@ -116,7 +129,8 @@ impl Reassembler {
             // I.363.5's maximum length: however it ends, this is no frame the sender made.
             close(buf, mode, rules.framing, false, out, consumed);
             step.too_long = true;
-        } else if cell.cell.is_last() {
+        } else if cell.cell.is_last() || (rules.per_packet && buf.cells.len() == pending as usize) {
+            // Per packet, a frame whose other cells were all dropped ends here too.
             close(buf, mode, rules.framing, true, out, consumed);
         }
         if buf.cells.len() == 1 {
@@ -145,6 +159,23 @@ impl Reassembler {
         let mode = mode_of(&buf.cells[0]);
         close(buf, mode, framing, false, out, consumed);
         true
+    }
+
+    /// The frame whose cells wait in `slot` and how many there are (per-packet rules keep one
+    /// frame per buffer); None if the buffer is empty.
+    pub fn waiting(&self, slot: u32) -> Option<(u32, usize)> {
+        let cells = &self.open.get(slot as usize)?.cells;
+        cells.first().map(|c| (c.cell.pdu, cells.len()))
+    }
+
+    /// End the frame waiting in `slot` as if its flagged last cell had come: every other cell
+    /// of it was dropped (per-packet rules only).
+    pub fn end_frame(&mut self, slot: u32, framing: Framing, out: &mut Vec<Rebuilt>, consumed: &mut Vec<Packet>) {
+        let buf = &mut self.open[slot as usize];
+        if let Some(first) = buf.cells.first() {
+            let mode = mode_of(first);
+            close(buf, mode, framing, true, out, consumed);
+        }
     }
 
     /// Cells waiting for their frame's end.
@@ -245,7 +276,7 @@ mod tests {
         let mut out = Vec::new();
         let mut consumed = Vec::new();
         for c in cells {
-            r.on_cell(0, c, 0, rules, &mut out, &mut consumed);
+            r.on_cell(0, c, 0, rules, u16::MAX, &mut out, &mut consumed);
         }
         out
     }
@@ -285,11 +316,50 @@ mod tests {
         let mut out = Vec::new();
         let mut consumed = Vec::new();
         for cell in c {
-            r.on_cell(0, cell, 0, Rules { per_packet: true, ..AAL5 }, &mut out, &mut consumed);
+            r.on_cell(0, cell, 0, Rules { per_packet: true, ..AAL5 }, u16::MAX, &mut out, &mut consumed);
         }
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].pdu, 2);
         assert_eq!(consumed.len(), 5);
+    }
+
+    #[test]
+    fn per_packet_framing_ends_a_frame_when_its_last_surviving_cell_arrives() {
+        // Frame 1 (6 cells) lost cells 3 and 5, its flagged last cell among them: the caller
+        // says how many of its cells are still about, and the frame ends at its last survivor
+        // instead of waiting for frame 2.
+        let rules = Rules { per_packet: true, framing: Framing::Flag, ..AAL5 };
+        let mut r = Reassembler::default();
+        let (mut out, mut consumed) = (Vec::new(), Vec::new());
+        let c = cells_of(1, 6, true);
+        for k in [0, 1, 2, 4] {
+            // Four of its cells are about (waiting here or on their way) until it ends.
+            r.on_cell(5, c[k], 0, rules, 4, &mut out, &mut consumed);
+        }
+        assert_eq!(out.len(), 1, "handed on at the fourth arrival");
+        assert!(!out[0].complete);
+        assert_eq!(out[0].cells, vec![0, 1, 2, 4]);
+        assert_eq!(r.in_flight(), 0);
+        // Strictly judged, the same cells are a lost frame, settled at once as well.
+        let plain = cells_of(2, 3, false);
+        out.clear();
+        let s = r.on_cell(5, plain[0], 0, rules, 1, &mut out, &mut consumed);
+        assert!(out.is_empty() && r.in_flight() == 0 && r.waiting(s.slot).is_none());
+    }
+
+    #[test]
+    fn a_frame_whose_last_cells_are_dropped_after_the_others_arrived_ends_on_request() {
+        let rules = Rules { per_packet: true, ..AAL5 };
+        let mut r = Reassembler::default();
+        let (mut out, mut consumed) = (Vec::new(), Vec::new());
+        let c = cells_of(1, 4, true);
+        let s = r.on_cell(2, c[0], 0, rules, 4, &mut out, &mut consumed);
+        r.on_cell(2, c[1], 0, rules, 4, &mut out, &mut consumed);
+        assert_eq!(r.waiting(s.slot), Some((1, 2)), "cells 2 and 3 still about");
+        r.end_frame(s.slot, Framing::Aal5, &mut out, &mut consumed);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].cells, vec![0, 1]);
+        assert_eq!((consumed.len(), r.in_flight()), (2, 0));
     }
 
     #[test]
@@ -345,7 +415,8 @@ mod tests {
         let mut c = cells_of(1, 3, false);
         c.pop();
         c.extend(cells_of(2, 4, false));
-        let steps: Vec<Step> = c.into_iter().map(|x| r.on_cell(7, x, 0, rules, &mut out, &mut consumed)).collect();
+        let steps: Vec<Step> =
+            c.into_iter().map(|x| r.on_cell(7, x, 0, rules, u16::MAX, &mut out, &mut consumed)).collect();
         assert_eq!(steps.iter().filter(|s| s.too_long).count(), 1);
         assert!(steps[4].too_long);
         // Frame 2's last cell then closes a one-cell buffer that is no frame: all 6 cells are
@@ -362,18 +433,18 @@ mod tests {
         let mut r = Reassembler::default();
         let (mut out, mut consumed) = (Vec::new(), Vec::new());
         let c = cells_of(1, 3, false);
-        let first = r.on_cell(9, c[0], 100, AAL5, &mut out, &mut consumed);
+        let first = r.on_cell(9, c[0], 100, AAL5, u16::MAX, &mut out, &mut consumed);
         let slot = first.opened.expect("the first cell opens a buffer");
-        assert_eq!(r.on_cell(9, c[1], 150, AAL5, &mut out, &mut consumed).opened, None);
+        assert_eq!(r.on_cell(9, c[1], 150, AAL5, u16::MAX, &mut out, &mut consumed).opened, None);
         assert!(!r.expire(slot, 149, 50, Framing::Aal5, &mut out, &mut consumed));
         assert!(r.expire(slot, 150, 50, Framing::Aal5, &mut out, &mut consumed));
         assert_eq!((consumed.len(), r.in_flight()), (2, 0));
         // The late last cell opens (and closes) a buffer of its own; nothing is delivered.
-        assert_eq!(r.on_cell(9, c[2], 160, AAL5, &mut out, &mut consumed).opened, None);
+        assert_eq!(r.on_cell(9, c[2], 160, AAL5, u16::MAX, &mut out, &mut consumed).opened, None);
         assert!(out.is_empty());
         // A timer left from an older buffer does not cut a younger one.
         let d = cells_of(2, 3, false);
-        r.on_cell(9, d[0], 200, AAL5, &mut out, &mut consumed);
+        r.on_cell(9, d[0], 200, AAL5, u16::MAX, &mut out, &mut consumed);
         assert!(!r.expire(slot, 220, 50, Framing::Aal5, &mut out, &mut consumed));
     }
 
@@ -382,8 +453,8 @@ mod tests {
         let mut r = Reassembler::default();
         let (mut out, mut consumed) = (Vec::new(), Vec::new());
         let c = cells_of(1, 4, true);
-        let slot = r.on_cell(3, c[0], 0, AAL5, &mut out, &mut consumed).opened.unwrap();
-        r.on_cell(3, c[1], 0, AAL5, &mut out, &mut consumed);
+        let slot = r.on_cell(3, c[0], 0, AAL5, u16::MAX, &mut out, &mut consumed).opened.unwrap();
+        r.on_cell(3, c[1], 0, AAL5, u16::MAX, &mut out, &mut consumed);
         assert!(r.expire(slot, 10, 10, Framing::Aal5, &mut out, &mut consumed));
         assert_eq!(out.len(), 1);
         assert!(!out[0].complete);

@@ -32,6 +32,19 @@ struct Frame {
     /// Some of its cells reached a reassembly buffer.
     reached: bool,
     flow: u32,
+    /// The reassembly buffer its cells last went to (per-packet rules end the frame there
+    /// when a drop leaves only the cells waiting in it).
+    slot: Option<u32>,
+}
+
+/// What a dropped cell did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Dropped {
+    /// Its packet is now lost.
+    pub lost: bool,
+    /// Per-packet rules: the drop left only cells that already wait in this reassembly buffer,
+    /// which can now be judged (`expire` does it; the caller queues it for the same instant).
+    pub end_frame: Option<u32>,
 }
 
 /// What one cell reaching the end of a cell path did, besides rebuilding packets.
@@ -104,7 +117,7 @@ impl AtmRuntime {
         let n = self.cfg.cells_for(&pkt);
         let pdu = self.next_pdu;
         self.next_pdu = self.next_pdu.wrapping_add(1);
-        self.frames.insert(pdu, Frame { remaining: n, delivered: false, reached: false, flow: pkt.flow });
+        self.frames.insert(pdu, Frame { remaining: n, delivered: false, reached: false, flow: pkt.flow, slot: None });
         self.cells.created += n as u64;
         out.extend((0..n).map(|index| {
             let mut c = pkt;
@@ -140,10 +153,18 @@ impl AtmRuntime {
         self.lost_in_reassembly.get(flow as usize).copied().unwrap_or(0)
     }
 
-    /// A cell was dropped; true if its packet is now lost.
-    pub fn cell_dropped(&mut self, cell: &Packet) -> bool {
+    /// A cell was dropped: whether its packet is now lost, and whether its frame can now end.
+    pub fn cell_dropped(&mut self, cell: &Packet) -> Dropped {
         self.cells.dropped += 1;
-        self.settle(cell.cell.pdu)
+        let pdu = cell.cell.pdu;
+        let lost = self.settle(pdu);
+        let end_frame = match self.frames.get(&pdu) {
+            Some(&Frame { slot: Some(slot), remaining, .. }) if self.cfg.per_packet_frames => {
+                (self.reassembly.waiting(slot) == Some((pdu, remaining as usize))).then_some(slot)
+            }
+            _ => None,
+        };
+        Dropped { lost, end_frame }
     }
 
     /// A cell reached a switch; true if the switch needs a service event at this instant.
@@ -174,7 +195,12 @@ impl AtmRuntime {
         let first_new = out.len();
         let key = (node as u64) << 32 | vc_of(&cell) as u64;
         let rules = Rules::of(&self.cfg);
-        let step = self.reassembly.on_cell(key, cell, now, rules, out, &mut self.consumed);
+        let pdu = cell.cell.pdu;
+        let pending = self.frames.get(&pdu).map_or(u16::MAX, |f| f.remaining);
+        let step = self.reassembly.on_cell(key, cell, now, rules, pending, out, &mut self.consumed);
+        if let Some(f) = self.frames.get_mut(&pdu) {
+            f.slot = Some(step.slot);
+        }
         self.cells.frames_discarded_length += step.too_long as u64;
         let timer = match (step.opened, self.cfg.reassembly_timeout) {
             (Some(slot), Some(t)) => Some((now + t, slot)),
@@ -183,15 +209,26 @@ impl AtmRuntime {
         Reassembled { lost: self.absorb(out, first_new), timer }
     }
 
-    /// The reassembly timer of buffer `slot` ran out at `now`; returns the packets this
-    /// settled as lost (rebuilt ones, in Boston's partial mode, go to `out`).
+    /// Buffer `slot` is to be looked at: its frame ends if none of its cells is left outside
+    /// it (per-packet rules, after a drop: `Dropped::end_frame`), else it is cut if its
+    /// reassembly timer ran out at `now`. Returns the packets this settled as lost (rebuilt
+    /// ones, in Boston's partial mode, go to `out`).
     pub fn expire(&mut self, slot: u32, now: crate::time::Time, out: &mut Vec<Rebuilt>) -> u64 {
-        let Some(timeout) = self.cfg.reassembly_timeout else { return 0 };
         let first_new = out.len();
-        if !self.reassembly.expire(slot, now, timeout, self.cfg.framing, out, &mut self.consumed) {
-            return 0;
+        let framing = self.cfg.framing;
+        let settled = self
+            .reassembly
+            .waiting(slot)
+            .is_some_and(|(pdu, cells)| self.frames.get(&pdu).is_some_and(|f| f.remaining as usize == cells));
+        if self.cfg.per_packet_frames && settled {
+            self.reassembly.end_frame(slot, framing, out, &mut self.consumed);
+        } else {
+            let Some(timeout) = self.cfg.reassembly_timeout else { return 0 };
+            if !self.reassembly.expire(slot, now, timeout, framing, out, &mut self.consumed) {
+                return 0;
+            }
+            self.cells.frames_discarded_timeout += 1;
         }
-        self.cells.frames_discarded_timeout += 1;
         self.absorb(out, first_new)
     }
 

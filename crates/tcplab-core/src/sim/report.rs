@@ -100,6 +100,10 @@ impl Simulation {
                 r.final_ssthresh = w.ssthresh;
                 r.final_rto_s = secs(sender.rto());
                 r.partial_segments = rs.partial_segments;
+                let boston = sender.boston_counters();
+                r.boston_repeated_shards = boston.map(|b| b.repeated_shards);
+                r.boston_cells_sent = boston.map(|b| b.cells_sent);
+                r.boston_cells_retransmitted = boston.map(|b| b.cells_retransmitted);
             }
             Ends::Udp(u) => r.udp = Some(u.report()),
         }

@@ -31,7 +31,8 @@ use super::stack::Stack;
 /// places that expand the list import all of it.
 pub mod names {
     pub use super::{
-        two_ticks_or, Codec, Congestion, OutOfOrderAck, RecoverySend, Ssthresh, TickPhase, HUGE, NS_WINDOW,
+        two_ticks_or, Codec, Congestion, FastRetransmitTimer, OutOfOrderAck, RecoverySend, Ssthresh, TickPhase, HUGE,
+        NS_WINDOW,
     };
     pub use crate::tcp::boston::{BostonConfig, Partial};
     pub use crate::tcp::config::{DelayedAck, Handshake, RecoveryKind};
@@ -170,6 +171,13 @@ below one packet)";
                 "ns-2's `newreno_changes_` (Hoe's flywheel) in `newreno_ns2`";
             max_cwnd => max_cwnd: Option<u32>, Cap, "segments", [None],
                 "cap on cwnd (ns-2's `maxcwnd_`)";
+            fast_retransmit_timer => fast_retransmit_timer: FastRetransmitTimer, Names<FastRetransmitTimer>, "",
+                [FastRetransmitTimer::Clock],
+                "what a fast retransmit does to the retransmission timer: `clock`, the timer's own rule (ns1: \
+re-armed and the backoff doubled, ns-1's `reset_rtx_timer`, called by the fast retransmit of its Tahoe in \
+`tcp.cc` and of its Reno in `tcp-reno.cc`, 1996; the others: stopped until the retransmission leaves); \
+`backoff`: re-armed as a timeout re-arms it, doubling the backoff; `keep`: re-armed with the backoff as \
+it is (ns-2.1b's `reset_rtx_timer(1, 0)`)";
             rtt_sample => rtt_sample: RttSample, Names<RttSample>, "",
                 [RttSample::Timed, RttSample::Timed, RttSample::Timed],
                 "where RTT samples come from: one timed segment per round trip (Karn's rule), or every ACK of new \
@@ -342,6 +350,18 @@ named_enum! {
     }
 }
 
+named_enum! {
+    /// What a fast retransmit does to the retransmission timer (knob `fast_retransmit_timer`).
+    pub enum FastRetransmitTimer {
+        /// The timer's own rule (`RttEstimator::on_fast_retransmit`).
+        Clock = "clock",
+        /// Re-armed as by a timeout: the backoff doubles.
+        Backoff = "backoff",
+        /// Re-armed with the backoff as it is.
+        Keep = "keep",
+    }
+}
+
 named!(
     Stack = "stack",
     Congestion = "congestion controller",
@@ -354,6 +374,7 @@ named!(
     RttSample,
     RecoverySend,
     TickPhase,
+    FastRetransmitTimer,
 );
 
 impl Named for Partial {

@@ -17,9 +17,11 @@
 //! - `rtt_backoff`: `t_backoff_` doubles up to 64; past 8, `t_srtt_ = 0` and the variance is
 //!   kept as it is (ns-2.1b adds srtt into it), so the timeout falls to `t_rttvar_` ticks.
 //! - `reset_rtx_timer(mild)` calls `set_rtx_timer()` *before* `rtt_backoff()`, and is called
-//!   on a timeout and on a fast retransmit alike: the timer armed then uses the backoff from
-//!   before the doubling, and a fast retransmit doubles the backoff too (ns-2.1b backs off
-//!   before re-arming, and only on a timeout).
+//!   on a timeout and on a fast retransmit alike (ns-1's Tahoe in `tcp.cc` and its Reno in
+//!   `tcp-reno.cc` rev. 1.1, 1996/12/19): the timer armed then uses the backoff from before
+//!   the doubling, and a fast retransmit doubles the backoff too (ns-2.1b backs off before
+//!   re-arming, and only on a timeout). The knob `fast_retransmit_timer = "keep"` runs the
+//!   other reading (re-armed without the doubling) on this timer.
 
 use crate::time::{Dur, Time};
 
@@ -119,9 +121,9 @@ impl RttEstimator for Ns1Rtt {
         deadline
     }
 
-    /// Every fast retransmit calls reset_rtx_timer too (tcp.cc's Tahoe recv, tcp-newreno.cc
-    /// 1.7's `reset_rtx_timer(1)`): the timer is re-armed with the current backoff, which then
-    /// doubles.
+    /// ns-1's fast retransmit calls reset_rtx_timer (tcp.cc's Tahoe recv, tcp-reno.cc 1.1's
+    /// RenoTcpAgent::recv, tcp-newreno.cc 1.7's `reset_rtx_timer(1)`): the timer is re-armed
+    /// with the current backoff, which then doubles.
     fn on_fast_retransmit(&mut self, now: Time, backoff: &mut u32) -> Option<Time> {
         Some(self.on_timeout(now, backoff))
     }

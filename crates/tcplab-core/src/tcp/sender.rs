@@ -16,6 +16,7 @@ use crate::time::{Dur, Time};
 use super::boston::BostonTx;
 use super::cc::{Controller, LossState};
 use super::config::{Handshake, TcpConfig};
+use super::knobs::FastRetransmitTimer;
 use super::recovery::{Ctx, Recovery};
 use super::reserved::Reserved;
 use super::rtt::Estimator;
@@ -214,6 +215,10 @@ impl TcpSender {
     pub fn rto(&self) -> Dur {
         self.rtt.rto()
     }
+    /// TCP Boston: the cells it sent, retransmitted and repeated; None for plain TCP.
+    pub fn boston_counters(&self) -> Option<super::boston::BostonCounters> {
+        self.boston.as_ref().map(|b| b.counters())
+    }
     /// The records not yet drained (none for an untraced flow).
     pub fn take_trace(&mut self) -> (Vec<TraceRow>, Vec<SendRecord>) {
         self.trace.as_mut().map_or_else(Default::default, |t| t.take())
@@ -360,9 +365,14 @@ impl TcpSender {
                 }
                 self.stats.fast_retransmits += 1;
                 // The RTT measurement stops (Karn); the timer restarts when the retransmission
-                // leaves, unless the stack re-arms it now (ns-1).
+                // leaves, unless the stack re-arms it now (ns-1's reset_rtx_timer, backing off),
+                // or the knob `fast_retransmit_timer` says otherwise.
                 self.timing = None;
-                self.rto_at = self.rtt.on_fast_retransmit(now, &mut self.backoff);
+                self.rto_at = match self.cfg.fast_retransmit_timer {
+                    FastRetransmitTimer::Clock => self.rtt.on_fast_retransmit(now, &mut self.backoff),
+                    FastRetransmitTimer::Backoff => Some(self.rtt.on_timeout(now, &mut self.backoff)),
+                    FastRetransmitTimer::Keep => Some(self.rtt.deadline(now, self.backoff)),
+                };
             }
         }
         if let Some(seg) = partial {

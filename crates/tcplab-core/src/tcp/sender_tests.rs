@@ -210,3 +210,23 @@ fn go_back_n_resends_window_cut_pieces_but_boston_only_whole_segments() {
     assert_eq!(run(false), vec![(1000, 1000), (2000, 500)]);
     assert_eq!(run(true), vec![(1000, 1000)], "a Boston segment is never re-cut");
 }
+
+#[test]
+fn fast_retransmit_timer_knob_keeps_stops_or_doubles_the_backoff() {
+    use crate::tcp::knobs::FastRetransmitTimer as F;
+    // No RTT sample yet: the fine timer's RTO is its initial 3 s; a fast retransmit at 21 ms.
+    let run = |rule: F| {
+        let mut s = sender_with(TcpConfig { initial_cwnd: 8, fast_retransmit_timer: rule, ..cfg() }, None);
+        expect!(s, t = 0, [0, 1000, 2000, 3000, 4000, 5000, 6000, 7000]);
+        for _ in 0..3 {
+            ack!(s, t = 21, 0);
+        }
+        let before_send = s.next_deadline();
+        expect!(s, t = 21, [0]);
+        (before_send, s.next_deadline())
+    };
+    // The fine timer's own rule stops the timer until the retransmission leaves, then 3 s.
+    assert_eq!(run(F::Clock), (None, Some(21 * MS + 3 * SEC)));
+    assert_eq!(run(F::Keep), (Some(21 * MS + 3 * SEC), Some(21 * MS + 3 * SEC)));
+    assert_eq!(run(F::Backoff), (Some(21 * MS + 6 * SEC), Some(21 * MS + 6 * SEC)), "doubled");
+}

@@ -19,14 +19,16 @@ Metrics (docs/boston.md has the details):
 - **loss rate**: for Reno (and Reno with EPD) the packet loss rate caused by cell drops: data
   packets that did not reach TCP intact over data packets sent; for Boston the cell loss rate:
   cells dropped at the switch over cells arriving at it;
-- **retransmission rate**: retransmitted data packets over data packets sent;
+- **retransmission rate**: cells of retransmissions over cells the sources sent (Boston's
+  retransmissions of m - r shards count at their size), whatever the access link;
 - **response time per byte**: connection time over bytes delivered to the application, summed
   over connections (the byte-weighted mean of each connection's time per byte), in ms/byte.
 
 **The stack.** The paper ran "a heavily modified" ns (Sec. 3) in 1996-97, i.e. ns-1, so the
 primary reproduction runs on tcplab's `ns1` preset (docs/stacks.md: the ns-2.1b code paths with
 ns-1's 3 s first timeout): one-way Reno agents with no handshake, one ACK per packet, windows in
-packets, ns's exact timer with 100 ms ticks and an RTO of at least two ticks, backoff to 64 s.
+packets, ns's exact timer with 100 ms ticks and an RTO of at least two ticks, the backoff
+multiplier doubling up to 64 at every timeout and (ns-1's reset_rtx_timer) every fast retransmit.
 The study overrides only what the paper sets: the MSS (its packet sizes), the window (its kB)
 and the codec. 4.4BSD-Lite (`bsd44`) runs beside it as a sensitivity run (its preset, plus a
 send buffer as large as the largest window so that the receive window alone limits the
@@ -49,6 +51,7 @@ from typing import TYPE_CHECKING
 
 from tcplab.report.claims import POLICY
 from tcplab.report.study import Paper, Study
+from tcplab.studies.boston.can_fail import can_fail
 from tcplab.studies.boston.claims import claims
 from tcplab.studies.boston.figures import figures
 from tcplab.studies.boston.results import derive
@@ -87,14 +90,16 @@ STUDY = Study(
     claims=claims,
     tables=tables,
     cli=_cli,
+    can_fail=can_fail,
     assumptions=(
         "kB are 1000 bytes (the paper's 27 kB buffer is 512 cells x 53 bytes); windows are 8000-64000 "
         "bytes of receive window; a window below one packet still sends one packet per round trip.",
         "Packet size is the IP packet (TCP/IP header 40 bytes): MSS = size - 40. AAL5 without trailer "
         "or LLC/SNAP: ceil(size/48) cells (9180 B: 192 cells). Boston: 1 header cell + m shard cells, "
         "counted as a full packet's useful cells, with m from the codec's geometry: IDA disperses m "
-        "shards into N = 2m (the paper wants N >> m) over GF(2^8) with 47-byte shards while N <= 256, "
-        "else over GF(2^16) with 2-byte ids and 46-byte shards (9180 B: m = 199, N = 398, 200 cells); "
+        "shards into N = 8m (the paper wants N >> m) over GF(2^8) with 47-byte shards while N <= 256, "
+        "else over GF(2^16) with 2-byte ids and 46-byte shards (4352 B: m = 94, 95 cells; 9180 B: m = 199, "
+        "N = 1592, 200 cells), a departure from the paper's one byte of heading per cell; "
         "the bitmap variant sends m = ceil(MSS/47) blocks (9180 B: 196 cells); no redundancy.",
         "Access links, source interface queues and the reassembly mode are not in the paper; the "
         "defaults come from the model sweep (its table and rule are below): packet links at 1.5 Mb/s "
@@ -108,13 +113,16 @@ STUDY = Study(
         "m - r fresh shards at the next retransmission (Sec. 2.3); Sec. 2.1's reading is run beside it.",
         "TCP as the ns1 preset configures it (the paper states none of it): Reno, ns's exact timer with "
         "tcp-tick 0.1 s, RTO = srtt + 4 rttvar in ticks and at least 2 ticks (200 ms), 3 s before the "
-        "first sample, backoff to 64 s; one ACK per packet; no handshake. The study used to run the "
+        "first sample, the backoff multiplier doubling up to 64 at every timeout and every fast retransmit "
+        "(ns-1's reset_rtx_timer; fast_retransmit_timer = \"keep\" is the other reading); one ACK per "
+        "packet; no handshake. The study used to run the "
         "tcplab stack with these set by hand; three differ from it and follow the preset: the timer "
         "fires when due (not on a tick clock), the first timeout is 3 s (was 6 s) and backoff stops at "
         "64 s (was unbounded). Overrides: MSS, window and codec only. Sensitivity: 4.4BSD-Lite.",
         "EPD threshold 80% of the buffer (PPD on overflow), as the satellite study's switches.",
-        "Sources start 50 ms apart (source i at 0.05 i s). Replications differ in the phases of the "
-        "hosts' timer clocks.",
+        "Source i starts at a uniformly random point of its own 50 ms slot (i x 50 ms to (i + 1) x "
+        "50 ms): on ns-1's exact timer there are no tick phases, so the start times are what makes "
+        "replications differ.",
         POLICY,
     ),
     quick_note=f"{QUICK.duration:g} s runs and {QUICK.reps} replication per point (full mode: "

@@ -9,11 +9,22 @@ beside the judged one (not judged).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
-from tcplab.report.claims import ABOUT_TOL, about, analytic, diagnostic, ordering, trend, value
+from tcplab.report.claims import (
+    ABOUT_TOL,
+    NOT_SEPARATED,
+    about,
+    analytic,
+    diagnostic,
+    fitted,
+    ordering,
+    trend,
+    value,
+)
 from tcplab.report.study import Claim
 from tcplab.studies.boston import signatures
 from tcplab.studies.boston.analytic import ratio, ratio_large_loss, ratio_small_loss
@@ -141,8 +152,10 @@ def _chain(r: Results) -> list[Claim]:
         }
         for mm in r.chain_m
     }
+    # The paper derives eqs. 1-7 but never simulates a chain: both are checks of our chain
+    # against the paper's formulas, not the paper's measurements (issue 22).
     return [
-        ordering(
+        diagnostic(
             "chain_waste_order",
             "On a simulated chain of 3 switches (one congested by 8 Reno connections), the tagged "
             "connection wastes fewer cell-hops per delivered packet with Boston than with Reno+EPD, "
@@ -151,8 +164,8 @@ def _chain(r: Results) -> list[Claim]:
             order,
             all(o["boston"] < o["reno_epd"] < o["reno"] for o in order.values()),
         ),
-        # A value claim whose tolerance is a factor of 2, not a relative band.
-        Claim(
+        # A tolerance of a factor of 2, not a relative band.
+        diagnostic(
             "chain_matches_eqs",
             "The measured waste ratios Reno/EPD and EPD/Boston on the chain are within a factor of 2 of "
             "eqs. 1-3 evaluated at each run's measured cell survival p, delta and h",
@@ -163,7 +176,6 @@ def _chain(r: Results) -> list[Claim]:
                 and 0.5 <= v["measured_epd_over_boston"] / v["eqs_epd_over_boston"] <= 2
                 for v in pred.values()
             ),
-            kind="value",
         ),
     ]
 
@@ -237,7 +249,8 @@ def _ratio_toward_small_buffers(r: Results) -> Claim:
 
 def _reno_near_total_loss(r: Results) -> Claim:
     near_total = {pk: _r(_loss(r, "reno", pk, 64)) for pk in (4352, 9180)}
-    return ordering(
+    # A signature of the model sweep (signatures.py): it chose the model, so it is no evidence.
+    return fitted(
         "fig7_reno_near_total_loss",
         "At the smallest buffer (64 cells) Reno loses at least 80% of its packets for the two "
         "largest packet sizes",
@@ -249,8 +262,8 @@ def _reno_near_total_loss(r: Results) -> Claim:
 
 def _loss_ratio_range(r: Results) -> Claim:
     flat = [v for d in _loss_ratios(r).values() for v in d.values() if math.isfinite(v)]
-    # The paper gives the range's ends: a value claim, its tolerance the range itself.
-    return Claim(
+    # A signature of the model sweep (signatures.py): it chose the model, so it is no evidence.
+    return fitted(
         "loss_ratio_1.7_2.4",
         "The ratio of Reno's loss rate to Boston's lies between 1.7 and 2.4 at every packet size "
         "and buffer (64 kB window)",
@@ -262,7 +275,6 @@ def _loss_ratio_range(r: Results) -> Claim:
             "in_range": f"{sum(1.7 <= v <= 2.4 for v in flat)} of {len(flat)}",
         },
         all(1.7 <= v <= 2.4 for v in flat),
-        kind="value",
     )
 
 
@@ -443,27 +455,34 @@ def _footnote14(r: Results) -> list[Claim]:
         for pk in r.packets
         for b in r.buffers
     ]
-    relative = [bo / max(re, 1e-9) - 1 for bo, re in pairs]
-    points = [bo - re for bo, re in pairs]
-    paper = "Sec. 4.2, footnote 14: at most 2% higher, less as the cell loss rate increases"
-    return [
-        ordering(
-            "boston_cell_loss_at_most_2pct_higher",
-            "Boston's cell loss rate is at most 2% (relative) above Reno's at every point of Fig. 7 "
-            "(footnote 14 read as relative)",
-            paper,
-            {"max_relative_excess": _r(max(relative), 3), "median": _r(float(np.median(relative)), 3)},
-            max(relative) <= 0.02,
-        ),
-        ordering(
-            "boston_cell_loss_at_most_2pp_higher",
-            "Boston's cell loss rate is at most 2 percentage points above Reno's at every point of "
-            "Fig. 7 (footnote 14 read as percentage points)",
-            paper,
-            {"max_excess_points": _r(100 * max(points), 2), "median": _r(100 * float(np.median(points)), 2)},
-            max(points) <= 0.02,
-        ),
-    ]
+    return [footnote14_claim([bo for bo, _ in pairs], [re for _, re in pairs])]
+
+
+def footnote14_claim(boston: list[float], reno: list[float]) -> Claim:
+    """Footnote 14 judged once. "A maximum of 2% higher cell loss rate" reads as relative to
+    Reno's rate or as percentage points of cells; the claim holds if it holds on both readings,
+    misses if it misses on both, and is not separated if the readings disagree (the paper's
+    words cannot tell which one it meant)."""
+    relative = [bo / max(re, 1e-9) - 1 for bo, re in zip(boston, reno, strict=True)]
+    points = [bo - re for bo, re in zip(boston, reno, strict=True)]
+    readings = (max(relative) <= 0.02, max(points) <= 0.02)
+    verdict = {(True, True): "holds", (False, False): "misses"}.get(readings, NOT_SEPARATED)
+    claim = ordering(
+        "boston_cell_loss_at_most_2pct_higher",
+        "Boston's cell loss rate is at most 2% above Reno's at every point of Fig. 7, read both as "
+        "relative to Reno's rate and as percentage points of cells (not separated if only one holds)",
+        "Sec. 4.2, footnote 14: at most 2% higher, less as the cell loss rate increases",
+        {
+            "max_relative_excess": _r(max(relative), 3),
+            "median_relative": _r(float(np.median(relative)), 3),
+            "max_excess_points": _r(100 * max(points), 2),
+            "median_points": _r(100 * float(np.median(points)), 2),
+        },
+        readings == (True, True),
+    )
+    if verdict == NOT_SEPARATED:
+        return Claim(**{**claim.__dict__, "holds": None, "verdict": NOT_SEPARATED})
+    return claim
 
 
 def _codec(r: Results) -> Claim:
@@ -493,13 +512,61 @@ def _codec(r: Results) -> Claim:
 # ---------------------------------------------------------------- Figs. 15-17: the reference point
 
 
-def _about_claim(r: Results, kind: str, cid: str, text: str, paper: float, metric: str, proto: str) -> Claim:
-    """An 'about X' claim at the reference point; for Boston the other codec's value is listed
-    beside (not judged)."""
-    measured_value = r.at(kind, proto, metric)
+# "About X" values at the reference point: id -> (run kind, statement, the paper's X, metric,
+# protocol). Shared with can_fail.py, which judges the same statements on fixtures.
+ABOUT: dict[str, tuple[str, str, float, str, str]] = {
+    "fig15_boston_cell_drop": (
+        "single",
+        "One source alone: Boston's cell drop rate is about 2.3%",
+        0.023,
+        "cell_loss_rate",
+        "boston",
+    ),
+    "fig15_reno_packet_drop": (
+        "single",
+        "One source alone: Reno's packet drop rate is about 4.9%",
+        0.049,
+        "packet_loss_rate",
+        "reno",
+    ),
+    "fig15_reno_effective": (
+        "single",
+        "One source alone: Reno's effective throughput is about 83.1%",
+        0.831,
+        "effective_throughput",
+        "reno",
+    ),
+    "fig15_boston_effective": (
+        "single",
+        "One source alone: Boston's effective throughput is about 89.6%",
+        0.896,
+        "effective_throughput",
+        "boston",
+    ),
+    "fig17_reno_effective": (
+        "star",
+        "16 sources: Reno's effective throughput is about 59.1%",
+        0.591,
+        "effective_throughput",
+        "reno",
+    ),
+    "fig17_boston_effective": (
+        "star",
+        "16 sources: Boston's effective throughput is about 78.9%",
+        0.789,
+        "effective_throughput",
+        "boston",
+    ),
+}
+
+
+def about_claim(cid: str, measured_value: float, beside: Mapping[str, float] | None = None) -> Claim:
+    """An 'about X' claim of ``ABOUT`` on the measured value; ``beside``: values listed, not
+    judged (for Boston, the other codec's)."""
+    _, text, paper, _, _ = ABOUT[cid]
     measured: Any = _r(measured_value)
-    if proto == "boston":
-        measured = {"boston": measured, f"{r.other} (not judged)": _r(r.at(kind, "boston_bitmap", metric))}
+    if beside:
+        measured = {"boston": measured, **{f"{k} (not judged)": _r(v) for k, v in beside.items()}}
     return value(
         cid,
         f"{text} (within {TOL:.0%}; {REF})",
@@ -510,43 +577,17 @@ def _about_claim(r: Results, kind: str, cid: str, text: str, paper: float, metri
     )
 
 
+def _about_claim(r: Results, cid: str) -> Claim:
+    kind, _, _, metric, proto = ABOUT[cid]
+    beside = {r.other: r.at(kind, "boston_bitmap", metric)} if proto == "boston" else None
+    return about_claim(cid, r.at(kind, proto, metric), beside)
+
+
 def _fig15(r: Results) -> list[Claim]:
     def s1(proto: str, metric: str) -> float:
         return r.at("single", proto, metric)
 
-    out = [
-        _about_claim(r, "single", *args)
-        for args in (
-            (
-                "fig15_boston_cell_drop",
-                "One source alone: Boston's cell drop rate is about 2.3%",
-                0.023,
-                "cell_loss_rate",
-                "boston",
-            ),
-            (
-                "fig15_reno_packet_drop",
-                "One source alone: Reno's packet drop rate is about 4.9%",
-                0.049,
-                "packet_loss_rate",
-                "reno",
-            ),
-            (
-                "fig15_reno_effective",
-                "One source alone: Reno's effective throughput is about 83.1%",
-                0.831,
-                "effective_throughput",
-                "reno",
-            ),
-            (
-                "fig15_boston_effective",
-                "One source alone: Boston's effective throughput is about 89.6%",
-                0.896,
-                "effective_throughput",
-                "boston",
-            ),
-        )
-    ]
+    out = [_about_claim(r, cid) for cid in ABOUT if ABOUT[cid][0] == "single"]
     more = s1("boston", "offered_fraction") / s1("reno", "offered_fraction") - 1
     gain = s1("boston", "effective_throughput") / s1("reno", "effective_throughput") - 1
     out += [
@@ -574,16 +615,15 @@ def _fig15(r: Results) -> list[Claim]:
 
 
 def _average_window(r: Results) -> Claim:
-    """Footnote 17: the paper gives both averages, so both are judged."""
+    """Footnote 17: a signature of the model sweep (signatures.py), so fitted, not evidence."""
     boston, reno = r.average_window.get("boston", math.nan), r.average_window.get("reno", math.nan)
-    return value(
+    return fitted(
         "fig15_average_window",
         f"One source alone: Boston's average window is about 27.7 kB (3.02 segments) and Reno's about "
         f"23.9 kB (2.57 segments), each within {TOL:.0%}",
         {"boston_kB": 27.7, "reno_kB": 23.9},
         {k: _r(v / 1000, 2) for k, v in r.average_window.items()},
         about(boston, 27700, tolerance=TOL) and about(reno, 23900, tolerance=TOL),
-        TOL,
     )
 
 
@@ -608,35 +648,25 @@ def _figs16_17(r: Results) -> list[Claim]:
             about(b_bytes, 6.7e6, tolerance=TOL) and about(r_bytes, 5.1e6, tolerance=TOL),
             TOL,
         ),
-        ordering(
-            "fig16_source_effective",
-            "16 sources: a Boston source's effective throughput exceeds a Reno source's (5.1% vs 3.8% "
-            "of the link); mean per source",
-            {"boston": 0.051, "reno": 0.038},
-            {"boston": _r(s16("boston", "source_eff")), "reno": _r(s16("reno", "source_eff"))},
-            s16("boston", "source_eff") > s16("reno", "source_eff"),
-        ),
-        _about_claim(
-            r,
-            "star",
-            "fig17_reno_effective",
-            "16 sources: Reno's effective throughput is about 59.1%",
-            0.591,
-            "effective_throughput",
-            "reno",
-        ),
-        _about_claim(
-            r,
-            "star",
-            "fig17_boston_effective",
-            "16 sources: Boston's effective throughput is about 78.9%",
-            0.789,
-            "effective_throughput",
-            "boston",
-        ),
+        fig16_source_effective_claim(s16("boston", "source_eff"), s16("reno", "source_eff")),
+        _about_claim(r, "fig17_reno_effective"),
+        _about_claim(r, "fig17_boston_effective"),
         _bigger_gap(r),
     ]
     return out
+
+
+def fig16_source_effective_claim(boston: float, reno: float) -> Claim:
+    """Fig. 16 prints both values (5.1% and 3.8% of the link per source): judged as values."""
+    return value(
+        "fig16_source_effective",
+        f"16 sources: a Boston source's effective throughput is about 5.1% of the link and a Reno "
+        f"source's about 3.8% (each within {TOL:.0%}; mean per source)",
+        {"boston": 0.051, "reno": 0.038},
+        {"boston": _r(boston), "reno": _r(reno)},
+        about(boston, 0.051, tolerance=TOL) and about(reno, 0.038, tolerance=TOL),
+        TOL,
+    )
 
 
 def _bigger_gap(r: Results) -> Claim:

@@ -34,7 +34,7 @@ class StarMetrics:
     cell_loss_rate: float  # cells dropped at the switch or a source's queue / cells offered
     packet_loss_rate: float  # data packets not delivered intact / data packets sent
     loss_rate: float  # the paper's: packet loss (Reno, EPD), cell loss (Boston)
-    retransmission_rate: float  # cells of retransmissions / cells sent (packets if not cells)
+    retransmission_rate: float  # cells of retransmissions / cells the sources sent
     response_time_ms_per_byte: float  # connection time over bytes delivered (byte-weighted mean)
     offered_fraction: float  # bytes into the switch over the bottleneck's capacity
     jain_fairness: float
@@ -66,15 +66,8 @@ def star_metrics(report: Mapping[str, Any], packet: int, protocol_name: str) -> 
     packet_loss = report["conservation"]["dropped"] / segments if segments else 0.0
     boston = PROTOCOLS[protocol_name].codec != "plain"
     active = sum(t - float(f["start_s"]) for f in flows)
-    retransmits = sum(int(f["retransmits"]) for f in flows)
     access = source_links(report)
-    cpp = cells_per_packet(packet, protocol_name)
-    if access and all(ln["atm"] for ln in access):
-        # Cells the sources sent, less the cells of first transmissions (full segments).
-        sent = sum(int(ln["tx_packets"]) for ln in access)
-        retx = max(sent - (segments - retransmits) * cpp, 0) / sent if sent else 0.0
-    else:
-        retx = retransmits / segments if segments else 0.0
+    retx = _retransmission_rate(flows, boston)
     shares = [int(f["bytes_delivered"]) for f in flows]
     square = sum(x * x for x in shares)
     return StarMetrics(
@@ -94,6 +87,20 @@ def star_metrics(report: Mapping[str, Any], packet: int, protocol_name: str) -> 
         partial_segments=sum(int(f.get("partial_segments", 0)) for f in flows),
         frames_lost_reassembly=sum(int(f.get("frames_lost_reassembly", 0)) for f in flows),
     )
+
+
+def _retransmission_rate(flows: Sequence[Mapping[str, Any]], boston: bool) -> float:
+    """Cells of retransmissions over cells sent, whatever the access link. Boston's senders
+    count the cells of their packets (a header cell and one per shard, so a retransmission of
+    m - r shards counts m - r + 1 cells); every Reno packet is a full one of the same cells, so
+    its rate in cells is its rate in packets."""
+    if boston:
+        sent = sum(int(f["boston_cells_sent"]) for f in flows)
+        retx = sum(int(f["boston_cells_retransmitted"]) for f in flows)
+    else:
+        sent = sum(int(f["data_segments"]) for f in flows)
+        retx = sum(int(f["retransmits"]) for f in flows)
+    return retx / sent if sent else 0.0
 
 
 def _cell_loss(bott: Mapping[str, Any], access: Sequence[Mapping[str, Any]], cpp: int) -> float:

@@ -35,7 +35,7 @@ mod tests {
     #[test]
     fn a_retransmission_names_the_blocks_missing_after_what_the_receiver_reported() {
         let g = geometry(470); // 10 blocks
-        let r = retransmission(&TxSeg { held: 8, next_fresh: 10, answered: 0 }, g);
+        let r = retransmission(&TxSeg { held: 8, next_fresh: 10, ..TxSeg::default() }, g);
         assert!(r.relative && (r.start, r.count) == (8, 2));
         // Blocks 1 and 6 were lost from the first copy; 4 more arrived after the report.
         let arrivals = [0, 2, 3, 4, 5, 7, 8, 9, 1];

@@ -31,7 +31,7 @@ mod rx;
 mod tx;
 
 pub use rx::{BostonRx, Progress};
-pub use tx::BostonTx;
+pub use tx::{BostonCounters, BostonTx};
 
 use std::collections::BTreeMap;
 

@@ -12,10 +12,27 @@ use super::{bitmap, forget_below, ida, BostonConfig, Codec, Partial};
 pub struct TxSeg {
     /// Shards the receiver last said it holds.
     pub held: u16,
-    /// Next shard never sent.
-    pub next_fresh: u16,
+    /// Next shard never sent (N when all were).
+    pub next_fresh: u32,
+    /// Coded shards sent again after all N had gone (IDA's last resort).
+    pub cycled: u32,
+    /// Shards sent again: cells the receiver may already hold.
+    pub repeated: u64,
     /// The largest count r already answered with fresh shards at once (`Partial::Fresh`).
     pub answered: u16,
+}
+
+/// What a Boston sender put on the wire over the flow's life, in cells (a header cell and a
+/// cell per shard, whatever link the packet crosses first).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BostonCounters {
+    /// Cells of every data packet sent.
+    pub cells_sent: u64,
+    /// Of those, the cells of retransmissions (Sec. 4.1's retransmission rate counts cells).
+    pub cells_retransmitted: u64,
+    /// Shards sent again because all N of their segment had gone: cells the receiver may
+    /// already hold (0 while the dispersal is large enough).
+    pub repeated_shards: u64,
 }
 
 /// The sender's side: per unacknowledged segment, what the receiver holds.
@@ -23,11 +40,12 @@ pub struct TxSeg {
 pub struct BostonTx {
     cfg: BostonConfig,
     segs: BTreeMap<u64, TxSeg>,
+    counters: BostonCounters,
 }
 
 impl BostonTx {
     pub fn new(cfg: BostonConfig) -> Self {
-        Self { cfg, segs: BTreeMap::new() }
+        Self { cfg, segs: BTreeMap::new(), counters: BostonCounters::default() }
     }
 
     /// The shards a packet of segment [offset, offset + len) carries.
@@ -39,14 +57,22 @@ impl BostonTx {
                 Codec::Ida => ida::first(&self.cfg, g),
                 Codec::Bitmap => g.m as u16,
             };
-            self.segs.insert(offset, TxSeg { held: 0, next_fresh: count, answered: 0 });
+            self.segs.insert(offset, TxSeg { next_fresh: count as u32, ..TxSeg::default() });
             return Shards { m: g.m as u16, start: 0, count, ..Shards::default() };
         }
-        let seg = self.segs.entry(offset).or_insert(TxSeg { held: 0, next_fresh: g.m as u16, answered: 0 });
-        match codec {
+        let seg = self.segs.entry(offset).or_insert(TxSeg { next_fresh: g.m as u32, ..TxSeg::default() });
+        let before = seg.repeated;
+        let shards = match codec {
             Codec::Ida => ida::retransmission(seg, g),
             Codec::Bitmap => bitmap::retransmission(seg, g),
-        }
+        };
+        self.counters.repeated_shards += seg.repeated - before;
+        shards
+    }
+
+    /// What the flow sent so far (see `BostonCounters`).
+    pub fn counters(&self) -> BostonCounters {
+        self.counters
     }
 
     /// Code data packet `p` (segment `offset`, first sent or not): its shards, each riding in a
@@ -54,6 +80,11 @@ impl BostonTx {
     pub fn encode(&mut self, p: &mut Packet, offset: u64, first: bool, header_bytes: u32) {
         p.shards = self.shards(offset, p.payload, first);
         p.wire_bytes = header_bytes + crate::atm::CELL_PAYLOAD * p.shards.count as u32;
+        let cells = 1 + p.shards.count as u64;
+        self.counters.cells_sent += cells;
+        if !first {
+            self.counters.cells_retransmitted += cells;
+        }
     }
 
     /// A partial ACK: the receiver holds `held` shards of segment `offset`. True if its fresh
