@@ -56,7 +56,10 @@ where
         let (got, back) = py.allow_threads(move || (rx.recv_timeout(SIGNAL_POLL), rx));
         rx = back;
         match got {
-            Ok(out) => return out.map_err(to_py),
+            Ok(Ok(done)) => return Ok(done),
+            // A run that failed while a Ctrl-C was pending (its files may have gone with the
+            // interrupted command) reports the interrupt, not the fallout.
+            Ok(Err(e)) => return Err(py.check_signals().err().unwrap_or_else(|| to_py(e))),
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
                 if let Err(e) = py.check_signals() {
                     stop.store(true, Ordering::Relaxed);
