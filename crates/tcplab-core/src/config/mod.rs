@@ -185,7 +185,7 @@ impl Scenario {
             }
         };
         check_routes(&self.nodes, &channels, &flows)?;
-        check_udp_paths(&self.nodes, &channels, &flows)?;
+        paths::check_udp_paths(&self.nodes, &channels, &flows)?;
         paths::check_cell_paths(&self.nodes, &channels, &flows, &atm)?;
         Ok(Model {
             name: self.name.clone().unwrap_or_else(|| "scenario".into()),
@@ -224,33 +224,6 @@ fn check_routes(nodes: &[String], channels: &[ChannelModel], flows: &[FlowModel]
         if !reach.joined(f.src, f.dst) {
             let (src, dst) = (&nodes[f.src as usize], &nodes[f.dst as usize]);
             return err(format!("flow[{i}].dst"), format!("no route from '{src}' to '{dst}'"));
-        }
-    }
-    Ok(())
-}
-
-/// UDP packets travel packet links only: a UDP flow whose route crosses an ATM cell link is
-/// refused (the cell path's loss accounting is per TCP segment).
-fn check_udp_paths(nodes: &[String], channels: &[ChannelModel], flows: &[FlowModel]) -> Result<(), ScenarioError> {
-    if !channels.iter().any(|c| c.atm) || !flows.iter().any(|f| f.udp.is_some()) {
-        return Ok(());
-    }
-    let mut routes = crate::net::route::Routes::new(nodes.len(), channels.iter().map(|c| (c.from, c.to)));
-    for (i, f) in flows.iter().enumerate().filter(|(_, f)| f.udp.is_some()) {
-        let path = routes.path(f.src, f.dst).unwrap_or_default();
-        if let Some(&c) = path.iter().find(|&&c| channels[c as usize].atm) {
-            let ch = &channels[c as usize];
-            return err(
-                format!("flow[{i}].protocol"),
-                format!(
-                    "UDP flows cannot cross ATM links, and the route from '{}' to '{}' takes link[{}] ('{}' to '{}')",
-                    nodes[f.src as usize],
-                    nodes[f.dst as usize],
-                    c / 2,
-                    nodes[ch.from as usize],
-                    nodes[ch.to as usize]
-                ),
-            );
         }
     }
     Ok(())

@@ -1,7 +1,8 @@
 //! The checks that need each flow's route, on scenarios with cell links or TCP Boston: a
 //! Boston flow's data must reach the destination as cells (its shards are cells; over packet
 //! links only it would run as plain TCP with odd packet sizes), and a full segment and an ACK must
-//! each fit a reassembly buffer (`[atm] max_frame`), or nothing would ever arrive.
+//! each fit a reassembly buffer (`[atm] max_frame`), or nothing would ever arrive; a UDP flow
+//! must not cross a cell link at all.
 
 use super::flow::FlowModel;
 use super::link::ChannelModel;
@@ -109,4 +110,31 @@ fn largest_ack(tcp: &TcpConfig) -> Packet {
     let sack = if tcp.recovery.uses_sack() { (2 + 8 * MAX_SACK_BLOCKS as u32).div_ceil(4) * 4 } else { 0 };
     p.wire_bytes = tcp.header_bytes + sack;
     p
+}
+
+/// UDP packets travel packet links only: a UDP flow whose route crosses an ATM cell link is
+/// refused (the cell path's loss accounting is per TCP segment).
+pub fn check_udp_paths(nodes: &[String], channels: &[ChannelModel], flows: &[FlowModel]) -> Result<(), ScenarioError> {
+    if !channels.iter().any(|c| c.atm) || !flows.iter().any(|f| f.udp.is_some()) {
+        return Ok(());
+    }
+    let mut routes = Routes::new(nodes.len(), channels.iter().map(|c| (c.from, c.to)));
+    for (i, f) in flows.iter().enumerate().filter(|(_, f)| f.udp.is_some()) {
+        let path = routes.path(f.src, f.dst).unwrap_or_default();
+        if let Some(&c) = path.iter().find(|&&c| channels[c as usize].atm) {
+            let ch = &channels[c as usize];
+            return err(
+                format!("flow[{i}].protocol"),
+                format!(
+                    "UDP flows cannot cross ATM links, and the route from '{}' to '{}' takes link[{}] ('{}' to '{}')",
+                    nodes[f.src as usize],
+                    nodes[f.dst as usize],
+                    c / 2,
+                    nodes[ch.from as usize],
+                    nodes[ch.to as usize]
+                ),
+            );
+        }
+    }
+    Ok(())
 }
