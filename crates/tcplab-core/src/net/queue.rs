@@ -163,16 +163,30 @@ impl Queue {
     }
 
     fn fits(&self, pkt: &Packet) -> bool {
-        match self.limit {
-            QueueLimit::Packets(n) => self.buf.len() < n as usize,
-            QueueLimit::Bytes(b) => self.bytes + pkt.wire_bytes as u64 <= b,
+        Self::room(self.limit, self.buf.len(), self.bytes, pkt)
+    }
+
+    /// Whether `pkt` fits beside `len` packets of `bytes` under `limit`.
+    fn room(limit: QueueLimit, len: usize, bytes: u64, pkt: &Packet) -> bool {
+        match limit {
+            QueueLimit::Packets(n) => len < n as usize,
+            QueueLimit::Bytes(b) => bytes + pkt.wire_bytes as u64 <= b,
         }
     }
 
     /// Whether a packet arriving at `now` may stay (on an idle link it goes straight on).
     pub fn accepts(&mut self, now: Time, pkt: &Packet, link_idle: bool) -> bool {
         let (ok, early) = match &mut self.disc {
-            Discipline::DropTail | Discipline::Codel(_) => (link_idle || self.fits(pkt), None),
+            Discipline::DropTail => (link_idle || self.fits(pkt), None),
+            Discipline::Codel(c) => {
+                let ok = link_idle || Self::room(self.limit, self.buf.len(), self.bytes, pkt);
+                // A packet going straight onto an idle link is enqueued and dequeued at once
+                // in a real queue: its size still counts for CoDel's one-packet floor.
+                if ok && link_idle {
+                    c.codel.on_enqueue(pkt.wire_bytes as u64);
+                }
+                (ok, None)
+            }
             Discipline::Cells(d) => {
                 let occupancy = if link_idle { 0 } else { self.buf.len() };
                 (d.admit(pkt, occupancy) && (link_idle || self.fits(pkt)), None)
