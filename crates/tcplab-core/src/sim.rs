@@ -208,11 +208,26 @@ impl Simulation {
             let pkt = self.pool.take(out.id);
             self.dropped(&pkt);
         }
+        if !self.channels[c as usize].queue.dequeue_drops().is_empty() {
+            self.take_dequeue_drops(c);
+        }
         if let Some(t) = out.next_tx {
             self.q.schedule(t, Event::TxDone(c));
         }
         if let Some(t) = out.arrive_at {
             self.q.schedule(t, Event::Arrive(c));
+        }
+    }
+
+    /// Packets the queue's discipline dropped at its last dequeue (CoDel): out of the pool,
+    /// counted and traced by the channel, and into the ledger.
+    #[cold]
+    fn take_dequeue_drops(&mut self, c: u32) {
+        for i in 0..self.channels[c as usize].queue.dequeue_drops().len() {
+            let id = self.channels[c as usize].queue.dequeue_drops()[i];
+            let pkt = self.pool.take(id);
+            self.channels[c as usize].note_dequeue_drop(self.now, &pkt);
+            self.dropped(&pkt);
         }
     }
 

@@ -5,10 +5,11 @@ use serde::Deserialize;
 
 use super::value::{err, in_field};
 use crate::error::ScenarioError;
+use crate::net::codel::CodelConfig;
 use crate::net::qdisc::QdiscModel;
 use crate::net::red::{MarkedRule, RedConfig, RedCurve, RedMode, RedRule};
 use crate::tcp::stack::Stack;
-use crate::units::{bytes, Quantity};
+use crate::units::{bytes, duration_ns, Quantity};
 
 /// `qdisc = { kind = "red", min_th = 5, max_th = 15, ... }` on a link or one direction: an arm
 /// per discipline, as loss models are (a new discipline is an arm here, its module in `net/`
@@ -27,6 +28,38 @@ pub enum QdiscSpec {
     Red(RedSpec),
     /// ERED (Feng, Kandlur, Saha and Shin, 1997): RED with a rule for marked packets.
     Ered(RedSpec),
+    /// CoDel (Nichols, Jacobson, McGregor and Iyengar, RFC 8289, 2018).
+    Codel(CodelSpec),
+}
+
+/// CoDel's settings; unset, the RFC's defaults (section 4.2-4.3: target 5 ms, interval 100 ms).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CodelSpec {
+    pub target: Option<Quantity>,
+    pub interval: Option<Quantity>,
+}
+
+impl CodelSpec {
+    fn config(&self, f: &str) -> Result<CodelConfig, ScenarioError> {
+        let d = CodelConfig::default();
+        let dur = |name: &str, v: &Option<Quantity>, default| -> Result<u64, ScenarioError> {
+            let ns = match v {
+                Some(q) => in_field(format!("{f}.{name}"), duration_ns(q))?,
+                None => default,
+            };
+            if ns == 0 {
+                return err(format!("{f}.{name}"), "must be above 0");
+            }
+            Ok(ns)
+        };
+        let target = dur("target", &self.target, d.target)?;
+        let interval = dur("interval", &self.interval, d.interval)?;
+        if target >= interval {
+            return err(format!("{f}.target"), "must be below interval (RFC 8289 4.3: 5-10% of it)");
+        }
+        Ok(CodelConfig { target, interval })
+    }
 }
 
 /// The settings of RED, and of ERED's rule for marked packets (`marked*`, ERED only).
@@ -106,6 +139,7 @@ impl QdiscSpec {
                 QdiscModel::Red(s.config(f, false, stack)?)
             }
             QdiscSpec::Ered(s) => QdiscModel::Red(s.config(f, true, stack)?),
+            QdiscSpec::Codel(s) => QdiscModel::Codel(s.config(f)?),
         })
     }
 }
@@ -272,5 +306,17 @@ mod tests {
             toml::from_str::<QdiscSpec>("kind = \"drop_tail\"").unwrap().validate("q", Stack::Tcplab).unwrap(),
             QdiscModel::DropTail
         );
+    }
+
+    #[test]
+    fn codel_defaults_to_the_rfc_and_names_bad_fields() {
+        let spec: QdiscSpec = toml::from_str("kind = \"codel\"").unwrap();
+        let QdiscModel::Codel(c) = spec.validate("q", Stack::Tcplab).unwrap() else { panic!("not CoDel") };
+        assert_eq!(c, CodelConfig::default());
+        assert!(error("{ kind = \"codel\", target = \"0ms\" }").starts_with("link[0].qdisc.target:"));
+        assert!(error("{ kind = \"codel\", target = \"200ms\" }")
+            .starts_with("link[0].qdisc.target: must be below interval"));
+        assert!(error("{ kind = \"codel\", interval = \"5MB\" }").starts_with("link[0].qdisc.interval:"));
+        assert!(error("{ kind = \"codel\", min_th = 5 }").starts_with("link[0].qdisc.min_th: unknown field"));
     }
 }

@@ -130,7 +130,7 @@ impl Channel {
         if idle {
             return Ok(Next::TxDoneAt(self.start_tx(now, Waiting::new(id, &pkt))));
         }
-        self.queue.push(id, &pkt);
+        self.queue.push(now, id, &pkt);
         Ok(Next::Nothing)
     }
 
@@ -171,6 +171,19 @@ impl Channel {
         }
         let next_tx = self.queue.pop(now).map(|next| self.start_tx(now, next));
         TxOutcome { id: w.id, lost, next_tx, arrive_at }
+    }
+
+    /// Count and trace a packet the queue's discipline dropped at dequeue (CoDel), which the
+    /// caller has taken from the pool.
+    pub fn note_dequeue_drop(&mut self, now: Time, pkt: &Packet) {
+        self.stats.drops_queue += 1;
+        if let Some(s) = &mut self.queue.stats {
+            s.drops_sojourn += 1;
+            s.drops_marked += pkt.marked as u64;
+        }
+        if let Some(d) = &mut self.queue.drops {
+            d.record(now, pkt, super::drop_trace::DropCause::Sojourn);
+        }
     }
 
     /// The packet at the head of the pipe arrives; returns it and the next arrival time.

@@ -29,6 +29,8 @@ pub enum DropCause {
     Loss,
     /// An ATM cell policy (PPD, EPD, SD) discarded the cell while the buffer had room.
     CellPolicy,
+    /// CoDel's drop at dequeue: the sojourn time stayed above target (RFC 8289).
+    Sojourn,
 }
 
 impl DropCause {
@@ -38,6 +40,7 @@ impl DropCause {
             DropCause::Early => "early",
             DropCause::Forced => "forced",
             DropCause::Loss => "loss",
+            DropCause::Sojourn => "sojourn",
             DropCause::CellPolicy => "cell_policy",
         }
     }

@@ -2,6 +2,7 @@
 //! loss models, and static routes.
 
 pub mod channel;
+pub mod codel;
 pub mod drop_trace;
 pub mod loss;
 pub mod marker;

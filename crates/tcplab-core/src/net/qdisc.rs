@@ -3,7 +3,8 @@
 
 use crate::rng::stream;
 
-use super::queue::{Discipline, Queue, QueueLimit};
+use super::codel::{Codel, CodelConfig};
+use super::queue::{CodelQueue, Discipline, Queue, QueueLimit};
 use super::red::{Red, RedConfig};
 
 /// A validated discipline for a packet link.
@@ -12,6 +13,8 @@ pub enum QdiscModel {
     DropTail,
     /// RED, or ERED when the config has a rule for marked packets.
     Red(RedConfig),
+    /// CoDel (RFC 8289).
+    Codel(CodelConfig),
 }
 
 /// The queue of packet channel `index` (not a cell link) holding `limit`: drop-tail unless it
@@ -30,6 +33,9 @@ pub fn packet_queue(
         Some(QdiscModel::Red(cfg)) => {
             let red = Red::new(cfg.clone(), rate_bps, stream(seed, "red", index));
             Queue::with_discipline(limit, Discipline::Red(Box::new(red)))
+        }
+        Some(QdiscModel::Codel(cfg)) => {
+            Queue::with_discipline(limit, Discipline::Codel(Box::new(CodelQueue::new(Codel::new(*cfg)))))
         }
     };
     if qdisc.is_some() {

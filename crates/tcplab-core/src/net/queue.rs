@@ -18,6 +18,7 @@ use crate::csv::Rows;
 use crate::packet::Packet;
 use crate::time::Time;
 
+use super::codel::{Codel, Head};
 use super::drop_trace::{DropCause, DropTrace};
 use super::pool::PacketId;
 use super::red::{Red, RedDrop};
@@ -61,6 +62,24 @@ pub enum Discipline {
     /// RED, or ERED when its config has a rule for marked packets.
     Red(Box<Red>),
     Cells(Box<CellDropper>),
+    /// CoDel (RFC 8289), deciding at dequeue from each packet's sojourn time.
+    Codel(Box<CodelQueue>),
+}
+
+/// CoDel's state, the enqueue times of the waiting packets (a deque beside `Queue::buf`, so
+/// other disciplines keep `Waiting` small), and the packets its last dequeue dropped.
+#[derive(Debug, Clone)]
+pub struct CodelQueue {
+    pub codel: Codel,
+    stamps: VecDeque<Time>,
+    /// Dropped at the last `pop`, for the channel to take (reused: no allocation once grown).
+    pub dropped: Vec<PacketId>,
+}
+
+impl CodelQueue {
+    pub fn new(codel: Codel) -> Self {
+        Self { codel, stamps: VecDeque::new(), dropped: Vec::new() }
+    }
 }
 
 /// Drops by cause and by mark, and arrivals by mark, for queues that report them.
@@ -73,11 +92,19 @@ pub struct QueueStats {
     pub drops_early: u64,
     /// RED's drops with the average in the forced region.
     pub drops_forced: u64,
+    /// CoDel's drops at dequeue (RFC 8289); absent from the JSON when none, as for every
+    /// discipline without them.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub drops_sojourn: u64,
     /// Drops (any cause) of marked packets.
     pub drops_marked: u64,
     /// RED's average queue at the end of the run (packets, or bytes in byte mode).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub final_avg: Option<f64>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// One arrival as the queue saw it: what was waiting, and RED's average after the update.
@@ -136,9 +163,14 @@ impl Queue {
     }
 
     fn fits(&self, pkt: &Packet) -> bool {
-        match self.limit {
-            QueueLimit::Packets(n) => self.buf.len() < n as usize,
-            QueueLimit::Bytes(b) => self.bytes + pkt.wire_bytes as u64 <= b,
+        Self::room(self.limit, self.buf.len(), self.bytes, pkt)
+    }
+
+    /// Whether `pkt` fits beside `len` packets of `bytes` under `limit`.
+    fn room(limit: QueueLimit, len: usize, bytes: u64, pkt: &Packet) -> bool {
+        match limit {
+            QueueLimit::Packets(n) => len < n as usize,
+            QueueLimit::Bytes(b) => bytes + pkt.wire_bytes as u64 <= b,
         }
     }
 
@@ -146,6 +178,15 @@ impl Queue {
     pub fn accepts(&mut self, now: Time, pkt: &Packet, link_idle: bool) -> bool {
         let (ok, early) = match &mut self.disc {
             Discipline::DropTail => (link_idle || self.fits(pkt), None),
+            Discipline::Codel(c) => {
+                let ok = link_idle || Self::room(self.limit, self.buf.len(), self.bytes, pkt);
+                // A packet going straight onto an idle link is enqueued and dequeued at once
+                // in a real queue: its size still counts for CoDel's one-packet floor.
+                if ok && link_idle {
+                    c.codel.on_enqueue(pkt.wire_bytes as u64);
+                }
+                (ok, None)
+            }
             Discipline::Cells(d) => {
                 let occupancy = if link_idle { 0 } else { self.buf.len() };
                 (d.admit(pkt, occupancy) && (link_idle || self.fits(pkt)), None)
@@ -204,10 +245,15 @@ impl Queue {
     }
 
     /// Enqueue `pkt`, stored as `id`, after `accepts` let it in.
-    pub fn push(&mut self, id: PacketId, pkt: &Packet) {
+    pub fn push(&mut self, now: Time, id: PacketId, pkt: &Packet) {
         let w = Waiting::new(id, pkt);
-        if let Discipline::Cells(d) = &mut self.disc {
-            d.on_enqueue(w.vc);
+        match &mut self.disc {
+            Discipline::Cells(d) => d.on_enqueue(w.vc),
+            Discipline::Codel(c) => {
+                c.codel.on_enqueue(w.wire_bytes as u64);
+                c.stamps.push_back(now);
+            }
+            _ => {}
         }
         self.bytes += w.wire_bytes as u64;
         self.buf.push_back(w);
@@ -216,6 +262,9 @@ impl Queue {
 
     /// The next packet to send at `now`; None leaves the link idle.
     pub fn pop(&mut self, now: Time) -> Option<Waiting> {
+        if let Discipline::Codel(c) = &mut self.disc {
+            return Self::pop_codel(c, &mut self.buf, &mut self.bytes, now);
+        }
         let Some(w) = self.buf.pop_front() else {
             if let Discipline::Red(r) = &mut self.disc {
                 r.went_idle(now);
@@ -227,6 +276,30 @@ impl Queue {
             d.on_dequeue(w.vc);
         }
         Some(w)
+    }
+
+    /// CoDel's dequeue over `buf`: the packets it drops go to `c.dropped`. Out of line, so
+    /// that the drop-tail and RED path of `pop` stays as small as before.
+    #[inline(never)]
+    fn pop_codel(c: &mut CodelQueue, buf: &mut VecDeque<Waiting>, bytes: &mut u64, now: Time) -> Option<Waiting> {
+        c.dropped.clear();
+        let CodelQueue { codel, stamps, dropped } = c;
+        let pop = || {
+            let w = buf.pop_front()?;
+            let enqueued_at = stamps.pop_front().expect("a stamp per waiting packet");
+            *bytes -= w.wire_bytes as u64;
+            Some(Head { packet: w, enqueued_at, bytes_left: *bytes })
+        };
+        codel.dequeue(now, pop, |h| dropped.push(h.packet.id)).map(|h| h.packet)
+    }
+
+    /// The packets the last `pop` dropped at dequeue (CoDel), for the channel to take.
+    #[inline]
+    pub fn dequeue_drops(&self) -> &[PacketId] {
+        match &self.disc {
+            Discipline::Codel(c) => &c.dropped,
+            _ => &[],
+        }
     }
 
     /// The counters with RED's final average filled in.
