@@ -6,6 +6,7 @@ mod common;
 
 use tcplab_core::metrics::{FlowReport, FlowTrace};
 use tcplab_core::packet::{payload_tag, Dir, Packet};
+use tcplab_core::tcp::rtt::TimerClock;
 use tcplab_core::tcp::stack::Stack;
 use tcplab_core::tcp::{DelayedAck, Handshake, TcpConfig, TcpKnobs, TcpReceiver, TcpSender};
 use tcplab_core::time::{MS, SEC};
@@ -462,6 +463,103 @@ fn ns_sinks_echo_the_timestamp_of_the_packet_that_triggered_the_ack() {
     assert_eq!(echoes(&mut r, 201), [21]);
 }
 
+// ------------------------------------------------------------------ ns-2.35
+
+// ns-2.35's defaults (tcl/lib/ns-default.tcl 1.388, 2010/07/03, the release's) where they
+// differ from ns-2.1b3's; each test names the revision that changed the default.
+
+#[test]
+fn ns235_a_data_packet_carries_40_header_bytes_and_an_ack_is_40() {
+    // ns-default.tcl 1.266 (2001/11/28) `useHeaders_ true`: TcpAgent::output (tcp.cc 1.126,
+    // 2001/11/27) adds tcpip_base_hdr_size_ 40 to packetSize_ 1000; TCPSink's ACKs stay 40.
+    let preset = Stack::Ns235.preset();
+    let mut s = sender(preset.clone());
+    let p = s.poll_transmit(0).expect("the first segment");
+    assert_eq!((p.payload, p.wire_bytes), (1000, 1040));
+    let mut r = TcpReceiver::new(preset, 0, 0, None, 0);
+    r.open(0);
+    r.on_packet(10 * MS, &data_pkt(0));
+    assert_eq!(r.poll_transmit(10 * MS).map(|a| (a.payload, a.wire_bytes)), Some((0, 40)));
+    assert_eq!(Stack::Ns2.preset().header_bytes, 0, "ns-2.1b3: packetSize_ is the whole packet");
+}
+
+#[test]
+fn ns235_starts_with_a_window_of_two_packets() {
+    // ns-default.tcl 1.242 (2001/05/27) `windowInit_ 2` (windowInitOption_ 1): TcpAgent::reset
+    // sets cwnd_ = initial_window() = 2, then opencwnd's slow start: 2, 3, 4 packets.
+    let mut s = sender(config(Stack::Ns235, |_| {}));
+    assert_eq!(drain(&mut s, 0), [0, 1]);
+    ack(&mut s, 100, 1, NS2_WND);
+    assert_eq!(drain(&mut s, 100), [2, 3]);
+    let mut s = sender(config(Stack::Ns2, |_| {}));
+    assert_eq!(drain(&mut s, 0), [0], "ns-2.1b3: windowInit_ 1");
+}
+
+#[test]
+fn ns235_first_timeout_is_3_s_and_the_backoff_stops_at_60_s() {
+    // ns-default.tcl 1.357 (2006/01/23) `rtxcur_init_ 3.0`; 1.371 (2007/03/29) `maxrto_ 60`:
+    // rtt_timeout is t_rtxcur_ * t_backoff_, at most maxrto_: 3, 6, 12, 24, 48, 60, 60 s.
+    let mut s = sender(config(Stack::Ns235, |_| {}));
+    assert_eq!(drain(&mut s, 0), [0, 1]);
+    let mut at = 0;
+    let mut gaps = vec![];
+    for _ in 0..7 {
+        let due = s.next_deadline().expect("armed");
+        gaps.push((due - at) / SEC);
+        at = due;
+        s.on_timer(due);
+        assert_eq!(drain(&mut s, due / MS), [0]);
+    }
+    assert_eq!(gaps, [3, 6, 12, 24, 48, 60, 60]);
+}
+
+#[test]
+fn ns235_counts_rtt_in_10ms_ticks_and_never_times_out_below_200ms() {
+    // ns-default.tcl 1.279 (2002/03/08) `tcpTick_ 0.01`: a 100 ms round trip is 10 ticks
+    // (rtt_update: tick boundaries crossed), srtt 80, rttvar 20 (x8, x4), so t_rtxcur_ =
+    // ((20 << 3) + 80) >> 3 = 30 ticks, 300 ms. Steady 10-tick samples decay rttvar by a
+    // quarter of its excess each time (20, 15, 12, 9, 7, 6, 5, 4, 3) and t_rtxcur_ to 13 ticks,
+    // 130 ms, which ns-default.tcl 1.336's (2004/10/18) `minrto_ 0.2` lifts to 200 ms
+    // (rtt_timeout with rfc2988_). Under ns-2.1b3's 100 ms tick the same path is a 1-tick
+    // sample and a 300 ms timeout for ever.
+    let rtos = |stack: Stack| {
+        let mut s = sender(config(stack, |_| {}));
+        let mut seen = vec![];
+        drain(&mut s, 0);
+        for k in 1..=9 {
+            let top = s.snd_max() / 1000;
+            ack(&mut s, 100 * k, top, NS2_WND);
+            drain(&mut s, 100 * k);
+            seen.push(s.rto() / MS);
+        }
+        let deadline = s.next_deadline().expect("armed") - 900 * MS;
+        (seen, deadline / MS)
+    };
+    assert_eq!(rtos(Stack::Ns235), (vec![300, 250, 220, 190, 170, 160, 150, 140, 130], 200));
+    assert_eq!(rtos(Stack::Ns2), (vec![300; 9], 300));
+}
+
+#[test]
+fn ns235_is_ns2_but_for_its_changed_defaults() {
+    // Every other knob is ns-2.1b3's: window_ 20, packetSize_ 1000, bugFix_, the sinks, the
+    // RTT arithmetic (docs/stacks.md, "ns235").
+    let (n235, n2) = (Stack::Ns235.preset(), Stack::Ns2.preset());
+    let same = TcpConfig {
+        header_bytes: n2.header_bytes,
+        initial_cwnd: n2.initial_cwnd,
+        clock: n2.clock,
+        min_rto: n2.min_rto,
+        max_rto: n2.max_rto,
+        initial_rto: n2.initial_rto,
+        stack: Stack::Ns2,
+        ..n235.clone()
+    };
+    assert_eq!(same, n2);
+    // minrto_ is its own knob in ns-2.35, not two ticks: a tick set by hand leaves it.
+    let c = Stack::Ns235.config(&TcpKnobs { timer: Some(TimerClock::Ns2 { tick: 500 * MS }), ..TcpKnobs::default() });
+    assert_eq!(c.min_rto, 200 * MS);
+}
+
 // ------------------------------------------------------------------ two hosts, ns-2
 
 /// a -> b over one 1 Mb/s, 50 ms link with a queue that never overflows: ns-2 semantics
@@ -514,6 +612,21 @@ fn drops(n: u64) -> Vec<u64> {
 /// First retransmission time (s) of each dropped packet.
 fn repairs(t: &FlowTrace, drops: &[u64]) -> Vec<f64> {
     common::repair_times(t, drops)
+}
+
+#[test]
+fn ns235_runs_end_to_end_and_repairs_one_drop_by_fast_retransmit() {
+    // A scenario names the stack (`stack = "ns235"`) and runs to the end with conservation
+    // checked; one drop in a window of 20 packets is one fast retransmit under every ns-2
+    // variant, as under ns2: the changed defaults leave these rules alone. The report's RTO
+    // is the estimator's t_rtxcur_ before any bound (docs/scenario.md, `final_rto_s`): whole
+    // 10 ms ticks, and here below minrto_, which only the armed timer applies.
+    for variant in ["tahoe", "reno", "newreno_ns2", "sack"] {
+        let (f, _) = ns_run("ns235", variant, &[60]);
+        assert_eq!((f.fast_retransmits, f.timeouts, f.retransmits), (1, 0, 1), "{variant}");
+        let ticks = f.final_rto_s / 0.01;
+        assert!((ticks - ticks.round()).abs() < 1e-6 && f.final_rto_s < 0.2, "{variant}: {} s", f.final_rto_s);
+    }
 }
 
 #[test]

@@ -146,7 +146,7 @@ pub fn knob_table() -> String {
     out += &format!("|-------|------|{}|---------|\n", rules.join("|"));
     let stack = format!(
         "| `stack` | {} | {} | the preset every other field starts from: tcplab's own behaviour, 4.4BSD-Lite, \
-         ns-2.1b3 or ns-1; see [TCP stacks](stacks.md) for what each preset sets and why |\n",
+         ns-2.1b3, ns-1 or ns-2.35's defaults; see [TCP stacks](stacks.md) for what each preset sets and why |\n",
         <Names<Stack> as Reader>::doc(),
         stack_names.iter().map(|n| code(n)).collect::<Vec<_>>().join(" | "),
     );

@@ -78,17 +78,17 @@ macro_rules! tcp_knobs {
 `packetSize_` is the whole packet, so a segment is `mss` bytes on the wire and carries `mss` bytes";
             ack_bytes => ack_bytes: u32, Count<0, 1000>, "bytes", [header_bytes, header_bytes, 40],
                 "a segment without data on the wire (an ACK, a SYN), before any SACK option. Unless set, \
-`header_bytes`; ns2 and ns1: 40 (the sink's `packetSize_ 40`)";
+`header_bytes`; ns2, ns1 and ns235: 40 (the sink's `packetSize_ 40`)";
             rcv_buf => rcv_buf: u32, RcvBuf, "bytes", [65535, 8192, NS_WINDOW * mss],
                 "receiver's buffer: the window it advertises (the application reads at once, so it stays this \
-size); larger than 65535 needs window scaling. ns2 and ns1: 20 packets of `mss` (`window_ 20`)";
+size); larger than 65535 needs window scaling. ns2, ns1 and ns235: 20 packets of `mss` (`window_ 20`)";
             snd_buf => snd_buf: u32, Bytes<1, 4294967295>, "bytes", [u32::MAX, 8192, u32::MAX],
                 "sender's socket buffer: a cap on unacknowledged data";
             initial_cwnd => initial_cwnd: u32, Positive, "segments", [1],
                 "initial congestion window";
             initial_ssthresh => _: Ssthresh, SsthreshRead, "bytes",
                 [HUGE, HUGE, Ssthresh::Bytes(rcv_buf as u64)],
-                "initial slow-start threshold. ns2 and ns1: `rcv_buf` (ns's reset() starts `ssthresh_` at \
+                "initial slow-start threshold. ns2, ns1 and ns235: `rcv_buf` (ns's reset() starts `ssthresh_` at \
 `window_`). `\"bdp\"`: the path's bandwidth-delay product (the slowest forward link's rate times \
 the round-trip propagation delay; Hoe 1996, as Goyal et al. 1998, Sec. 3.1 use it)";
             dupack_threshold => dupack_threshold: u32, Positive, "", [3],
@@ -106,8 +106,8 @@ stacks](stacks.md)). A tick also sets `min_rto`'s default";
             min_rto => min_rto: Dur, PositiveDuration, "",
                 [two_ticks_or(timer, SEC), two_ticks_or(timer, SEC), two_ticks_or(timer, 200 * MS)],
                 "lower bound on the RTO. Unless set, 2 ticks of a coarse, `ns2:` or `ns1:` `timer` (4.4BSD's \
-`TCPTV_MIN`, ns's `2 * tcpTick_`), so setting `timer` moves it; with `\"fine\"`, the value shown. \
-Not 0: a zero timeout would fire at the instant it is set and back off to zero, for ever";
+`TCPTV_MIN`, ns's `2 * tcpTick_`), so setting `timer` moves it; with `\"fine\"`, the value shown; \
+ns235: 200 ms whatever the tick (ns-2.35's `minrto_ 0.2`). Not 0: a zero timeout would fire at the instant it is set and back off to zero, for ever";
             max_rto => max_rto: Dur, PositiveDuration, "", [64 * SEC, 64 * SEC, 100_000 * SEC],
                 "upper bound on the RTO (after backoff); not below `min_rto`. ns2: ns-2.1b's `maxrto_ 100000`, so in \
 fact none: the backoff stops doubling at 64";
