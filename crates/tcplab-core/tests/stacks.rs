@@ -539,6 +539,51 @@ fn ns235_counts_rtt_in_10ms_ticks_and_never_times_out_below_200ms() {
     assert_eq!(rtos(Stack::Ns2), (vec![300; 9], 300));
 }
 
+/// Reno with ten packets out from a window of 10 (ssthresh_ 20): packets 0 and 2 are lost,
+/// the other eight bring eight duplicates of packet 0, the resent 0 a partial ACK (up to 2),
+/// and the three packets the inflated window sent meanwhile three duplicates of 2. Returns
+/// what the duplicates of 2 sent and the fast retransmits.
+fn reno_second_hole(stack: Stack, exit_fast_retrans: Option<bool>) -> (Vec<u64>, u64) {
+    let mut s = sender(config(stack, |c| {
+        c.initial_cwnd = 10;
+        if let Some(on) = exit_fast_retrans {
+            c.exit_fast_retrans = on;
+        }
+    }));
+    assert_eq!(drain(&mut s, 0).len(), 10);
+    let mut sent = vec![];
+    for t in 1..=8 {
+        ack(&mut s, 100 + t, 0, NS2_WND);
+        sent.extend(drain(&mut s, 100 + t));
+    }
+    // Third duplicate: slowdown to cwnd_ 5, resend 0, dupwnd_ 3; the 6th to 8th open 10-12.
+    assert_eq!(sent, [0, 10, 11, 12]);
+    ack(&mut s, 200, 2, NS2_WND);
+    assert_eq!(drain(&mut s, 200), Vec::<u64>::new(), "window() 5 from packet 2 reaches 6 only");
+    let mut later = vec![];
+    for t in 1..=3 {
+        ack(&mut s, 300 + t, 2, NS2_WND);
+        later.extend(drain(&mut s, 300 + t));
+    }
+    (later, s.stats.fast_retransmits)
+}
+
+#[test]
+fn ns235_reno_fast_retransmits_once_per_window() {
+    // ns-2.1b3, tcp-reno.cc 1.28 RenoTcpAgent::dupack_action: with bugFix_ a fast retransmit
+    // is allowed when `last_cwnd_action_ == CWND_ACTION_DUPACK`, which nothing resets after
+    // the first one: the three duplicates of 2 resend 2 and halve the window again.
+    assert_eq!(reno_second_hole(Stack::Ns2, None), (vec![2], 2));
+    // ns-2.35, tcp-reno.cc 1.43 RenoTcpAgent::recv: the partial ACK turns DUPACK into EXITED
+    // (`exitFastRetrans_ true`, ns-default.tcl 1.319; working since 1.42, 2005/07/13), so
+    // dupack_action finds neither `highest_ack_ > recover_` (recover_ = maxseq_ 12 from the
+    // first fast retransmit) nor DUPACK and returns: no retransmission, and no dupwnd_ either,
+    // which grows only while last_cwnd_action_ is DUPACK. Packet 2 waits for the timer.
+    assert_eq!(reno_second_hole(Stack::Ns235, None), (vec![], 1));
+    assert_eq!(reno_second_hole(Stack::Ns2, Some(true)), (vec![], 1), "the knob alone");
+    assert_eq!(reno_second_hole(Stack::Ns235, Some(false)), (vec![2], 2));
+}
+
 #[test]
 fn ns235_is_ns2_but_for_its_changed_defaults() {
     // Every other knob is ns-2.1b3's: window_ 20, packetSize_ 1000, bugFix_, the sinks, the
@@ -551,6 +596,7 @@ fn ns235_is_ns2_but_for_its_changed_defaults() {
         min_rto: n2.min_rto,
         max_rto: n2.max_rto,
         initial_rto: n2.initial_rto,
+        exit_fast_retrans: n2.exit_fast_retrans,
         stack: Stack::Ns2,
         ..n235.clone()
     };

@@ -167,6 +167,11 @@ once on the partial ACK for the first unacknowledged segment, see [ATM](#atm)";
 below one packet)";
             bug_fix => bug_fix: bool, Flag, "", [false, false, true],
                 "ns-2's `bugFix_` for Tahoe, Reno and SACK";
+            exit_fast_retrans => exit_fast_retrans: bool, Flag, "", [false],
+                "ns-2.35's `exitFastRetrans_` in `reno` (ns235: on): the first new ACK ends a fast retransmit, so \
+with `bug_fix` a second one waits until an ACK passes the highest packet sent at the first, and \
+duplicate ACKs inflate the window only after a fast retransmit (off: ns-2.1b's, a fast retransmit \
+after every three duplicates, and inflation after a timeout too)";
             newreno_changes => newreno_changes: bool, Flag, "", [true, true, false],
                 "ns-2's `newreno_changes_` (Hoe's flywheel) in `newreno_ns2`";
             max_cwnd => max_cwnd: Option<u32>, Cap, "segments", [None],

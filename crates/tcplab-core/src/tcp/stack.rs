@@ -118,6 +118,9 @@ fn ns235_changes() -> TcpKnobs {
         max_rto: Some(60 * SEC),
         // `rtxcur_init_ 3.0` (ns-default.tcl 1.357, 2006/01/23).
         initial_rto: Some(3 * SEC),
+        // `exitFastRetrans_ true` (ns-default.tcl 1.319 with tcp-reno.cc 1.40, 2003/07/29;
+        // its `==` for `=` fixed in 1.42, 2005/07/13, so ns-2.29 on).
+        exit_fast_retrans: Some(true),
         ..TcpKnobs::default()
     }
 }

@@ -163,7 +163,9 @@ impl Recovery {
         match cfg.recovery {
             RecoveryKind::Vanilla => Recovery::Vanilla(Vanilla),
             RecoveryKind::Tahoe => Recovery::Tahoe(Tahoe::new(cfg.bug_fix)),
-            RecoveryKind::Reno => Recovery::Reno(Reno::new(cfg.deflation, cfg.bug_fix)),
+            RecoveryKind::Reno => {
+                Recovery::Reno(Reno::new(cfg.deflation, cfg.bug_fix).with_exit_fast_retrans(cfg.exit_fast_retrans))
+            }
             RecoveryKind::NewReno => Recovery::NewReno(NewReno::default()),
             RecoveryKind::NewRenoNs2 => Recovery::NewRenoNs2(
                 NewRenoNs2::default()
