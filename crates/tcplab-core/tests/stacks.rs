@@ -5,7 +5,7 @@
 mod common;
 
 use tcplab_core::metrics::{FlowReport, FlowTrace};
-use tcplab_core::packet::{payload_tag, Dir, Packet};
+use tcplab_core::packet::{payload_tag, Dir, Packet, SackBlock};
 use tcplab_core::tcp::rtt::TimerClock;
 use tcplab_core::tcp::stack::Stack;
 use tcplab_core::tcp::{DelayedAck, Handshake, TcpConfig, TcpKnobs, TcpReceiver, TcpSender};
@@ -584,6 +584,42 @@ fn ns235_reno_fast_retransmits_once_per_window() {
     assert_eq!(reno_second_hole(Stack::Ns235, Some(false)), (vec![2], 2));
 }
 
+/// SACK with cwnd_ 8 and an advertised window of 6 packets: packets 0 to 5 out, 0 and 2
+/// lost, and the four duplicates of 0 that 1, 3, 4 and 5 bring, each SACKing what arrived.
+/// Returns what each duplicate sent.
+fn sack_pipe_start(stack: Stack) -> Vec<Vec<u64>> {
+    let mut s = sender(config(stack, |c| {
+        c.recovery = tcplab_core::tcp::RecoveryKind::Sack;
+        c.initial_cwnd = 8;
+    }));
+    s.on_packet(0, &ack_pkt(0, 6000));
+    assert_eq!(drain(&mut s, 0), [0, 1, 2, 3, 4, 5]);
+    let blocks: [&[(u64, u64)]; 4] = [&[(1, 2)], &[(3, 4), (1, 2)], &[(3, 5), (1, 2)], &[(3, 6), (1, 2)]];
+    let mut sent = vec![];
+    for (i, b) in blocks.iter().enumerate() {
+        let mut p = ack_pkt(0, 6000);
+        for (k, (l, r)) in b.iter().enumerate() {
+            p.sack[k] = SackBlock { left: (l * 1000 + 1) as u32, right: (r * 1000 + 1) as u32 };
+        }
+        p.n_sack = b.len() as u8;
+        s.on_packet((100 + i as u64) * MS, &p);
+        sent.push(drain(&mut s, 100 + i as u64));
+    }
+    sent
+}
+
+#[test]
+fn ns235_sack_pipe_starts_from_the_packets_outstanding() {
+    // ns-2.1b3, tcp-sack1.cc 1.31 Sack1TcpAgent::dupack_action: the third duplicate resends 0,
+    // `pipe_ = int(cwnd_) - NUMDUPACKS` = 8 - 3 = 5, and cwnd_ = ssthresh_ = 6 / 2 = 3; the
+    // fourth takes pipe_ to 4, still not below cwnd_: nothing more.
+    assert_eq!(sack_pipe_start(Stack::Ns2), vec![vec![], vec![], vec![0], vec![]]);
+    // ns-2.35, tcp-sack1.cc 1.44 (2000/08/20, reinstated 1.47, 2000/10/03; `oldCode_ false`):
+    // `pipe_ = maxseq_ - highest_ack_ - numdupacks_` = 6 - 3 = 3, so the fourth duplicate takes
+    // it to 2, below cwnd_ 3, and send_much resends the scoreboard's hole, packet 2.
+    assert_eq!(sack_pipe_start(Stack::Ns235), vec![vec![], vec![], vec![0], vec![2]]);
+}
+
 #[test]
 fn ns235_is_ns2_but_for_its_changed_defaults() {
     // Every other knob is ns-2.1b3's: window_ 20, packetSize_ 1000, bugFix_, the sinks, the
@@ -597,6 +633,7 @@ fn ns235_is_ns2_but_for_its_changed_defaults() {
         max_rto: n2.max_rto,
         initial_rto: n2.initial_rto,
         exit_fast_retrans: n2.exit_fast_retrans,
+        sack_pipe: n2.sack_pipe,
         stack: Stack::Ns2,
         ..n235.clone()
     };

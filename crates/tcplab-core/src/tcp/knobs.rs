@@ -31,8 +31,8 @@ use super::stack::Stack;
 /// places that expand the list import all of it.
 pub mod names {
     pub use super::{
-        two_ticks_or, Codec, Congestion, FastRetransmitTimer, OutOfOrderAck, RecoverySend, Ssthresh, TickPhase, HUGE,
-        NS_WINDOW,
+        two_ticks_or, Codec, Congestion, FastRetransmitTimer, OutOfOrderAck, RecoverySend, SackPipeStart, Ssthresh,
+        TickPhase, HUGE, NS_WINDOW,
     };
     pub use crate::tcp::boston::{BostonConfig, Partial};
     pub use crate::tcp::config::{DelayedAck, Handshake, RecoveryKind};
@@ -192,6 +192,10 @@ data as now minus the send time it echoes (ns-1; ns-2's `timestamps_`)";
                 "how `newreno_ns2` sends from its window during fast recovery: as usual, or as ns-2's \
 NewRenoTcpAgent::recv (at most 2 packets per ACK; with `newreno_changes`, none besides the \
 flywheel's)";
+            sack_pipe => sack_pipe: SackPipeStart, Names<SackPipeStart>, "", [SackPipeStart::Cwnd],
+                "`sack`: PIPE at the fast retransmit, less the 3 duplicates: `cwnd` (Fall and Floyd's `int(cwnd_) - 3`, \
+Goyal et al. 1998 Sec. 3.2; ns-2 to 2000) or `flight`, the packets outstanding (ns-2.35's `maxseq_ - \
+highest_ack_ - 3`, tcp-sack1.cc since 2000; ns235)";
             cc => cc: Congestion, Names<Congestion>, "", [Congestion::Reno],
                 "congestion control: how the window grows and how far a loss cuts it, apart from loss recovery \
 (`variant`). `\"reno\"`: the classic AIMD of the stack (`window_rule`); `\"cubic\"`: RFC 9438; \
@@ -346,6 +350,16 @@ named_enum! {
 }
 
 named_enum! {
+    /// What `sack`'s PIPE starts from at the fast retransmit (knob `sack_pipe`).
+    pub enum SackPipeStart {
+        /// cwnd before it is halved, less the duplicates (ns-2.1b's Sack1).
+        Cwnd = "cwnd",
+        /// The data outstanding, less the duplicates (ns-2.35's Sack1).
+        Flight = "flight",
+    }
+}
+
+named_enum! {
     /// Where each host's coarse timer ticks fall.
     pub enum TickPhase {
         /// A uniform phase per end of each flow.
@@ -378,6 +392,7 @@ named!(
     Deflation,
     RttSample,
     RecoverySend,
+    SackPipeStart,
     TickPhase,
     FastRetransmitTimer,
 );

@@ -4,6 +4,7 @@
 //! (`knobs.rs`); a knob the scenario leaves unset takes its stack's value there.
 
 use super::config::{TcpConfig, TcpKnobs};
+use super::knobs::SackPipeStart;
 use super::rtt::TimerClock;
 use super::rtt_ns1::RttSample;
 use crate::time::{MS, SEC};
@@ -121,6 +122,9 @@ fn ns235_changes() -> TcpKnobs {
         // `exitFastRetrans_ true` (ns-default.tcl 1.319 with tcp-reno.cc 1.40, 2003/07/29;
         // its `==` for `=` fixed in 1.42, 2005/07/13, so ns-2.29 on).
         exit_fast_retrans: Some(true),
+        // Sack1TcpAgent::dupack_action: `pipe_ = maxseq_ - highest_ack_ - numdupacks_`
+        // (tcp-sack1.cc 1.44, 2000/08/20, reinstated 1.47, 2000/10/03; `oldCode_ false`).
+        sack_pipe: Some(SackPipeStart::Flight),
         ..TcpKnobs::default()
     }
 }

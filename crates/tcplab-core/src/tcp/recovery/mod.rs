@@ -25,6 +25,7 @@ pub use vanilla::Vanilla;
 use super::cc::{Controller, LossState};
 use super::config::{RecoveryKind, TcpConfig};
 use super::growth::Deflation;
+use super::knobs::SackPipeStart;
 use super::scoreboard::Scoreboard;
 use super::window::Window;
 
@@ -174,7 +175,9 @@ impl Recovery {
                     .with_bug_fix(cfg.bug_fix)
                     .with_ns2_halving(cfg.deflation == Deflation::Ns2),
             ),
-            RecoveryKind::Sack => Recovery::Sack(SackPipe::new(cfg.bug_fix)),
+            RecoveryKind::Sack => {
+                Recovery::Sack(SackPipe::new(cfg.bug_fix).with_flight_pipe(cfg.sack_pipe == SackPipeStart::Flight))
+            }
             RecoveryKind::Sack6675 => Recovery::Sack6675(Sack6675::default()),
         }
     }
