@@ -522,8 +522,8 @@ fn ns235_counts_rtt_in_10ms_ticks_and_never_times_out_below_200ms() {
     // 130 ms, which ns-default.tcl 1.336's (2004/10/18) `minrto_ 0.2` lifts to 200 ms
     // (rtt_timeout with rfc2988_). Under ns-2.1b3's 100 ms tick the same path is a 1-tick
     // sample and a 300 ms timeout for ever.
-    let rtos = |stack: Stack| {
-        let mut s = sender(config(stack, |_| {}));
+    let rtos = |stack: Stack, before: Option<bool>| {
+        let mut s = sender(config(stack, |c| c.min_rto_before_backoff = before.unwrap_or(c.min_rto_before_backoff)));
         let mut seen = vec![];
         drain(&mut s, 0);
         for k in 1..=9 {
@@ -532,11 +532,17 @@ fn ns235_counts_rtt_in_10ms_ticks_and_never_times_out_below_200ms() {
             drain(&mut s, 100 * k);
             seen.push(s.rto() / MS);
         }
-        let deadline = s.next_deadline().expect("armed") - 900 * MS;
-        (seen, deadline / MS)
+        let due = s.next_deadline().expect("armed");
+        s.on_timer(due);
+        let backed_off = s.next_deadline().expect("re-armed") - due;
+        (seen, (due - 900 * MS) / MS, backed_off / MS)
     };
-    assert_eq!(rtos(Stack::Ns235), (vec![300, 250, 220, 190, 170, 160, 150, 140, 130], 200));
-    assert_eq!(rtos(Stack::Ns2), (vec![300; 9], 300));
+    // The timeout after it: rfc2988_ (tcp.cc 1.131, on since ns-default.tcl 1.279) raises
+    // t_rtxcur_ to minrto_ before the backoff doubles it: 400 ms, not max(260, 200) ms.
+    assert_eq!(rtos(Stack::Ns235, None), (vec![300, 250, 220, 190, 170, 160, 150, 140, 130], 200, 400));
+    assert_eq!(rtos(Stack::Ns2, None), (vec![300; 9], 300, 600));
+    // The knob alone: ns-2.1b's floor bounds the backed-off 2 x 130 ms instead.
+    assert_eq!(rtos(Stack::Ns235, Some(false)).2, 260);
 }
 
 /// Reno with ten packets out from a window of 10 (ssthresh_ 20): packets 0 and 2 are lost,
@@ -630,6 +636,7 @@ fn ns235_is_ns2_but_for_its_changed_defaults() {
         initial_cwnd: n2.initial_cwnd,
         clock: n2.clock,
         min_rto: n2.min_rto,
+        min_rto_before_backoff: n2.min_rto_before_backoff,
         max_rto: n2.max_rto,
         initial_rto: n2.initial_rto,
         exit_fast_retrans: n2.exit_fast_retrans,

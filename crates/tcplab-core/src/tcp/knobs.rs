@@ -111,6 +111,10 @@ ns235: 200 ms whatever the tick (ns-2.35's `minrto_ 0.2`). Not 0: a zero timeout
             max_rto => max_rto: Dur, PositiveDuration, "", [64 * SEC, 64 * SEC, 100_000 * SEC],
                 "upper bound on the RTO (after backoff); not below `min_rto`. ns2: ns-2.1b's `maxrto_ 100000`, so in \
 fact none: the backoff stops doubling at 64";
+            min_rto_before_backoff => min_rto_before_backoff: bool, Flag, "", [false],
+                "an `ns2:` `timer` raises an estimate below `min_rto` to it before the backoff multiplies it \
+(ns-2.35's `rfc2988_`: `minrto_ * t_backoff_`; ns235), rather than bounding the backed-off timeout \
+(ns-2.1b's `2 * tcpTick_`); other timers ignore it";
             initial_rto => initial_rto: Dur, PositiveDuration, "", [3 * SEC, 6 * SEC, 6 * SEC],
                 "timeout before the first RTT sample (SYN and first data)";
             tick_phase => tick_phase: TickPhase, Names<TickPhase>, "", [TickPhase::Random],

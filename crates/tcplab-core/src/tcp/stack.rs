@@ -111,10 +111,11 @@ fn ns235_changes() -> TcpKnobs {
         // `tcpTick_ 0.01` (ns-default.tcl 1.279, 2002/03/08); rtt_update and rtt_timeout as
         // in ns-2.1b3, in 10 ms ticks.
         timer: Some(TimerClock::Ns2 { tick: 10 * MS }),
-        // `minrto_ 0.2` (ns-default.tcl 1.336, 2004/10/18). ns-2.35's rfc2988_ applies it to
-        // t_rtxcur_ before the backoff multiplies it; here it bounds the backed-off timeout
-        // (the same until a backoff of an RTO under 200 ms: docs/stacks.md).
+        // `minrto_ 0.2` (ns-default.tcl 1.336, 2004/10/18).
         min_rto: Some(200 * MS),
+        // rtt_timeout with `rfc2988_ true` (tcp.cc 1.131, default in ns-default.tcl 1.279,
+        // 2002/03/08): `if (t_rtxcur_ < minrto_) timeout = minrto_ * t_backoff_`.
+        min_rto_before_backoff: Some(true),
         // `maxrto_ 60` (ns-default.tcl 1.371, 2007/03/29).
         max_rto: Some(60 * SEC),
         // `rtxcur_init_ 3.0` (ns-default.tcl 1.357, 2006/01/23).
