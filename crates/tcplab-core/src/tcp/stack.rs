@@ -25,10 +25,11 @@ pub enum Stack {
     /// timer (`rtt_ns1.rs`), RTT samples from every ACK's echoed timestamp, a 3 s first timeout,
     /// no upper bound on the RTO but its 2000 s abort, and no ssthresh floor.
     Ns1,
-    /// ns-2.35 (2011/11/04), the last release: ns2's rules with the defaults that changed after
-    /// 1998 (`tcl/lib/ns-default.tcl` 1.388, 2010/07/03; docs/stacks.md has each source).
-    /// The rules that changed with new code (Reno's one fast retransmit per window, Sack1's
-    /// pipe, the SYN, limited transmit, ...) are not modelled yet: docs/stacks.md lists them.
+    /// ns-2.35 (2011), the last release: ns2's rules with the defaults that changed after 1998
+    /// (`tcl/lib/ns-default.tcl` 1.388, 2010/07/03; docs/stacks.md has each source) and, behind
+    /// knobs, Reno's one fast retransmit per window, Sack1's pipe and rfc2988_'s minimum RTO.
+    /// Its other new rules (the SYN, limited transmit, NewReno's partial ACKs, ...) are not
+    /// modelled yet: docs/stacks.md lists them.
     Ns235,
 }
 
@@ -99,7 +100,7 @@ fn ns1_changes() -> TcpKnobs {
 }
 
 /// ns-2.35's defaults where they differ from ns-2.1b3's and tcplab already has the knob
-/// (`tcl/lib/ns-default.tcl` 1.388, 686749f8, 2010/07/03, unchanged to the release; the
+/// (`tcl/lib/ns-default.tcl` 1.388, 2010/07/03, unchanged to the release; the
 /// revision that changed each is in docs/stacks.md).
 fn ns235_changes() -> TcpKnobs {
     TcpKnobs {
