@@ -254,21 +254,26 @@ fn ns2_maxcwnd_caps_the_window_and_a_zero_floor_still_sends_one_packet() {
     assert_eq!(drain(&mut s, 3000), [0]);
 }
 
+/// (payload, bytes on the wire) of the first data packet under `stack`'s preset, and of the
+/// ACK its receiver sends for it.
+fn first_packet_and_its_ack(stack: Stack) -> ((u32, u32), (u32, u32)) {
+    let preset = stack.preset();
+    let mut s = sender(preset.clone());
+    let p = s.poll_transmit(0).expect("the first segment");
+    let mut r = TcpReceiver::new(preset, 0, 0, None, 0);
+    r.open(0);
+    r.on_packet(10 * MS, &Packet { wire_bytes: p.wire_bytes, ..data_pkt(0) });
+    let a = r.poll_transmit(10 * MS).expect("an ACK");
+    ((p.payload, p.wire_bytes), (a.payload, a.wire_bytes))
+}
+
 #[test]
 fn ns2_a_packet_is_packet_size_on_the_wire_and_an_ack_40_bytes() {
     // ns-2.1b3: Agent::initpkt (agent.cc 1.43) gives every packet `size_` = packetSize_ 1000
     // (ns-default.tcl 1.122) and TcpAgent::output (tcp.cc 1.76) changes it only for a SYN; no
     // header is added (that came with useHeaders_ in 2001). TcpAgent::sendmsg counts
     // `nbytes / size_` packets, and TCPSink's ACKs are its packetSize_ 40.
-    let preset = Stack::Ns2.preset();
-    let mut s = sender(preset.clone());
-    let p = s.poll_transmit(0).expect("the first segment");
-    assert_eq!((p.payload, p.wire_bytes), (1000, 1000));
-    let mut r = TcpReceiver::new(preset, 0, 0, None, 0);
-    r.open(0);
-    r.on_packet(10 * MS, &Packet { wire_bytes: 1000, ..data_pkt(0) });
-    let a = r.poll_transmit(10 * MS).expect("an ACK");
-    assert_eq!((a.payload, a.wire_bytes), (0, 40));
+    assert_eq!(first_packet_and_its_ack(Stack::Ns2), ((1000, 1000), (0, 40)));
     // A header set by hand goes on data segments only.
     let mut s = sender(config(Stack::Ns2, |c| c.header_bytes = 40));
     assert_eq!(s.poll_transmit(0).map(|p| p.wire_bytes), Some(1040));
@@ -285,16 +290,21 @@ fn ns2_timeouts_back_off_64_fold_with_no_ceiling() {
     // (6 s), which the srtt fold past a backoff of 8 does not touch: 6, 12, ... 384, 384 s.
     let mut s = sender(config(Stack::Ns2, |_| {}));
     assert_eq!(drain(&mut s, 0), [0]);
+    assert_eq!(timeout_gaps(&mut s, 8), [6, 12, 24, 48, 96, 192, 384, 384]);
+}
+
+/// Seconds between `n` successive timeouts of packet 0 (each resending it alone), from 0.
+fn timeout_gaps(s: &mut TcpSender, n: usize) -> Vec<u64> {
     let mut at = 0;
     let mut gaps = vec![];
-    for _ in 0..8 {
+    for _ in 0..n {
         let due = s.next_deadline().expect("armed");
         gaps.push((due - at) / SEC);
         at = due;
         s.on_timer(due);
-        assert_eq!(drain(&mut s, due / MS), [0]);
+        assert_eq!(drain(s, due / MS), [0]);
     }
-    assert_eq!(gaps, [6, 12, 24, 48, 96, 192, 384, 384]);
+    gaps
 }
 
 #[test]
@@ -472,14 +482,7 @@ fn ns_sinks_echo_the_timestamp_of_the_packet_that_triggered_the_ack() {
 fn ns235_a_data_packet_carries_40_header_bytes_and_an_ack_is_40() {
     // ns-default.tcl 1.266 (2001/11/28) `useHeaders_ true`: TcpAgent::output (tcp.cc 1.126,
     // 2001/11/27) adds tcpip_base_hdr_size_ 40 to packetSize_ 1000; TCPSink's ACKs stay 40.
-    let preset = Stack::Ns235.preset();
-    let mut s = sender(preset.clone());
-    let p = s.poll_transmit(0).expect("the first segment");
-    assert_eq!((p.payload, p.wire_bytes), (1000, 1040));
-    let mut r = TcpReceiver::new(preset, 0, 0, None, 0);
-    r.open(0);
-    r.on_packet(10 * MS, &data_pkt(0));
-    assert_eq!(r.poll_transmit(10 * MS).map(|a| (a.payload, a.wire_bytes)), Some((0, 40)));
+    assert_eq!(first_packet_and_its_ack(Stack::Ns235), ((1000, 1040), (0, 40)));
     assert_eq!(Stack::Ns2.preset().header_bytes, 0, "ns-2.1b3: packetSize_ is the whole packet");
 }
 
@@ -501,16 +504,7 @@ fn ns235_first_timeout_is_3_s_and_the_backoff_stops_at_60_s() {
     // rtt_timeout is t_rtxcur_ * t_backoff_, at most maxrto_: 3, 6, 12, 24, 48, 60, 60 s.
     let mut s = sender(config(Stack::Ns235, |_| {}));
     assert_eq!(drain(&mut s, 0), [0, 1]);
-    let mut at = 0;
-    let mut gaps = vec![];
-    for _ in 0..7 {
-        let due = s.next_deadline().expect("armed");
-        gaps.push((due - at) / SEC);
-        at = due;
-        s.on_timer(due);
-        assert_eq!(drain(&mut s, due / MS), [0]);
-    }
-    assert_eq!(gaps, [3, 6, 12, 24, 48, 60, 60]);
+    assert_eq!(timeout_gaps(&mut s, 7), [3, 6, 12, 24, 48, 60, 60]);
 }
 
 #[test]
