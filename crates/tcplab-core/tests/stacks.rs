@@ -6,6 +6,7 @@ mod common;
 
 use tcplab_core::metrics::{FlowReport, FlowTrace};
 use tcplab_core::packet::{payload_tag, Dir, Packet, SackBlock};
+use tcplab_core::tcp::knobs::SackPipeStart;
 use tcplab_core::tcp::rtt::TimerClock;
 use tcplab_core::tcp::stack::Stack;
 use tcplab_core::tcp::{DelayedAck, Handshake, TcpConfig, TcpKnobs, TcpReceiver, TcpSender};
@@ -587,10 +588,11 @@ fn ns235_reno_fast_retransmits_once_per_window() {
 /// SACK with cwnd_ 8 and an advertised window of 6 packets: packets 0 to 5 out, 0 and 2
 /// lost, and the four duplicates of 0 that 1, 3, 4 and 5 bring, each SACKing what arrived.
 /// Returns what each duplicate sent.
-fn sack_pipe_start(stack: Stack) -> Vec<Vec<u64>> {
+fn sack_pipe_start(stack: Stack, pipe: Option<SackPipeStart>) -> Vec<Vec<u64>> {
     let mut s = sender(config(stack, |c| {
         c.recovery = tcplab_core::tcp::RecoveryKind::Sack;
         c.initial_cwnd = 8;
+        c.sack_pipe = pipe.unwrap_or(c.sack_pipe);
     }));
     s.on_packet(0, &ack_pkt(0, 6000));
     assert_eq!(drain(&mut s, 0), [0, 1, 2, 3, 4, 5]);
@@ -613,11 +615,14 @@ fn ns235_sack_pipe_starts_from_the_packets_outstanding() {
     // ns-2.1b3, tcp-sack1.cc 1.31 Sack1TcpAgent::dupack_action: the third duplicate resends 0,
     // `pipe_ = int(cwnd_) - NUMDUPACKS` = 8 - 3 = 5, and cwnd_ = ssthresh_ = 6 / 2 = 3; the
     // fourth takes pipe_ to 4, still not below cwnd_: nothing more.
-    assert_eq!(sack_pipe_start(Stack::Ns2), vec![vec![], vec![], vec![0], vec![]]);
+    assert_eq!(sack_pipe_start(Stack::Ns2, None), vec![vec![], vec![], vec![0], vec![]]);
     // ns-2.35, tcp-sack1.cc 1.44 (2000/08/20, reinstated 1.47, 2000/10/03; `oldCode_ false`):
     // `pipe_ = maxseq_ - highest_ack_ - numdupacks_` = 6 - 3 = 3, so the fourth duplicate takes
     // it to 2, below cwnd_ 3, and send_much resends the scoreboard's hole, packet 2.
-    assert_eq!(sack_pipe_start(Stack::Ns235), vec![vec![], vec![], vec![0], vec![2]]);
+    assert_eq!(sack_pipe_start(Stack::Ns235, None), vec![vec![], vec![], vec![0], vec![2]]);
+    // The knob alone, either way.
+    assert_eq!(sack_pipe_start(Stack::Ns2, Some(SackPipeStart::Flight)), sack_pipe_start(Stack::Ns235, None));
+    assert_eq!(sack_pipe_start(Stack::Ns235, Some(SackPipeStart::Cwnd)), sack_pipe_start(Stack::Ns2, None));
 }
 
 #[test]
