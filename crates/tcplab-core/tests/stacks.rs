@@ -5,7 +5,9 @@
 mod common;
 
 use tcplab_core::metrics::{FlowReport, FlowTrace};
-use tcplab_core::packet::{payload_tag, Dir, Packet};
+use tcplab_core::packet::{payload_tag, Dir, Packet, SackBlock};
+use tcplab_core::tcp::knobs::SackPipeStart;
+use tcplab_core::tcp::rtt::TimerClock;
 use tcplab_core::tcp::stack::Stack;
 use tcplab_core::tcp::{DelayedAck, Handshake, TcpConfig, TcpKnobs, TcpReceiver, TcpSender};
 use tcplab_core::time::{MS, SEC};
@@ -253,21 +255,26 @@ fn ns2_maxcwnd_caps_the_window_and_a_zero_floor_still_sends_one_packet() {
     assert_eq!(drain(&mut s, 3000), [0]);
 }
 
+/// (payload, bytes on the wire) of the first data packet under `stack`'s preset, and of the
+/// ACK its receiver sends for it.
+fn first_packet_and_its_ack(stack: Stack) -> ((u32, u32), (u32, u32)) {
+    let preset = stack.preset();
+    let mut s = sender(preset.clone());
+    let p = s.poll_transmit(0).expect("the first segment");
+    let mut r = TcpReceiver::new(preset, 0, 0, None, 0);
+    r.open(0);
+    r.on_packet(10 * MS, &Packet { wire_bytes: p.wire_bytes, ..data_pkt(0) });
+    let a = r.poll_transmit(10 * MS).expect("an ACK");
+    ((p.payload, p.wire_bytes), (a.payload, a.wire_bytes))
+}
+
 #[test]
 fn ns2_a_packet_is_packet_size_on_the_wire_and_an_ack_40_bytes() {
     // ns-2.1b3: Agent::initpkt (agent.cc 1.43) gives every packet `size_` = packetSize_ 1000
     // (ns-default.tcl 1.122) and TcpAgent::output (tcp.cc 1.76) changes it only for a SYN; no
     // header is added (that came with useHeaders_ in 2001). TcpAgent::sendmsg counts
     // `nbytes / size_` packets, and TCPSink's ACKs are its packetSize_ 40.
-    let preset = Stack::Ns2.preset();
-    let mut s = sender(preset.clone());
-    let p = s.poll_transmit(0).expect("the first segment");
-    assert_eq!((p.payload, p.wire_bytes), (1000, 1000));
-    let mut r = TcpReceiver::new(preset, 0, 0, None, 0);
-    r.open(0);
-    r.on_packet(10 * MS, &Packet { wire_bytes: 1000, ..data_pkt(0) });
-    let a = r.poll_transmit(10 * MS).expect("an ACK");
-    assert_eq!((a.payload, a.wire_bytes), (0, 40));
+    assert_eq!(first_packet_and_its_ack(Stack::Ns2), ((1000, 1000), (0, 40)));
     // A header set by hand goes on data segments only.
     let mut s = sender(config(Stack::Ns2, |c| c.header_bytes = 40));
     assert_eq!(s.poll_transmit(0).map(|p| p.wire_bytes), Some(1040));
@@ -284,16 +291,21 @@ fn ns2_timeouts_back_off_64_fold_with_no_ceiling() {
     // (6 s), which the srtt fold past a backoff of 8 does not touch: 6, 12, ... 384, 384 s.
     let mut s = sender(config(Stack::Ns2, |_| {}));
     assert_eq!(drain(&mut s, 0), [0]);
+    assert_eq!(timeout_gaps(&mut s, 8), [6, 12, 24, 48, 96, 192, 384, 384]);
+}
+
+/// Seconds between `n` successive timeouts of packet 0 (each resending it alone), from 0.
+fn timeout_gaps(s: &mut TcpSender, n: usize) -> Vec<u64> {
     let mut at = 0;
     let mut gaps = vec![];
-    for _ in 0..8 {
+    for _ in 0..n {
         let due = s.next_deadline().expect("armed");
         gaps.push((due - at) / SEC);
         at = due;
         s.on_timer(due);
-        assert_eq!(drain(&mut s, due / MS), [0]);
+        assert_eq!(drain(s, due / MS), [0]);
     }
-    assert_eq!(gaps, [6, 12, 24, 48, 96, 192, 384, 384]);
+    gaps
 }
 
 #[test]
@@ -462,6 +474,181 @@ fn ns_sinks_echo_the_timestamp_of_the_packet_that_triggered_the_ack() {
     assert_eq!(echoes(&mut r, 201), [21]);
 }
 
+// ------------------------------------------------------------------ ns-2.35
+
+// ns-2.35's defaults (tcl/lib/ns-default.tcl 1.388, 2010/07/03, the release's) where they
+// differ from ns-2.1b3's; each test names the revision that changed the default.
+
+#[test]
+fn ns235_a_data_packet_carries_40_header_bytes_and_an_ack_is_40() {
+    // ns-default.tcl 1.266 (2001/11/28) `useHeaders_ true`: TcpAgent::output (tcp.cc 1.126,
+    // 2001/11/27) adds tcpip_base_hdr_size_ 40 to packetSize_ 1000; TCPSink's ACKs stay 40.
+    assert_eq!(first_packet_and_its_ack(Stack::Ns235), ((1000, 1040), (0, 40)));
+    assert_eq!(Stack::Ns2.preset().header_bytes, 0, "ns-2.1b3: packetSize_ is the whole packet");
+}
+
+#[test]
+fn ns235_starts_with_a_window_of_two_packets() {
+    // ns-default.tcl 1.242 (2001/05/27) `windowInit_ 2` (windowInitOption_ 1): TcpAgent::reset
+    // sets cwnd_ = initial_window() = 2, then opencwnd's slow start: 2, 3, 4 packets.
+    let mut s = sender(config(Stack::Ns235, |_| {}));
+    assert_eq!(drain(&mut s, 0), [0, 1]);
+    ack(&mut s, 100, 1, NS2_WND);
+    assert_eq!(drain(&mut s, 100), [2, 3]);
+    let mut s = sender(config(Stack::Ns2, |_| {}));
+    assert_eq!(drain(&mut s, 0), [0], "ns-2.1b3: windowInit_ 1");
+}
+
+#[test]
+fn ns235_first_timeout_is_3_s_and_the_backoff_stops_at_60_s() {
+    // ns-default.tcl 1.357 (2006/01/23) `rtxcur_init_ 3.0`; 1.371 (2007/03/29) `maxrto_ 60`:
+    // rtt_timeout is t_rtxcur_ * t_backoff_, at most maxrto_: 3, 6, 12, 24, 48, 60, 60 s.
+    let mut s = sender(config(Stack::Ns235, |_| {}));
+    assert_eq!(drain(&mut s, 0), [0, 1]);
+    assert_eq!(timeout_gaps(&mut s, 7), [3, 6, 12, 24, 48, 60, 60]);
+}
+
+#[test]
+fn ns235_counts_rtt_in_10ms_ticks_and_never_times_out_below_200ms() {
+    // ns-default.tcl 1.279 (2002/03/08) `tcpTick_ 0.01`: a 100 ms round trip is 10 ticks
+    // (rtt_update: tick boundaries crossed), srtt 80, rttvar 20 (x8, x4), so t_rtxcur_ =
+    // ((20 << 3) + 80) >> 3 = 30 ticks, 300 ms. Steady 10-tick samples decay rttvar by a
+    // quarter of its excess each time (20, 15, 12, 9, 7, 6, 5, 4, 3) and t_rtxcur_ to 13 ticks,
+    // 130 ms, which ns-default.tcl 1.336's (2004/10/18) `minrto_ 0.2` lifts to 200 ms
+    // (rtt_timeout with rfc2988_). Under ns-2.1b3's 100 ms tick the same path is a 1-tick
+    // sample and a 300 ms timeout for ever.
+    let rtos = |stack: Stack, before: Option<bool>| {
+        let mut s = sender(config(stack, |c| c.min_rto_before_backoff = before.unwrap_or(c.min_rto_before_backoff)));
+        let mut seen = vec![];
+        drain(&mut s, 0);
+        for k in 1..=9 {
+            let top = s.snd_max() / 1000;
+            ack(&mut s, 100 * k, top, NS2_WND);
+            drain(&mut s, 100 * k);
+            seen.push(s.rto() / MS);
+        }
+        let due = s.next_deadline().expect("armed");
+        s.on_timer(due);
+        let backed_off = s.next_deadline().expect("re-armed") - due;
+        (seen, (due - 900 * MS) / MS, backed_off / MS)
+    };
+    // The timeout after it: rfc2988_ (tcp.cc 1.131, on since ns-default.tcl 1.279) raises
+    // t_rtxcur_ to minrto_ before the backoff doubles it: 400 ms, not max(260, 200) ms.
+    assert_eq!(rtos(Stack::Ns235, None), (vec![300, 250, 220, 190, 170, 160, 150, 140, 130], 200, 400));
+    assert_eq!(rtos(Stack::Ns2, None), (vec![300; 9], 300, 600));
+    // The knob alone: ns-2.1b's floor bounds the backed-off 2 x 130 ms instead.
+    assert_eq!(rtos(Stack::Ns235, Some(false)).2, 260);
+}
+
+/// Reno with ten packets out from a window of 10 (ssthresh_ 20): packets 0 and 2 are lost,
+/// the other eight bring eight duplicates of packet 0, the resent 0 a partial ACK (up to 2),
+/// and the three packets the inflated window sent meanwhile three duplicates of 2. Returns
+/// what the duplicates of 2 sent and the fast retransmits.
+fn reno_second_hole(stack: Stack, exit_fast_retrans: Option<bool>) -> (Vec<u64>, u64) {
+    let mut s = sender(config(stack, |c| {
+        c.initial_cwnd = 10;
+        if let Some(on) = exit_fast_retrans {
+            c.exit_fast_retrans = on;
+        }
+    }));
+    assert_eq!(drain(&mut s, 0).len(), 10);
+    let mut sent = vec![];
+    for t in 1..=8 {
+        ack(&mut s, 100 + t, 0, NS2_WND);
+        sent.extend(drain(&mut s, 100 + t));
+    }
+    // Third duplicate: slowdown to cwnd_ 5, resend 0, dupwnd_ 3; the 6th to 8th open 10-12.
+    assert_eq!(sent, [0, 10, 11, 12]);
+    ack(&mut s, 200, 2, NS2_WND);
+    assert_eq!(drain(&mut s, 200), Vec::<u64>::new(), "window() 5 from packet 2 reaches 6 only");
+    let mut later = vec![];
+    for t in 1..=3 {
+        ack(&mut s, 300 + t, 2, NS2_WND);
+        later.extend(drain(&mut s, 300 + t));
+    }
+    (later, s.stats.fast_retransmits)
+}
+
+#[test]
+fn ns235_reno_fast_retransmits_once_per_window() {
+    // ns-2.1b3, tcp-reno.cc 1.28 RenoTcpAgent::dupack_action: with bugFix_ a fast retransmit
+    // is allowed when `last_cwnd_action_ == CWND_ACTION_DUPACK`, which nothing resets after
+    // the first one: the three duplicates of 2 resend 2 and halve the window again.
+    assert_eq!(reno_second_hole(Stack::Ns2, None), (vec![2], 2));
+    // ns-2.35, tcp-reno.cc 1.43 RenoTcpAgent::recv: the partial ACK turns DUPACK into EXITED
+    // (`exitFastRetrans_ true`, ns-default.tcl 1.319; working since 1.42, 2005/07/13), so
+    // dupack_action finds neither `highest_ack_ > recover_` (recover_ = maxseq_ 12 from the
+    // first fast retransmit) nor DUPACK and returns: no retransmission, and no dupwnd_ either,
+    // which grows only while last_cwnd_action_ is DUPACK. Packet 2 waits for the timer.
+    assert_eq!(reno_second_hole(Stack::Ns235, None), (vec![], 1));
+    assert_eq!(reno_second_hole(Stack::Ns2, Some(true)), (vec![], 1), "the knob alone");
+    assert_eq!(reno_second_hole(Stack::Ns235, Some(false)), (vec![2], 2));
+}
+
+/// SACK with cwnd_ 8 and an advertised window of 6 packets: packets 0 to 5 out, 0 and 2
+/// lost, and the four duplicates of 0 that 1, 3, 4 and 5 bring, each SACKing what arrived.
+/// Returns what each duplicate sent.
+fn sack_pipe_start(stack: Stack, pipe: Option<SackPipeStart>) -> Vec<Vec<u64>> {
+    let mut s = sender(config(stack, |c| {
+        c.recovery = tcplab_core::tcp::RecoveryKind::Sack;
+        c.initial_cwnd = 8;
+        c.sack_pipe = pipe.unwrap_or(c.sack_pipe);
+    }));
+    s.on_packet(0, &ack_pkt(0, 6000));
+    assert_eq!(drain(&mut s, 0), [0, 1, 2, 3, 4, 5]);
+    let blocks: [&[(u64, u64)]; 4] = [&[(1, 2)], &[(3, 4), (1, 2)], &[(3, 5), (1, 2)], &[(3, 6), (1, 2)]];
+    let mut sent = vec![];
+    for (i, b) in blocks.iter().enumerate() {
+        let mut p = ack_pkt(0, 6000);
+        for (k, (l, r)) in b.iter().enumerate() {
+            p.sack[k] = SackBlock { left: (l * 1000 + 1) as u32, right: (r * 1000 + 1) as u32 };
+        }
+        p.n_sack = b.len() as u8;
+        s.on_packet((100 + i as u64) * MS, &p);
+        sent.push(drain(&mut s, 100 + i as u64));
+    }
+    sent
+}
+
+#[test]
+fn ns235_sack_pipe_starts_from_the_packets_outstanding() {
+    // ns-2.1b3, tcp-sack1.cc 1.31 Sack1TcpAgent::dupack_action: the third duplicate resends 0,
+    // `pipe_ = int(cwnd_) - NUMDUPACKS` = 8 - 3 = 5, and cwnd_ = ssthresh_ = 6 / 2 = 3; the
+    // fourth takes pipe_ to 4, still not below cwnd_: nothing more.
+    assert_eq!(sack_pipe_start(Stack::Ns2, None), vec![vec![], vec![], vec![0], vec![]]);
+    // ns-2.35, tcp-sack1.cc 1.44 (2000/08/20, reinstated 1.47, 2000/10/03; `oldCode_ false`):
+    // `pipe_ = maxseq_ - highest_ack_ - numdupacks_` = 6 - 3 = 3, so the fourth duplicate takes
+    // it to 2, below cwnd_ 3, and send_much resends the scoreboard's hole, packet 2.
+    assert_eq!(sack_pipe_start(Stack::Ns235, None), vec![vec![], vec![], vec![0], vec![2]]);
+    // The knob alone, either way.
+    assert_eq!(sack_pipe_start(Stack::Ns2, Some(SackPipeStart::Flight)), sack_pipe_start(Stack::Ns235, None));
+    assert_eq!(sack_pipe_start(Stack::Ns235, Some(SackPipeStart::Cwnd)), sack_pipe_start(Stack::Ns2, None));
+}
+
+#[test]
+fn ns235_is_ns2_but_for_its_changed_defaults() {
+    // Every other knob is ns-2.1b3's: window_ 20, packetSize_ 1000, bugFix_, the sinks, the
+    // RTT arithmetic (docs/stacks.md, "ns235").
+    let (n235, n2) = (Stack::Ns235.preset(), Stack::Ns2.preset());
+    let same = TcpConfig {
+        header_bytes: n2.header_bytes,
+        initial_cwnd: n2.initial_cwnd,
+        clock: n2.clock,
+        min_rto: n2.min_rto,
+        min_rto_before_backoff: n2.min_rto_before_backoff,
+        max_rto: n2.max_rto,
+        initial_rto: n2.initial_rto,
+        exit_fast_retrans: n2.exit_fast_retrans,
+        sack_pipe: n2.sack_pipe,
+        stack: Stack::Ns2,
+        ..n235.clone()
+    };
+    assert_eq!(same, n2);
+    // minrto_ is its own knob in ns-2.35, not two ticks: a tick set by hand leaves it.
+    let c = Stack::Ns235.config(&TcpKnobs { timer: Some(TimerClock::Ns2 { tick: 500 * MS }), ..TcpKnobs::default() });
+    assert_eq!(c.min_rto, 200 * MS);
+}
+
 // ------------------------------------------------------------------ two hosts, ns-2
 
 /// a -> b over one 1 Mb/s, 50 ms link with a queue that never overflows: ns-2 semantics
@@ -514,6 +701,21 @@ fn drops(n: u64) -> Vec<u64> {
 /// First retransmission time (s) of each dropped packet.
 fn repairs(t: &FlowTrace, drops: &[u64]) -> Vec<f64> {
     common::repair_times(t, drops)
+}
+
+#[test]
+fn ns235_runs_end_to_end_and_repairs_one_drop_by_fast_retransmit() {
+    // A scenario names the stack (`stack = "ns235"`) and runs to the end with conservation
+    // checked; one drop in a window of 20 packets is one fast retransmit under every ns-2
+    // variant, as under ns2: the changed defaults leave these rules alone. The report's RTO
+    // is the estimator's t_rtxcur_ before any bound (docs/scenario.md, `final_rto_s`): whole
+    // 10 ms ticks, and here below minrto_, which only the armed timer applies.
+    for variant in ["tahoe", "reno", "newreno_ns2", "sack"] {
+        let (f, _) = ns_run("ns235", variant, &[60]);
+        assert_eq!((f.fast_retransmits, f.timeouts, f.retransmits), (1, 0, 1), "{variant}");
+        let ticks = f.final_rto_s / 0.01;
+        assert!((ticks - ticks.round()).abs() < 1e-6 && f.final_rto_s < 0.2, "{variant}: {} s", f.final_rto_s);
+    }
 }
 
 #[test]

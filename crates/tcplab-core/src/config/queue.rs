@@ -102,7 +102,9 @@ impl RedRule {
     pub fn of_stack(stack: Stack) -> Self {
         match stack {
             Stack::Ns1 => RedRule::Ns1,
-            Stack::Ns2 => RedRule::Ns2,
+            // ns-2.35's red.cc (gentle_, automatic thresholds and q_weight_) is not modelled
+            // yet: its queues keep ns-2.1b's rule (docs/stacks.md, "What could not be matched").
+            Stack::Ns2 | Stack::Ns235 => RedRule::Ns2,
             Stack::Tcplab | Stack::Bsd44 => RedRule::Paper1993,
         }
     }

@@ -146,7 +146,7 @@ pub fn knob_table() -> String {
     out += &format!("|-------|------|{}|---------|\n", rules.join("|"));
     let stack = format!(
         "| `stack` | {} | {} | the preset every other field starts from: tcplab's own behaviour, 4.4BSD-Lite, \
-         ns-2.1b3 or ns-1; see [TCP stacks](stacks.md) for what each preset sets and why |\n",
+         ns-2.1b3, ns-1 or ns-2.35's defaults; see [TCP stacks](stacks.md) for what each preset sets and why |\n",
         <Names<Stack> as Reader>::doc(),
         stack_names.iter().map(|n| code(n)).collect::<Vec<_>>().join(" | "),
     );
@@ -217,6 +217,7 @@ mod tests {
         assert!(row("variant").contains("`\"reno\"`"));
         assert!(row("tick_phase").contains("| `\"random\"` | `\"random\"` | `\"random\"` | `\"random\"` |"));
         assert!(row("cc").contains("| `\"reno\"` | `\"reno\"` | `\"reno\"` | `\"reno\"` |"), "{}", row("cc"));
-        assert_eq!(t.lines().count(), 2 + 1 + 40, "header, stack, and the 40 other knobs");
+        assert_eq!(t.lines().count(), 2 + 1 + 43, "header, stack, and the 43 other knobs");
+        assert!(row("timer").contains("| `\"ns1:100ms\"` | `\"ns2:10ms\"` |"), "ns235 is the last column");
     }
 }

@@ -166,7 +166,7 @@ macro_rules! config_from_knobs {
 }
 
 /// A knob's default under `stack`: one value for every stack, or one per column in the order
-/// tcplab, bsd44, ns2. A stack derived from ns2 (`Stack::derived_from`: ns1, a later ns-2)
+/// tcplab, bsd44, ns2. A stack derived from ns2 (`Stack::derived_from`: ns1, ns235)
 /// starts from ns2's column and never reaches here on its own, but is listed with it so that
 /// the match stays exhaustive.
 macro_rules! stack_default {
@@ -174,7 +174,7 @@ macro_rules! stack_default {
         match $stack {
             Stack::Tcplab => $tcplab,
             Stack::Bsd44 => $bsd44,
-            Stack::Ns2 | Stack::Ns1 => $ns2,
+            Stack::Ns2 | Stack::Ns1 | Stack::Ns235 => $ns2,
         }
     };
     ($stack:expr, [$all:expr]) => {

@@ -31,8 +31,8 @@ use super::stack::Stack;
 /// places that expand the list import all of it.
 pub mod names {
     pub use super::{
-        two_ticks_or, Codec, Congestion, FastRetransmitTimer, OutOfOrderAck, RecoverySend, Ssthresh, TickPhase, HUGE,
-        NS_WINDOW,
+        two_ticks_or, Codec, Congestion, FastRetransmitTimer, OutOfOrderAck, RecoverySend, SackPipeStart, Ssthresh,
+        TickPhase, HUGE, NS_WINDOW,
     };
     pub use crate::tcp::boston::{BostonConfig, Partial};
     pub use crate::tcp::config::{DelayedAck, Handshake, RecoveryKind};
@@ -78,17 +78,17 @@ macro_rules! tcp_knobs {
 `packetSize_` is the whole packet, so a segment is `mss` bytes on the wire and carries `mss` bytes";
             ack_bytes => ack_bytes: u32, Count<0, 1000>, "bytes", [header_bytes, header_bytes, 40],
                 "a segment without data on the wire (an ACK, a SYN), before any SACK option. Unless set, \
-`header_bytes`; ns2 and ns1: 40 (the sink's `packetSize_ 40`)";
+`header_bytes`; ns2, ns1 and ns235: 40 (the sink's `packetSize_ 40`)";
             rcv_buf => rcv_buf: u32, RcvBuf, "bytes", [65535, 8192, NS_WINDOW * mss],
                 "receiver's buffer: the window it advertises (the application reads at once, so it stays this \
-size); larger than 65535 needs window scaling. ns2 and ns1: 20 packets of `mss` (`window_ 20`)";
+size); larger than 65535 needs window scaling. ns2, ns1 and ns235: 20 packets of `mss` (`window_ 20`)";
             snd_buf => snd_buf: u32, Bytes<1, 4294967295>, "bytes", [u32::MAX, 8192, u32::MAX],
                 "sender's socket buffer: a cap on unacknowledged data";
             initial_cwnd => initial_cwnd: u32, Positive, "segments", [1],
                 "initial congestion window";
             initial_ssthresh => _: Ssthresh, SsthreshRead, "bytes",
                 [HUGE, HUGE, Ssthresh::Bytes(rcv_buf as u64)],
-                "initial slow-start threshold. ns2 and ns1: `rcv_buf` (ns's reset() starts `ssthresh_` at \
+                "initial slow-start threshold. ns2, ns1 and ns235: `rcv_buf` (ns's reset() starts `ssthresh_` at \
 `window_`). `\"bdp\"`: the path's bandwidth-delay product (the slowest forward link's rate times \
 the round-trip propagation delay; Hoe 1996, as Goyal et al. 1998, Sec. 3.1 use it)";
             dupack_threshold => dupack_threshold: u32, Positive, "", [3],
@@ -106,11 +106,15 @@ stacks](stacks.md)). A tick also sets `min_rto`'s default";
             min_rto => min_rto: Dur, PositiveDuration, "",
                 [two_ticks_or(timer, SEC), two_ticks_or(timer, SEC), two_ticks_or(timer, 200 * MS)],
                 "lower bound on the RTO. Unless set, 2 ticks of a coarse, `ns2:` or `ns1:` `timer` (4.4BSD's \
-`TCPTV_MIN`, ns's `2 * tcpTick_`), so setting `timer` moves it; with `\"fine\"`, the value shown. \
-Not 0: a zero timeout would fire at the instant it is set and back off to zero, for ever";
+`TCPTV_MIN`, ns's `2 * tcpTick_`), so setting `timer` moves it; with `\"fine\"`, the value shown; \
+ns235: 200 ms whatever the tick (ns-2.35's `minrto_ 0.2`). Not 0: a zero timeout would fire at the instant it is set and back off to zero, for ever";
             max_rto => max_rto: Dur, PositiveDuration, "", [64 * SEC, 64 * SEC, 100_000 * SEC],
                 "upper bound on the RTO (after backoff); not below `min_rto`. ns2: ns-2.1b's `maxrto_ 100000`, so in \
 fact none: the backoff stops doubling at 64";
+            min_rto_before_backoff => min_rto_before_backoff: bool, Flag, "", [false],
+                "an `ns2:` `timer` raises an estimate below `min_rto` to it before the backoff multiplies it \
+(ns-2.35's `rfc2988_`: `minrto_ * t_backoff_`; ns235), rather than bounding the backed-off timeout \
+(ns-2.1b's `2 * tcpTick_`); other timers ignore it";
             initial_rto => initial_rto: Dur, PositiveDuration, "", [3 * SEC, 6 * SEC, 6 * SEC],
                 "timeout before the first RTT sample (SYN and first data)";
             tick_phase => tick_phase: TickPhase, Names<TickPhase>, "", [TickPhase::Random],
@@ -167,6 +171,11 @@ once on the partial ACK for the first unacknowledged segment, see [ATM](#atm)";
 below one packet)";
             bug_fix => bug_fix: bool, Flag, "", [false, false, true],
                 "ns-2's `bugFix_` for Tahoe, Reno and SACK";
+            exit_fast_retrans => exit_fast_retrans: bool, Flag, "", [false],
+                "ns-2.35's `exitFastRetrans_` in `reno` (ns235: on): the first new ACK ends a fast retransmit, so \
+with `bug_fix` a second one waits until an ACK passes the highest packet sent at the first, and \
+duplicate ACKs inflate the window only after a fast retransmit (off: ns-2.1b's, a fast retransmit \
+after every three duplicates, and inflation after a timeout too)";
             newreno_changes => newreno_changes: bool, Flag, "", [true, true, false],
                 "ns-2's `newreno_changes_` (Hoe's flywheel) in `newreno_ns2`";
             max_cwnd => max_cwnd: Option<u32>, Cap, "segments", [None],
@@ -187,6 +196,10 @@ data as now minus the send time it echoes (ns-1; ns-2's `timestamps_`)";
                 "how `newreno_ns2` sends from its window during fast recovery: as usual, or as ns-2's \
 NewRenoTcpAgent::recv (at most 2 packets per ACK; with `newreno_changes`, none besides the \
 flywheel's)";
+            sack_pipe => sack_pipe: SackPipeStart, Names<SackPipeStart>, "", [SackPipeStart::Cwnd],
+                "`sack`: PIPE at the fast retransmit, less the 3 duplicates: `cwnd` (Fall and Floyd's `int(cwnd_) - 3`, \
+Goyal et al. 1998 Sec. 3.2; ns-2 to 2000) or `flight`, the packets outstanding (ns-2.35's `maxseq_ - \
+highest_ack_ - 3`, tcp-sack1.cc since 2000; ns235)";
             cc => cc: Congestion, Names<Congestion>, "", [Congestion::Reno],
                 "congestion control: how the window grows and how far a loss cuts it, apart from loss recovery \
 (`variant`). `\"reno\"`: the classic AIMD of the stack (`window_rule`); `\"cubic\"`: RFC 9438; \
@@ -341,6 +354,16 @@ named_enum! {
 }
 
 named_enum! {
+    /// What `sack`'s PIPE starts from at the fast retransmit (knob `sack_pipe`).
+    pub enum SackPipeStart {
+        /// cwnd before it is halved, less the duplicates (ns-2.1b's Sack1).
+        Cwnd = "cwnd",
+        /// The data outstanding, less the duplicates (ns-2.35's Sack1).
+        Flight = "flight",
+    }
+}
+
+named_enum! {
     /// Where each host's coarse timer ticks fall.
     pub enum TickPhase {
         /// A uniform phase per end of each flow.
@@ -373,6 +396,7 @@ named!(
     Deflation,
     RttSample,
     RecoverySend,
+    SackPipeStart,
     TickPhase,
     FastRetransmitTimer,
 );

@@ -46,6 +46,9 @@ pub struct RtoLimits {
     pub min: Dur,
     pub max: Dur,
     pub initial: Dur,
+    /// `min` bounds the estimate before the backoff multiplies it (ns-2.35's rfc2988_), not
+    /// the backed-off timeout; read by the ns-2 timer only.
+    pub min_before_backoff: bool,
 }
 
 /// Consecutive timeouts counted at most (BSD's TCP_MAXRXTSHIFT; ns-2's t_backoff_ stops at 64).
@@ -178,7 +181,12 @@ impl Estimator {
     /// The estimator a connection with `cfg` runs: its clock, with 4.4BSD-Lite's start and
     /// backoff rules on the coarse clock of the `bsd44` stack.
     pub fn for_config(cfg: &TcpConfig, phase: Dur) -> Self {
-        let limits = RtoLimits { min: cfg.min_rto, max: cfg.max_rto, initial: cfg.initial_rto };
+        let limits = RtoLimits {
+            min: cfg.min_rto,
+            max: cfg.max_rto,
+            initial: cfg.initial_rto,
+            min_before_backoff: cfg.min_rto_before_backoff,
+        };
         let mut e = Self::new(cfg.clock, phase, limits);
         if let (EstimatorKind::Bsd(b), Stack::Bsd44) = (&e.kind, cfg.stack) {
             e.kind = EstimatorKind::Bsd(b.clone().with_bsd44_rules());
@@ -264,7 +272,11 @@ mod tests {
 
     #[test]
     fn the_default_timeout_backs_off_before_rearming_and_stops_at_the_cap() {
-        let mut e = Estimator::new(TimerClock::Fine, 0, RtoLimits { min: 0, max: 1000 * SEC, initial: SEC });
+        let mut e = Estimator::new(
+            TimerClock::Fine,
+            0,
+            RtoLimits { min: 0, max: 1000 * SEC, initial: SEC, min_before_backoff: false },
+        );
         let mut backoff = 0;
         assert_eq!(e.on_timeout(0, &mut backoff), 2 * SEC);
         assert_eq!(backoff, 1);

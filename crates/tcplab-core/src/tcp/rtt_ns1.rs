@@ -140,7 +140,7 @@ mod tests {
     use crate::time::{MS, SEC};
 
     fn ns1() -> Ns1Rtt {
-        Ns1Rtt::new(100 * MS, RtoLimits { min: 200 * MS, max: 2000 * SEC, initial: 3 * SEC })
+        Ns1Rtt::new(100 * MS, RtoLimits { min: 200 * MS, max: 2000 * SEC, initial: 3 * SEC, min_before_backoff: false })
     }
 
     #[test]

@@ -88,9 +88,11 @@ impl RttEstimator for Ns2Rtt {
 }
 
 /// rtt_timeout: t_rtxcur_ (`rto`) * t_backoff_, capped at maxrto_, at least 2 ticks (min_rto),
-/// and the ns timer fires exactly then, `now` plus that.
+/// and the ns timer fires exactly then, `now` plus that. With rfc2988_ (ns-2.35, tcp.cc 1.131,
+/// 2002/03/08) a t_rtxcur_ below minrto_ is raised to it first: `minrto_ * t_backoff_`.
 pub fn timeout_at(now: Time, rto: Dur, backoff: u32, limits: RtoLimits) -> Time {
-    now + rto.saturating_mul(backoff_multiplier(backoff)).min(limits.max).max(limits.min)
+    let base = if limits.min_before_backoff { rto.max(limits.min) } else { rto };
+    now + base.saturating_mul(backoff_multiplier(backoff)).min(limits.max).max(limits.min)
 }
 
 /// One sample of `ticks` (already at least 1) folded into `srtt` (ticks << 3) and
@@ -140,7 +142,11 @@ mod tests {
     use crate::time::{MS, SEC};
 
     fn ns2() -> Ns2Rtt {
-        Ns2Rtt::new(100 * MS, 0, RtoLimits { min: 200 * MS, max: 64 * SEC, initial: 6 * SEC })
+        Ns2Rtt::new(
+            100 * MS,
+            0,
+            RtoLimits { min: 200 * MS, max: 64 * SEC, initial: 6 * SEC, min_before_backoff: false },
+        )
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! (`knobs.rs`); a knob the scenario leaves unset takes its stack's value there.
 
 use super::config::{TcpConfig, TcpKnobs};
+use super::knobs::SackPipeStart;
 use super::rtt::TimerClock;
 use super::rtt_ns1::RttSample;
 use crate::time::{MS, SEC};
@@ -24,13 +25,19 @@ pub enum Stack {
     /// timer (`rtt_ns1.rs`), RTT samples from every ACK's echoed timestamp, a 3 s first timeout,
     /// no upper bound on the RTO but its 2000 s abort, and no ssthresh floor.
     Ns1,
+    /// ns-2.35 (2011), the last release: ns2's rules with the defaults that changed after 1998
+    /// (`tcl/lib/ns-default.tcl` 1.388, 2010/07/03; docs/stacks.md has each source) and, behind
+    /// knobs, Reno's one fast retransmit per window, Sack1's pipe and rfc2988_'s minimum RTO.
+    /// Its other new rules (the SYN, limited transmit, NewReno's partial ACKs, ...) are not
+    /// modelled yet: docs/stacks.md lists them.
+    Ns235,
 }
 
 impl Stack {
-    pub const NAMES: &'static [&'static str] = &["tcplab", "bsd44", "ns2", "ns1"];
+    pub const NAMES: &'static [&'static str] = &["tcplab", "bsd44", "ns2", "ns1", "ns235"];
 
     /// Every stack, in the order of `NAMES` (and of the knob table's columns in docs/scenario.md).
-    pub const ALL: [Stack; 4] = [Self::Tcplab, Self::Bsd44, Self::Ns2, Self::Ns1];
+    pub const ALL: [Stack; 5] = [Self::Tcplab, Self::Bsd44, Self::Ns2, Self::Ns1, Self::Ns235];
 
     pub fn parse(name: &str) -> Option<Self> {
         Some(match name {
@@ -38,13 +45,14 @@ impl Stack {
             "bsd44" => Self::Bsd44,
             "ns2" => Self::Ns2,
             "ns1" => Self::Ns1,
+            "ns235" => Self::Ns235,
             _ => return None,
         })
     }
 
     /// Whether windows count packets (ns) rather than bytes.
     pub fn counts_packets(self) -> bool {
-        matches!(self, Self::Ns2 | Self::Ns1)
+        matches!(self, Self::Ns2 | Self::Ns1 | Self::Ns235)
     }
 
     /// A preset written as another stack's plus the knobs it changes: the knob list has
@@ -55,6 +63,7 @@ impl Stack {
         match self {
             Self::Tcplab | Self::Bsd44 | Self::Ns2 => None,
             Self::Ns1 => Some((Self::Ns2, ns1_changes())),
+            Self::Ns235 => Some((Self::Ns2, ns235_changes())),
         }
     }
 
@@ -90,6 +99,38 @@ fn ns1_changes() -> TcpKnobs {
     }
 }
 
+/// ns-2.35's defaults where they differ from ns-2.1b3's and tcplab already has the knob
+/// (`tcl/lib/ns-default.tcl` 1.388, 2010/07/03, unchanged to the release; the
+/// revision that changed each is in docs/stacks.md).
+fn ns235_changes() -> TcpKnobs {
+    TcpKnobs {
+        // `useHeaders_ true` (ns-default.tcl 1.266, 2001/11/28; tcp.cc 1.126 TcpAgent::output
+        // adds `tcpip_base_hdr_size_` 40 to `packetSize_`): a data packet is 1040 bytes.
+        header_bytes: Some(40),
+        // `windowInit_ 2` (ns-default.tcl 1.242, 2001/05/27).
+        initial_cwnd: Some(2),
+        // `tcpTick_ 0.01` (ns-default.tcl 1.279, 2002/03/08); rtt_update and rtt_timeout as
+        // in ns-2.1b3, in 10 ms ticks.
+        timer: Some(TimerClock::Ns2 { tick: 10 * MS }),
+        // `minrto_ 0.2` (ns-default.tcl 1.336, 2004/10/18).
+        min_rto: Some(200 * MS),
+        // rtt_timeout with `rfc2988_ true` (tcp.cc 1.131, default in ns-default.tcl 1.279,
+        // 2002/03/08): `if (t_rtxcur_ < minrto_) timeout = minrto_ * t_backoff_`.
+        min_rto_before_backoff: Some(true),
+        // `maxrto_ 60` (ns-default.tcl 1.371, 2007/03/29).
+        max_rto: Some(60 * SEC),
+        // `rtxcur_init_ 3.0` (ns-default.tcl 1.357, 2006/01/23).
+        initial_rto: Some(3 * SEC),
+        // `exitFastRetrans_ true` (ns-default.tcl 1.319 with tcp-reno.cc 1.40, 2003/07/29;
+        // its `==` for `=` fixed in 1.42, 2005/07/13, so ns-2.29 on).
+        exit_fast_retrans: Some(true),
+        // Sack1TcpAgent::dupack_action: `pipe_ = maxseq_ - highest_ack_ - numdupacks_`
+        // (tcp-sack1.cc 1.44, 2000/08/20, reinstated 1.47, 2000/10/03; `oldCode_ false`).
+        sack_pipe: Some(SackPipeStart::Flight),
+        ..TcpKnobs::default()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -101,7 +142,7 @@ mod tests {
         }
         assert_eq!(
             Stack::ALL.map(|s| Stack::NAMES.iter().position(|n| Stack::parse(n) == Some(s))),
-            [0, 1, 2, 3].map(Some)
+            [0, 1, 2, 3, 4].map(Some)
         );
         assert_eq!(Stack::Tcplab.preset(), TcpConfig::default());
         assert!(Stack::parse("reno").is_none());

@@ -25,6 +25,7 @@ pub use vanilla::Vanilla;
 use super::cc::{Controller, LossState};
 use super::config::{RecoveryKind, TcpConfig};
 use super::growth::Deflation;
+use super::knobs::SackPipeStart;
 use super::scoreboard::Scoreboard;
 use super::window::Window;
 
@@ -163,7 +164,9 @@ impl Recovery {
         match cfg.recovery {
             RecoveryKind::Vanilla => Recovery::Vanilla(Vanilla),
             RecoveryKind::Tahoe => Recovery::Tahoe(Tahoe::new(cfg.bug_fix)),
-            RecoveryKind::Reno => Recovery::Reno(Reno::new(cfg.deflation, cfg.bug_fix)),
+            RecoveryKind::Reno => {
+                Recovery::Reno(Reno::new(cfg.deflation, cfg.bug_fix).with_exit_fast_retrans(cfg.exit_fast_retrans))
+            }
             RecoveryKind::NewReno => Recovery::NewReno(NewReno::default()),
             RecoveryKind::NewRenoNs2 => Recovery::NewRenoNs2(
                 NewRenoNs2::default()
@@ -172,7 +175,9 @@ impl Recovery {
                     .with_bug_fix(cfg.bug_fix)
                     .with_ns2_halving(cfg.deflation == Deflation::Ns2),
             ),
-            RecoveryKind::Sack => Recovery::Sack(SackPipe::new(cfg.bug_fix)),
+            RecoveryKind::Sack => {
+                Recovery::Sack(SackPipe::new(cfg.bug_fix).with_flight_pipe(cfg.sack_pipe == SackPipeStart::Flight))
+            }
             RecoveryKind::Sack6675 => Recovery::Sack6675(Sack6675::default()),
         }
     }

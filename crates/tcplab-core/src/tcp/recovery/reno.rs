@@ -10,6 +10,11 @@
 //!   dupwnd_, drops it on the first new ACK and leaves it out when a timeout halves the
 //!   window; with bugFix_ a third duplicate ACK after a timeout, before the ACK passes
 //!   recover_, retransmits nothing but still sets dupwnd_ = NUMDUPACKS.
+//! - ns-2.35 (`exit_fast_retrans`: tcp-reno.cc 1.40 `exitFastRetrans_`, 2003/07/29, working
+//!   from 1.42, 2005/07/13) ends the fast retransmit on its first new ACK
+//!   (`last_cwnd_action_` DUPACK -> EXITED), so with bugFix_ a second one waits until an ACK
+//!   passes recover_, which the fast retransmit sets too; and dupwnd_ inflates only after a
+//!   fast retransmit, never after a timeout.
 
 use super::super::growth::Deflation;
 use super::{fast_retransmit, AckVerdict, Ctx, LossRecovery};
@@ -31,6 +36,10 @@ pub struct Reno {
     dupwnd: u64,
     /// Inflated by duplicate ACKs that bugFix_ kept from a fast retransmit.
     inflated_only: bool,
+    /// ns-2.35's exitFastRetrans_ (see the top).
+    exit_fast_retrans: bool,
+    /// A fast retransmit set `recover` (exitFastRetrans_ only).
+    recover_from_fast_retransmit: bool,
 }
 
 impl Default for Reno {
@@ -50,7 +59,24 @@ impl Reno {
             recover: 0,
             dupwnd: 0,
             inflated_only: false,
+            exit_fast_retrans: false,
+            recover_from_fast_retransmit: false,
         }
+    }
+
+    /// With ns-2.35's exitFastRetrans_ (knob `exit_fast_retrans`).
+    pub fn with_exit_fast_retrans(self, on: bool) -> Self {
+        Self { exit_fast_retrans: on, ..self }
+    }
+
+    /// bugFix_ keeps this third duplicate from a fast retransmit: ns-2.1b3 only after a
+    /// timeout, ns-2.35 after any loss (RenoTcpAgent::dupack_action: not `highest_ack_ >
+    /// recover_`, and last_cwnd_action_ is no longer DUPACK once a new ACK came). Before any
+    /// loss nothing blocks: ns-2.35 lets the first data packet's loss be fast-retransmitted
+    /// (`bugfix_ss_`, `highest_ack_ == 0`, the SYN being packet 0).
+    fn blocked(&self, cx: &Ctx) -> bool {
+        let guarded = self.after_timeout || self.recover_from_fast_retransmit;
+        self.bug_fix && guarded && cx.snd_una <= self.recover
     }
 }
 
@@ -58,7 +84,11 @@ impl LossRecovery for Reno {
     fn on_dupack(&mut self, cx: &mut Ctx, count: u32, threshold: u32) -> bool {
         if count == threshold {
             let dupwnd = threshold as u64 * cx.mss;
-            if self.bug_fix && self.after_timeout && cx.snd_una <= self.recover {
+            if self.blocked(cx) {
+                if self.exit_fast_retrans {
+                    // RenoTcpAgent::recv: `if (!exitFastRetrans_) dupwnd_ = numdupacks_`.
+                    return false;
+                }
                 cx.win.cwnd += dupwnd;
                 self.dupwnd = dupwnd;
                 self.inflated_only = true;
@@ -73,6 +103,11 @@ impl LossRecovery for Reno {
             self.in_recovery = true;
             self.after_timeout = false;
             self.past_threshold = false;
+            if self.exit_fast_retrans {
+                // reno_action: `recover_ = maxseq_`.
+                self.recover = cx.snd_max;
+                self.recover_from_fast_retransmit = true;
+            }
             true
         } else {
             if count > threshold && (self.in_recovery || self.inflated_only) {
@@ -181,6 +216,22 @@ mod tests {
         s.snd_una = 6000;
         r.on_new_ack(&mut s.cx(), 1000);
         assert_eq!(s.win.cwnd, 4000);
+    }
+
+    #[test]
+    fn ns235_exit_fast_retrans_neither_retransmits_nor_inflates_after_a_timeout() {
+        // tcp-reno.cc 1.43 RenoTcpAgent::recv: `if (!exitFastRetrans_) dupwnd_ = numdupacks_`,
+        // and `++dupwnd_` only while last_cwnd_action_ == CWND_ACTION_DUPACK (a timeout's is
+        // TIMEOUT); dupack_action returns under bugFix_ below recover_.
+        let mut s = State::new(1000);
+        let mut r = Reno::new(Deflation::Ns2, true).with_exit_fast_retrans(true);
+        r.on_timeout(&mut s.cx());
+        assert!(!r.on_dupack(&mut s.cx(), 3, 3));
+        r.on_dupack(&mut s.cx(), 4, 3);
+        assert_eq!((s.win.cwnd, s.retransmit, r.inflation()), (1000, None, 0));
+        // Past recover_ (snd_max at the timeout) the third duplicate fast-retransmits again.
+        (s.snd_una, s.snd_nxt, s.snd_max) = (14_000, 20_000, 20_000);
+        assert!(r.on_dupack(&mut s.cx(), 3, 3));
     }
 
     #[test]

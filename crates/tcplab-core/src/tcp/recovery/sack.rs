@@ -1,6 +1,6 @@
 //! SACK with the PIPE algorithm exactly as Goyal et al. (1998) Sec. 3.2 describes it (after Fall and
 //! Floyd 1996): on the third duplicate ACK, resend the first unacknowledged segment, set
-//! PIPE = cwnd - 3 segments, halve cwnd (ssthresh = the new cwnd), remember RECOVER. In the
+//! PIPE = cwnd - 3 segments (ns-2.35: the data outstanding - 3, `flight_pipe`), halve cwnd (ssthresh = the new cwnd), remember RECOVER. In the
 //! fast-retransmit phase each duplicate ACK takes one segment off PIPE and a partial ACK two;
 //! every segment sent afterwards adds one. While PIPE < cwnd the sender resends SACK holes
 //! first, then new data. The phase ends when RECOVER is acknowledged; a timeout clears the
@@ -27,6 +27,8 @@ pub struct SackPipe {
     after_timeout: bool,
     /// The offset of the fast retransmission, which leaves without adding to PIPE.
     uncounted: Option<u64>,
+    /// PIPE starts from the data outstanding, not cwnd (knob `sack_pipe = "flight"`).
+    flight_pipe: bool,
 }
 
 impl Default for SackPipe {
@@ -37,7 +39,21 @@ impl Default for SackPipe {
 
 impl SackPipe {
     pub fn new(bug_fix: bool) -> Self {
-        Self { in_recovery: false, recover: 0, pipe: 0, strict: bug_fix, after_timeout: false, uncounted: None }
+        Self {
+            in_recovery: false,
+            recover: 0,
+            pipe: 0,
+            strict: bug_fix,
+            after_timeout: false,
+            uncounted: None,
+            flight_pipe: false,
+        }
+    }
+
+    /// ns-2.35's Sack1TcpAgent::dupack_action (tcp-sack1.cc 1.44, 2000/08/20, reinstated in
+    /// 1.47, 2000/10/03; `oldCode_ false`): `pipe_ = maxseq_ - highest_ack_ - numdupacks`.
+    pub fn with_flight_pipe(self, on: bool) -> Self {
+        Self { flight_pipe: on, ..self }
     }
 }
 
@@ -52,7 +68,8 @@ impl LossRecovery for SackPipe {
         if count != threshold || blocked {
             return false;
         }
-        self.pipe = cx.win.cwnd as i64 - (threshold as u64 * cx.mss) as i64;
+        let start = if self.flight_pipe { cx.flight() } else { cx.win.cwnd };
+        self.pipe = start as i64 - (threshold as u64 * cx.mss) as i64;
         cx.win.ssthresh = cx.ssthresh_on_loss();
         cx.win.cwnd = cx.win.ssthresh;
         self.recover = cx.snd_max;
