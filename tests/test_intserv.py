@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from tcplab.report.study import discover
 from tcplab.studies.intserv import STUDY
-from tcplab.studies.intserv.results import replay_bucket
+from tcplab.studies.intserv.results import replay_bucket, stall_token_loss
 from tcplab.studies.intserv.scenarios import (
     IDEAL_BPS,
     ideal_shares_bps,
@@ -68,12 +68,38 @@ def test_token_bucket_replay_hand_worked():
     assert lost_end == pytest.approx(1100)
 
 
+def test_stall_token_loss_hand_worked():
+    # 4 Mb/s: 500,000 bytes of tokens a second, 25,000 deep (50 ms). Stop-and-wait: one
+    # 1040-byte packet every 0.2 s from 0 to 2 s, the run ending at 2.1 s, stalls looked for from
+    # 0.5 s. Long gaps (>= 0.1 s) starting at or after 0.5 s end at 0.8, 1.0, ..., 2.0 and at the
+    # run's end, 2.1: seven cycles, each idle but for its one send. Over a 0.2 s cycle the full
+    # bucket loses 100,000 - 1040 bytes, over the last 0.1 s 50,000 - 1040.
+    times = np.arange(11) * 0.2
+    stall = stall_token_loss(times, np.full(11, 1040.0), 4e6, 0.5, 2.1)
+    assert stall.cycles == 7 and stall.sends == 7
+    assert stall.stall_s == pytest.approx(1.3)
+    assert stall.lost_pkts * 1040 == pytest.approx(6 * 98_960 + 48_960)
+    # the paper's formula at this "round trip": rate less one packet per cycle
+    assert stall.lost_pkts / stall.stall_s == pytest.approx(4e6 / 8 / 1040 - 7 / 1.3)
+    # an ACK-clocked sender (a packet every 2 ms) never stalls
+    busy = np.arange(1000) * 0.002
+    assert stall_token_loss(busy, np.full(1000, 1040.0), 4e6, 0.5, 2.0).cycles == 0
+    # bursts of 0.3 s (a packet every 10 ms) between 0.12 s gaps: idle under half of each cycle
+    bursts = np.concatenate([k * 0.42 + np.arange(31) * 0.01 for k in range(5)])
+    assert stall_token_loss(bursts, np.full(len(bursts), 1040.0), 4e6, 0.0, 2.1).cycles == 0
+
+
 def test_tiny_reproduce(tiny_reproduction):
     out = tiny_reproduction("intserv")
     claims = json.loads(out.claims.read_text())["claims"]
     ids = {c["id"] for c in claims}
     assert len(ids) == len(claims) >= 20
-    assert {"sec3_reserved_below_ideal", "sec4_token_loss_falls", "sec6_maxburst_restores"} <= ids
+    assert {
+        "sec3_reserved_below_ideal",
+        "sec4_token_loss_falls",
+        "sec6_maxburst_restores",
+        "sec6_stall_token_loss_rate",
+    } <= ids
     assert all(c["verdict"] and c["kind"] for c in claims)
     by_id = {c["id"]: c for c in claims}
     assert by_id["ideal_shares"]["holds"] and by_id["unloaded_window_100"]["holds"]

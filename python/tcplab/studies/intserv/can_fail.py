@@ -2,8 +2,9 @@
 
 For every paper claim: the claim function ``claims.py`` calls on the measured runs; the paper's
 own numbers where its text prints them (830 and 560 packets of tokens in 5 s, the 0.5 Mb/s
-collapse), on which it must hold; inputs built to satisfy the statement where the paper's
-figures are plots; and a refuting input, on which it must miss. Throughputs in Mb/s, a few runs
+collapse, Sec. 6's stall formula evaluated for C4), on which it must hold; inputs built to
+satisfy the statement where the paper's figures are plots; and a refuting input, on which it
+must miss. Throughputs in Mb/s, a few runs
 per point spread a little so the intervals are not points.
 """
 
@@ -187,8 +188,14 @@ def _sec5() -> list[CanFail]:
     ]
 
 
+def _stall_rate() -> float:
+    """Sec. 6's formula at C4's unloaded round trip on Fig. 11, packets per second."""
+    return c.stall_rate_formula().value
+
+
 def _sec6() -> list[CanFail]:
     stalled = _multihop(0.2, 2300)
+    stalls = [9.0, 11.5, 10.2, 8.7, 12.1]  # seconds of stall per run
     return [
         CanFail(
             "sec6_windowing_collapses_multihop",
@@ -216,5 +223,14 @@ def _sec6() -> list[CanFail]:
             # C1 at three times its share, C4 collapsed: the bias is not "slight" and C4 did not
             # overcome its round trip
             refuting={"c1": runs(4.3), "c4": runs(0.25), "best_effort": runs(0.4)},
+        ),
+        CanFail(
+            "sec6_stall_token_loss_rate",
+            c.sec6_stall_token_loss_rate,
+            # the formula's own value (480.8 - 1/0.205 s = 475.9 packets/s) over 5 runs' stalls
+            paper={"lost_pkts": [s * _stall_rate() for s in stalls], "stall_s": stalls},
+            # stalls in which C4 still spends most of its tokens: not one packet per round trip
+            refuting={"lost_pkts": [s * 240.0 for s in stalls], "stall_s": stalls},
+            source="Sec. 6: 'tokens are lost at a rate equal to ReservedRate - (SegmentSize/RoundTripTime)'",
         ),
     ]

@@ -144,6 +144,8 @@ def _c4_multihop(r: Results, recovery: str) -> dict[str, np.ndarray]:
 def _sec6(r: Results) -> list[Claim]:
     fixed = {"scheme": "window_timed", "recovery": "newreno_mb2"}
     newreno = _c4_multihop(r, "newreno")
+    # Fig. 12(b)'s sender: windowing + timed send, New-Reno (the traced runs, every replication)
+    stalls = r.stalls_fig11[r.stalls_fig11["recovery"] == "newreno"].sort_values("replication")
     return [
         p.sec6_windowing_collapses_multihop(
             c4={s: r.samples("fig11", "C4", scheme=s, recovery="newreno") for s in ("window", "window_timed")}
@@ -154,6 +156,9 @@ def _sec6(r: Results) -> list[Claim]:
             c1=r.samples("fig11", "C1", **fixed),
             c4=r.samples("fig11", "C4", **fixed),
             best_effort=r.be_samples("fig11", **fixed),
+        ),
+        p.sec6_stall_token_loss_rate(
+            **{k: stalls[k].to_numpy(dtype=float) for k in ("lost_pkts", "stall_s", "sends", "cycles")}
         ),
     ]
 

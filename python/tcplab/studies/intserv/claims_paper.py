@@ -22,6 +22,7 @@ import numpy as np
 
 from tcplab.report.claims import (
     Claim,
+    Printed,
     above,
     at_most,
     below,
@@ -31,7 +32,14 @@ from tcplab.report.claims import (
     printed,
 )
 from tcplab.report.measure import Samples, exact, measure, ratio
-from tcplab.studies.intserv.scenarios import PAYLOAD_IDEAL_BPS, PAYLOAD_RESERVATION_BPS
+from tcplab.studies.intserv.scenarios import (
+    FIG11_CONNS,
+    PAYLOAD_IDEAL_BPS,
+    PAYLOAD_RESERVATION_BPS,
+    WIRE,
+    full_buffers_rtt_s,
+    unloaded_rtt_s,
+)
 
 FENG = "Feng et al. 1997"
 IDEAL = {**PAYLOAD_IDEAL_BPS, "BE": PAYLOAD_IDEAL_BPS["BE1"]}
@@ -361,4 +369,46 @@ def sec6_rtt_bias(c1: Samples, c4: Samples, best_effort: Samples) -> Claim:
             ),
         ],
         {"C1": _mbps(c1), "C4": _mbps(c4), "best-effort mean": _mbps(best_effort)},
+    )
+
+
+def stall_rate_formula() -> Printed:
+    """Sec. 6's formula for C4 on Fig. 11, ReservedRate - SegmentSize / RoundTripTime, in
+    packets of 1040 bytes (the bucket's unit) per second: 4 Mb/s is 480.8 packets/s, less one
+    packet per round trip. The paper prints the formula, not its value, and not its network's
+    delays: the range is the formula over C4's round trip from unloaded (205 ms) to every
+    router's buffer full on its way (293 ms), the RTT a stalled sender's one packet can see."""
+    rate = next(c.reservation_bps for c in FIG11_CONNS if c.name == "C4") / 8 / WIRE
+    fast, slow = unloaded_rtt_s("fig11", "C4"), full_buffers_rtt_s("fig11", "C4")
+    low, high = rate - 1 / fast, rate - 1 / slow
+    text = f"{rate:.1f} - 1/RTT, RTT {fast * 1000:.0f}-{slow * 1000:.0f} ms"
+    return Printed(text, low, low, high)
+
+
+def sec6_stall_token_loss_rate(
+    lost_pkts: Samples, stall_s: Samples, sends: Samples | None = None, cycles: Samples | None = None
+) -> Claim:
+    """Per run (windowing + timed send, New-Reno, Fig. 11): the tokens lost in C4's stalled
+    cycles (results.py's ``Stall``) and their length; for the reader, the packets sent in them
+    and how many there were. The rate is pooled over the runs (lost over stalled time), so a
+    run that never stalls adds nothing, and runs none of which stall give a degenerate claim."""
+    rate = measure(lambda lost, t: lost.sum(-1) / t.sum(-1), lost_pkts, stall_s)
+    stalled = float(np.sum(stall_s))
+    formula = stall_rate_formula()
+    measured: dict[str, float | None] = {
+        "packets/s": None if rate.is_degenerate else round(rate.value, 1),
+        "stalled s (all runs)": round(stalled, 1),
+    }
+    if sends is not None and cycles is not None and np.sum(cycles) > 0:
+        measured["packets sent per stalled cycle"] = round(float(np.sum(sends) / np.sum(cycles)), 2)
+        measured["stalled cycle, s"] = round(stalled / float(np.sum(cycles)), 3)
+    return paper_value(
+        "sec6_stall_token_loss_rate",
+        "On the multi-hop network (windowing + timed send, New-Reno), while C4 is stalled (cycles of a "
+        "burst and a wait of at least 100 ms that fills half the cycle or more) its tokens are lost at "
+        f"the reserved rate less one packet per round trip: {formula.low:.1f}-{formula.high:.1f} packets "
+        f"of 1040 bytes per second ({FENG}, Sec. 6: 'tokens are lost at a rate equal to ReservedRate - "
+        "(SegmentSize/RoundTripTime)')",
+        [cell("C4's token loss while stalled, packets/s", formula, rate)],
+        measured,
     )

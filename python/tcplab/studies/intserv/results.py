@@ -24,6 +24,13 @@ from tcplab.studies.intserv.scenarios import C4, DEPTH, FIG1_CONNS, HEADER, MSS,
 from tcplab.studies.intserv.sweeps import MAIN_VARIANT, TRACE_LEN_S, TRACE_START_S
 
 DEPTH_S = float(DEPTH.removesuffix("ms")) / 1000
+# A stall (Sec. 6: the sender "frozen" by its window, one packet per round trip, or waiting for a
+# timeout) shows as gaps between sends of at least half C4's unloaded round trip on Fig. 11
+# (205 ms), which is also one 100 ms tick of ns's timer: a stop-and-wait sender leaves gaps of
+# most of a round trip, while an ACK-clocked one with two or more packets spread over the round
+# trip sends at least twice in it; a gap this long (twice the bucket's 50 ms) fills the bucket
+# whatever it held before.
+STALL_GAP_S = 0.1
 WINDOW_SWEEPS = ("fig1", "fig11", "fig1_rtt", "fig1_ered", "fig1_min", "fig11_min")
 FACTORS = ("scheme", "recovery", "rtt_scale", "variant", "ered")
 
@@ -44,6 +51,22 @@ class Trace:
 
 
 @dataclass(frozen=True)
+class Stall:
+    """C4's stalls in one run (Sec. 6: "TCP degenerates into a stop-and-wait protocol"), counted
+    from the end of the first throughput window. A *cycle* runs from a send that ends a gap of at
+    least ``STALL_GAP_S`` to the next such send; a stalled cycle is one the sender spends at
+    least half idle in that gap (a burst, then a wait for the next ACK). ``lost_pkts``: tokens
+    lost in the stalled cycles (packets of 1040 bytes, the replayed bucket); ``stall_s`` their
+    length; ``sends`` the packets sent in them."""
+
+    lost_pkts: float
+    stall_s: float
+    cycles: int
+    sends: int
+    observed_s: float  # the time the stalls were looked for in
+
+
+@dataclass(frozen=True)
 class Results:
     windows: pd.DataFrame  # sweep, factors, replication, flow, window, throughput_bps, compliant_bps
     per_run: (
@@ -54,6 +77,8 @@ class Results:
     window_s: float
     # sweep, factors, replication, arrivals_marked, drops_marked (over every router's ERED queue)
     routers: pd.DataFrame
+    # Fig. 11's traced runs: recovery, replication, and a Stall's fields
+    stalls_fig11: pd.DataFrame
 
     def __repr__(self) -> str:
         traces = len(self.traces_fig1) + len(self.traces_fig11)
@@ -108,9 +133,9 @@ def derive(data: StudyData) -> Results:
                 routers.append({**head, **_marked_at_routers(report)})
         windows = pd.DataFrame(rows)
         per_run = _per_run(windows)
-        traces_fig1 = _traces(data, store, "fig1_traces", "scheme")
-        traces_fig11 = _traces(data, store, "fig11_traces", "recovery")
-    return Results(windows, per_run, traces_fig1, traces_fig11, window_s, pd.DataFrame(routers))
+        traces_fig1, _ = _traces(data, store, "fig1_traces", "scheme", window_s)
+        traces_fig11, stalls = _traces(data, store, "fig11_traces", "recovery", window_s)
+    return Results(windows, per_run, traces_fig1, traces_fig11, window_s, pd.DataFrame(routers), stalls)
 
 
 def _marked_at_routers(report: dict[str, Any]) -> dict[str, int]:
@@ -165,20 +190,66 @@ def _per_run(windows: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def _traces(data: StudyData, store: Store, sweep: str, factor: str) -> dict[str, Trace]:
+def _traces(
+    data: StudyData, store: Store, sweep: str, factor: str, window_s: float
+) -> tuple[dict[str, Trace], pd.DataFrame]:
+    """The figures' traces (replication 0 of each point) and every replication's stalls."""
     out = {}
+    stalls = []
     runs = ok_runs(data[sweep])
     rate = FIG1_CONNS[C4].reservation_bps
-    for _, run in runs.iterrows():
+    for _, run in runs.sort_values("replication").iterrows():
         key = run["key"]
         report = store.report(key) or {}
-        marking = report["flows"][C4].get("marking", {})
-        trace = store.trace(key, C4, "trace")
         segments = store.trace(key, C4, "segments")
         end = float(report.get("sim_time_s", data.specs[sweep].base["duration"]))
+        stall = stall_token_loss(
+            segments["time_s"].to_numpy(dtype=float),
+            segments["len"].to_numpy(dtype=float) + HEADER,
+            rate,
+            window_s,
+            end,
+        )
+        stalls.append({factor: str(run[factor]), "replication": int(run["replication"]), **stall.__dict__})
+        if str(run[factor]) in out:
+            continue
+        marking = report["flows"][C4].get("marking", {})
+        trace = store.trace(key, C4, "trace")
         awnd = float(data.specs[sweep].base["tcp"]["rcv_buf"])
         out[str(run[factor])] = build_trace(trace, segments, rate, end, marking, awnd)
-    return out
+    return out, pd.DataFrame(stalls, columns=[factor, "replication", *Stall.__dataclass_fields__])
+
+
+def stall_token_loss(
+    send_times: np.ndarray,
+    sizes: np.ndarray,
+    rate_bps: float,
+    start_s: float,
+    end_s: float,
+    gap_s: float = STALL_GAP_S,
+) -> Stall:
+    """Tokens lost while stalled (Sec. 6, ``Stall``), from the sends (times, IP bytes ``sizes``,
+    in send order) of a run that ends at ``end_s``, over the cycles whose gaps start at or after
+    ``start_s``; the bucket is replayed over the whole run. Over a stalled cycle of length c with
+    k packets sent the bucket (full after any gap over its 50 ms) loses c x rate - k packets: the
+    paper's ReservedRate - SegmentSize / RoundTripTime when k is one and c a round trip."""
+    times = np.concatenate([np.asarray(send_times, dtype=float), [end_s]])
+    probe_sizes = np.concatenate([np.asarray(sizes, dtype=float), [0.0]])
+    _, lost_at, _ = replay_bucket(times, probe_sizes, rate_bps, DEPTH_S, end_s)
+    gaps = np.diff(times)
+    # the index of each send (or of the run's end) that ends a long gap
+    ends = np.flatnonzero((gaps >= gap_s) & (times[:-1] >= start_s)) + 1
+    a, b = ends[:-1], ends[1:]
+    stalled = gaps[b - 1] >= 0.5 * (times[b] - times[a])
+    a, b = a[stalled], b[stalled]
+    # the bucket books a gap's loss at the send that ends it: lost_at[b] - lost_at[a] is (t_a, t_b]
+    return Stall(
+        lost_pkts=float((lost_at[b] - lost_at[a]).sum()) / WIRE,
+        stall_s=float((times[b] - times[a]).sum()),
+        cycles=int(len(a)),
+        sends=int((b - a).sum()),
+        observed_s=max(0.0, end_s - start_s),
+    )
 
 
 def replay_bucket(

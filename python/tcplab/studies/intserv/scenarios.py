@@ -150,6 +150,16 @@ def unloaded_rtt_s(topology: str, conn: str, rtt_scale: float = 1.0) -> float:
     return sum(2 * d * rtt_scale + WIRE * 8 / r + HEADER * 8 / r for r, d in hops)
 
 
+def full_buffers_rtt_s(topology: str, conn: str, rtt_scale: float = 1.0) -> float:
+    """The unloaded round trip plus a full ``QUEUE``-packet buffer at every router on the data's
+    way (every hop but the first: each host hangs off one router): the most a round trip can be
+    when only the routers queue."""
+    links, conns = _topology(topology)
+    c = next(x for x in conns if x.name == conn)
+    hops = _path_delay(links, c.src, c.dst)
+    return unloaded_rtt_s(topology, conn, rtt_scale) + sum(QUEUE * WIRE * 8 / r for r, _ in hops[1:])
+
+
 def unloaded_bdp_packets(topology: str, rtt_scale: float = 1.0) -> int:
     """The bottleneck's rate times the longest unloaded round trip, in whole packets of MSS bytes:
     the advertised window (Sec. 3: "equal to the delay bandwidth product of the unloaded network")."""

@@ -1,6 +1,7 @@
 """The study's sweeps: the sender schemes on Fig. 1's network (with an RTT sensitivity variant), the
-multi-hop network of Fig. 11 with three ways to recover from losses, and one traced run per
-packet-trace figure.
+multi-hop network of Fig. 11 with three ways to recover from losses, and traced runs for the
+packet-trace figures (one per Fig. 1 scheme; on Fig. 11 as many as the sweeps' replications,
+for Sec. 6's stall token-loss rate).
 
 A scheme is the ``reservation`` table of the three reserved connections (C1, C2, C4), zipped
 so the three vary together; "normal TCP" is the table of the defaults (standard window, ACK
@@ -161,11 +162,13 @@ def _sweeps(plan: Plan, stack: str, extras: bool = True) -> list[SweepSpec]:
             {},
             {},
         ),
+        # Every replication of Fig. 11's traced runs (not one, as Fig. 1's): Sec. 6's stall
+        # token-loss rate is read from their segment logs; the figures draw replication 0.
         _spec(
             "fig11_traces",
             fig11_traces,
             ["window_timed"],
-            1,
+            plan.reps,
             [_recovery_zip(fig11_traces, rec)],
             rec_labels,
             rec_level_labels,
