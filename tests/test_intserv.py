@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 from tcplab.report.study import discover
 from tcplab.studies.intserv import STUDY
+from tcplab.studies.intserv.can_fail import runs
+from tcplab.studies.intserv.claims_paper import sec6_rtt_bias
 from tcplab.studies.intserv.results import replay_bucket, stall_token_loss
 from tcplab.studies.intserv.scenarios import (
     IDEAL_BPS,
@@ -87,6 +89,16 @@ def test_stall_token_loss_hand_worked():
     # bursts of 0.3 s (a packet every 10 ms) between 0.12 s gaps: idle under half of each cycle
     bursts = np.concatenate([k * 0.42 + np.arange(31) * 0.01 for k in range(5)])
     assert stall_token_loss(bursts, np.full(len(bursts), 1040.0), 4e6, 0.0, 2.1).cycles == 0
+
+
+def test_rtt_bias_asks_c4_to_approach_its_ideal():
+    # Fig. 14 as the paper says for C1 and best effort, and C4's share of its ideal (0.58) above
+    # best effort's (0.42): only "these schemes approach the ideal performance" is refuted.
+    c1, c4, be = (runs(x) for x in (1.6, 2.5, 0.2))
+    claim = sec6_rtt_bias(c1=c1, c4=c4, best_effort=be)
+    assert claim.verdict == "misses"
+    assert [k.verdict for k in claim.checks] == ["holds", "holds", "holds", "misses", "holds"]
+    assert sec6_rtt_bias(c1=c1, c4=runs(4.2), best_effort=be).verdict == "holds"
 
 
 def test_tiny_reproduce(tiny_reproduction):

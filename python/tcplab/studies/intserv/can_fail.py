@@ -223,6 +223,7 @@ def _sec6() -> list[CanFail]:
             # C1 at three times its share, C4 collapsed: the bias is not "slight" and C4 did not
             # overcome its round trip
             refuting={"c1": runs(4.3), "c4": runs(0.25), "best_effort": runs(0.4)},
+
         ),
         CanFail(
             "sec6_stall_token_loss_rate",
