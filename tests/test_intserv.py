@@ -4,21 +4,26 @@ shares and windows, the token-bucket replay of the traces, and a tiny run of the
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
+from tcplab.experiment.store import Store
 from tcplab.report.study import discover
 from tcplab.studies.intserv import STUDY
 from tcplab.studies.intserv.can_fail import runs
 from tcplab.studies.intserv.claims_paper import sec6_rtt_bias
 from tcplab.studies.intserv.results import replay_bucket, stall_token_loss
 from tcplab.studies.intserv.scenarios import (
+    C4,
     IDEAL_BPS,
     ideal_shares_bps,
     timed_zero_loss_interval_s,
     unloaded_bdp_packets,
     unloaded_rtt_s,
 )
+from tcplab.studies.intserv.sweeps import TRACE_LEN_S, TRACE_START_S
 
 
 def test_study_is_discovered_and_tiny_has_every_sweep():
@@ -124,3 +129,32 @@ def test_tiny_reproduce(tiny_reproduction):
     assert {"alt_min_rtt_window_raises_c4", "alt_min_rtt_multihop_collapse"} <= ids
     assert all("Alternative" in by_id[i]["claim"] for i in ids if i.startswith("alt_"))
     assert "Alternative, not the paper's reading" in report
+    # Issue 20's output defects: the runs table shows zipped factors as zipped, the shaded bands
+    # are captioned, claims.json is strict JSON (tests/test_claims_can_fail.py), and every
+    # packet trace the figures draw (the primary stack's) covers its 5-second window.
+    assert "scheme + scheme_c2 + scheme_c4 (zipped, 5)" in report
+    assert report.count("shaded: the lowest to the highest replication") >= 5
+    with Store(out.folder / "runs.sqlite") as store:
+        runs = store.runs_df()
+        traced = runs[runs["sweep"].isin(["fig1_traces", "fig11_traces"]) & (runs["replication"] == 0)]
+        assert len(traced) == 8
+        for key in traced["key"]:
+            t = store.trace(key, C4, "trace")["time_s"]
+            seen = t[(t >= TRACE_START_S) & (t < TRACE_START_S + TRACE_LEN_S)]
+            assert seen.max() - seen.min() > 0.9 * TRACE_LEN_S, key
+
+
+def test_docs_quote_claims_the_study_makes(tiny_reproduction):
+    """docs/intserv.md names claims by id and gives counts of paper claims: the ids must be the
+    study's and every count out of the study's number of paper claims, but the earlier
+    version's 12 of 18 (the numbers it quotes are from quick and full runs, not the tiny grid)."""
+    out = tiny_reproduction("intserv")
+    claims = json.loads(out.claims.read_text())["claims"]
+    ids = {c["id"] for c in claims}
+    docs = (Path(__file__).parents[1] / "docs" / "intserv.md").read_text()
+    named = {q for q in re.findall(r"`([a-z0-9_]+)`", docs) if re.match(r"(sec\d|alt)_", q)}
+    assert named and named <= ids, named - ids
+    paper = sum(c["kind"] == "paper" for c in claims)
+    counts = re.findall(r"(\d+) of (\d+) (?:paper claims )?hold", docs)
+    assert len(counts) >= 2
+    assert all(int(total) == paper for k, total in counts if (k, total) != ("12", "18")), counts
