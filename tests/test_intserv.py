@@ -8,13 +8,14 @@ import re
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from tcplab.experiment.store import Store
 from tcplab.report.study import discover
 from tcplab.studies.intserv import STUDY
 from tcplab.studies.intserv.can_fail import runs
 from tcplab.studies.intserv.claims_paper import sec6_rtt_bias
-from tcplab.studies.intserv.results import replay_bucket, stall_token_loss
+from tcplab.studies.intserv.results import _per_run, _window_rows, replay_bucket, stall_token_loss
 from tcplab.studies.intserv.scenarios import (
     C4,
     IDEAL_BPS,
@@ -38,6 +39,43 @@ def test_study_is_discovered_and_tiny_has_every_sweep():
         assert t.base["duration"] <= f.base["duration"] and t.replications <= f.replications
 
 
+def test_the_primary_is_the_papers_ns_and_ns2_runs_the_papers_sweeps_beside_it():
+    assert STUDY.stacks == ("ns1", "ns2")
+    for quick in (True, False):
+        primary = STUDY.sweeps(quick)
+        assert {s.base["tcp"]["stack"] for s in primary} == {"ns1"}
+        beside = STUDY.sweeps(quick, "ns2")
+        assert {s.base["tcp"]["stack"] for s in beside} == {"ns2"}
+        assert [s.name for s in beside] == ["fig1", "fig11", "fig1_traces", "fig11_traces"]
+    # the ERED sensitivity sweep: three levels beside the primary 5/15, max_p 0.02
+    ered = next(s for s in STUDY.sweeps(True) if s.name == "fig1_ered")
+    levels = next(iter(ered.factors.values()))
+    assert sorted((q["min_th"], q["max_th"], q["max_p"]) for q in levels) == [
+        (5, 15, 0.1),
+        (20, 60, 0.02),
+        (20, 60, 0.1),
+    ]
+
+
+def test_tokens_lost_are_counted_over_the_throughput_windows():
+    # Two 20 s windows: the run's rate is its second window's, the same as its throughput's.
+    report = {
+        "flows": [
+            {
+                "name": "C4",
+                "delivered_series": [1_000_000, 2_000_000],
+                "marking": {
+                    "marked_delivered_series": [0, 0],
+                    "tokens_lost_series": [5 * 1040.0, 20 * 1040.0],
+                },
+            }
+        ]
+    }
+    windows = pd.DataFrame(_window_rows({"sweep": "fig1", "replication": 0}, report, 20.0, 40.0))
+    run = _per_run(windows).iloc[0]
+    assert run["tokens_lost_pkts_per_s"] == pytest.approx(1.0) and run["throughput_bps"] == pytest.approx(8e5)
+
+
 def test_ideal_shares_are_computed_from_the_reservations():
     assert ideal_shares_bps([1e6, 2e6, 4e6, 0, 0, 0]) == pytest.approx(
         [1.5e6, 2.5e6, 4.5e6, 0.5e6, 0.5e6, 0.5e6]
@@ -53,6 +91,7 @@ def test_windows_follow_the_unloaded_delay_bandwidth_product():
     assert unloaded_bdp_packets("fig1") == 100  # the paper's advertised window
     rtts = [unloaded_rtt_s("fig11", c) for c in ("C1", "C2", "C4", "BE1")]
     assert rtts == sorted(rtts) and rtts[0] < rtts[-1]  # C1 shortest, best effort longest
+    assert rtts[0] > 0.1  # C1's round trip above one 100 ms tick of ns's timer
     assert (
         unloaded_bdp_packets("fig1", 2.0) > unloaded_bdp_packets("fig1") > unloaded_bdp_packets("fig1", 0.5)
     )
