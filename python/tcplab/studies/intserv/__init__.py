@@ -28,7 +28,8 @@ diagnostic claims).
 tokens lost; 5-second traces of C4 (cumulative ACK, cwnd, available window, lost tokens).
 
 The paper's Table 1 (timer costs measured in an AIX 4.2 kernel) is outside a simulator and is not
-reproduced.
+reproduced. Each claim's measured values are in its row; why each miss misses, measured, is in
+the repository's docs/intserv.md ("What does not, and why").
 """
 
 from __future__ import annotations
