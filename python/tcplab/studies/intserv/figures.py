@@ -314,7 +314,21 @@ def _fig12b(r: Results, outdir: Path) -> Figure:
         "Fig. 12(b): C4's packet trace on the multi-hop network, windowing + timed send, New-Reno",
         "Paper: after a burst of losses the sender repairs one packet per round trip (a nearly flat "
         "cumulative ACK) while tokens are lost at the reserved rate minus one packet per round trip. "
-        f"Measured tokens lost from 40 to 45 s: {tr.lost_in_window_pkts:.0f} packets.",
+        f"Measured tokens lost from 40 to 45 s: {tr.lost_in_window_pkts:.0f} packets; "
+        + _stall_note(r),
+    )
+
+
+def _stall_note(r: Results) -> str:
+    """Sec. 6's stall rate over every replication of the traced runs (the claim's measure)."""
+    d = r.stalls_fig11[r.stalls_fig11["recovery"] == "newreno"]
+    stalled = float(d["stall_s"].sum())
+    if stalled <= 0:
+        return "C4 never stalled (no cycle of a burst and a wait of at least 100 ms)."
+    return (
+        f"while stalled ({stalled:.0f} s over {len(d)} run(s)), {d['lost_pkts'].sum() / stalled:.1f} "
+        f"tokens lost per second, {d['sends'].sum() / max(1, d['cycles'].sum()):.1f} packets sent per "
+        "stalled cycle (the paper's formula: 480.8 less one packet per round trip)."
     )
 
 
