@@ -133,12 +133,12 @@ def _flows_file(path: Path, n: int, flow: str = '[[flow]]\nsrc="a"\ndst="b"\n') 
     [
         # The bomb: a million [[flow]] tables (headers only: it fits the file size cap).
         (10**6, "[[flow]]\n", "flow: 1,000,000 flows, more than the 250,000"),
-        # As many valid flows as fit the file size cap.
-        (600_000, '[[flow]]\nsrc="a"\ndst="b"\n', "flow: 600,000 flows"),
-        # A million valid flows is larger than any file tcplab reads.
-        (10**6, '[[flow]]\nsrc="a"\ndst="b"\n', "too large for a scenario"),
+        # A million valid flows: within the file size cap, refused by the flow count.
+        (10**6, '[[flow]]\nsrc="a"\ndst="b"\n', "flow: 1,000,000 flows"),
+        # Three million valid flows is larger than any file tcplab reads.
+        (3 * 10**6, '[[flow]]\nsrc="a"\ndst="b"\n', "too large for a scenario"),
     ],
-    ids=["million_headers", "600k_valid", "million_valid"],
+    ids=["million_headers", "million_valid", "3million_valid"],
 )
 def test_a_million_flows_is_refused_before_the_parse(tmp_path: Path, n: int, flow: str, says: str) -> None:
     path = _flows_file(tmp_path / "flows.toml", n, flow)

@@ -138,6 +138,19 @@ def test_an_oversized_scenario_is_refused(tmp_path: Path) -> None:
     one_line_error(cli("run", big), "big.toml", "too large")
 
 
+def test_a_large_generated_scenario_with_a_syntax_error_is_one_line_naming_the_line(tmp_path: Path) -> None:
+    # Above the size Python's parser takes (api.PYTHON_PARSE_MAX_CHARS), only the core parses.
+    from tcplab.experiment.api import PYTHON_PARSE_MAX_CHARS
+
+    head = (SCENARIOS / "lossy_link.toml").read_text()
+    padding = "# padding\n" * (PYTHON_PARSE_MAX_CHARS // 10 + 1)
+    big = tmp_path / "big.toml"
+    big.write_text(head + padding + "x = = 1\n")
+    line = head.count("\n") + padding.count("\n") + 1
+    one_line_error(cli("run", big), "big.toml: scenario:", f"(line {line})")
+    one_line_error(cli("validate", big), "big.toml: scenario:", f"(line {line})")
+
+
 @pytest.mark.skipif(ROOT, reason="root writes anywhere")
 def test_out_into_a_read_only_folder_is_refused_before_the_run(tmp_path: Path, quick: Path) -> None:
     ro = tmp_path / "ro"

@@ -3,7 +3,7 @@
 Parsing costs far more than the file: the core's TOML parser (the Rust ``toml`` crate, which
 builds a whole document first) holds 170-370 bytes per value and up to 1.4 kB per table,
 Python's ``tomllib`` 65-105 bytes per value and 0.9-1.2 kB per table, and the validated model
-about 3.7 kB per flow. A 16 MiB file of a million flows, a million small tables or a few
+about 3.7 kB per flow. A 64 MiB file of a million flows, a million small tables or a few
 million small values would take one to three gigabytes before the memory estimate
 (``tcplab-core``'s budget) could refuse it. So these counts, made with ``str.count`` and
 regular expressions over the text (no copy of it), refuse such input while it costs little
@@ -59,7 +59,7 @@ FLOW_BYTES = 3_700  # measured cost of a flow before the run starts (see above)
 TABLE_BYTES = 1_400  # the most a parser was measured to hold per table (Rust, dotted keys)
 
 # One part of a key: bare, "basic" (with escapes) or 'literal'. Possessive quantifiers (*+, ++)
-# keep no backtracking state: a 16 MiB key or string is scanned in constant memory and linear time.
+# keep no backtracking state: a 64 MiB key or string is scanned in constant memory and linear time.
 _BARE = r"[A-Za-z0-9_-]++"
 _PART = rf"""(?:{_BARE}|"(?:[^"\\\n]++|\\.)*+"|'[^'\n]*+')"""
 _DOT = r"[ \t]*+\.[ \t]*+"
