@@ -6,6 +6,11 @@ use pyo3::create_exception;
 use pyo3::prelude::*;
 use tcplab_core::{Error, RunOptions};
 
+mod oom;
+
+#[global_allocator]
+static ALLOCATOR: oom::OneLineOnFailure = oom::OneLineOnFailure;
+
 create_exception!(
     _core,
     ScenarioError,
