@@ -33,11 +33,16 @@ fn to_py(e: Error) -> PyErr {
 /// How often the calling thread looks for Ctrl-C while a run goes on.
 const SIGNAL_POLL: std::time::Duration = std::time::Duration::from_millis(50);
 
+/// How long a Ctrl-C waits for the run to stop before returning without it: an event takes
+/// microseconds as a rule, seconds at worst (then the caller does not wait for it).
+const STOP_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// Run on a thread of its own while this one, without the GIL, waits for the result and every
 /// `SIGNAL_POLL` takes the GIL for a moment so that Python's signal handlers run. On Ctrl-C
-/// (KeyboardInterrupt) it raises the run's stop flag and returns at once: one event can take
+/// (KeyboardInterrupt) it raises the run's stop flag and waits for the run to stop (it does at
+/// its next event, dropping its partial files) for at most `STOP_WAIT`: one event can take
 /// seconds (TCP Boston decoding a segment of a thousand cells), and the user does not wait
-/// for it. The run stops at its next event, and drops its partial files then.
+/// for it.
 fn run_watched<T, J>(py: Python<'_>, job: J) -> PyResult<T>
 where
     T: Send + 'static,
@@ -68,6 +73,11 @@ where
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
                 if let Err(e) = py.check_signals() {
                     stop.store(true, Ordering::Relaxed);
+                    // Give the run the moment it needs to stop and drop its partial files, so
+                    // that the caller's clean-up of the output folder does not race it (both
+                    // removed the same files: "trace-flow0.csv.partial: no such file"). A run
+                    // inside a slow event is left to stop on its own.
+                    py.allow_threads(move || rx.recv_timeout(STOP_WAIT)).ok();
                     return Err(e);
                 }
             }
