@@ -233,3 +233,18 @@ def test_an_allocation_that_fails_mid_run_ends_in_one_line(tmp_path: Path) -> No
     assert proc.returncode == 2, err
     assert len(lines) == 1 and lines[0].startswith("error: out of memory: the run could not get "), err
     assert "(ulimit -v)" in lines[0], err
+
+
+def test_the_estimate_is_readable_part_by_part() -> None:
+    """``_core.memory_estimate`` (used by tools/bombs.py to set estimates beside measured
+    peaks): the parse's cost first, then the run's parts, each naming its field."""
+    from tcplab import _core
+
+    text = (SCENARIOS / "dumbbell.toml").read_text()
+    parts = _core.memory_estimate(text)
+    assert parts[0][:2] == ("scenario", "the parsed scenario") and parts[0][2] > 0
+    whats = {what for _, what, _ in parts[1:]}
+    assert {"per-flow state", "links and nodes", "routes"} <= whats
+    # Traces with an output folder cost a buffer each, never more than kept in memory.
+    streamed = sum(b for _, _, b in _core.memory_estimate(text, streamed=True)[1:])
+    assert 0 < streamed <= sum(b for _, _, b in parts[1:])

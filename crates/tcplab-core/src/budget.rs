@@ -75,11 +75,15 @@ pub const PARSE_BYTES_PER_TABLE: u64 = 3 << 10;
 /// Refuse, before parsing it, a text whose tables would cost more than `limit` to parse: every
 /// `{` and `[` counts as one, `[[` as one (an upper bound: a bracket inside a string counts too).
 pub fn check_parse_cost(text: &str, limit: &MemoryLimit) -> Result<(), ScenarioError> {
+    check_parts(&[parse_cost(text)], limit)
+}
+
+/// What parsing `text` may cost (`check_parse_cost`), as a part of the estimate.
+pub fn parse_cost(text: &str) -> Part {
     let b = text.as_bytes();
     let opens = |i: usize| b[i] == b'{' || (b[i] == b'[' && b.get(i + 1) != Some(&b'['));
     let tables = (0..b.len()).filter(|&i| opens(i)).count() as u64;
-    let parts = [Part { field: "scenario".into(), what: "the parsed scenario", bytes: tables * PARSE_BYTES_PER_TABLE }];
-    check_parts(&parts, limit)
+    Part { field: "scenario".into(), what: "the parsed scenario", bytes: tables * PARSE_BYTES_PER_TABLE }
 }
 
 /// Check a scenario's estimate against `max_memory` (default and cap: `mem_limit`) without

@@ -143,6 +143,19 @@ fn check_memory(text: &str, seed: Option<u64>, max_memory: Option<u64>) -> PyRes
     tcplab_core::budget::check_text(text, seed, max_memory).map_err(to_py)
 }
 
+/// The parts of a scenario's memory estimate as (field, what, bytes), the first being the
+/// cost of its parse (`budget::check_parse_cost`), the rest the run's (`budget::estimate_for`,
+/// `streamed` as with an output folder): for measuring the estimate against real peaks.
+#[pyfunction]
+#[pyo3(signature = (text, seed=None, streamed=false))]
+fn memory_estimate(text: &str, seed: Option<u64>, streamed: bool) -> PyResult<Vec<(String, String, u64)>> {
+    let parse = tcplab_core::budget::parse_cost(text);
+    let model =
+        tcplab_core::config::parse(text).and_then(|s| s.validate(seed)).map_err(|e| to_py(Error::Scenario(e)))?;
+    let parts = tcplab_core::budget::estimate_for(&model, streamed);
+    Ok(std::iter::once(parse).chain(parts).map(|p| (p.field, p.what.to_string(), p.bytes)).collect())
+}
+
 /// Parse a quantity with the scenario files' unit grammar (tcplab-core's parser, so Python and
 /// scenario files accept the same units). `kind` is "rate" (bit/s), "size" (bytes) or "duration"
 /// (seconds); a bad value raises ValueError with the core's message.
@@ -171,6 +184,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(parse_quantity, m)?)?;
     m.add_function(wrap_pyfunction!(check_memory, m)?)?;
+    m.add_function(wrap_pyfunction!(memory_estimate, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("InvariantError", m.py().get_type::<InvariantError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
