@@ -120,20 +120,19 @@ class Bomb:
     spec: Callable[[Path], Path] | None = None
 
 
-def big_name_sweep(work: Path) -> Path:
-    """A base with a 4 MB name over 1,024 points."""
-    (work / "base.toml").write_text(
-        f'name = "{"x" * 4_000_000}"\nduration = "10ms"\n'
-        + TWO
-        + LINK
-        + '[[flow]]\nsrc="a"\ndst="b"\nbytes=1000\n'
-    )
-    mss = ", ".join(str(500 + i) for i in range(32))
-    rcv = ", ".join(f'"{64 + i}KiB"' for i in range(32))
-    spec = work / "big_name.toml"
-    spec.write_text(
-        f'name = "big_name"\nbase = "base.toml"\n[factors]\n"tcp.mss" = [{mss}]\n"tcp.rcv_buf" = [{rcv}]\n'
-    )
+def big_name_sweep(side: int) -> Callable[[Path], Path]:
+    """A base with a 4 MB name over `side` x `side` points."""
+
+    def spec(work: Path) -> Path:
+        base = f'name = "{"x" * 4_000_000}"\nduration = "10ms"\n' + TWO + LINK
+        (work / "base.toml").write_text(base + '[[flow]]\nsrc="a"\ndst="b"\nbytes=1000\n')
+        mss = ", ".join(str(500 + i) for i in range(side))
+        rcv = ", ".join(f'"{64 + i}KiB"' for i in range(side))
+        path = work / "big_name.toml"
+        factors = f'[factors]\n"tcp.mss" = [{mss}]\n"tcp.rcv_buf" = [{rcv}]\n'
+        path.write_text('name = "big_name"\nbase = "base.toml"\n' + factors)
+        return path
+
     return spec
 
 
@@ -175,7 +174,15 @@ BOMBS = [
     Bomb("series_1us_20f", "issue 26: series 1 us x 10 s, 20 flows", series_1us),
     Bomb("zero_rto", "min_rto = max_rto = 0s", zero_rto),
     *[Bomb(k, k.replace("_", " "), v) for k, v in INPUT_CAPS.items()],
-    Bomb("sweep_4MB_name_1024", "sweep: base with a 4 MB name, 1,024 points", str, "sweep", big_name_sweep),
+    Bomb("sweep_4MB_name_64", "sweep: base with a 4 MB name, 64 points", str, "sweep", big_name_sweep(8)),
+    Bomb("sweep_4MB_name_256", "sweep: base with a 4 MB name, 256 points", str, "sweep", big_name_sweep(16)),
+    Bomb(
+        "sweep_dry_4MB_name_1024",
+        "sweep --dry-run: 4 MB name, 1,024 points",
+        str,
+        "sweep-dry",
+        big_name_sweep(32),
+    ),
     Bomb(
         "sweep_dry_common",
         "sweep --dry-run, common seeds, 10,000 points of 400 kB levels",
@@ -216,22 +223,31 @@ def measure(bomb: Bomb, work: Path, mode: str) -> dict[str, object]:
     cap = SAFETY_CAP if mode == "max-memory" else ULIMIT_V_KIB * 1024
     cmd = ["/usr/bin/time", "-f", "TIME %e %M", str(PYTHON), "-m", "tcplab", *args]
     started = time.monotonic()
+    proc = subprocess.Popen(
+        cmd,
+        cwd=work,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_limits(cap),
+        start_new_session=True,  # a timeout stops the sweep's workers too
+    )
     try:
-        proc = subprocess.run(
-            cmd, cwd=work, capture_output=True, text=True, timeout=600, preexec_fn=_limits(cap)
-        )
+        out, err = proc.communicate(timeout=600)
     except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
         return {"status": "timeout", "peak_mb": "-", "wall_s": 600, "line": "(killed after 600 s)"}
     wall = time.monotonic() - started
-    lines = proc.stderr.strip().splitlines()
+    lines = err.strip().splitlines()
     timing = next((x for x in lines if x.startswith("TIME ")), None)
     rest = [x for x in lines if not x.startswith("TIME ") and not x.startswith("Command exited")]
     peak = int(timing.split()[2]) / 1024 if timing else float("nan")
     status = proc.returncode
-    m = re.search(r"Command terminated by signal (\d+)", proc.stderr)
+    m = re.search(r"Command terminated by signal (\d+)", err)
     if m:
         status = -int(m.group(1))
-    first = rest[0] if rest else (proc.stdout.strip().splitlines() or [""])[-1]
+    first = rest[0] if rest else (out.strip().splitlines() or [""])[-1]
     return {
         "status": status,
         "peak_mb": f"{peak:.0f}",
