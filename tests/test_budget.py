@@ -217,9 +217,21 @@ def test_an_allocation_that_fails_mid_run_ends_in_one_line(tmp_path: Path) -> No
             line = next(x for x in status.read_text().splitlines() if x.startswith("VmSize:"))
             return int(line.split()[1]) * 1024
 
-        # Wait until the run is under way (its trace rows past 64 MB above the start), then
-        # leave it 64 MB more address space than it has mapped.
+        # Wait until the run is under way (the core's thread, named tcplab-run, exists and the
+        # process has mapped 64 MB more since), then leave it 64 MB more than it has mapped.
+        def running() -> bool:
+            names = []
+            for comm in Path(f"/proc/{proc.pid}/task").glob("*/comm"):
+                try:
+                    names.append(comm.read_text().strip())
+                except OSError:
+                    pass  # a thread that ended meanwhile
+            return "tcplab-run" in names
+
         deadline = time.monotonic() + 60
+        while not running() and time.monotonic() < deadline:
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.02)
         start = vm_size()
         while vm_size() < start + 64 * MB and time.monotonic() < deadline:
             assert proc.poll() is None, proc.communicate()
