@@ -29,17 +29,11 @@ REPO = Path(__file__).resolve().parent.parent
 PYTHON = REPO / ".venv" / "bin" / "python"
 ULIMIT_V_KIB = 4_000_000
 SAFETY_CAP = 12 << 30
+sys.path.insert(0, str(REPO / "tests"))
+from test_input_caps import _name  # noqa: E402  (the tests' distinct short key names)
+
 TWO = 'nodes = ["a", "b"]\n'
 LINK = '[[link]]\na = "a"\nb = "b"\nrate = "10Mbps"\ndelay = "10ms"\n'
-
-
-def _name(i: int) -> str:
-    s = ""
-    while True:
-        s = chr(97 + i % 26) + s
-        i //= 26
-        if i == 0:
-            return "t" + s
 
 
 def route_chain() -> str:
@@ -304,7 +298,6 @@ def main() -> None:
     ap.add_argument("--work", type=Path, default=Path("/tmp/tcplab-bombs"))
     ap.add_argument("--no-ctrl-c", action="store_true")
     ns = ap.parse_args()
-    sys.path.insert(0, str(REPO / "tests"))
     print(f"# load {os.getloadavg()[0]:.2f} at start")
     print("| bomb | limit | exit | peak MB | wall s | lines | first line |")
     print("|---|---|---|---|---|---|---|")
