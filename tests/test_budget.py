@@ -137,8 +137,7 @@ def test_sweep_checks_every_point_before_running(tmp_path: Path) -> None:
     scenario.write_text(SERIES.replace('series_bin = "1us"', 'series_bin = "1ms"'))
     spec = tmp_path / "spec.toml"
     spec.write_text(
-        f'name = "bomb"\nbase = "{scenario}"\nreplications = 1\n'
-        '[factors]\nseries_bin = ["1ms", "1us"]\n'
+        f'name = "bomb"\nbase = "{scenario}"\nreplications = 1\n[factors]\nseries_bin = ["1ms", "1us"]\n'
     )
     store = tmp_path / "s.sqlite"
     r = cli("sweep", spec, "--store", store, "--max-memory", "2GB", "--workers", "1", "-q")
@@ -189,3 +188,75 @@ def test_the_default_limit_follows_an_address_space_limit(tmp_path: Path) -> Non
     assert len(lines) == 1 and "series_bin" in lines[0], proc.stderr
     # The address-space limit names itself, unless this machine has even less memory free.
     assert "ulimit -v" in lines[0] or "MemAvailable" in lines[0], lines[0]
+
+
+def test_an_allocation_that_fails_mid_run_ends_in_one_line(tmp_path: Path) -> None:
+    """Issues 26 item 2 and 27 item 2: if an allocation fails anyway (here the address-space
+    limit is lowered from outside once the run, accepted, is under way), the user gets one
+    line and exit 2, not Rust's abort (exit 134, "memory allocation of N bytes failed")."""
+    import resource
+
+    scenario = tmp_path / "bulk.toml"
+    # A traced 1 Gb/s flow kept in memory (no --out): its trace rows grow all run long.
+    scenario.write_text(
+        'duration = "60s"\nnodes = ["a", "b"]\n[tcp]\nrcv_buf = "16MiB"\nwindow_scaling = true\n'
+        '[[link]]\na = "a"\nb = "b"\nrate = "1Gbps"\ndelay = "5ms"\nqueue = 1000\n'
+        '[[flow]]\nsrc = "a"\ndst = "b"\ntrace = true\n'
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tcplab", "run", scenario, "--max-memory", "8GB"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+    )
+    try:
+        status = Path(f"/proc/{proc.pid}/status")
+
+        def vm_size() -> int:
+            line = next(x for x in status.read_text().splitlines() if x.startswith("VmSize:"))
+            return int(line.split()[1]) * 1024
+
+        # Wait until the run is under way (the core's thread, named tcplab-run, exists and the
+        # process has mapped 64 MB more since), then leave it 64 MB more than it has mapped.
+        def running() -> bool:
+            names = []
+            for comm in Path(f"/proc/{proc.pid}/task").glob("*/comm"):
+                try:
+                    names.append(comm.read_text().strip())
+                except OSError:
+                    pass  # a thread that ended meanwhile
+            return "tcplab-run" in names
+
+        deadline = time.monotonic() + 60
+        while not running() and time.monotonic() < deadline:
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.02)
+        start = vm_size()
+        while vm_size() < start + 64 * MB and time.monotonic() < deadline:
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.05)
+        room = vm_size() + 64 * MB
+        resource.prlimit(proc.pid, resource.RLIMIT_AS, (room, resource.RLIM_INFINITY))
+        _, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    lines = err.strip().splitlines()
+    assert proc.returncode == 2, err
+    assert len(lines) == 1 and lines[0].startswith("error: out of memory: the run could not get "), err
+    assert "(ulimit -v)" in lines[0], err
+
+
+def test_the_estimate_is_readable_part_by_part() -> None:
+    """``_core.memory_estimate`` (used by tools/bombs.py to set estimates beside measured
+    peaks): the parse's cost first, then the run's parts, each naming its field."""
+    from tcplab import _core
+
+    text = (SCENARIOS / "dumbbell.toml").read_text()
+    parts = _core.memory_estimate(text)
+    assert parts[0][:2] == ("scenario", "the parsed scenario") and parts[0][2] > 0
+    whats = {what for _, what, _ in parts[1:]}
+    assert {"per-flow state", "links and nodes", "routes"} <= whats
+    # Traces with an output folder cost a buffer each, never more than kept in memory.
+    streamed = sum(b for _, _, b in _core.memory_estimate(text, streamed=True)[1:])
+    assert 0 < streamed <= sum(b for _, _, b in parts[1:])

@@ -15,6 +15,7 @@ import textwrap
 import time
 from pathlib import Path
 
+import pytest
 from conftest import REPO, SCENARIOS, cli, interruptible
 
 MB = 1 << 20
@@ -172,3 +173,56 @@ def test_traces_beyond_the_open_file_limit_are_written_at_the_end(tmp_path: Path
     _, in_memory = _core.run_scenario_traces(text)
     # The sweeps' in-memory path returns every trace, queues' too, with the files' bytes.
     assert {n: t.encode() for n, t in in_memory.items()} == files[0]
+
+
+def test_clearing_a_work_folder_survives_files_removed_or_added_meanwhile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Ctrl-C flake ("trace-flow0.csv.partial: no such file or directory", not exit 130):
+    the interrupted run's core dropped its partial file between the listing of the work folder
+    and its removal by the output folder's clean-up. Forced here: the listing is taken, then
+    the file goes and another appears, before the clean-up removes them."""
+    import os
+
+    from tcplab.experiment import safe_files
+
+    stage = tmp_path / "stage"
+    stage.mkdir()
+    (stage / "trace-flow0.csv.partial").write_text("x")
+    (stage / "queue-0.csv.partial").write_text("y")
+    real = os.scandir
+    raced = []
+
+    def listing_then_race(fd: int):  # type: ignore[no-untyped-def]
+        entries = list(real(fd))
+        if not raced:
+            raced.append(True)
+            (stage / "trace-flow0.csv.partial").unlink()  # the core's drop, after the listing
+            (stage / "late.csv.partial").write_text("z")  # a file the listing missed
+        return iter(entries)
+
+    monkeypatch.setattr(safe_files.os, "scandir", listing_then_race)
+    fd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        safe_files.remove_tree(fd, "stage")
+    finally:
+        os.close(fd)
+    assert raced and not stage.exists()
+
+
+def test_ctrl_c_in_the_api_waits_for_the_core_to_drop_its_files(tmp_path: Path) -> None:
+    """An interrupt raises KeyboardInterrupt, and the output folder is left as it was (here: not
+    made), every time: the core stops and drops its partial files before the clean-up runs."""
+    import _thread
+    import threading
+
+    import tcplab as tl
+
+    for delay in (0.3, 0.45, 0.6):
+        out = tmp_path / f"out{delay}"
+        timer = threading.Timer(delay, _thread.interrupt_main)
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            tl.run(BULK.format(duration="300s"), out_dir=out, plots=False)
+        timer.cancel()
+        assert not out.exists(), sorted(p.name for p in out.rglob("*"))

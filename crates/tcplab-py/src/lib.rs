@@ -6,6 +6,11 @@ use pyo3::create_exception;
 use pyo3::prelude::*;
 use tcplab_core::{Error, RunOptions};
 
+mod oom;
+
+#[global_allocator]
+static ALLOCATOR: oom::OneLineOnFailure = oom::OneLineOnFailure;
+
 create_exception!(
     _core,
     ScenarioError,
@@ -28,11 +33,16 @@ fn to_py(e: Error) -> PyErr {
 /// How often the calling thread looks for Ctrl-C while a run goes on.
 const SIGNAL_POLL: std::time::Duration = std::time::Duration::from_millis(50);
 
+/// How long a Ctrl-C waits for the run to stop before returning without it: an event takes
+/// microseconds as a rule, seconds at worst (then the caller does not wait for it).
+const STOP_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// Run on a thread of its own while this one, without the GIL, waits for the result and every
 /// `SIGNAL_POLL` takes the GIL for a moment so that Python's signal handlers run. On Ctrl-C
-/// (KeyboardInterrupt) it raises the run's stop flag and returns at once: one event can take
+/// (KeyboardInterrupt) it raises the run's stop flag and waits for the run to stop (it does at
+/// its next event, dropping its partial files) for at most `STOP_WAIT`: one event can take
 /// seconds (TCP Boston decoding a segment of a thousand cells), and the user does not wait
-/// for it. The run stops at its next event, and drops its partial files then.
+/// for it.
 fn run_watched<T, J>(py: Python<'_>, job: J) -> PyResult<T>
 where
     T: Send + 'static,
@@ -63,6 +73,11 @@ where
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
                 if let Err(e) = py.check_signals() {
                     stop.store(true, Ordering::Relaxed);
+                    // Give the run the moment it needs to stop and drop its partial files, so
+                    // that the caller's clean-up of the output folder does not race it (both
+                    // removed the same files: "trace-flow0.csv.partial: no such file"). A run
+                    // inside a slow event is left to stop on its own.
+                    py.allow_threads(move || rx.recv_timeout(STOP_WAIT)).ok();
                     return Err(e);
                 }
             }
@@ -128,6 +143,19 @@ fn check_memory(text: &str, seed: Option<u64>, max_memory: Option<u64>) -> PyRes
     tcplab_core::budget::check_text(text, seed, max_memory).map_err(to_py)
 }
 
+/// The parts of a scenario's memory estimate as (field, what, bytes), the first being the
+/// cost of its parse (`budget::check_parse_cost`), the rest the run's (`budget::estimate_for`,
+/// `streamed` as with an output folder): for measuring the estimate against real peaks.
+#[pyfunction]
+#[pyo3(signature = (text, seed=None, streamed=false))]
+fn memory_estimate(text: &str, seed: Option<u64>, streamed: bool) -> PyResult<Vec<(String, String, u64)>> {
+    let parse = tcplab_core::budget::parse_cost(text);
+    let model =
+        tcplab_core::config::parse(text).and_then(|s| s.validate(seed)).map_err(|e| to_py(Error::Scenario(e)))?;
+    let parts = tcplab_core::budget::estimate_for(&model, streamed);
+    Ok(std::iter::once(parse).chain(parts).map(|p| (p.field, p.what.to_string(), p.bytes)).collect())
+}
+
 /// Parse a quantity with the scenario files' unit grammar (tcplab-core's parser, so Python and
 /// scenario files accept the same units). `kind` is "rate" (bit/s), "size" (bytes) or "duration"
 /// (seconds); a bad value raises ValueError with the core's message.
@@ -156,6 +184,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(parse_quantity, m)?)?;
     m.add_function(wrap_pyfunction!(check_memory, m)?)?;
+    m.add_function(wrap_pyfunction!(memory_estimate, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("InvariantError", m.py().get_type::<InvariantError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

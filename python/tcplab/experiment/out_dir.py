@@ -158,7 +158,13 @@ class OutFolder:
             os.close(self._stage_fd)
             self._stage_fd = None
         if self._stage is not None:
-            remove_tree(self.fd, self._stage)
+            try:
+                remove_tree(self.fd, self._stage)
+            except OSError:
+                if not failed:
+                    raise
+                # After a failure or a Ctrl-C, what the user must see is that, not a leftover
+                # work folder (the next run into the folder removes it: _remove_stale_stages).
             self._stage = None
         if self.fd >= 0:
             os.close(self.fd)  # releases the lock

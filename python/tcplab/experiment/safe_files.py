@@ -138,22 +138,36 @@ def write_file(path: str | os.PathLike[str], data: bytes | str) -> Path:
     return Path(path)
 
 
-def remove_tree(dir_fd: int, name: str) -> None:
+def remove_tree(dir_fd: int, name: str, rounds: int = 3) -> None:
     """Remove the folder ``name`` in ``dir_fd`` and what is in it, never following a link
-    (a link inside is removed, not what it points to)."""
+    (a link inside is removed, not what it points to).
+
+    Another thread may remove or add files meanwhile (an interrupted run's core dropping its
+    partial files as it stops): a file already gone is fine, and a file that appeared after
+    the listing is removed in a further round (at most ``rounds``)."""
     try:
         fd = os.open(name, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC, dir_fd=dir_fd)
     except FileNotFoundError:
         return
     try:
         for entry in os.scandir(fd):
-            if entry.is_dir(follow_symlinks=False):
-                remove_tree(fd, entry.name)
-            else:
-                os.unlink(entry.name, dir_fd=fd)
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    remove_tree(fd, entry.name)
+                else:
+                    os.unlink(entry.name, dir_fd=fd)
+            except FileNotFoundError:
+                pass
     finally:
         os.close(fd)
-    os.rmdir(name, dir_fd=dir_fd)
+    try:
+        os.rmdir(name, dir_fd=dir_fd)
+    except FileNotFoundError:
+        pass
+    except OSError as e:
+        if e.errno != errno.ENOTEMPTY or rounds <= 1:
+            raise
+        remove_tree(dir_fd, name, rounds - 1)
 
 
 def _is_link(dir_fd: int, name: str) -> bool:
