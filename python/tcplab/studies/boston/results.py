@@ -88,6 +88,28 @@ class Results:
         """A metric's mean over replications at one point (the reference point by default)."""
         return float(self.means[kind].loc[(protocol, packet, window, buffer, timer), metric])
 
+    def samples(
+        self,
+        kind: str,
+        protocol: str,
+        metric: str,
+        packet: int = REF_PACKET,
+        window: int = REF_WINDOW,
+        buffer: int = REF_BUFFER,
+        timer: str = BASE_TIMER,
+    ) -> np.ndarray:
+        """A metric's per-replication values at one point, in replication order (the points share
+        seeds, so replication i of two points is a pair: tcplab.report.measure)."""
+        t = self.runs[kind]
+        sel = t[
+            (t["protocol"] == protocol)
+            & (t["packet"] == packet)
+            & (t["window"] == window)
+            & (t["buffer"] == buffer)
+            & (t["timer"] == timer)
+        ]
+        return sel.sort_values("replication")[metric].to_numpy(dtype=float)
+
     @property
     def other(self) -> str:
         """The name of the Boston codec listed beside the judged one (not judged)."""
