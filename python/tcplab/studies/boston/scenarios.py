@@ -95,7 +95,8 @@ STACKS = ("ns1", "bsd44")
 # used to spell out by hand (Reno, one ACK per packet, 100 ms ticks, RTO of at least 2 ticks)
 # except: the ns timer fires exactly when due rather than on a tick clock, the first timeout is
 # ns-1's 3 s rather than ns-2.1b's 6 s, and the backoff multiplier stops at 64 rather than being
-# unbounded (ns-1 has no maxrto: the timeout itself can exceed 64 s). The preset's values are taken for all three: the paper states none of them.
+# unbounded (ns-1 has no maxrto: the timeout itself can exceed 64 s). The preset's values are
+# taken for all three: the paper states none of them.
 NS1_TCP: dict[str, Any] = {
     # N = 8m distinct shards, the paper's N >> m: a retransmission carries only shards never
     # sent before (every cell that gets through is used, Sec. 2.1) until 7m have gone, which no
