@@ -247,7 +247,7 @@ def test_tiny_reproduce_writes_figures_and_claims(tiny_run: tuple[Any, Any]) -> 
     out, _ = tiny_run
     doc = json.loads(out.claims.read_text())
     claims = doc["claims"]
-    assert len(claims) == 38
+    assert len(claims) == 42
     # a paper claim's form is its subkind (tcplab.report.claims); our own checks keep their kind
     kinds = {c["id"]: c.get("subkind") if c["kind"] == "paper" else c["kind"] for c in claims}
     assert kinds["bdp_300_cells"] == "analytic" and kinds["total_120mb"] == "value"
@@ -260,7 +260,7 @@ def test_tiny_reproduce_writes_figures_and_claims(tiny_run: tuple[Any, Any]) -> 
     assert by_kind["analytic"]["total"] == 4 and by_kind["diagnostic"]["total"] == 5
     # The model sweep's signatures chose the model: fitted, never evidence (issue 22).
     assert by_kind["fitted"]["total"] == 3 and kinds["loss_ratio_1.7_2.4"] == "fitted"
-    assert out.claims_total == by_kind["paper"]["total"] == 26
+    assert out.claims_total == by_kind["paper"]["total"] == 30
     # Every paper claim is judged by the rule (issue 23): none is legacy.
     assert by_kind["paper"]["legacy"] == 0 and all(c["rule"] == "derived" for c in claims)
     assert kinds["boston_above_reno_epd"] == "ordering"

@@ -20,6 +20,7 @@ import numpy as np
 from tcplab.report.claims import CanFail, printed
 from tcplab.studies.boston import claims_figs as f
 from tcplab.studies.boston import claims_ref as cr
+from tcplab.studies.boston import claims_sec42 as s42
 from tcplab.studies.boston.scenarios import BUFFERS, PACKET_SIZES, WINDOWS
 
 Metric = Callable[[str, str, str, int, int, int], float]
@@ -85,10 +86,15 @@ def paper_like(kind: str, proto: str, metric: str, pk: int, w: int, b: int) -> f
     eff_boston = 0.95 - 0.3 * math.exp(-b / 300)
     eff = eff_boston if boston else eff_boston - (0.05 if proto == "reno_epd" else 0.1) * w / 64000
     reno_extra = 0.007 + 0.05 * math.exp(-b / 200) * pk / 9180  # Sec. 4.1: 0.007 ms/byte at large buffers
+    # Sec. 4.1: a lost Reno packet lost about half its cells (its cell loss is its packet loss over
+    # the ratio of about 2); footnote 14: Boston's cell loss just above Reno's.
     values = {
         "packet_loss_rate": loss,
-        "cell_loss_rate": loss,
+        "cell_loss_rate": loss if boston else 0.995 * loss / _ratio(pk, b),
         "retransmission_rate": loss,
+        "timeouts": 5.0 if boston else 10.0,
+        "fast_retransmits": 10.0 if boston else 20.0,
+        "offered_fraction": 0.8 * (1.032 if boston else 1.0),
         "response_time_ms_per_byte": 0.05 + (0.0 if boston else reno_extra),
         "effective_throughput": eff,
         "utilization": eff + (0.02 if boston else 0.15),
@@ -148,7 +154,20 @@ def _grid_claims() -> list[CanFail]:
     def epd_above(k, p, m, pk, w, b, v):  # EPD delivers more than Boston
         return v + 0.2 if (m == "effective_throughput" and p == "reno_epd") else v
 
+    def whole_packets_lost(k, p, m, pk, w, b, v):  # a lost Reno packet lost all its cells
+        return _reno_loss(pk, b) if (m == "cell_loss_rate" and p == "reno") else v
+
+    def boston_detects_more(k, p, m, pk, w, b, v):
+        return 3 * v if (m in ("timeouts", "fast_retransmits") and p != "reno") else v
+
+    def boston_floods(k, p, m, pk, w, b, v):
+        return 1.3 * v if (m == "offered_fraction" and p != "reno") else v
+
     cases = [
+        ("half_the_cells_of_a_lost_packet", s42.half_the_cells, whole_packets_lost),
+        ("boston_detects_fewer_losses", s42.fewer_loss_detections, boston_detects_more),
+        ("fig15_no_visible_difference", s42.no_visible_difference, boston_floods),
+        ("sec42_overall_gain", s42.overall_gain, boston_poor),
         ("boston_above_reno_epd", f.boston_above_epd, epd_above),
         ("fig7_loss_falls_with_buffer", f.loss_falls, flat_reno),
         ("fig7_reno_grows_faster", f.reno_grows_faster, boston_loss_up),

@@ -18,6 +18,7 @@ from tcplab.studies.boston import signatures
 from tcplab.studies.boston.analytic import ratio, ratio_large_loss, ratio_small_loss
 from tcplab.studies.boston.claims_figs import fig_claims
 from tcplab.studies.boston.claims_ref import ref_claims
+from tcplab.studies.boston.claims_sec42 import sec42_claims
 from tcplab.studies.boston.judging import fits, smallest_live
 from tcplab.studies.boston.results import Results, loss_metric
 from tcplab.studies.boston.scenarios import CELL_BYTES, EPD_THRESHOLD, LINK_BPS
@@ -36,6 +37,7 @@ def claims(r: Results) -> list[Claim]:
         *_analytic(),
         *_chain(r),
         *fig_claims(r, epd_sensitivity(r)),
+        *sec42_claims(r),
         *_fitted(r),
         _gap_by_packet(r),
         _codec(r),
