@@ -520,3 +520,31 @@ def test_retransmission_rate_is_in_cells_whatever_the_access_link(access: str) -
     if access == "cell":
         # The senders' own count is what their cell links were offered.
         assert cells == sum(ln["arrivals"] for ln in source_links(report))
+
+
+def test_points_where_no_packet_fits_the_buffer_are_degenerate() -> None:
+    from tcplab.studies.boston.judging import cannot_fit, fits
+
+    # Under packet access a packet's cells reach the buffer at once: 91 and 192 cells (Boston 95
+    # and 200) cannot fit 64; 11 and 32 can, and 256 takes every size.
+    assert not fits(4352, 64) and not fits(9180, 64)
+    assert fits(512, 64) and fits(1518, 64) and fits(9180, 256)
+    assert "200 cells" in cannot_fit(9180, 64) and "95 cells" in cannot_fit(4352, 64)
+    assert cannot_fit(9180, 64, access="cell") == ""  # cells cross the access link one by one
+
+
+def test_the_timer_sensitivity_runs_both_fast_retransmit_readings() -> None:
+    from tcplab.studies.boston.sweeps import sweeps, timer_labels
+
+    assert timer_labels("ns1") == [
+        "ns-1 100 ms, FR doubles backoff",
+        "ns-1 100 ms, FR keeps backoff",
+        "ns-2 100 ms",
+        "ns-2 500 ms",
+    ]
+    assert timer_labels("bsd44") == ["BSD tick 100 ms", "BSD tick 500 ms"]
+    quick = {s.name: s for s in sweeps(True)}
+    frt = quick["frt_packet1_boston"]
+    assert frt.zips == [{"tcp.fast_retransmit_timer": ["clock", "keep"]}]
+    assert "timer" not in frt.base["tcp"]  # the ns1 stack's own timer
+    assert not any(s.name.startswith("frt_") for s in sweeps(True, "bsd44"))

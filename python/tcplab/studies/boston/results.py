@@ -33,13 +33,15 @@ from tcplab.studies.boston.sweeps import (
     REF_WINDOW,
     chain_config,
     nominal_window,
+    timer_label,
 )
 
-__all__ = ["BASE_TIMER", "FACTORS", "Results", "derive", "loss_metric"]
+__all__ = ["BASE_TIMER", "FACTORS", "Results", "derive", "loss_metric", "timers_run"]
 
 FACTORS = ["protocol", "packet", "window", "buffer", "timer"]  # the index of every means table
-# The timer label of runs that keep their stack preset's timer (ns: exact, 100 ms ticks; bsd44:
-# 500 ms tick clock); the timer sensitivity runs set theirs and are labelled by its tick.
+# The timer label of runs that keep their stack preset's timer (ns1: ns-1's, 100 ms ticks, a fast
+# retransmit doubling the backoff; bsd44: 500 ms tick clock); the timer sensitivity runs set
+# theirs and are labelled by what they ran (sweeps.timer_label).
 BASE_TIMER = "stack"
 SeriesKey = tuple[int, str, int | None]  # (sources, protocol, flow or None for all)
 Report = Mapping[str, Any]
@@ -146,7 +148,7 @@ def derive(data: StudyData) -> Results:
             elif kind.startswith("series"):
                 lines.update(_series(int(kind[len("series") :]), proto, reports))
             else:
-                group = "star" if re.fullmatch(r"star\d+", kind) else kind
+                group = "star" if re.fullmatch(r"star\d+", kind) else kind.replace("frt_", "access_", 1)
                 kinds.setdefault(group, []).append(_star_rows(df, reports, proto, data.specs[sweep].base))
     runs = {k: pd.concat(parts, ignore_index=True) for k, parts in kinds.items()}
     star = runs["star"]
@@ -203,6 +205,7 @@ def _star_rows(df: pd.DataFrame, reports: list[Report], proto: str, base: Mappin
         "window": base["tcp"]["rcv_buf"],
         "buffer": base["link"][0]["ab"]["queue"],
         "timer": base["tcp"].get("timer", BASE_TIMER),
+        "fr_timer": None,
     }
     rows = []
     for (_, run), rep in zip(df.iterrows(), reports, strict=True):
@@ -220,13 +223,26 @@ def _star_rows(df: pd.DataFrame, reports: list[Report], proto: str, base: Mappin
             "packet": packet,
             "window": nominal_window(int(level("window")), packet),
             "buffer": int(level("buffer")),
-            "timer": str(level("timer")).removeprefix("ns2:"),
+            "timer": _timer(str(level("timer")), level("fr_timer")),
             "replication": int(run["replication"]),
         }
         row.update(star_metrics(rep, packet, proto).to_dict())
         row.update(_source_means(rep, packet, proto))
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def timers_run(means: pd.DataFrame) -> list[str]:
+    """The timer levels of a sensitivity run's means (reset index), in the order they ran (the
+    stack's own left out)."""
+    return [t for t in dict.fromkeys(means["timer"]) if t != BASE_TIMER]
+
+
+def _timer(timer: str, fast_retransmit: Any) -> str:
+    """The run's timer label: the stack's own, or what a sensitivity level ran (sweeps.timer_label)."""
+    if timer == BASE_TIMER and fast_retransmit is None:
+        return BASE_TIMER
+    return timer_label(timer, fast_retransmit)
 
 
 def _chain_rows(m: int, proto: str, df: pd.DataFrame, reports: list[Report]) -> list[dict[str, Any]]:
