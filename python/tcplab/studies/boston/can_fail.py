@@ -21,6 +21,7 @@ from tcplab.report.claims import CanFail, printed
 from tcplab.studies.boston import claims_figs as f
 from tcplab.studies.boston import claims_ref as cr
 from tcplab.studies.boston import claims_sec42 as s42
+from tcplab.studies.boston import setup_claims as sc
 from tcplab.studies.boston.scenarios import BUFFERS, PACKET_SIZES, WINDOWS
 
 Metric = Callable[[str, str, str, int, int, int], float]
@@ -200,7 +201,16 @@ def _values() -> list[CanFail]:
         )
         for cid, (_, _, number, _, _) in cr.VALUES.items()
     ]
+    cell_s = 53 * 8 / 1.5e6  # one cell's time on a 1.5 Mb/s link
     out += [
+        # 300 cells is an 84.8 ms round trip; the packet-access model's 143.8 ms is 509 cells.
+        CanFail(
+            "bdp_300_cells",
+            sc.bdp_claim,
+            paper={"first_rtt_s": 300 * cell_s},
+            refuting={"first_rtt_s": 0.1438},
+            source="Sec. 3: approximately 300 cells",
+        ),
         CanFail(
             "fig16_source_effective",
             cr.source_effective_claim,

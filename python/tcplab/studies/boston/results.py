@@ -72,6 +72,9 @@ class Results:
     signatures: pd.DataFrame = field(default_factory=pd.DataFrame)
     # One row per run of Boston's partial-ACK readings (partial.py); empty on a sensitivity stack.
     partial: pd.DataFrame = field(default_factory=pd.DataFrame)
+    # The lone source's first RTT sample by protocol (s): its first packet and ACK on the empty
+    # network (from the series run's trace).
+    first_rtt: dict[str, float] = field(default_factory=dict)
 
     def __repr__(self) -> str:
         n = sum(len(t) for t in self.runs.values())
@@ -159,6 +162,7 @@ def derive(data: StudyData) -> Results:
         chain=chain,
         series=lines,
         average_window=_average_windows(data),
+        first_rtt=_first_rtts(data),
         packets=tuple(sorted(int(x) for x in star["packet"].unique())),
         window_sizes=tuple(sorted(int(x) for x in star["window"].unique())),
         buffers=tuple(sorted(int(x) for x in star["buffer"].unique())),
@@ -296,6 +300,22 @@ def _average_windows(data: StudyData) -> dict[str, float]:
         end = float(data.specs[sweep].base["duration"])
         dt = np.diff(np.append(t, end))
         out[proto] = float(np.sum(w * dt) / np.sum(dt))
+    return out
+
+
+def _first_rtts(data: StudyData) -> dict[str, float]:
+    """The first RTT sample of the lone source's traced run, by protocol."""
+    out: dict[str, float] = {}
+    for proto in PROTOS:
+        sweep = f"series1_{proto}"
+        if sweep not in data.runs or (df := ok_runs(data[sweep])).empty:
+            continue
+        try:
+            samples = data.trace(df["key"].iloc[0], 0)["rtt_sample_s"].dropna()
+        except (FileNotFoundError, KeyError):
+            continue
+        if not samples.empty:
+            out[proto] = float(samples.iloc[0])
     return out
 
 

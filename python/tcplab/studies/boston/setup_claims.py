@@ -1,13 +1,15 @@
-"""The TCP Boston paper's set-up (Bestavros and Kim, 1997, Sec. 3) checked against the model: the
-bandwidth-delay product of about 300 cells. (Sec. 3's 120 MB in 700 s is a paper value in
-claims_ref.py; Reno's exponential loss below 50 kB a trend in claims_figs.py.)
+"""The TCP Boston paper's set-up (Bestavros and Kim, 1997, Sec. 3) checked against the runs: the
+bandwidth-delay product of about 300 cells, from the lone source's first measured round trip.
+(Sec. 3's 120 MB in 700 s is a paper value in claims_ref.py; Reno's exponential loss below
+50 kB a trend in claims_figs.py.)
 """
 
 from __future__ import annotations
 
 import math
 
-from tcplab.report.claims import about, analytic
+from tcplab.report.claims import cell, paper_value, printed
+from tcplab.report.measure import degenerate, exact
 from tcplab.report.study import Claim
 from tcplab.studies.boston.results import Results
 from tcplab.studies.boston.scenarios import (
@@ -19,7 +21,7 @@ from tcplab.studies.boston.scenarios import (
 )
 from tcplab.studies.boston.sweeps import REF_PACKET
 
-__all__ = ["base_rtt", "setup_claims"]
+__all__ = ["base_rtt", "bdp_claim", "setup_claims"]
 
 CELL_BITS = CELL_BYTES * 8
 
@@ -34,22 +36,29 @@ def base_rtt(packet: int) -> float:
 
 
 def setup_claims(r: Results) -> list[Claim]:
-    return [_bdp()]
+    return [bdp_claim(r.first_rtt.get("reno", math.nan))]
 
 
-def _bdp() -> Claim:
-    with_packet = LINK_BPS * base_rtt(REF_PACKET) / CELL_BITS
-    propagation = LINK_BPS * 4 * DELAY_S / CELL_BITS
-    return analytic(
-        "bdp_300_cells",
-        "The model's bandwidth-delay product is about 300 cells (within 25%): 1.5 Mb/s times the "
-        "round trip of a 9180-byte packet and its ACK on the empty network, in 53-byte cells "
-        "(propagation alone listed beside, not judged)",
-        "Sec. 3: a relatively low bandwidth-delay product (approximately 300 cells)",
-        {
-            "9180_B_round_trip_cells": round(with_packet, 1),
-            "round_trip_ms": round(base_rtt(REF_PACKET) * 1e3, 2),
-            "propagation_only_cells": round(propagation, 1),
-        },
-        about(with_packet, 300),
+def bdp_claim(first_rtt_s: float) -> Claim:
+    """Sec. 3's pipe, measured: 1.5 Mb/s times the lone Reno source's first round trip (its first
+    9180-byte packet and the ACK, on the empty network: the run's own, so it moves with the
+    access model), in 53-byte cells. One sample of one run: no spread, so its band is the
+    range that prints as 300 (250-350)."""
+    m = (
+        exact(LINK_BPS * first_rtt_s / CELL_BITS)
+        if math.isfinite(first_rtt_s)
+        else degenerate("no RTT sample")
     )
+    claim = paper_value(
+        "bdp_300_cells",
+        "The bandwidth-delay product is about 300 cells: 1.5 Mb/s times the lone Reno source's first "
+        "measured round trip (a 9180-byte packet and its ACK on the empty network), in 53-byte cells",
+        [cell("first round trip x 1.5 Mb/s, cells", printed("300"), m)],
+    )
+    measured = {
+        "cells": None if m.is_degenerate else round(m.value, 1),
+        "first_rtt_ms": None if m.is_degenerate else round(first_rtt_s * 1e3, 2),
+        "empty_network_formula_cells (not judged)": round(LINK_BPS * base_rtt(REF_PACKET) / CELL_BITS, 1),
+        "propagation_only_cells (not judged)": round(LINK_BPS * 4 * DELAY_S / CELL_BITS, 1),
+    }
+    return Claim(**{**claim.__dict__, "measured": measured})
