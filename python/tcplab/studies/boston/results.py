@@ -304,14 +304,16 @@ def _average_windows(data: StudyData) -> dict[str, float]:
 
 
 def _first_rtts(data: StudyData) -> dict[str, float]:
-    """The first RTT sample of the lone source's traced run, by protocol."""
+    """The first RTT sample of data in the lone source's traced run, by protocol (on a stack with
+    a handshake the SYN's sample comes first and is left out: it carries no packet's cells)."""
     out: dict[str, float] = {}
     for proto in PROTOS:
         sweep = f"series1_{proto}"
         if sweep not in data.runs or (df := ok_runs(data[sweep])).empty:
             continue
         try:
-            samples = data.trace(df["key"].iloc[0], 0)["rtt_sample_s"].dropna()
+            tr = data.trace(df["key"].iloc[0], 0)
+            samples = tr.loc[tr["snd_una"] > 1, "rtt_sample_s"].dropna()  # data, not a SYN
         except (FileNotFoundError, KeyError):
             continue
         if not samples.empty:
