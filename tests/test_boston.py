@@ -274,7 +274,7 @@ def test_tiny_reproduce_writes_figures_and_claims(tiny_run: tuple[Any, Any]) -> 
     assert eq7["holds"] is True and eq7["measured"] == [1.0, 6.51, 12.38]
     # Values: the printed range widened by our interval, with the derivation and the difference.
     values = [c for c in claims if c.get("subkind") == "value"]
-    assert len(values) == 13 and "response_margin_0.007" in {c["id"] for c in values}
+    assert len(values) == 14 and "response_margin_0.007" in {c["id"] for c in values}
     assert all(c["tolerance"]["rule"].startswith("printed range") for c in values)
     gain = next(c for c in values if c["id"] == "fig15_boston_gain")["cells"][0]
     assert gain["paper"]["prints_as"] == [0.07825, 0.07835] and "difference" in gain
@@ -553,7 +553,7 @@ def test_the_timer_sensitivity_runs_both_fast_retransmit_readings() -> None:
 
 
 # Code names docs/boston.md's results section may quote that are not claim ids.
-DOC_NAMES = {"fast_retransmit_timer", "boston_repeated_shards", "per_packet", "can_fail.py"}
+DOC_NAMES = {"fast_retransmit_timer", "boston_repeated_shards", "per_packet", "reset_rtx_timer"}
 
 
 def test_the_docs_quote_claims_by_ids_the_study_makes(tiny_run: tuple[Any, Any]) -> None:
