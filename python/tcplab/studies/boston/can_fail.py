@@ -155,9 +155,6 @@ def _grid_claims() -> list[CanFail]:
     def epd_above(k, p, m, pk, w, b, v):  # EPD delivers more than Boston
         return v + 0.2 if (m == "effective_throughput" and p == "reno_epd") else v
 
-    def whole_packets_lost(k, p, m, pk, w, b, v):  # a lost Reno packet lost all its cells
-        return _reno_loss(pk, b) if (m == "cell_loss_rate" and p == "reno") else v
-
     def boston_detects_more(k, p, m, pk, w, b, v):
         return 3 * v if (m in ("timeouts", "fast_retransmits") and p != "reno") else v
 
@@ -165,7 +162,6 @@ def _grid_claims() -> list[CanFail]:
         return 1.3 * v if (m == "offered_fraction" and p != "reno") else v
 
     cases = [
-        ("half_the_cells_of_a_lost_packet", s42.half_the_cells, whole_packets_lost),
         ("boston_detects_fewer_losses", s42.fewer_loss_detections, boston_detects_more),
         ("fig15_no_visible_difference", s42.no_visible_difference, boston_floods),
         ("sec42_overall_gain", s42.overall_gain, boston_poor),

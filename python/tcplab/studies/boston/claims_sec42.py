@@ -3,28 +3,21 @@
 overall gain, and Fig. 15's "no visible difference" at the switch. Judged by the rule of
 tcplab.report.claims on the replications (judging.py reads them; degenerate points left out).
 
-Words read once, here: "about one half" as a fraction that prints as a half (1/2.5 to 1/1.5);
-"no visible difference" between two plotted byte rates as a relative difference within 10%
-(the paper's own 3.2% more traffic is such a difference); the sender "less likely to detect a
-packet loss" as fewer loss detections (timeouts plus fast retransmits) than Reno's.
+Words read once, here: "about one half" as a fraction that prints as a half (1/2.5 to 1/1.5;
+a signature of the model sweep, so fitted); "no visible difference" between two plotted byte
+rates as a relative difference within 10% (the paper's own 3.2% more traffic is such a
+difference); the sender "less likely to detect a packet loss" as fewer loss detections
+(timeouts plus fast retransmits) than Reno's.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from tcplab.report.claims import (
-    Claim,
-    above,
-    below,
-    cell,
-    paper_ordering,
-    paper_value,
-    printed_fraction,
-    within,
-)
+from tcplab.report.claims import Claim, above, below, fitted, paper_ordering, within
 from tcplab.report.measure import measure
 from tcplab.studies.boston.judging import Runs, fits, mean_difference
+from tcplab.studies.boston.signatures import HALF
 from tcplab.studies.boston.sweeps import REF_WINDOW
 
 __all__ = ["NOT_VISIBLE", "sec42_claims"]
@@ -55,11 +48,16 @@ def half_the_cells(r: Runs) -> Claim:
         return np.mean(c / np.where(p > 0, p, np.nan), axis=-1)
 
     m = measure(share, *cells, *packets)
-    return paper_value(
+    # A signature of the model sweep (signatures.py: half_cells): it chooses the model, so it is
+    # fitted, never evidence.
+    return fitted(
         "half_the_cells_of_a_lost_packet",
         f"A packet Reno loses has lost about half its cells at the switch: Reno's cell loss rate over its "
-        f"packet loss rate, mean over the {k} live points of Fig. 7 (64 kB)",
-        [cell("cells dropped / cells of the lost packets", printed_fraction("about one half", 2), m)],
+        f"packet loss rate, mean over the {k} live points of Fig. 7 (64 kB), within 0.4-0.67 (what prints "
+        "as a half)",
+        "Sec. 4.1: about one half of the cells in a packet are dropped by switch buffer overflow",
+        None if m.is_degenerate else round(m.value, 4),
+        checks=[within("cells dropped / cells of the lost packets", m, *HALF)],
     )
 
 

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from tcplab.report.measure import Measure, degenerate, measure
-from tcplab.studies.boston.scenarios import DEFAULT_ACCESS, cells_per_packet
+from tcplab.studies.boston.scenarios import FIT_PROTOCOLS, cannot_fit
 from tcplab.studies.boston.sweeps import REF_BUFFER, REF_PACKET, REF_WINDOW
 
 __all__ = [
@@ -36,7 +36,6 @@ __all__ = [
 ]
 
 W = REF_WINDOW
-FIT_PROTOCOLS = ("reno", "boston")  # Boston's packets are the larger (a header cell, 2-byte ids)
 
 
 class Runs(Protocol):
@@ -56,16 +55,6 @@ class Runs(Protocol):
         buffer: int = REF_BUFFER,
         timer: str = "stack",
     ) -> np.ndarray: ...
-
-
-def cannot_fit(packet: int, buffer: int, access: str = DEFAULT_ACCESS) -> str:
-    """Why no packet of this size can cross a buffer this small ("" when one can)."""
-    if access != "packet":
-        return ""
-    cells = max(cells_per_packet(packet, p) for p in FIT_PROTOCOLS)
-    if cells <= buffer:
-        return ""
-    return f"a {packet}-byte packet ({cells} cells) cannot fit a {buffer}-cell buffer under packet access"
 
 
 def fits(packet: int, buffer: int) -> bool:

@@ -50,6 +50,8 @@ from tcplab.errors import UserError
 
 __all__ = [
     "ACCESS_MODELS",
+    "FIT_PROTOCOLS",
+    "cannot_fit",
     "BUFFERS",
     "PACKET_SIZES",
     "PRIMARY_STACK",
@@ -178,6 +180,20 @@ def cells_per_packet(packet: int, protocol_name: str) -> int:
     if codec == "plain":
         return math.ceil(packet / CELL_PAYLOAD)
     return 1 + shard_geometry(mss_of(packet), codec).m
+
+
+FIT_PROTOCOLS = ("reno", "boston")  # Boston's packets are the larger (a header cell, 2-byte ids)
+
+
+def cannot_fit(packet: int, buffer: int, access: str = DEFAULT_ACCESS) -> str:
+    """Why no packet of this size can cross a buffer this small ("" when one can): under packet
+    access a packet's cells reach the output buffer at once."""
+    if access != "packet":
+        return ""
+    cells = max(cells_per_packet(packet, p) for p in FIT_PROTOCOLS)
+    if cells <= buffer:
+        return ""
+    return f"a {packet}-byte packet ({cells} cells) cannot fit a {buffer}-cell buffer under packet access"
 
 
 def access_rate_bps(access: str) -> float:
