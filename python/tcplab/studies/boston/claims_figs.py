@@ -36,6 +36,7 @@ from tcplab.studies.boston.judging import (
     correlation,
     fits,
     mean_difference,
+    mean_of,
     median_ratio,
     smallest_live,
 )
@@ -73,15 +74,18 @@ def fig_claims(r: Runs, epd_sensitivity: dict | None = None) -> list[Claim]:
     ]
 
 
-def _loss(proto: str, pk: int, b: int) -> tuple[str, str, int, int]:
+Point = tuple[str, str, int, int]  # (protocol, metric, packet, buffer)
+
+
+def _loss(proto: str, pk: int, b: int) -> Point:
     return (proto, loss_metric(proto), pk, b)
 
 
-def _diff(r: Runs, a: tuple[str, str, int, int], b: tuple[str, str, int, int], window: int = W) -> Measure:
+def _diff(r: Runs, a: Point, b: Point, window: int = W) -> Measure:
     return at(r, lambda x, y: x.mean(-1) - y.mean(-1), [a, b], window)
 
 
-def _ratio_of_ratios(r: Runs, a1, a2, b1, b2) -> Measure:  # noqa: ANN001 - points
+def _ratio_of_ratios(r: Runs, a1: Point, a2: Point, b1: Point, b2: Point) -> Measure:
     """(mean a1 / mean a2) / (mean b1 / mean b2)."""
     return at(
         r,
@@ -137,7 +141,7 @@ def reno_grows_faster(r: Runs) -> Claim:
     )
 
 
-def _loss_ratio(r: Runs, pk: int, b: int) -> tuple:
+def _loss_ratio(r: Runs, pk: int, b: int) -> tuple[Point, Point]:
     return (_loss("reno", pk, b), _loss("boston", pk, b))
 
 
@@ -311,7 +315,7 @@ def boston_optimal(r: Runs) -> Claim:
     )
 
 
-def _eff(p: str, pk: int, b: int) -> tuple[str, str, int, int]:
+def _eff(p: str, pk: int, b: int) -> Point:
     return (p, "effective_throughput", pk, b)
 
 
@@ -418,19 +422,14 @@ def window_convergence(r: Runs) -> Claim:
         bs, rs = gap_points(big)
         bs2, rs2 = gap_points(small)
         k = len(live)
-        m = measure(
-            lambda *xs, k=k: (
-                (np.mean([x.mean(-1) for x in xs[:k]], 0) - np.mean([x.mean(-1) for x in xs[k : 2 * k]], 0))
-                - (
-                    np.mean([x.mean(-1) for x in xs[2 * k : 3 * k]], 0)
-                    - np.mean([x.mean(-1) for x in xs[3 * k :]], 0)
-                )
-            ),
-            *bs,
-            *rs,
-            *bs2,
-            *rs2,
-        )
+
+        def widening(*xs: np.ndarray, k: int = k) -> np.ndarray:
+            """The gap at the larger window minus the gap at the smaller."""
+            return (mean_of(xs[:k]) - mean_of(xs[k : 2 * k])) - (
+                mean_of(xs[2 * k : 3 * k]) - mean_of(xs[3 * k :])
+            )
+
+        m = measure(widening, *bs, *rs, *bs2, *rs2)
         checks.append(above(f"gap at {big // 1000} kB minus gap at {small // 1000} kB", m, 0))
     return paper_trend(
         "window_convergence",
