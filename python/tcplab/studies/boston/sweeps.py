@@ -220,20 +220,26 @@ def _series_sweeps(g: Grid) -> list[SweepSpec]:
     return specs
 
 
-def _access_sweeps(g: Grid) -> list[SweepSpec]:
+def _per_access(g: Grid, kind: str, timer_levels: dict[str, list[str]]) -> list[SweepSpec]:
+    """One source and 16 at the reference point, per access model, at 64 and 512 cells, over
+    zipped timer levels: sweeps "<kind>_<access><n>_<protocol>"."""
     specs: list[SweepSpec] = []
     for n in (1, 16):
         for access in g.access:
             specs += _per_protocol(
-                f"access_{access}{n}",
+                f"{kind}_{access}{n}",
                 lambda p, n=n, a=access: star(
                     StarConfig(sources=n, protocol=p, duration=g.duration, access=a, stack=g.stack)
                 ),
                 g.reps,
                 factors={"link.0.ab.queue": [64, REF_BUFFER]},
-                zips=[timers(g.stack)],
+                zips=[timer_levels],
             )
     return specs
+
+
+def _access_sweeps(g: Grid) -> list[SweepSpec]:
+    return _per_access(g, "access", timers(g.stack))
 
 
 # EPD's threshold is not in the paper (EPD_THRESHOLD, 0.8, is borrowed): Reno with EPD is also
@@ -273,19 +279,7 @@ def _fast_retransmit_sweeps(g: Grid) -> list[SweepSpec]:
     "frt_<access><n>", merged into "access_<access><n>" by results.derive); ns1 stack only."""
     if g.stack != PRIMARY_STACK:
         return []
-    specs: list[SweepSpec] = []
-    for n in (1, 16):
-        for access in g.access:
-            specs += _per_protocol(
-                f"frt_{access}{n}",
-                lambda p, n=n, a=access: star(
-                    StarConfig(sources=n, protocol=p, duration=g.duration, access=a, stack=g.stack)
-                ),
-                g.reps,
-                factors={"link.0.ab.queue": [64, REF_BUFFER]},
-                zips=[FAST_RETRANSMIT],
-            )
-    return specs
+    return _per_access(g, "frt", FAST_RETRANSMIT)
 
 
 def _chain_sweeps(g: Grid) -> list[SweepSpec]:
