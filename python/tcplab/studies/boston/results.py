@@ -33,13 +33,15 @@ from tcplab.studies.boston.sweeps import (
     REF_WINDOW,
     chain_config,
     nominal_window,
+    timer_label,
 )
 
-__all__ = ["BASE_TIMER", "FACTORS", "Results", "derive", "loss_metric"]
+__all__ = ["BASE_TIMER", "FACTORS", "Results", "derive", "loss_metric", "timers_run"]
 
 FACTORS = ["protocol", "packet", "window", "buffer", "timer"]  # the index of every means table
-# The timer label of runs that keep their stack preset's timer (ns: exact, 100 ms ticks; bsd44:
-# 500 ms tick clock); the timer sensitivity runs set theirs and are labelled by its tick.
+# The timer label of runs that keep their stack preset's timer (ns1: ns-1's, 100 ms ticks, a fast
+# retransmit doubling the backoff; bsd44: 500 ms tick clock); the timer sensitivity runs set
+# theirs and are labelled by what they ran (sweeps.timer_label).
 BASE_TIMER = "stack"
 SeriesKey = tuple[int, str, int | None]  # (sources, protocol, flow or None for all)
 Report = Mapping[str, Any]
@@ -70,6 +72,9 @@ class Results:
     signatures: pd.DataFrame = field(default_factory=pd.DataFrame)
     # One row per run of Boston's partial-ACK readings (partial.py); empty on a sensitivity stack.
     partial: pd.DataFrame = field(default_factory=pd.DataFrame)
+    # The lone source's first RTT sample by protocol (s): its first packet and ACK on the empty
+    # network (from the series run's trace).
+    first_rtt: dict[str, float] = field(default_factory=dict)
 
     def __repr__(self) -> str:
         n = sum(len(t) for t in self.runs.values())
@@ -87,6 +92,28 @@ class Results:
     ) -> float:
         """A metric's mean over replications at one point (the reference point by default)."""
         return float(self.means[kind].loc[(protocol, packet, window, buffer, timer), metric])
+
+    def samples(
+        self,
+        kind: str,
+        protocol: str,
+        metric: str,
+        packet: int = REF_PACKET,
+        window: int = REF_WINDOW,
+        buffer: int = REF_BUFFER,
+        timer: str = BASE_TIMER,
+    ) -> np.ndarray:
+        """A metric's per-replication values at one point, in replication order (the points share
+        seeds, so replication i of two points is a pair: tcplab.report.measure)."""
+        t = self.runs[kind]
+        sel = t[
+            (t["protocol"] == protocol)
+            & (t["packet"] == packet)
+            & (t["window"] == window)
+            & (t["buffer"] == buffer)
+            & (t["timer"] == timer)
+        ]
+        return sel.sort_values("replication")[metric].to_numpy(dtype=float)
 
     @property
     def other(self) -> str:
@@ -124,7 +151,7 @@ def derive(data: StudyData) -> Results:
             elif kind.startswith("series"):
                 lines.update(_series(int(kind[len("series") :]), proto, reports))
             else:
-                group = "star" if re.fullmatch(r"star\d+", kind) else kind
+                group = "star" if re.fullmatch(r"star\d+", kind) else kind.replace("frt_", "access_", 1)
                 kinds.setdefault(group, []).append(_star_rows(df, reports, proto, data.specs[sweep].base))
     runs = {k: pd.concat(parts, ignore_index=True) for k, parts in kinds.items()}
     star = runs["star"]
@@ -135,6 +162,7 @@ def derive(data: StudyData) -> Results:
         chain=chain,
         series=lines,
         average_window=_average_windows(data),
+        first_rtt=_first_rtts(data),
         packets=tuple(sorted(int(x) for x in star["packet"].unique())),
         window_sizes=tuple(sorted(int(x) for x in star["window"].unique())),
         buffers=tuple(sorted(int(x) for x in star["buffer"].unique())),
@@ -181,6 +209,7 @@ def _star_rows(df: pd.DataFrame, reports: list[Report], proto: str, base: Mappin
         "window": base["tcp"]["rcv_buf"],
         "buffer": base["link"][0]["ab"]["queue"],
         "timer": base["tcp"].get("timer", BASE_TIMER),
+        "fr_timer": None,
     }
     rows = []
     for (_, run), rep in zip(df.iterrows(), reports, strict=True):
@@ -198,13 +227,26 @@ def _star_rows(df: pd.DataFrame, reports: list[Report], proto: str, base: Mappin
             "packet": packet,
             "window": nominal_window(int(level("window")), packet),
             "buffer": int(level("buffer")),
-            "timer": str(level("timer")).removeprefix("ns2:"),
+            "timer": _timer(str(level("timer")), level("fr_timer")),
             "replication": int(run["replication"]),
         }
         row.update(star_metrics(rep, packet, proto).to_dict())
         row.update(_source_means(rep, packet, proto))
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def timers_run(means: pd.DataFrame) -> list[str]:
+    """The timer levels of a sensitivity run's means (reset index), in the order they ran (the
+    stack's own left out)."""
+    return [t for t in dict.fromkeys(means["timer"]) if t != BASE_TIMER]
+
+
+def _timer(timer: str, fast_retransmit: Any) -> str:
+    """The run's timer label: the stack's own, or what a sensitivity level ran (sweeps.timer_label)."""
+    if timer == BASE_TIMER and fast_retransmit is None:
+        return BASE_TIMER
+    return timer_label(timer, fast_retransmit)
 
 
 def _chain_rows(m: int, proto: str, df: pd.DataFrame, reports: list[Report]) -> list[dict[str, Any]]:
@@ -258,6 +300,24 @@ def _average_windows(data: StudyData) -> dict[str, float]:
         end = float(data.specs[sweep].base["duration"])
         dt = np.diff(np.append(t, end))
         out[proto] = float(np.sum(w * dt) / np.sum(dt))
+    return out
+
+
+def _first_rtts(data: StudyData) -> dict[str, float]:
+    """The first RTT sample of data in the lone source's traced run, by protocol (on a stack with
+    a handshake the SYN's sample comes first and is left out: it carries no packet's cells)."""
+    out: dict[str, float] = {}
+    for proto in PROTOS:
+        sweep = f"series1_{proto}"
+        if sweep not in data.runs or (df := ok_runs(data[sweep])).empty:
+            continue
+        try:
+            tr = data.trace(df["key"].iloc[0], 0)
+            samples = tr.loc[tr["snd_una"] > 1, "rtt_sample_s"].dropna()  # data, not a SYN
+        except (FileNotFoundError, KeyError):
+            continue
+        if not samples.empty:
+            out[proto] = float(samples.iloc[0])
     return out
 
 

@@ -50,6 +50,8 @@ from tcplab.errors import UserError
 
 __all__ = [
     "ACCESS_MODELS",
+    "FIT_PROTOCOLS",
+    "cannot_fit",
     "BUFFERS",
     "PACKET_SIZES",
     "PRIMARY_STACK",
@@ -94,8 +96,9 @@ STACKS = ("ns1", "bsd44")
 # What the study sets on top of the stack preset. The ns1 preset already is what the study
 # used to spell out by hand (Reno, one ACK per packet, 100 ms ticks, RTO of at least 2 ticks)
 # except: the ns timer fires exactly when due rather than on a tick clock, the first timeout is
-# ns-1's 3 s rather than ns-2.1b's 6 s, and backoff stops at ns's maxrto 64 s rather than being
-# unbounded. The preset's values are taken for all three: the paper states none of them.
+# ns-1's 3 s rather than ns-2.1b's 6 s, and the backoff multiplier stops at 64 rather than being
+# unbounded (ns-1 has no maxrto: the timeout itself can exceed 64 s). The preset's values are
+# taken for all three: the paper states none of them.
 NS1_TCP: dict[str, Any] = {
     # N = 8m distinct shards, the paper's N >> m: a retransmission carries only shards never
     # sent before (every cell that gets through is used, Sec. 2.1) until 7m have gone, which no
@@ -177,6 +180,20 @@ def cells_per_packet(packet: int, protocol_name: str) -> int:
     if codec == "plain":
         return math.ceil(packet / CELL_PAYLOAD)
     return 1 + shard_geometry(mss_of(packet), codec).m
+
+
+FIT_PROTOCOLS = ("reno", "boston")  # Boston's packets are the larger (a header cell, 2-byte ids)
+
+
+def cannot_fit(packet: int, buffer: int, access: str = DEFAULT_ACCESS) -> str:
+    """Why no packet of this size can cross a buffer this small ("" when one can): under packet
+    access a packet's cells reach the output buffer at once."""
+    if access != "packet":
+        return ""
+    cells = max(cells_per_packet(packet, p) for p in FIT_PROTOCOLS)
+    if cells <= buffer:
+        return ""
+    return f"a {packet}-byte packet ({cells} cells) cannot fit a {buffer}-cell buffer under packet access"
 
 
 def access_rate_bps(access: str) -> float:

@@ -12,7 +12,14 @@ paper gives in its own words, none of them the value claims of the lone source:
 - ``near_total_loss``: "near 100% packet loss rate for Reno when the buffer size is smallest"
   (Sec. 4.1); checked as at least 80% with 16 sources at 64 cells;
 - ``lone_window``: a lone source's average window of 3.02 segments (Boston) and 2.57 segments
-  (Reno) (Sec. 4.2, footnote 17), each within the study's "about" tolerance (25%).
+  (Reno) (Sec. 4.2, footnote 17), each within the study's "about" tolerance (25%);
+- ``half_cells``: "about one half of the cells in a packet are dropped" (Sec. 4.1): the lone
+  Reno source's cell loss over its packet loss within 0.4-0.67 (what prints as a half).
+
+A signature read at a point where no packet can cross the buffer (packet access at 64 cells:
+a 192-cell packet reaches a 64-cell buffer at once) is degenerate: it is not matched (a dead
+protocol's "near 100%" loss is no evidence) and adds nothing to the distances; the loss ratio
+is then read at 512 cells alone.
 
 **The rule (fixed before the claims were looked at):** the study's default is the setting that
 matches the most signatures; a tie goes to the smaller total distance outside the signatures'
@@ -43,6 +50,7 @@ from tcplab.studies.boston.scenarios import (
     DEFAULT_SOURCE_QUEUE,
     REASSEMBLY_MODES,
     StarConfig,
+    cannot_fit,
     mss_of,
     star,
 )
@@ -69,7 +77,8 @@ SOURCE_QUEUES: tuple[int | None, ...] = (1, 3, None)
 LO, HI = 1.7, 2.4  # Sec. 4.1
 NEAR_TOTAL = 0.8
 WINDOWS_SEG = {"reno": 2.57, "boston": 3.02}  # Sec. 4.2, footnote 17
-SIGNATURES = ("loss_ratio", "near_total_loss", "lone_window")
+HALF = (1 / 2.5, 1 / 1.5)  # Sec. 4.1's "about one half", as printed_fraction reads it
+SIGNATURES = ("loss_ratio", "near_total_loss", "lone_window", "half_cells")
 
 
 @dataclass(frozen=True)
@@ -162,24 +171,38 @@ def _from(x: float, centre: float) -> float:
     return abs(math.log(x / centre)) if x > 0 and math.isfinite(x) else math.inf
 
 
-def _signatures(m: Mapping[str, float]) -> dict[str, Any]:
-    """One setting's measures -> each signature's (holds, distance outside, distance from centre)."""
+def _signatures(m: Mapping[str, float], access: str = DEFAULT_ACCESS) -> dict[str, Any]:
+    """One setting's measures -> each signature's (holds, distance outside, distance from centre);
+    points where no packet fits the buffer are left out (degenerate)."""
     ratios = [
         m[f"reno_loss_{b}"] / m[f"boston_loss_{b}"] if m[f"boston_loss_{b}"] > 0 else math.inf
         for b in SIG_BUFFERS
     ]
-    ratio_out = sum(_outside(r, LO, HI) for r in ratios)
+    live = [not cannot_fit(SIG_PACKET, b, access) for b in SIG_BUFFERS]
+    ratio_out = sum(_outside(r, LO, HI) for r, ok in zip(ratios, live, strict=True) if ok)
+    ratio_from = sum(_from(r, math.sqrt(LO * HI)) for r, ok in zip(ratios, live, strict=True) if ok)
     near = m["reno_loss_64"]
+    near_live = not cannot_fit(SIG_PACKET, 64, access)
+    lost = m["reno_lone_packet_loss"]
+    half = m["reno_lone_cell_loss"] / lost if lost > 0 else math.nan
+    half_out = _outside(half, *HALF)
     wins = {p: m[f"{p}_window_seg"] for p in WINDOWS_SEG}
     win_out = sum(
         _outside(wins[p], WINDOWS_SEG[p] * (1 - ABOUT_TOL), WINDOWS_SEG[p] * (1 + ABOUT_TOL)) for p in wins
     )
     out = {
-        "loss_ratio": (ratio_out == 0, ratio_out, sum(_from(r, math.sqrt(LO * HI)) for r in ratios)),
-        "near_total_loss": (near >= NEAR_TOTAL, _outside(near, NEAR_TOTAL), _from(near, 1.0)),
+        "loss_ratio": (ratio_out == 0, ratio_out, ratio_from),
+        "near_total_loss": (
+            (near >= NEAR_TOTAL, _outside(near, NEAR_TOTAL), _from(near, 1.0))
+            if near_live
+            else (False, 0.0, 0.0)
+        ),
         "lone_window": (win_out == 0, win_out, sum(_from(wins[p], WINDOWS_SEG[p]) for p in wins)),
+        "half_cells": (half_out == 0, half_out, _from(half, 0.5)),
     }
     return {
+        "half_share": half,
+        "near_total_degenerate": not near_live,
         **{f"ratio_{b}": r for b, r in zip(SIG_BUFFERS, ratios, strict=True)},
         **{k: v[0] for k, v in out.items()},
         "matched": sum(v[0] for v in out.values()),
@@ -214,7 +237,7 @@ def score(rows: pd.DataFrame) -> pd.DataFrame:
     """One row per setting: its measures, each signature's verdict, and the rule's rank (1 = chosen)."""
     table = []
     for s, m in measures(rows).items():
-        table.append({"setting": s.name, **m, **_signatures(m), "order": SETTINGS.index(s)})
+        table.append({"setting": s.name, **m, **_signatures(m, s.access), "order": SETTINGS.index(s)})
     df = pd.DataFrame(table)
     if df.empty:
         return df
@@ -270,6 +293,12 @@ def signature_rows(
     return pd.DataFrame(rows)
 
 
+def _mark(row: pd.Series, signature: str) -> str:
+    if signature == "near_total_loss" and row["near_total_degenerate"]:
+        return "degenerate"
+    return "yes" if row[signature] else "no"
+
+
 def table(scored: pd.DataFrame) -> pd.DataFrame:
     """The sweep as the report shows it: one row per setting, the rule's choice marked."""
     if scored.empty:
@@ -296,7 +325,8 @@ def table(scored: pd.DataFrame) -> pd.DataFrame:
                 f"{row['boston_window_seg']:.2f}",
                 "loss ratio 64 / 512": f"{row['ratio_64']:.2f} / {row['ratio_512']:.2f}",
                 "Reno loss at 64": r(row["reno_loss_64"]),
-                "signatures": " ".join(f"{k}:{'yes' if row[k] else 'no'}" for k in SIGNATURES),
+                "lone Reno: cells lost / cells of lost packets": r(row["half_share"]),
+                "signatures": " ".join(f"{k}:{_mark(row, k)}" for k in SIGNATURES),
                 "matched": int(row["matched"]),
                 "rank": int(row["rank"]),
             }
@@ -309,7 +339,10 @@ NOTE = (
     "512 cells. Signatures: loss_ratio, Reno's packet loss over Boston's cell loss within 1.7-2.4 at 64 and "
     "512 cells (Sec. 4.1); near_total_loss, Reno's packet loss at 64 cells at least 80% (Sec. 4.1, "
     "'near 100%'); lone_window, the lone source's average window within 25% of 2.57 (Reno) and 3.02 "
-    "(Boston) segments (Sec. 4.2, footnote 17). Rule, fixed before the claims were read: most signatures "
+    "(Boston) segments (Sec. 4.2, footnote 17); half_cells, the lone Reno source's cell loss over its "
+    "packet loss within 0.4-0.67 (Sec. 4.1, 'about one half of the cells'). Under packet access no "
+    "9180-byte packet fits 64 cells: there near_total_loss is degenerate (not matched) and the loss ratio "
+    "is read at 512 cells alone. Rule, fixed before the claims were read: most signatures "
     "matched, then the smallest distance outside their bands, then the smallest distance from their "
     "centres. None of the three knobs is in the paper: the access model (payload, cell, packet), the "
     "source's interface queue (packets of the protocol waiting behind the one being sent; ns's default "
