@@ -540,6 +540,80 @@ fn ns235_counts_rtt_in_10ms_ticks_and_never_times_out_below_200ms() {
     assert_eq!(rtos(Stack::Ns235, Some(false)).2, 260);
 }
 
+/// A sender of `stack` (with `f`) whose 100 ms round trips have brought t_rtxcur_ down to 130
+/// ms (as in the test above), then the gaps in ms between `n` successive timeouts.
+fn ns235_timeouts_after_130ms(stack: Stack, n: usize, f: impl FnOnce(&mut TcpConfig)) -> Vec<u64> {
+    let mut s = sender(config(stack, f));
+    drain(&mut s, 0);
+    for k in 1..=9 {
+        let top = s.snd_max() / 1000;
+        ack(&mut s, 100 * k, top, NS2_WND);
+        drain(&mut s, 100 * k);
+    }
+    let mut at = 900 * MS;
+    let mut gaps = vec![];
+    for _ in 0..n {
+        let due = s.next_deadline().expect("armed");
+        gaps.push((due - at) / MS);
+        at = due;
+        s.on_timer(due);
+        drain(&mut s, due / MS);
+    }
+    gaps
+}
+
+#[test]
+fn ns235_backoff_doubles_past_64_until_the_timeout_reaches_60_s() {
+    // tcp.cc 1.181 (2010/04/02; 1.174, 2007/03/29, without the bound) rtt_backoff: `if
+    // (t_backoff_ < 64 || (rfc2988_ && rtt_timeout() < maxrto_)) t_backoff_ <<= 1`, and
+    // rtt_timeout: minrto_ (200 ms, above t_rtxcur_'s 130) times t_backoff_, at most maxrto_
+    // (60 s): 0.2 s doubling to 51.2 s, then 60 s. ns-2.1b's `t_backoff_ < 64` stops at 12.8 s.
+    let full = [200, 400, 800, 1600, 3200, 6400, 12_800, 25_600, 51_200, 60_000, 60_000, 60_000];
+    assert_eq!(ns235_timeouts_after_130ms(Stack::Ns235, 12, |_| {}), full);
+    let capped = ns235_timeouts_after_130ms(Stack::Ns235, 12, |c| c.backoff_to_max_rto = false);
+    assert_eq!(capped[6..], [12_800; 6], "the knob alone: 64 times 200 ms at most");
+    assert_eq!(capped[..7], full[..7]);
+    // ns2's 100000 s maxrto_ and 64-fold backoff: from 300 ms, 19.2 s for ever; the knob
+    // alone on ns2 doubles on toward 100000 s.
+    assert_eq!(ns235_timeouts_after_130ms(Stack::Ns2, 10, |_| {})[6..], [19_200; 4]);
+    let ns2_on = ns235_timeouts_after_130ms(Stack::Ns2, 10, |c| c.backoff_to_max_rto = true);
+    assert_eq!(ns2_on[7..], [38_400, 76_800, 153_600]);
+}
+
+#[test]
+fn ns235_restarts_the_timer_from_the_sample_the_ack_brings() {
+    // tcp.cc 1.120 (2001/05/11, `timerfix_` on in ns-default.tcl 1.239 the same day):
+    // TcpAgent::newack calls newtimer() after rtt_update() and the backoff's reset. Packet 0,
+    // sent at 0 and ACKed at 250 ms, is 25 ticks of 10 ms: srtt 200, rttvar 50 (x8, x4),
+    // t_rtxcur_ = (50 << 3 + 200) >> 3 = 75 ticks; the timer restarts 750 ms after the ACK,
+    // where ns-2.1b's order (knob off) restarts it from rtxcur_init_'s 3 s.
+    let restart = |f: fn(&mut TcpConfig)| {
+        let mut s = sender(config(Stack::Ns235, f));
+        assert_eq!(drain(&mut s, 0), [0, 1]);
+        assert_eq!(s.next_deadline(), Some(3 * SEC));
+        ack(&mut s, 250, 1, NS2_WND);
+        s.next_deadline().expect("packet 1 is out")
+    };
+    assert_eq!(restart(|_| {}), 1000 * MS);
+    assert_eq!(restart(|c| c.rearm_after_sample = false), 3250 * MS);
+    // After a timeout (t_backoff_ 2) the ACK that ends the backoff restarts the timer with it
+    // ended. Packet 0 resent at 3 s; ACK 2 at 3.25 s (packet 1 had arrived); packet 2, sent
+    // then and timed, ACKed at 3.5 s: 25 ticks, the first sample, 750 ms. Knob off: 3 s times
+    // the backoff of 2 the ACK is about to clear.
+    let after_timeout = |f: fn(&mut TcpConfig)| {
+        let mut s = sender(config(Stack::Ns235, f));
+        drain(&mut s, 0);
+        s.on_timer(3 * SEC);
+        assert_eq!(drain(&mut s, 3000), [0]);
+        ack(&mut s, 3250, 2, NS2_WND);
+        assert_eq!(drain(&mut s, 3250), [2, 3]);
+        ack(&mut s, 3500, 3, NS2_WND);
+        s.next_deadline().expect("packet 3 is out") - 3500 * MS
+    };
+    assert_eq!(after_timeout(|_| {}), 750 * MS);
+    assert_eq!(after_timeout(|c| c.rearm_after_sample = false), 6 * SEC);
+}
+
 /// Reno with ten packets out from a window of 10 (ssthresh_ 20): packets 0 and 2 are lost,
 /// the other eight bring eight duplicates of packet 0, the resent 0 a partial ACK (up to 2),
 /// and the three packets the inflated window sent meanwhile three duplicates of 2. Returns
@@ -636,6 +710,8 @@ fn ns235_is_ns2_but_for_its_changed_defaults() {
         clock: n2.clock,
         min_rto: n2.min_rto,
         min_rto_before_backoff: n2.min_rto_before_backoff,
+        backoff_to_max_rto: n2.backoff_to_max_rto,
+        rearm_after_sample: n2.rearm_after_sample,
         max_rto: n2.max_rto,
         initial_rto: n2.initial_rto,
         exit_fast_retrans: n2.exit_fast_retrans,

@@ -115,6 +115,14 @@ fact none: the backoff stops doubling at 64";
                 "an `ns2:` `timer` raises an estimate below `min_rto` to it before the backoff multiplies it \
 (ns-2.35's `rfc2988_`: `minrto_ * t_backoff_`; ns235), rather than bounding the backed-off timeout \
 (ns-2.1b's `2 * tcpTick_`); other timers ignore it";
+            backoff_to_max_rto => backoff_to_max_rto: bool, Flag, "", [false],
+                "an `ns2:` `timer` doubles its backoff for as long as the timeout is below `max_rto` (ns-2.35's \
+rtt_backoff with `rfc2988_`; ns235), rather than stopping at 64 times the estimate (ns-2.1b's \
+`t_backoff_ < 64`); other timers ignore it";
+            rearm_after_sample => rearm_after_sample: bool, Flag, "", [false],
+                "an `ns2:` `timer` restarted by an ACK of new data takes the estimate and backoff after that ACK's RTT \
+sample (ns-2.35's `timerfix_`; ns235), rather than from before it (ns-2.1b's newack); other timers \
+already do";
             initial_rto => initial_rto: Dur, PositiveDuration, "", [3 * SEC, 6 * SEC, 6 * SEC],
                 "timeout before the first RTT sample (SYN and first data)";
             tick_phase => tick_phase: TickPhase, Names<TickPhase>, "", [TickPhase::Random],

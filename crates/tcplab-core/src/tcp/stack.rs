@@ -117,6 +117,12 @@ fn ns235_changes() -> TcpKnobs {
         // rtt_timeout with `rfc2988_ true` (tcp.cc 1.131, default in ns-default.tcl 1.279,
         // 2002/03/08): `if (t_rtxcur_ < minrto_) timeout = minrto_ * t_backoff_`.
         min_rto_before_backoff: Some(true),
+        // rtt_backoff with `rfc2988_`: `t_backoff_ <<= 1` also past 64 while rtt_timeout() <
+        // maxrto_ (tcp.cc 1.174, 2007/03/29; its bound on the doubling, 1.181, 2010/04/02).
+        backoff_to_max_rto: Some(true),
+        // `timerfix_ true` (tcp.cc 1.120 and ns-default.tcl 1.239, 2001/05/11): newack calls
+        // newtimer() after rtt_update() and the backoff's reset.
+        rearm_after_sample: Some(true),
         // `maxrto_ 60` (ns-default.tcl 1.371, 2007/03/29).
         max_rto: Some(60 * SEC),
         // `rtxcur_init_ 3.0` (ns-default.tcl 1.357, 2006/01/23).
