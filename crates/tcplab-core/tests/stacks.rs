@@ -659,6 +659,48 @@ fn ns235_reno_fast_retransmits_once_per_window() {
     assert_eq!(reno_second_hole(Stack::Ns235, Some(false)), (vec![2], 2));
 }
 
+/// `newreno_ns2` as in `reno_second_hole`: ten packets out, 0 and 2 lost; the eight
+/// duplicates of 0 (fast retransmit, dupwnd_ 3 to 8: packets 10 to 12), the partial ACK of
+/// the resent 0 (up to 2), then the three duplicates of 2 that 10 to 12 bring. Returns what the
+/// partial ACK sent and what the three duplicates sent.
+fn newreno_partial_ack(stack: Stack, deflation: Option<bool>) -> (Vec<u64>, Vec<u64>) {
+    let mut s = sender(config(stack, |c| {
+        c.recovery = tcplab_core::tcp::RecoveryKind::NewRenoNs2;
+        c.initial_cwnd = 10;
+        c.partial_window_deflation = deflation.unwrap_or(c.partial_window_deflation);
+    }));
+    assert_eq!(drain(&mut s, 0).len(), 10);
+    let mut sent = vec![];
+    for t in 1..=8 {
+        ack(&mut s, 100 + t, 0, NS2_WND);
+        sent.extend(drain(&mut s, 100 + t));
+    }
+    assert_eq!(sent, [0, 10, 11, 12]);
+    ack(&mut s, 200, 2, NS2_WND);
+    let at_partial = drain(&mut s, 200);
+    let mut later = vec![];
+    for t in 1..=3 {
+        ack(&mut s, 300 + t, 2, NS2_WND);
+        later.extend(drain(&mut s, 300 + t));
+    }
+    (at_partial, later)
+}
+
+#[test]
+fn ns235_newreno_deflates_the_window_by_the_packets_a_partial_ack_covers_less_one() {
+    // ns-2.1b3 (tcp-newreno.cc 1.31 partialnewack): `dupwnd_ = 0`, cwnd_ 5 as the fast
+    // retransmit left it: the partial ACK resends 2 and the window (5 from packet 2, so up
+    // to 6) sends nothing new, nor do the duplicates of 2 (dupwnd_ 1 to 3: up to 9 < 13).
+    assert_eq!(newreno_partial_ack(Stack::Ns2, None), (vec![2], vec![]));
+    // ns-2.35 (`partial_window_deflation_ 1`, ns-default.tcl 1.315, 2003/05/06; partialnewack
+    // as in tcp-newreno.cc 1.45, 2001/06/16): the ACK covers d = 2 packets and dupwnd_ 8 > 2
+    // loses d - 1: window 5 + 7 = 12 from packet 2 sends 13 after the resent 2 (send_much(0,
+    // 0, 2) while dupacks_ >= 3), and each duplicate of 2 adds one to dupwnd_: 14, 15, 16.
+    assert_eq!(newreno_partial_ack(Stack::Ns235, None), (vec![2, 13], vec![14, 15, 16]));
+    assert_eq!(newreno_partial_ack(Stack::Ns235, Some(false)), (vec![2], vec![]), "the knob alone");
+    assert_eq!(newreno_partial_ack(Stack::Ns2, Some(true)), (vec![2, 13], vec![14, 15, 16]));
+}
+
 /// SACK with cwnd_ 8 and an advertised window of 6 packets: packets 0 to 5 out, 0 and 2
 /// lost, and the four duplicates of 0 that 1, 3, 4 and 5 bring, each SACKing what arrived.
 /// Returns what each duplicate sent.
@@ -716,6 +758,8 @@ fn ns235_is_ns2_but_for_its_changed_defaults() {
         initial_rto: n2.initial_rto,
         exit_fast_retrans: n2.exit_fast_retrans,
         sack_pipe: n2.sack_pipe,
+        newreno_changes1: n2.newreno_changes1,
+        partial_window_deflation: n2.partial_window_deflation,
         stack: Stack::Ns2,
         ..n235.clone()
     };

@@ -180,12 +180,20 @@ below one packet)";
             bug_fix => bug_fix: bool, Flag, "", [false, false, true],
                 "ns-2's `bugFix_` for Tahoe, Reno and SACK";
             exit_fast_retrans => exit_fast_retrans: bool, Flag, "", [false],
-                "ns-2.35's `exitFastRetrans_` in `reno` (ns235: on): the first new ACK ends a fast retransmit, so \
-with `bug_fix` a second one waits until an ACK passes the highest packet sent at the first, and \
-duplicate ACKs inflate the window only after a fast retransmit (off: ns-2.1b's, a fast retransmit \
-after every three duplicates, and inflation after a timeout too)";
+                "ns-2.35's `exitFastRetrans_` in `reno` and `newreno_ns2` (ns235: on): the first new ACK ends a \
+fast retransmit (`reno`; `newreno_ns2`: the ACK that ends recovery), so with `bug_fix` a second one \
+waits until an ACK passes the highest packet sent at the first, and duplicate ACKs inflate the \
+window only after a fast retransmit (off: ns-2.1b's, in `reno` a fast retransmit after every three \
+duplicates, and inflation after a timeout too)";
             newreno_changes => newreno_changes: bool, Flag, "", [true, true, false],
                 "ns-2's `newreno_changes_` (Hoe's flywheel) in `newreno_ns2`";
+            newreno_changes1 => newreno_changes1: bool, Flag, "", [false],
+                "ns-2's `newreno_changes1_` in `newreno_ns2` (ns235: on): only the first partial ACK of a recovery \
+restarts the retransmission timer (off: every partial ACK does)";
+            partial_window_deflation => partial_window_deflation: bool, Flag, "", [false],
+                "ns-2's `partial_window_deflation_` in `newreno_ns2` (ns235: on): a partial ACK of d packets takes \
+d - 1 packets from the inflated window (RFC 2582), the inflation first, then cwnd (off: it drops \
+the inflation and leaves cwnd)";
             max_cwnd => max_cwnd: Option<u32>, Cap, "segments", [None],
                 "cap on cwnd (ns-2's `maxcwnd_`)";
             fast_retransmit_timer => fast_retransmit_timer: FastRetransmitTimer, Names<FastRetransmitTimer>, "",

@@ -173,7 +173,8 @@ impl Recovery {
                     .with_flywheel(cfg.newreno_changes)
                     .with_ns2_sends(cfg.recovery_send_ns2)
                     .with_bug_fix(cfg.bug_fix)
-                    .with_ns2_halving(cfg.deflation == Deflation::Ns2),
+                    .with_ns2_halving(cfg.deflation == Deflation::Ns2)
+                    .with_ns235_rules(cfg.exit_fast_retrans, cfg.newreno_changes1, cfg.partial_window_deflation),
             ),
             RecoveryKind::Sack => {
                 Recovery::Sack(SackPipe::new(cfg.bug_fix).with_flight_pipe(cfg.sack_pipe == SackPipeStart::Flight))
