@@ -621,6 +621,7 @@ fn ns235_restarts_the_timer_from_the_sample_the_ack_brings() {
 fn reno_second_hole(stack: Stack, exit_fast_retrans: Option<bool>) -> (Vec<u64>, u64) {
     let mut s = sender(config(stack, |c| {
         c.initial_cwnd = 10;
+        c.limited_transmit = false; // ns235's would send 10 and 11 on duplicates 1 and 2
         if let Some(on) = exit_fast_retrans {
             c.exit_fast_retrans = on;
         }
@@ -667,6 +668,7 @@ fn newreno_partial_ack(stack: Stack, deflation: Option<bool>) -> (Vec<u64>, Vec<
     let mut s = sender(config(stack, |c| {
         c.recovery = tcplab_core::tcp::RecoveryKind::NewRenoNs2;
         c.initial_cwnd = 10;
+        c.limited_transmit = false; // as in reno_second_hole
         c.partial_window_deflation = deflation.unwrap_or(c.partial_window_deflation);
     }));
     assert_eq!(drain(&mut s, 0).len(), 10);
@@ -699,6 +701,47 @@ fn ns235_newreno_deflates_the_window_by_the_packets_a_partial_ack_covers_less_on
     assert_eq!(newreno_partial_ack(Stack::Ns235, None), (vec![2, 13], vec![14, 15, 16]));
     assert_eq!(newreno_partial_ack(Stack::Ns235, Some(false)), (vec![2], vec![]), "the knob alone");
     assert_eq!(newreno_partial_ack(Stack::Ns2, Some(true)), (vec![2, 13], vec![14, 15, 16]));
+}
+
+/// Four packets out (window 4), packet 0 lost: what each of the three duplicates sends.
+fn limited_transmit_dups(stack: Stack, variant: &str, on: Option<bool>) -> Vec<Vec<u64>> {
+    let mut s = sender(config(stack, |c| {
+        c.recovery = tcplab_core::tcp::RecoveryKind::parse(variant).expect("a variant");
+        c.initial_cwnd = 4;
+        c.limited_transmit = on.unwrap_or(c.limited_transmit);
+    }));
+    assert_eq!(drain(&mut s, 0), [0, 1, 2, 3]);
+    (1..=3)
+        .map(|t| {
+            ack(&mut s, 100 + t, 0, NS2_WND);
+            drain(&mut s, 100 + t)
+        })
+        .collect()
+}
+
+#[test]
+fn ns235_limited_transmit_sends_one_new_packet_on_each_of_the_first_two_duplicates() {
+    // ns-2.35 (`singledup_ 1`, ns-default.tcl 1.267, 2001/11/29): recv calls send_one on
+    // duplicates 1 and 2 (tcp.cc 1.101, 2000/03/15, and 8c70a774's second duplicate of
+    // 2000/03/16): packet t_seqno_ goes if `t_seqno_ <= highest_ack_ + cwnd_ + dupacks_`,
+    // -1 + 4 + 1 = 4 then 5. The third resends 0; cwnd_ 2 + dupwnd_ 3 from packet 0 reaches 4,
+    // already sent. ns-2.1b3 sends nothing on the first two, and the inflated window sends 4
+    // after the fast retransmit. (Tahoe with bugFix_ does not fast-retransmit packet 0: before
+    // any ACK `highest_ack_ > recover_` fails, and this sender has no SYN for bugfix_ss_.)
+    for variant in ["reno", "newreno_ns2", "tahoe"] {
+        let ns235 = limited_transmit_dups(Stack::Ns235, variant, None);
+        assert_eq!(ns235[..2], [vec![4], vec![5]], "{variant}");
+        assert_eq!(limited_transmit_dups(Stack::Ns2, variant, Some(true))[..2], [vec![4], vec![5]], "{variant}");
+        assert_eq!(
+            limited_transmit_dups(Stack::Ns235, variant, Some(false))[..2],
+            [Vec::<u64>::new(), vec![]],
+            "{variant}"
+        );
+    }
+    for variant in ["reno", "newreno_ns2"] {
+        assert_eq!(limited_transmit_dups(Stack::Ns235, variant, None)[2], [0]);
+        assert_eq!(limited_transmit_dups(Stack::Ns2, variant, None)[2], [0, 4]);
+    }
 }
 
 /// SACK with cwnd_ 8 and an advertised window of 6 packets: packets 0 to 5 out, 0 and 2
@@ -759,6 +802,7 @@ fn ns235_is_ns2_but_for_its_changed_defaults() {
         exit_fast_retrans: n2.exit_fast_retrans,
         sack_pipe: n2.sack_pipe,
         newreno_changes1: n2.newreno_changes1,
+        limited_transmit: n2.limited_transmit,
         partial_window_deflation: n2.partial_window_deflation,
         stack: Stack::Ns2,
         ..n235.clone()

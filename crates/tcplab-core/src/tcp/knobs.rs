@@ -187,6 +187,10 @@ window only after a fast retransmit (off: ns-2.1b's, in `reno` a fast retransmit
 duplicates, and inflation after a timeout too)";
             newreno_changes => newreno_changes: bool, Flag, "", [true, true, false],
                 "ns-2's `newreno_changes_` (Hoe's flywheel) in `newreno_ns2`";
+            limited_transmit => limited_transmit: bool, Flag, "", [false],
+                "on the first and second duplicate ACK send one new segment beyond a full window, if cwnd plus the \
+duplicates so far covers it and the receiver's window allows it (RFC 3042 as ns-2.35's `singledup_` \
+and send_one do it; ns235)";
             newreno_changes1 => newreno_changes1: bool, Flag, "", [false],
                 "ns-2's `newreno_changes1_` in `newreno_ns2` (ns235: on): only the first partial ACK of a recovery \
 restarts the retransmission timer (off: every partial ACK does)";

@@ -373,6 +373,8 @@ impl TcpSender {
                     FastRetransmitTimer::Backoff => Some(self.rtt.on_timeout(now, &mut self.backoff)),
                     FastRetransmitTimer::Keep => Some(self.rtt.deadline(now, self.backoff)),
                 };
+            } else if self.cfg.limited_transmit && count < threshold {
+                self.limited_transmit(count);
             }
         }
         if let Some(seg) = partial {

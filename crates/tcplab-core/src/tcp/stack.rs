@@ -136,6 +136,9 @@ fn ns235_changes() -> TcpKnobs {
         // `Agent/TCP/Newreno set newreno_changes1_ 1` and `partial_window_deflation_ 1`
         // (ns-default.tcl 1.315, 2003/05/06, "to reflect RFC 2582"): tcp-newreno.cc's
         // partialnewack_helper and partialnewack.
+        // `singledup_ 1` (ns-default.tcl 1.267, 2001/11/29; send_one from tcp.cc 1.101,
+        // 2000/03/15, on the first and second duplicate since 2000/03/16).
+        limited_transmit: Some(true),
         newreno_changes1: Some(true),
         partial_window_deflation: Some(true),
         ..TcpKnobs::default()
