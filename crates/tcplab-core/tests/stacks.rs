@@ -744,6 +744,43 @@ fn ns235_limited_transmit_sends_one_new_packet_on_each_of_the_first_two_duplicat
     }
 }
 
+/// Five packets out, cwnd_ 5 in congestion avoidance (ssthresh_ 3): packet 0's ACK makes it
+/// 5 + 1/5 = 5.2; packet 1 is lost and 2 to 4 bring three duplicates. (ssthresh_, cwnd_ +
+/// dupwnd_) in bytes after the fast retransmit.
+fn halving_after(stack: Stack, variant: &str, on: Option<bool>) -> (u64, u64) {
+    let mut s = sender(config(stack, |c| {
+        c.recovery = tcplab_core::tcp::RecoveryKind::parse(variant).expect("a variant");
+        c.initial_cwnd = 5;
+        c.initial_ssthresh = 3000;
+        c.limited_transmit = false;
+        c.precision_reduce = on.unwrap_or(c.precision_reduce);
+    }));
+    assert_eq!(drain(&mut s, 0), [0, 1, 2, 3, 4]);
+    ack(&mut s, 100, 1, NS2_WND);
+    assert_eq!(drain(&mut s, 100), [5]);
+    assert_eq!(s.window().cwnd, 5200);
+    for t in 1..=3 {
+        ack(&mut s, 200 + t, 1, NS2_WND);
+    }
+    assert_eq!(drain(&mut s, 203)[0], 1, "the fast retransmit");
+    (s.window().ssthresh, s.window().cwnd)
+}
+
+#[test]
+fn ns235_fast_retransmit_halves_the_window_keeping_its_fraction() {
+    // ns-2.35 (`precisionReduce_ true`, ns-default.tcl 1.358, 2006/01/24; tcp.cc 1.110,
+    // 2000/08/08) slowdown: `halfwin = windowd() / 2` = 2.6, `cwnd_ = halfwin`, `ssthresh_ =
+    // int(halfwin)` = 2; Reno and NewReno add dupwnd_ 3. ns-2.1b3: `int(window() / 2)` = 2.
+    for variant in ["reno", "newreno_ns2"] {
+        assert_eq!(halving_after(Stack::Ns235, variant, None), (2000, 5600), "{variant}");
+        assert_eq!(halving_after(Stack::Ns2, variant, None), (2000, 5000), "{variant}");
+        assert_eq!(halving_after(Stack::Ns235, variant, Some(false)), (2000, 5000), "{variant}: the knob alone");
+    }
+    // Sack1 (no dupwnd_): cwnd_ = 2.6 packets under ns235, ssthresh's 2 under ns2's `sack`.
+    assert_eq!(halving_after(Stack::Ns235, "sack", None), (2000, 2600));
+    assert_eq!(halving_after(Stack::Ns2, "sack", None), (2000, 2000));
+}
+
 /// SACK with cwnd_ 8 and an advertised window of 6 packets: packets 0 to 5 out, 0 and 2
 /// lost, and the four duplicates of 0 that 1, 3, 4 and 5 bring, each SACKing what arrived.
 /// Returns what each duplicate sent.
@@ -803,6 +840,7 @@ fn ns235_is_ns2_but_for_its_changed_defaults() {
         sack_pipe: n2.sack_pipe,
         newreno_changes1: n2.newreno_changes1,
         limited_transmit: n2.limited_transmit,
+        precision_reduce: n2.precision_reduce,
         partial_window_deflation: n2.partial_window_deflation,
         stack: Stack::Ns2,
         ..n235.clone()

@@ -187,6 +187,10 @@ window only after a fast retransmit (off: ns-2.1b's, in `reno` a fast retransmit
 duplicates, and inflation after a timeout too)";
             newreno_changes => newreno_changes: bool, Flag, "", [true, true, false],
                 "ns-2's `newreno_changes_` (Hoe's flywheel) in `newreno_ns2`";
+            precision_reduce => precision_reduce: bool, Flag, "", [false],
+                "ns-2's fast retransmit halves the window keeping the fraction of a packet: cwnd = min(cwnd, \
+`rcv_buf`) / 2 (ns-2.35's `precisionReduce_`; ns235), not whole packets; in `reno` with `deflation \
+= \"ns2\"`, `newreno_ns2` with it, and `sack` (whose cwnd otherwise restarts from ssthresh)";
             limited_transmit => limited_transmit: bool, Flag, "", [false],
                 "on the first and second duplicate ACK send one new segment beyond a full window, if cwnd plus the \
 duplicates so far covers it and the receiver's window allows it (RFC 3042 as ns-2.35's `singledup_` \

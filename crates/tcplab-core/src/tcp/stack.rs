@@ -139,6 +139,9 @@ fn ns235_changes() -> TcpKnobs {
         // `singledup_ 1` (ns-default.tcl 1.267, 2001/11/29; send_one from tcp.cc 1.101,
         // 2000/03/15, on the first and second duplicate since 2000/03/16).
         limited_transmit: Some(true),
+        // `precisionReduce_ true` (ns-default.tcl 1.358, 2006/01/24; tcp.cc 1.110,
+        // 2000/08/08): slowdown's `halfwin = windowd() / 2`, a double.
+        precision_reduce: Some(true),
         newreno_changes1: Some(true),
         partial_window_deflation: Some(true),
         ..TcpKnobs::default()

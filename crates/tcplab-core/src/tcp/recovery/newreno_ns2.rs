@@ -58,6 +58,8 @@ pub struct NewRenoNs2 {
     partial_seen: bool,
     /// partial_window_deflation_.
     partial_deflation: bool,
+    /// precisionReduce_: the `ns2_halving` keeps the fraction of a packet.
+    precision_reduce: bool,
 }
 
 impl Default for NewRenoNs2 {
@@ -78,6 +80,7 @@ impl Default for NewRenoNs2 {
             timer_first_partial: false,
             partial_seen: false,
             partial_deflation: false,
+            precision_reduce: false,
         }
     }
 }
@@ -126,6 +129,12 @@ impl NewRenoNs2 {
         self
     }
 
+    /// ns-2.35's precisionReduce_ (knob `precision_reduce`).
+    pub fn with_precision_reduce(mut self, on: bool) -> Self {
+        self.precision_reduce = on;
+        self
+    }
+
     /// partialnewack with `partial_window_deflation_` (as since tcp-newreno.cc 1.45,
     /// 2001/06/16): d packets newly acknowledged take d - 1
     /// from dupwnd_ if it holds more than d, else dupwnd_ becomes 1 and cwnd_ (at least one
@@ -169,7 +178,7 @@ impl LossRecovery for NewRenoNs2 {
             self.dups = 0;
             return false;
         }
-        let half = cx.ns2_half_window();
+        let half = cx.ns2_halving(self.precision_reduce);
         cx.win.ssthresh = cx.ssthresh_on_loss();
         let base = if self.ns2_halving { half } else { cx.win.ssthresh };
         cx.win.cwnd = base + threshold as u64 * cx.mss;
