@@ -753,6 +753,7 @@ fn halving_after(stack: Stack, variant: &str, on: Option<bool>) -> (u64, u64) {
         c.initial_cwnd = 5;
         c.initial_ssthresh = 3000;
         c.limited_transmit = false;
+        c.dupack_needs_new_sack = false; // these duplicates carry no SACK blocks
         c.precision_reduce = on.unwrap_or(c.precision_reduce);
     }));
     assert_eq!(drain(&mut s, 0), [0, 1, 2, 3, 4]);
@@ -821,6 +822,42 @@ fn ns235_sack_pipe_starts_from_the_packets_outstanding() {
     assert_eq!(sack_pipe_start(Stack::Ns235, Some(SackPipeStart::Cwnd)), sack_pipe_start(Stack::Ns2, None));
 }
 
+/// SACK, six packets out in a window of 6, packet 0 lost; duplicates SACK 1, then 1 again (a
+/// duplicate that reports nothing new), then 3 and 4. Which duplicate resent packet 0.
+fn sack_fast_retransmit_at(stack: Stack, on: Option<bool>) -> usize {
+    let mut s = sender(config(stack, |c| {
+        c.recovery = tcplab_core::tcp::RecoveryKind::Sack;
+        c.initial_cwnd = 8;
+        c.dupack_needs_new_sack = on.unwrap_or(c.dupack_needs_new_sack);
+    }));
+    s.on_packet(0, &ack_pkt(0, 6000));
+    assert_eq!(drain(&mut s, 0), [0, 1, 2, 3, 4, 5]);
+    let blocks: [&[(u64, u64)]; 4] = [&[(1, 2)], &[(1, 2)], &[(3, 4), (1, 2)], &[(3, 5), (1, 2)]];
+    for (i, b) in blocks.iter().enumerate() {
+        let mut p = ack_pkt(0, 6000);
+        for (k, (l, r)) in b.iter().enumerate() {
+            p.sack[k] = SackBlock { left: (l * 1000 + 1) as u32, right: (r * 1000 + 1) as u32 };
+        }
+        p.n_sack = b.len() as u8;
+        s.on_packet((100 + i as u64) * MS, &p);
+        if drain(&mut s, 100 + i as u64).first() == Some(&0) {
+            return i + 1;
+        }
+    }
+    0
+}
+
+#[test]
+fn ns235_sack_counts_only_duplicates_that_sack_new_data() {
+    // tcp-sack1.cc 1.41 (2000/07/23) Sack1TcpAgent::recv: `if (scb_->CheckUpdate()) { if
+    // (++dupacks_ == numdupacks(cwnd_)) dupack_action(); ... }`: the second duplicate SACKs
+    // nothing new, so the fourth is the third that counts. ns-2.1b3 counts every one.
+    assert_eq!(sack_fast_retransmit_at(Stack::Ns235, None), 4);
+    assert_eq!(sack_fast_retransmit_at(Stack::Ns2, None), 3);
+    assert_eq!(sack_fast_retransmit_at(Stack::Ns235, Some(false)), 3, "the knob alone");
+    assert_eq!(sack_fast_retransmit_at(Stack::Ns2, Some(true)), 4);
+}
+
 #[test]
 fn ns235_is_ns2_but_for_its_changed_defaults() {
     // Every other knob is ns-2.1b3's: window_ 20, packetSize_ 1000, bugFix_, the sinks, the
@@ -841,6 +878,7 @@ fn ns235_is_ns2_but_for_its_changed_defaults() {
         newreno_changes1: n2.newreno_changes1,
         limited_transmit: n2.limited_transmit,
         precision_reduce: n2.precision_reduce,
+        dupack_needs_new_sack: n2.dupack_needs_new_sack,
         partial_window_deflation: n2.partial_window_deflation,
         stack: Stack::Ns2,
         ..n235.clone()

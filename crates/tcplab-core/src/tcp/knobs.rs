@@ -187,6 +187,10 @@ window only after a fast retransmit (off: ns-2.1b's, in `reno` a fast retransmit
 duplicates, and inflation after a timeout too)";
             newreno_changes => newreno_changes: bool, Flag, "", [true, true, false],
                 "ns-2's `newreno_changes_` (Hoe's flywheel) in `newreno_ns2`";
+            dupack_needs_new_sack => dupack_needs_new_sack: bool, Flag, "", [false],
+                "a SACK variant counts a duplicate ACK toward the fast retransmit (and limited transmit) only if \
+its SACK blocks report data not SACKed before (ns-2.35's Sack1, `scb_->CheckUpdate()`; ns235); \
+in recovery every duplicate counts as before";
             precision_reduce => precision_reduce: bool, Flag, "", [false],
                 "ns-2's fast retransmit halves the window keeping the fraction of a packet: cwnd = min(cwnd, \
 `rcv_buf`) / 2 (ns-2.35's `precisionReduce_`; ns235), not whole packets; in `reno` with `deflation \

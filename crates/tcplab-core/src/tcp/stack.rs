@@ -133,6 +133,9 @@ fn ns235_changes() -> TcpKnobs {
         // Sack1TcpAgent::dupack_action: `pipe_ = maxseq_ - highest_ack_ - numdupacks_`
         // (tcp-sack1.cc 1.44, 2000/08/20, reinstated 1.47, 2000/10/03; `oldCode_ false`).
         sack_pipe: Some(SackPipeStart::Flight),
+        // Sack1TcpAgent::recv: `if (scb_->CheckUpdate())` around the duplicate count
+        // (tcp-sack1.cc 1.41, 2000/07/23).
+        dupack_needs_new_sack: Some(true),
         // `Agent/TCP/Newreno set newreno_changes1_ 1` and `partial_window_deflation_ 1`
         // (ns-default.tcl 1.315, 2003/05/06, "to reflect RFC 2582"): tcp-newreno.cc's
         // partialnewack_helper and partialnewack.
