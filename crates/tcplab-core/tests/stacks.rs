@@ -626,22 +626,27 @@ fn reno_second_hole(stack: Stack, exit_fast_retrans: Option<bool>) -> (Vec<u64>,
             c.exit_fast_retrans = on;
         }
     }));
-    assert_eq!(drain(&mut s, 0).len(), 10);
-    let mut sent = vec![];
-    for t in 1..=8 {
-        ack(&mut s, 100 + t, 0, NS2_WND);
-        sent.extend(drain(&mut s, 100 + t));
-    }
-    // Third duplicate: slowdown to cwnd_ 5, resend 0, dupwnd_ 3; the 6th to 8th open 10-12.
+    let (at_partial, later) = two_holes(&mut s);
+    assert_eq!(at_partial, Vec::<u64>::new(), "window() 5 from packet 2 reaches 6 only");
+    (later, s.stats.fast_retransmits)
+}
+
+/// Ten packets out, 0 and 2 lost: the eight duplicates of 0 (the third resends 0, slowdown to
+/// cwnd_ 5 with dupwnd_ 3, and the 6th to 8th open 10 to 12), the partial ACK of the resent 0
+/// (up to 2) and the three duplicates of 2 that 10 to 12 bring. What the partial ACK sent,
+/// and what the three duplicates sent.
+fn two_holes(s: &mut TcpSender) -> (Vec<u64>, Vec<u64>) {
+    assert_eq!(drain(s, 0).len(), 10);
+    let sent: Vec<u64> = dup_sends(s, 8).concat();
     assert_eq!(sent, [0, 10, 11, 12]);
-    ack(&mut s, 200, 2, NS2_WND);
-    assert_eq!(drain(&mut s, 200), Vec::<u64>::new(), "window() 5 from packet 2 reaches 6 only");
+    ack(s, 200, 2, NS2_WND);
+    let at_partial = drain(s, 200);
     let mut later = vec![];
     for t in 1..=3 {
-        ack(&mut s, 300 + t, 2, NS2_WND);
-        later.extend(drain(&mut s, 300 + t));
+        ack(s, 300 + t, 2, NS2_WND);
+        later.extend(drain(s, 300 + t));
     }
-    (later, s.stats.fast_retransmits)
+    (at_partial, later)
 }
 
 #[test]
@@ -671,21 +676,7 @@ fn newreno_partial_ack(stack: Stack, deflation: Option<bool>) -> (Vec<u64>, Vec<
         c.limited_transmit = false; // as in reno_second_hole
         c.partial_window_deflation = deflation.unwrap_or(c.partial_window_deflation);
     }));
-    assert_eq!(drain(&mut s, 0).len(), 10);
-    let mut sent = vec![];
-    for t in 1..=8 {
-        ack(&mut s, 100 + t, 0, NS2_WND);
-        sent.extend(drain(&mut s, 100 + t));
-    }
-    assert_eq!(sent, [0, 10, 11, 12]);
-    ack(&mut s, 200, 2, NS2_WND);
-    let at_partial = drain(&mut s, 200);
-    let mut later = vec![];
-    for t in 1..=3 {
-        ack(&mut s, 300 + t, 2, NS2_WND);
-        later.extend(drain(&mut s, 300 + t));
-    }
-    (at_partial, later)
+    two_holes(&mut s)
 }
 
 #[test]
@@ -711,10 +702,15 @@ fn limited_transmit_dups(stack: Stack, variant: &str, on: Option<bool>) -> Vec<V
         c.limited_transmit = on.unwrap_or(c.limited_transmit);
     }));
     assert_eq!(drain(&mut s, 0), [0, 1, 2, 3]);
-    (1..=3)
+    dup_sends(&mut s, 3)
+}
+
+/// Duplicate ACKs 1 to `n` of packet 0, at 101, 102, ... ms: what leaves on each.
+fn dup_sends(s: &mut TcpSender, n: u64) -> Vec<Vec<u64>> {
+    (1..=n)
         .map(|t| {
-            ack(&mut s, 100 + t, 0, NS2_WND);
-            drain(&mut s, 100 + t)
+            ack(s, 100 + t, 0, NS2_WND);
+            drain(s, 100 + t)
         })
         .collect()
 }
@@ -786,14 +782,18 @@ fn ns235_fast_retransmit_halves_the_window_keeping_its_fraction() {
 /// lost, and the four duplicates of 0 that 1, 3, 4 and 5 bring, each SACKing what arrived.
 /// Returns what each duplicate sent.
 fn sack_pipe_start(stack: Stack, pipe: Option<SackPipeStart>) -> Vec<Vec<u64>> {
-    let mut s = sender(config(stack, |c| {
-        c.recovery = tcplab_core::tcp::RecoveryKind::Sack;
-        c.initial_cwnd = 8;
-        c.sack_pipe = pipe.unwrap_or(c.sack_pipe);
-    }));
+    let blocks: [&[(u64, u64)]; 4] = [&[(1, 2)], &[(3, 4), (1, 2)], &[(3, 5), (1, 2)], &[(3, 6), (1, 2)]];
+    sack_dups(config(stack, |c| c.sack_pipe = pipe.unwrap_or(c.sack_pipe)), &blocks)
+}
+
+/// `sack` with cwnd_ 8 and an advertised window of 6 packets, packets 0 to 5 out: duplicate
+/// ACKs of 0 with these SACK blocks (in packets), at 100, 101, ... ms. What each one sent.
+fn sack_dups(mut c: TcpConfig, blocks: &[&[(u64, u64)]]) -> Vec<Vec<u64>> {
+    c.recovery = tcplab_core::tcp::RecoveryKind::Sack;
+    c.initial_cwnd = 8;
+    let mut s = sender(c);
     s.on_packet(0, &ack_pkt(0, 6000));
     assert_eq!(drain(&mut s, 0), [0, 1, 2, 3, 4, 5]);
-    let blocks: [&[(u64, u64)]; 4] = [&[(1, 2)], &[(3, 4), (1, 2)], &[(3, 5), (1, 2)], &[(3, 6), (1, 2)]];
     let mut sent = vec![];
     for (i, b) in blocks.iter().enumerate() {
         let mut p = ack_pkt(0, 6000);
@@ -825,26 +825,9 @@ fn ns235_sack_pipe_starts_from_the_packets_outstanding() {
 /// SACK, six packets out in a window of 6, packet 0 lost; duplicates SACK 1, then 1 again (a
 /// duplicate that reports nothing new), then 3 and 4. Which duplicate resent packet 0.
 fn sack_fast_retransmit_at(stack: Stack, on: Option<bool>) -> usize {
-    let mut s = sender(config(stack, |c| {
-        c.recovery = tcplab_core::tcp::RecoveryKind::Sack;
-        c.initial_cwnd = 8;
-        c.dupack_needs_new_sack = on.unwrap_or(c.dupack_needs_new_sack);
-    }));
-    s.on_packet(0, &ack_pkt(0, 6000));
-    assert_eq!(drain(&mut s, 0), [0, 1, 2, 3, 4, 5]);
     let blocks: [&[(u64, u64)]; 4] = [&[(1, 2)], &[(1, 2)], &[(3, 4), (1, 2)], &[(3, 5), (1, 2)]];
-    for (i, b) in blocks.iter().enumerate() {
-        let mut p = ack_pkt(0, 6000);
-        for (k, (l, r)) in b.iter().enumerate() {
-            p.sack[k] = SackBlock { left: (l * 1000 + 1) as u32, right: (r * 1000 + 1) as u32 };
-        }
-        p.n_sack = b.len() as u8;
-        s.on_packet((100 + i as u64) * MS, &p);
-        if drain(&mut s, 100 + i as u64).first() == Some(&0) {
-            return i + 1;
-        }
-    }
-    0
+    let c = config(stack, |c| c.dupack_needs_new_sack = on.unwrap_or(c.dupack_needs_new_sack));
+    sack_dups(c, &blocks).iter().position(|sent| sent.first() == Some(&0)).map_or(0, |i| i + 1)
 }
 
 #[test]
@@ -1026,12 +1009,7 @@ fn ns2_newreno_dupacks(recovery_send: &str, changes: bool) -> Vec<Vec<u64>> {
         c.recovery_send_ns2 = recovery_send == "ns2";
     }));
     assert_eq!(drain(&mut s, 0).len(), 8);
-    (1..=7)
-        .map(|i| {
-            ack(&mut s, 100 + i, 0, NS2_WND);
-            drain(&mut s, 100 + i)
-        })
-        .collect()
+    dup_sends(&mut s, 7)
 }
 
 #[test]
