@@ -6,6 +6,7 @@ Standard library only; run with any python3 after `bash bench/ns3_compare/setup.
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import subprocess
 import sys
@@ -59,7 +60,8 @@ def ns3_result(flows: int, sim_time: float, sack: bool, repeat: int, cc: str) ->
     return {"wall_s": r["run_wall_s"], "packets_forwarded": r["packets_forwarded"],
             "sim_time_s": r["sim_time_s"], "goodput_bps": r["bottleneck_goodput_bps"],
             "jain": r["jain_index"], "drops": r["bottleneck_drops"],
-            "recoveries": r["fast_recoveries"], "timeouts": r["timeout_sequences"], "raw": r}
+            "recoveries": r["fast_recoveries"], "timeouts": r["timeout_sequences"],
+            "queue_delay_ms": r["bottleneck_queue_delay_ms"], "raw": r}
 
 
 def with_tcp_overrides(text: str, overrides: dict[str, str]) -> str:
@@ -69,6 +71,28 @@ def with_tcp_overrides(text: str, overrides: dict[str, str]) -> str:
         raise ValueError("the scenario has no [tcp] table to add settings to")
     extra = "".join(f"{k} = {v}\n" for k, v in overrides.items())
     return text.replace(head, head + extra, 1)
+
+
+def with_bottleneck_trace(text: str) -> str:
+    """The scenario text with `trace_queue` on its first link, the r1-r2 bottleneck."""
+    head = "[[link]]\na = \"r1\"\nb = \"r2\"\n"
+    if head not in text:
+        raise ValueError("the scenario's first link is not the r1-r2 bottleneck")
+    return text.replace(head, head + "trace_queue = true\n", 1)
+
+
+def tcplab_queue_delay_ms(scenario_text: str, tmp: Path, limit: int = 100) -> float:
+    """Mean wait of the packets the bottleneck (r1 -> r2, channel 0) accepted: the bytes each
+    found waiting over the link's rate, as on the ns-3 side. One untimed run with the queue
+    trace on; an arrival that found `limit` packets waiting was dropped."""
+    path = tmp / "traced.toml"
+    path.write_text(with_bottleneck_trace(scenario_text))
+    out = tmp / "traced-out"
+    r = run_json([str(TCPLAB), "run", str(path), "--json", "--out", str(out)])
+    rate = next(c["rate_bps"] for c in r["links"] if (c["from"], c["to"]) == ("r1", "r2"))
+    found = [int(row["bytes"]) for row in csv.DictReader((out / "queue-0.csv").open())
+             if int(row["packets"]) < limit]
+    return sum(found) / max(len(found), 1) * 8 / rate * 1000
 
 
 def tcplab_result(flows: int, repeat: int, stack: str | None, cc: str) -> dict | str:
@@ -86,8 +110,10 @@ def tcplab_result(flows: int, repeat: int, stack: str | None, cc: str) -> dict |
     try:
         with tempfile.TemporaryDirectory(prefix="ns3cmp-") as tmp:
             path = Path(tmp) / scenario.name
-            path.write_text(with_tcp_overrides(scenario.read_text(), overrides))
+            text = with_tcp_overrides(scenario.read_text(), overrides)
+            path.write_text(text)
             r = best_of([str(TCPLAB), "run", str(path), "--json"], repeat, "wall_s")
+            queue_delay_ms = tcplab_queue_delay_ms(text, Path(tmp))
     except (RuntimeError, ValueError, KeyError) as e:
         # Still show ns-3's numbers when tcplab is broken mid-development.
         return f"tcplab run failed: {type(e).__name__}: {e}"
@@ -99,7 +125,8 @@ def tcplab_result(flows: int, repeat: int, stack: str | None, cc: str) -> dict |
             "sim_time_s": r["sim_time_s"], "goodput_bps": sum(flow_goodput),
             "jain": jain(flow_goodput), "drops": drops,
             "recoveries": sum(f["fast_retransmits"] for f in r["flows"]),
-            "timeouts": sum(f["timeouts"] for f in r["flows"]), "raw": r}
+            "timeouts": sum(f["timeouts"] for f in r["flows"]),
+            "queue_delay_ms": queue_delay_ms, "raw": r}
 
 
 def main() -> int:
@@ -154,7 +181,8 @@ def main() -> int:
         return 0
 
     print(f"{'flows':>5}  {'simulator':<9} {'sim_s':>6} {'wall_s':>8} {'pkts_fwd':>10} "
-          f"{'pkts/wall_s':>12} {'goodput_Mb/s':>12} {'jain':>6} {'drops':>6} {'recov':>6} {'RTOs':>5}")
+          f"{'pkts/wall_s':>12} {'goodput_Mb/s':>12} {'jain':>6} {'drops':>6} {'recov':>6} {'RTOs':>5} "
+          f"{'qdelay_ms':>9}")
     for n, row in results.items():
         for sim in ("ns-3", "tcplab"):
             if sim in row:
@@ -162,7 +190,7 @@ def main() -> int:
                 print(f"{n:>5}  {sim:<9} {r['sim_time_s']:>6g} {r['wall_s']:>8.3f} "
                       f"{r['packets_forwarded']:>10} {r['packets_per_wall_s']:>12,.0f} "
                       f"{r['goodput_bps'] / 1e6:>12.3f} {r['jain']:>6.3f} {r['drops']:>6} "
-                      f"{r['recoveries']:>6} {r['timeouts']:>5}")
+                      f"{r['recoveries']:>6} {r['timeouts']:>5} {r['queue_delay_ms']:>9.2f}")
         if "tcplab" in row:
             gap = row["goodput_ratio_tcplab_over_ns3"] - 1
             print(f"{'':>5}  tcplab/ns-3 speed ratio: {row['ratio_tcplab_over_ns3']:.2f}x, "

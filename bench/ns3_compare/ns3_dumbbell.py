@@ -32,6 +32,16 @@ uint64_t drops = 0;
 uint32_t peak = 0;
 void OnDrop(ns3::Ptr<const ns3::Packet>) { ++drops; }
 void OnQueueLen(uint32_t, uint32_t now) { peak = now > peak ? now : peak; }
+// Queueing delay: the bytes each accepted packet found waiting ahead of it at the bottleneck
+// (after the Enqueue trace the queue holds them plus the packet), as tcplab's queue trace has
+// it; over the bottleneck rate that is its wait, less what was left of the packet on the wire.
+ns3::Ptr<ns3::Queue<ns3::Packet>> watched;
+uint64_t enqueued = 0;
+double found_bytes = 0;
+void OnEnqueue(ns3::Ptr<const ns3::Packet> p) {
+    ++enqueued;
+    found_bytes += double(watched->GetNBytes()) - double(p->GetSize());
+}
 // Loss recovery events of the senders, from each socket's congestion-state trace (it fires
 // on changes only, so a run of backed-off timeouts counts once, as one timeout sequence).
 uint64_t recoveries = 0, rto_entries = 0, recovery_to_rto = 0;
@@ -53,9 +63,13 @@ void HookSenderAt(double start_s, uint32_t node) {
 bool Watch(ns3::Ptr<ns3::Node> router, ns3::Ptr<ns3::Queue<ns3::Packet>> queue) {
     drops = 0;
     peak = 0;
+    watched = queue;
+    enqueued = 0;
+    found_bytes = 0;
     return router->GetObject<ns3::TrafficControlLayer>()->TraceConnectWithoutContext(
                "TcDrop", ns3::MakeCallback(&OnDrop)) &&
-           queue->TraceConnectWithoutContext("PacketsInQueue", ns3::MakeCallback(&OnQueueLen));
+           queue->TraceConnectWithoutContext("PacketsInQueue", ns3::MakeCallback(&OnQueueLen)) &&
+           queue->TraceConnectWithoutContext("Enqueue", ns3::MakeCallback(&OnEnqueue));
 }
 }
 """)
@@ -209,7 +223,10 @@ def run(flows: int, sim_time: float, sack: bool = False,
     goodput_bps = sum(flow_goodput)
     # Share of bottleneck capacity spent transmitting (includes retransmissions).
     bottleneck_bits = (bq.GetTotalReceivedBytes() - bq.GetNBytes()) * 8
-    utilization = bottleneck_bits / (ns.DataRate(BOTTLENECK_RATE).GetBitRate() * sim_time)
+    rate_bps = ns.DataRate(BOTTLENECK_RATE).GetBitRate()
+    utilization = bottleneck_bits / (rate_bps * sim_time)
+    bench = cppyy.gbl.bench
+    queue_delay_ms = bench.found_bytes / max(bench.enqueued, 1) * 8 / rate_bps * 1000
     ns.Simulator.Destroy()
 
     return {
@@ -233,6 +250,7 @@ def run(flows: int, sim_time: float, sack: bool = False,
         "bottleneck_queue_limit": BOTTLENECK_QUEUE,
         "bottleneck_queue_peak": int(cppyy.gbl.bench.peak),
         "bottleneck_drops": int(cppyy.gbl.bench.drops + bq.GetTotalDroppedPackets()),
+        "bottleneck_queue_delay_ms": round(queue_delay_ms, 3),
         "fast_recoveries": int(cppyy.gbl.bench.recoveries),
         "timeout_sequences": int(cppyy.gbl.bench.rto_entries),
         "recoveries_ending_in_timeout": int(cppyy.gbl.bench.recovery_to_rto),

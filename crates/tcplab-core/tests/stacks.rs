@@ -540,6 +540,80 @@ fn ns235_counts_rtt_in_10ms_ticks_and_never_times_out_below_200ms() {
     assert_eq!(rtos(Stack::Ns235, Some(false)).2, 260);
 }
 
+/// A sender of `stack` (with `f`) whose 100 ms round trips have brought t_rtxcur_ down to 130
+/// ms (as in the test above), then the gaps in ms between `n` successive timeouts.
+fn ns235_timeouts_after_130ms(stack: Stack, n: usize, f: impl FnOnce(&mut TcpConfig)) -> Vec<u64> {
+    let mut s = sender(config(stack, f));
+    drain(&mut s, 0);
+    for k in 1..=9 {
+        let top = s.snd_max() / 1000;
+        ack(&mut s, 100 * k, top, NS2_WND);
+        drain(&mut s, 100 * k);
+    }
+    let mut at = 900 * MS;
+    let mut gaps = vec![];
+    for _ in 0..n {
+        let due = s.next_deadline().expect("armed");
+        gaps.push((due - at) / MS);
+        at = due;
+        s.on_timer(due);
+        drain(&mut s, due / MS);
+    }
+    gaps
+}
+
+#[test]
+fn ns235_backoff_doubles_past_64_until_the_timeout_reaches_60_s() {
+    // tcp.cc 1.181 (2010/04/02; 1.174, 2007/03/29, without the bound) rtt_backoff: `if
+    // (t_backoff_ < 64 || (rfc2988_ && rtt_timeout() < maxrto_)) t_backoff_ <<= 1`, and
+    // rtt_timeout: minrto_ (200 ms, above t_rtxcur_'s 130) times t_backoff_, at most maxrto_
+    // (60 s): 0.2 s doubling to 51.2 s, then 60 s. ns-2.1b's `t_backoff_ < 64` stops at 12.8 s.
+    let full = [200, 400, 800, 1600, 3200, 6400, 12_800, 25_600, 51_200, 60_000, 60_000, 60_000];
+    assert_eq!(ns235_timeouts_after_130ms(Stack::Ns235, 12, |_| {}), full);
+    let capped = ns235_timeouts_after_130ms(Stack::Ns235, 12, |c| c.backoff_to_max_rto = false);
+    assert_eq!(capped[6..], [12_800; 6], "the knob alone: 64 times 200 ms at most");
+    assert_eq!(capped[..7], full[..7]);
+    // ns2's 100000 s maxrto_ and 64-fold backoff: from 300 ms, 19.2 s for ever; the knob
+    // alone on ns2 doubles on toward 100000 s.
+    assert_eq!(ns235_timeouts_after_130ms(Stack::Ns2, 10, |_| {})[6..], [19_200; 4]);
+    let ns2_on = ns235_timeouts_after_130ms(Stack::Ns2, 10, |c| c.backoff_to_max_rto = true);
+    assert_eq!(ns2_on[7..], [38_400, 76_800, 153_600]);
+}
+
+#[test]
+fn ns235_restarts_the_timer_from_the_sample_the_ack_brings() {
+    // tcp.cc 1.120 (2001/05/11, `timerfix_` on in ns-default.tcl 1.239 the same day):
+    // TcpAgent::newack calls newtimer() after rtt_update() and the backoff's reset. Packet 0,
+    // sent at 0 and ACKed at 250 ms, is 25 ticks of 10 ms: srtt 200, rttvar 50 (x8, x4),
+    // t_rtxcur_ = (50 << 3 + 200) >> 3 = 75 ticks; the timer restarts 750 ms after the ACK,
+    // where ns-2.1b's order (knob off) restarts it from rtxcur_init_'s 3 s.
+    let restart = |f: fn(&mut TcpConfig)| {
+        let mut s = sender(config(Stack::Ns235, f));
+        assert_eq!(drain(&mut s, 0), [0, 1]);
+        assert_eq!(s.next_deadline(), Some(3 * SEC));
+        ack(&mut s, 250, 1, NS2_WND);
+        s.next_deadline().expect("packet 1 is out")
+    };
+    assert_eq!(restart(|_| {}), 1000 * MS);
+    assert_eq!(restart(|c| c.rearm_after_sample = false), 3250 * MS);
+    // After a timeout (t_backoff_ 2) the ACK that ends the backoff restarts the timer with it
+    // ended. Packet 0 resent at 3 s; ACK 2 at 3.25 s (packet 1 had arrived); packet 2, sent
+    // then and timed, ACKed at 3.5 s: 25 ticks, the first sample, 750 ms. Knob off: 3 s times
+    // the backoff of 2 the ACK is about to clear.
+    let after_timeout = |f: fn(&mut TcpConfig)| {
+        let mut s = sender(config(Stack::Ns235, f));
+        drain(&mut s, 0);
+        s.on_timer(3 * SEC);
+        assert_eq!(drain(&mut s, 3000), [0]);
+        ack(&mut s, 3250, 2, NS2_WND);
+        assert_eq!(drain(&mut s, 3250), [2, 3]);
+        ack(&mut s, 3500, 3, NS2_WND);
+        s.next_deadline().expect("packet 3 is out") - 3500 * MS
+    };
+    assert_eq!(after_timeout(|_| {}), 750 * MS);
+    assert_eq!(after_timeout(|c| c.rearm_after_sample = false), 6 * SEC);
+}
+
 /// Reno with ten packets out from a window of 10 (ssthresh_ 20): packets 0 and 2 are lost,
 /// the other eight bring eight duplicates of packet 0, the resent 0 a partial ACK (up to 2),
 /// and the three packets the inflated window sent meanwhile three duplicates of 2. Returns
@@ -547,26 +621,32 @@ fn ns235_counts_rtt_in_10ms_ticks_and_never_times_out_below_200ms() {
 fn reno_second_hole(stack: Stack, exit_fast_retrans: Option<bool>) -> (Vec<u64>, u64) {
     let mut s = sender(config(stack, |c| {
         c.initial_cwnd = 10;
+        c.limited_transmit = false; // ns235's would send 10 and 11 on duplicates 1 and 2
         if let Some(on) = exit_fast_retrans {
             c.exit_fast_retrans = on;
         }
     }));
-    assert_eq!(drain(&mut s, 0).len(), 10);
-    let mut sent = vec![];
-    for t in 1..=8 {
-        ack(&mut s, 100 + t, 0, NS2_WND);
-        sent.extend(drain(&mut s, 100 + t));
-    }
-    // Third duplicate: slowdown to cwnd_ 5, resend 0, dupwnd_ 3; the 6th to 8th open 10-12.
+    let (at_partial, later) = two_holes(&mut s);
+    assert_eq!(at_partial, Vec::<u64>::new(), "window() 5 from packet 2 reaches 6 only");
+    (later, s.stats.fast_retransmits)
+}
+
+/// Ten packets out, 0 and 2 lost: the eight duplicates of 0 (the third resends 0, slowdown to
+/// cwnd_ 5 with dupwnd_ 3, and the 6th to 8th open 10 to 12), the partial ACK of the resent 0
+/// (up to 2) and the three duplicates of 2 that 10 to 12 bring. What the partial ACK sent,
+/// and what the three duplicates sent.
+fn two_holes(s: &mut TcpSender) -> (Vec<u64>, Vec<u64>) {
+    assert_eq!(drain(s, 0).len(), 10);
+    let sent: Vec<u64> = dup_sends(s, 8).concat();
     assert_eq!(sent, [0, 10, 11, 12]);
-    ack(&mut s, 200, 2, NS2_WND);
-    assert_eq!(drain(&mut s, 200), Vec::<u64>::new(), "window() 5 from packet 2 reaches 6 only");
+    ack(s, 200, 2, NS2_WND);
+    let at_partial = drain(s, 200);
     let mut later = vec![];
     for t in 1..=3 {
-        ack(&mut s, 300 + t, 2, NS2_WND);
-        later.extend(drain(&mut s, 300 + t));
+        ack(s, 300 + t, 2, NS2_WND);
+        later.extend(drain(s, 300 + t));
     }
-    (later, s.stats.fast_retransmits)
+    (at_partial, later)
 }
 
 #[test]
@@ -585,18 +665,135 @@ fn ns235_reno_fast_retransmits_once_per_window() {
     assert_eq!(reno_second_hole(Stack::Ns235, Some(false)), (vec![2], 2));
 }
 
+/// `newreno_ns2` as in `reno_second_hole`: ten packets out, 0 and 2 lost; the eight
+/// duplicates of 0 (fast retransmit, dupwnd_ 3 to 8: packets 10 to 12), the partial ACK of
+/// the resent 0 (up to 2), then the three duplicates of 2 that 10 to 12 bring. Returns what the
+/// partial ACK sent and what the three duplicates sent.
+fn newreno_partial_ack(stack: Stack, deflation: Option<bool>) -> (Vec<u64>, Vec<u64>) {
+    let mut s = sender(config(stack, |c| {
+        c.recovery = tcplab_core::tcp::RecoveryKind::NewRenoNs2;
+        c.initial_cwnd = 10;
+        c.limited_transmit = false; // as in reno_second_hole
+        c.partial_window_deflation = deflation.unwrap_or(c.partial_window_deflation);
+    }));
+    two_holes(&mut s)
+}
+
+#[test]
+fn ns235_newreno_deflates_the_window_by_the_packets_a_partial_ack_covers_less_one() {
+    // ns-2.1b3 (tcp-newreno.cc 1.31 partialnewack): `dupwnd_ = 0`, cwnd_ 5 as the fast
+    // retransmit left it: the partial ACK resends 2 and the window (5 from packet 2, so up
+    // to 6) sends nothing new, nor do the duplicates of 2 (dupwnd_ 1 to 3: up to 9 < 13).
+    assert_eq!(newreno_partial_ack(Stack::Ns2, None), (vec![2], vec![]));
+    // ns-2.35 (`partial_window_deflation_ 1`, ns-default.tcl 1.315, 2003/05/06; partialnewack
+    // as in tcp-newreno.cc 1.45, 2001/06/16): the ACK covers d = 2 packets and dupwnd_ 8 > 2
+    // loses d - 1: window 5 + 7 = 12 from packet 2 sends 13 after the resent 2 (send_much(0,
+    // 0, 2) while dupacks_ >= 3), and each duplicate of 2 adds one to dupwnd_: 14, 15, 16.
+    assert_eq!(newreno_partial_ack(Stack::Ns235, None), (vec![2, 13], vec![14, 15, 16]));
+    assert_eq!(newreno_partial_ack(Stack::Ns235, Some(false)), (vec![2], vec![]), "the knob alone");
+    assert_eq!(newreno_partial_ack(Stack::Ns2, Some(true)), (vec![2, 13], vec![14, 15, 16]));
+}
+
+/// Four packets out (window 4), packet 0 lost: what each of the three duplicates sends.
+fn limited_transmit_dups(stack: Stack, variant: &str, on: Option<bool>) -> Vec<Vec<u64>> {
+    let mut s = sender(config(stack, |c| {
+        c.recovery = tcplab_core::tcp::RecoveryKind::parse(variant).expect("a variant");
+        c.initial_cwnd = 4;
+        c.limited_transmit = on.unwrap_or(c.limited_transmit);
+    }));
+    assert_eq!(drain(&mut s, 0), [0, 1, 2, 3]);
+    dup_sends(&mut s, 3)
+}
+
+/// Duplicate ACKs 1 to `n` of packet 0, at 101, 102, ... ms: what leaves on each.
+fn dup_sends(s: &mut TcpSender, n: u64) -> Vec<Vec<u64>> {
+    (1..=n)
+        .map(|t| {
+            ack(s, 100 + t, 0, NS2_WND);
+            drain(s, 100 + t)
+        })
+        .collect()
+}
+
+#[test]
+fn ns235_limited_transmit_sends_one_new_packet_on_each_of_the_first_two_duplicates() {
+    // ns-2.35 (`singledup_ 1`, ns-default.tcl 1.267, 2001/11/29): recv calls send_one on
+    // duplicates 1 and 2 (tcp.cc 1.101, 2000/03/15, and 8c70a774's second duplicate of
+    // 2000/03/16): packet t_seqno_ goes if `t_seqno_ <= highest_ack_ + cwnd_ + dupacks_`,
+    // -1 + 4 + 1 = 4 then 5. The third resends 0; cwnd_ 2 + dupwnd_ 3 from packet 0 reaches 4,
+    // already sent. ns-2.1b3 sends nothing on the first two, and the inflated window sends 4
+    // after the fast retransmit. (Tahoe with bugFix_ does not fast-retransmit packet 0: before
+    // any ACK `highest_ack_ > recover_` fails, and this sender has no SYN for bugfix_ss_.)
+    for variant in ["reno", "newreno_ns2", "tahoe"] {
+        let ns235 = limited_transmit_dups(Stack::Ns235, variant, None);
+        assert_eq!(ns235[..2], [vec![4], vec![5]], "{variant}");
+        assert_eq!(limited_transmit_dups(Stack::Ns2, variant, Some(true))[..2], [vec![4], vec![5]], "{variant}");
+        assert_eq!(
+            limited_transmit_dups(Stack::Ns235, variant, Some(false))[..2],
+            [Vec::<u64>::new(), vec![]],
+            "{variant}"
+        );
+    }
+    for variant in ["reno", "newreno_ns2"] {
+        assert_eq!(limited_transmit_dups(Stack::Ns235, variant, None)[2], [0]);
+        assert_eq!(limited_transmit_dups(Stack::Ns2, variant, None)[2], [0, 4]);
+    }
+}
+
+/// Five packets out, cwnd_ 5 in congestion avoidance (ssthresh_ 3): packet 0's ACK makes it
+/// 5 + 1/5 = 5.2; packet 1 is lost and 2 to 4 bring three duplicates. (ssthresh_, cwnd_ +
+/// dupwnd_) in bytes after the fast retransmit.
+fn halving_after(stack: Stack, variant: &str, on: Option<bool>) -> (u64, u64) {
+    let mut s = sender(config(stack, |c| {
+        c.recovery = tcplab_core::tcp::RecoveryKind::parse(variant).expect("a variant");
+        c.initial_cwnd = 5;
+        c.initial_ssthresh = 3000;
+        c.limited_transmit = false;
+        c.dupack_needs_new_sack = false; // these duplicates carry no SACK blocks
+        c.precision_reduce = on.unwrap_or(c.precision_reduce);
+    }));
+    assert_eq!(drain(&mut s, 0), [0, 1, 2, 3, 4]);
+    ack(&mut s, 100, 1, NS2_WND);
+    assert_eq!(drain(&mut s, 100), [5]);
+    assert_eq!(s.window().cwnd, 5200);
+    for t in 1..=3 {
+        ack(&mut s, 200 + t, 1, NS2_WND);
+    }
+    assert_eq!(drain(&mut s, 203)[0], 1, "the fast retransmit");
+    (s.window().ssthresh, s.window().cwnd)
+}
+
+#[test]
+fn ns235_fast_retransmit_halves_the_window_keeping_its_fraction() {
+    // ns-2.35 (`precisionReduce_ true`, ns-default.tcl 1.358, 2006/01/24; tcp.cc 1.110,
+    // 2000/08/08) slowdown: `halfwin = windowd() / 2` = 2.6, `cwnd_ = halfwin`, `ssthresh_ =
+    // int(halfwin)` = 2; Reno and NewReno add dupwnd_ 3. ns-2.1b3: `int(window() / 2)` = 2.
+    for variant in ["reno", "newreno_ns2"] {
+        assert_eq!(halving_after(Stack::Ns235, variant, None), (2000, 5600), "{variant}");
+        assert_eq!(halving_after(Stack::Ns2, variant, None), (2000, 5000), "{variant}");
+        assert_eq!(halving_after(Stack::Ns235, variant, Some(false)), (2000, 5000), "{variant}: the knob alone");
+    }
+    // Sack1 (no dupwnd_): cwnd_ = 2.6 packets under ns235, ssthresh's 2 under ns2's `sack`.
+    assert_eq!(halving_after(Stack::Ns235, "sack", None), (2000, 2600));
+    assert_eq!(halving_after(Stack::Ns2, "sack", None), (2000, 2000));
+}
+
 /// SACK with cwnd_ 8 and an advertised window of 6 packets: packets 0 to 5 out, 0 and 2
 /// lost, and the four duplicates of 0 that 1, 3, 4 and 5 bring, each SACKing what arrived.
 /// Returns what each duplicate sent.
 fn sack_pipe_start(stack: Stack, pipe: Option<SackPipeStart>) -> Vec<Vec<u64>> {
-    let mut s = sender(config(stack, |c| {
-        c.recovery = tcplab_core::tcp::RecoveryKind::Sack;
-        c.initial_cwnd = 8;
-        c.sack_pipe = pipe.unwrap_or(c.sack_pipe);
-    }));
+    let blocks: [&[(u64, u64)]; 4] = [&[(1, 2)], &[(3, 4), (1, 2)], &[(3, 5), (1, 2)], &[(3, 6), (1, 2)]];
+    sack_dups(config(stack, |c| c.sack_pipe = pipe.unwrap_or(c.sack_pipe)), &blocks)
+}
+
+/// `sack` with cwnd_ 8 and an advertised window of 6 packets, packets 0 to 5 out: duplicate
+/// ACKs of 0 with these SACK blocks (in packets), at 100, 101, ... ms. What each one sent.
+fn sack_dups(mut c: TcpConfig, blocks: &[&[(u64, u64)]]) -> Vec<Vec<u64>> {
+    c.recovery = tcplab_core::tcp::RecoveryKind::Sack;
+    c.initial_cwnd = 8;
+    let mut s = sender(c);
     s.on_packet(0, &ack_pkt(0, 6000));
     assert_eq!(drain(&mut s, 0), [0, 1, 2, 3, 4, 5]);
-    let blocks: [&[(u64, u64)]; 4] = [&[(1, 2)], &[(3, 4), (1, 2)], &[(3, 5), (1, 2)], &[(3, 6), (1, 2)]];
     let mut sent = vec![];
     for (i, b) in blocks.iter().enumerate() {
         let mut p = ack_pkt(0, 6000);
@@ -625,6 +822,25 @@ fn ns235_sack_pipe_starts_from_the_packets_outstanding() {
     assert_eq!(sack_pipe_start(Stack::Ns235, Some(SackPipeStart::Cwnd)), sack_pipe_start(Stack::Ns2, None));
 }
 
+/// SACK, six packets out in a window of 6, packet 0 lost; duplicates SACK 1, then 1 again (a
+/// duplicate that reports nothing new), then 3 and 4. Which duplicate resent packet 0.
+fn sack_fast_retransmit_at(stack: Stack, on: Option<bool>) -> usize {
+    let blocks: [&[(u64, u64)]; 4] = [&[(1, 2)], &[(1, 2)], &[(3, 4), (1, 2)], &[(3, 5), (1, 2)]];
+    let c = config(stack, |c| c.dupack_needs_new_sack = on.unwrap_or(c.dupack_needs_new_sack));
+    sack_dups(c, &blocks).iter().position(|sent| sent.first() == Some(&0)).map_or(0, |i| i + 1)
+}
+
+#[test]
+fn ns235_sack_counts_only_duplicates_that_sack_new_data() {
+    // tcp-sack1.cc 1.41 (2000/07/23) Sack1TcpAgent::recv: `if (scb_->CheckUpdate()) { if
+    // (++dupacks_ == numdupacks(cwnd_)) dupack_action(); ... }`: the second duplicate SACKs
+    // nothing new, so the fourth is the third that counts. ns-2.1b3 counts every one.
+    assert_eq!(sack_fast_retransmit_at(Stack::Ns235, None), 4);
+    assert_eq!(sack_fast_retransmit_at(Stack::Ns2, None), 3);
+    assert_eq!(sack_fast_retransmit_at(Stack::Ns235, Some(false)), 3, "the knob alone");
+    assert_eq!(sack_fast_retransmit_at(Stack::Ns2, Some(true)), 4);
+}
+
 #[test]
 fn ns235_is_ns2_but_for_its_changed_defaults() {
     // Every other knob is ns-2.1b3's: window_ 20, packetSize_ 1000, bugFix_, the sinks, the
@@ -636,10 +852,17 @@ fn ns235_is_ns2_but_for_its_changed_defaults() {
         clock: n2.clock,
         min_rto: n2.min_rto,
         min_rto_before_backoff: n2.min_rto_before_backoff,
+        backoff_to_max_rto: n2.backoff_to_max_rto,
+        rearm_after_sample: n2.rearm_after_sample,
         max_rto: n2.max_rto,
         initial_rto: n2.initial_rto,
         exit_fast_retrans: n2.exit_fast_retrans,
         sack_pipe: n2.sack_pipe,
+        newreno_changes1: n2.newreno_changes1,
+        limited_transmit: n2.limited_transmit,
+        precision_reduce: n2.precision_reduce,
+        dupack_needs_new_sack: n2.dupack_needs_new_sack,
+        partial_window_deflation: n2.partial_window_deflation,
         stack: Stack::Ns2,
         ..n235.clone()
     };
@@ -786,12 +1009,7 @@ fn ns2_newreno_dupacks(recovery_send: &str, changes: bool) -> Vec<Vec<u64>> {
         c.recovery_send_ns2 = recovery_send == "ns2";
     }));
     assert_eq!(drain(&mut s, 0).len(), 8);
-    (1..=7)
-        .map(|i| {
-            ack(&mut s, 100 + i, 0, NS2_WND);
-            drain(&mut s, 100 + i)
-        })
-        .collect()
+    dup_sends(&mut s, 7)
 }
 
 #[test]

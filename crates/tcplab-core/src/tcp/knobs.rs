@@ -115,6 +115,14 @@ fact none: the backoff stops doubling at 64";
                 "an `ns2:` `timer` raises an estimate below `min_rto` to it before the backoff multiplies it \
 (ns-2.35's `rfc2988_`: `minrto_ * t_backoff_`; ns235), rather than bounding the backed-off timeout \
 (ns-2.1b's `2 * tcpTick_`); other timers ignore it";
+            backoff_to_max_rto => backoff_to_max_rto: bool, Flag, "", [false],
+                "an `ns2:` `timer` doubles its backoff for as long as the timeout is below `max_rto` (ns-2.35's \
+rtt_backoff with `rfc2988_`; ns235), rather than stopping at 64 times the estimate (ns-2.1b's \
+`t_backoff_ < 64`); other timers ignore it";
+            rearm_after_sample => rearm_after_sample: bool, Flag, "", [false],
+                "an `ns2:` `timer` restarted by an ACK of new data takes the estimate and backoff after that ACK's RTT \
+sample (ns-2.35's `timerfix_`; ns235), rather than from before it (ns-2.1b's newack); other timers \
+already do";
             initial_rto => initial_rto: Dur, PositiveDuration, "", [3 * SEC, 6 * SEC, 6 * SEC],
                 "timeout before the first RTT sample (SYN and first data)";
             tick_phase => tick_phase: TickPhase, Names<TickPhase>, "", [TickPhase::Random],
@@ -172,12 +180,32 @@ below one packet)";
             bug_fix => bug_fix: bool, Flag, "", [false, false, true],
                 "ns-2's `bugFix_` for Tahoe, Reno and SACK";
             exit_fast_retrans => exit_fast_retrans: bool, Flag, "", [false],
-                "ns-2.35's `exitFastRetrans_` in `reno` (ns235: on): the first new ACK ends a fast retransmit, so \
-with `bug_fix` a second one waits until an ACK passes the highest packet sent at the first, and \
-duplicate ACKs inflate the window only after a fast retransmit (off: ns-2.1b's, a fast retransmit \
-after every three duplicates, and inflation after a timeout too)";
+                "ns-2.35's `exitFastRetrans_` in `reno` and `newreno_ns2` (ns235: on): the first new ACK ends a \
+fast retransmit (`reno`; `newreno_ns2`: the ACK that ends recovery), so with `bug_fix` a second one \
+waits until an ACK passes the highest packet sent at the first, and duplicate ACKs inflate the \
+window only after a fast retransmit (off: ns-2.1b's, in `reno` a fast retransmit after every three \
+duplicates, and inflation after a timeout too)";
             newreno_changes => newreno_changes: bool, Flag, "", [true, true, false],
                 "ns-2's `newreno_changes_` (Hoe's flywheel) in `newreno_ns2`";
+            dupack_needs_new_sack => dupack_needs_new_sack: bool, Flag, "", [false],
+                "a SACK variant counts a duplicate ACK toward the fast retransmit (and limited transmit) only if \
+its SACK blocks report data not SACKed before (ns-2.35's Sack1, `scb_->CheckUpdate()`; ns235); \
+in recovery every duplicate counts as before";
+            precision_reduce => precision_reduce: bool, Flag, "", [false],
+                "ns-2's fast retransmit halves the window keeping the fraction of a packet: cwnd = min(cwnd, \
+`rcv_buf`) / 2 (ns-2.35's `precisionReduce_`; ns235), not whole packets; in `reno` with `deflation \
+= \"ns2\"`, `newreno_ns2` with it, and `sack` (whose cwnd otherwise restarts from ssthresh)";
+            limited_transmit => limited_transmit: bool, Flag, "", [false],
+                "on the first and second duplicate ACK send one new segment beyond a full window, if cwnd plus the \
+duplicates so far covers it and the receiver's window allows it (RFC 3042 as ns-2.35's `singledup_` \
+and send_one do it; ns235)";
+            newreno_changes1 => newreno_changes1: bool, Flag, "", [false],
+                "ns-2's `newreno_changes1_` in `newreno_ns2` (ns235: on): only the first partial ACK of a recovery \
+restarts the retransmission timer (off: every partial ACK does)";
+            partial_window_deflation => partial_window_deflation: bool, Flag, "", [false],
+                "ns-2's `partial_window_deflation_` in `newreno_ns2` (ns235: on): a partial ACK of d packets takes \
+d - 1 packets from the inflated window (RFC 2582), the inflation first, then cwnd (off: it drops \
+the inflation and leaves cwnd)";
             max_cwnd => max_cwnd: Option<u32>, Cap, "segments", [None],
                 "cap on cwnd (ns-2's `maxcwnd_`)";
             fast_retransmit_timer => fast_retransmit_timer: FastRetransmitTimer, Names<FastRetransmitTimer>, "",

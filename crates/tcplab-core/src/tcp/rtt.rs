@@ -49,6 +49,9 @@ pub struct RtoLimits {
     /// `min` bounds the estimate before the backoff multiplies it (ns-2.35's rfc2988_), not
     /// the backed-off timeout; read by the ns-2 timer only.
     pub min_before_backoff: bool,
+    /// The backoff doubles for as long as the timeout is below `max` (ns-2.35's rtt_backoff
+    /// with rfc2988_), not only up to 64; read by the ns-2 timer only.
+    pub backoff_to_max: bool,
 }
 
 /// Consecutive timeouts counted at most (BSD's TCP_MAXRXTSHIFT; ns-2's t_backoff_ stops at 64).
@@ -186,10 +189,13 @@ impl Estimator {
             max: cfg.max_rto,
             initial: cfg.initial_rto,
             min_before_backoff: cfg.min_rto_before_backoff,
+            backoff_to_max: cfg.backoff_to_max_rto,
         };
         let mut e = Self::new(cfg.clock, phase, limits);
-        if let (EstimatorKind::Bsd(b), Stack::Bsd44) = (&e.kind, cfg.stack) {
-            e.kind = EstimatorKind::Bsd(b.clone().with_bsd44_rules());
+        match (&mut e.kind, cfg.stack) {
+            (EstimatorKind::Bsd(b), Stack::Bsd44) => e.kind = EstimatorKind::Bsd(b.clone().with_bsd44_rules()),
+            (EstimatorKind::Ns2(n), _) => n.rearm_after_sample = cfg.rearm_after_sample,
+            _ => {}
         }
         e
     }
@@ -275,7 +281,7 @@ mod tests {
         let mut e = Estimator::new(
             TimerClock::Fine,
             0,
-            RtoLimits { min: 0, max: 1000 * SEC, initial: SEC, min_before_backoff: false },
+            RtoLimits { min: 0, max: 1000 * SEC, initial: SEC, min_before_backoff: false, backoff_to_max: false },
         );
         let mut backoff = 0;
         assert_eq!(e.on_timeout(0, &mut backoff), 2 * SEC);

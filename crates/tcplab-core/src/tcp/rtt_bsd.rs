@@ -112,7 +112,17 @@ mod tests {
     use crate::time::{MS, SEC};
 
     fn bsd(tick: Dur) -> BsdRtt {
-        BsdRtt::new(tick, 0, RtoLimits { min: 2 * tick, max: 64 * SEC, initial: 3 * SEC, min_before_backoff: false })
+        BsdRtt::new(
+            tick,
+            0,
+            RtoLimits {
+                min: 2 * tick,
+                max: 64 * SEC,
+                initial: 3 * SEC,
+                min_before_backoff: false,
+                backoff_to_max: false,
+            },
+        )
     }
 
     #[test]
@@ -149,7 +159,8 @@ mod tests {
     fn bsd44_first_timeouts_are_6_then_24_then_48_seconds() {
         // tcp_subr.c tcp_newtcpcb: t_rxtcur 12 ticks for the first send; tcp_timer.c then
         // uses TCP_REXMTVAL (t_rttvar = 24 ticks) times tcp_backoff[t_rxtshift].
-        let limits = RtoLimits { min: SEC, max: 64 * SEC, initial: 6 * SEC, min_before_backoff: false };
+        let limits =
+            RtoLimits { min: SEC, max: 64 * SEC, initial: 6 * SEC, min_before_backoff: false, backoff_to_max: false };
         let r = BsdRtt::new(500 * MS, 0, limits).with_bsd44_rules();
         assert_eq!(r.deadline(0, 0), 6 * SEC);
         assert_eq!(r.deadline(6 * SEC, 1), 30 * SEC);
@@ -159,7 +170,8 @@ mod tests {
     #[test]
     fn bsd44_forgets_srtt_past_the_third_backoff_and_the_timeout_keeps_the_variance() {
         // tcp_timer.c: past t_rxtshift TCP_MAXRXTSHIFT / 4 (3), rttvar += srtt >> 3, srtt = 0.
-        let limits = RtoLimits { min: SEC, max: 64 * SEC, initial: 6 * SEC, min_before_backoff: false };
+        let limits =
+            RtoLimits { min: SEC, max: 64 * SEC, initial: 6 * SEC, min_before_backoff: false, backoff_to_max: false };
         let mut r = BsdRtt::new(500 * MS, 0, limits).with_bsd44_rules();
         r.sample(0, 1200 * MS); // boundaries at 0.5 and 1.0 s: t_rtt 3 -> srtt 24, rttvar 6
         assert_eq!((r.srtt, r.rttvar, r.rto()), (24, 6, 4500 * MS));

@@ -61,7 +61,13 @@ mod tests {
 
     #[test]
     fn fine_rto_follows_rfc6298() {
-        let mut r = FineRtt::new(RtoLimits { min: 200 * MS, max: 60 * SEC, initial: SEC, min_before_backoff: false });
+        let mut r = FineRtt::new(RtoLimits {
+            min: 200 * MS,
+            max: 60 * SEC,
+            initial: SEC,
+            min_before_backoff: false,
+            backoff_to_max: false,
+        });
         assert_eq!(r.rto(), SEC);
         r.sample(0, 100 * MS);
         assert_eq!(r.rto(), 300 * MS); // 100 + 4 * 50
@@ -72,7 +78,13 @@ mod tests {
 
     #[test]
     fn the_backed_off_timeout_is_clamped_to_max_rto() {
-        let mut r = FineRtt::new(RtoLimits { min: 200 * MS, max: 5 * SEC, initial: SEC, min_before_backoff: false });
+        let mut r = FineRtt::new(RtoLimits {
+            min: 200 * MS,
+            max: 5 * SEC,
+            initial: SEC,
+            min_before_backoff: false,
+            backoff_to_max: false,
+        });
         r.sample(0, 500 * MS); // 500 + 4 * 250 = 1.5 s
         assert_eq!(r.deadline(0, 1), 3 * SEC);
         assert_eq!(r.deadline(0, 2), 5 * SEC, "6 s capped");

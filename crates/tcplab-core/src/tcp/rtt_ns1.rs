@@ -140,7 +140,16 @@ mod tests {
     use crate::time::{MS, SEC};
 
     fn ns1() -> Ns1Rtt {
-        Ns1Rtt::new(100 * MS, RtoLimits { min: 200 * MS, max: 2000 * SEC, initial: 3 * SEC, min_before_backoff: false })
+        Ns1Rtt::new(
+            100 * MS,
+            RtoLimits {
+                min: 200 * MS,
+                max: 2000 * SEC,
+                initial: 3 * SEC,
+                min_before_backoff: false,
+                backoff_to_max: false,
+            },
+        )
     }
 
     #[test]

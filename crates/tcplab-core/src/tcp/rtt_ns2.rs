@@ -11,10 +11,20 @@
 //! fast retransmit re-arms the timer without backing off (`reset_rtx_timer(1, 0)` in Reno,
 //! NewReno and Sack1 alike: the trait's default, the timer restarting as the resent segment
 //! leaves).
+//!
+//! ns-2.35 changed two of these rules, each a knob: `timerfix_` (tcp.cc 1.120, 2001/05/11,
+//! `rearm_after_sample`) moves newack's newtimer() after the sample and the backoff's reset, and
+//! rtt_backoff with `rfc2988_` (tcp.cc 1.174, 2007/03/29; as released, 1.181, 2010/04/02,
+//! `backoff_to_max_rto`) doubles t_backoff_ past 64 for as long as rtt_timeout() is below
+//! maxrto_.
 
 use crate::time::{Dur, Time};
 
-use super::rtt::{backoff_multiplier, rounded_ticks, ticks_crossed, RtoLimits, RttEstimator};
+use super::rtt::{backoff_multiplier, rounded_ticks, ticks_crossed, RtoLimits, RttEstimator, MAX_BACKOFF};
+
+/// Doublings of t_backoff_ counted at most when it may pass 64: 2^40 times even a 1 ns
+/// estimate passes any `max_rto` a scenario can set, so the count never reaches it in practice.
+const MAX_BACKOFF_TO_MAX: u32 = 40;
 
 #[derive(Debug, Clone)]
 pub struct Ns2Rtt {
@@ -29,11 +39,14 @@ pub struct Ns2Rtt {
     /// t_rtxcur_ kept from the last estimate after rtt_backoff cleared srtt.
     rtxcur: Option<Dur>,
     limits: RtoLimits,
+    /// ns-2.35's `timerfix_`: an ACK of new data restarts the timer from the estimate after
+    /// its sample and the backoff's reset (knob `rearm_after_sample`).
+    pub rearm_after_sample: bool,
 }
 
 impl Ns2Rtt {
     pub fn new(tick: Dur, phase: Dur, limits: RtoLimits) -> Self {
-        Self { tick, phase, srtt: 0, rttvar: 0, has_sample: false, rtxcur: None, limits }
+        Self { tick, phase, srtt: 0, rttvar: 0, has_sample: false, rtxcur: None, limits, rearm_after_sample: false }
     }
 
     fn update_ticks(&mut self, ticks: u64) {
@@ -73,17 +86,40 @@ impl RttEstimator for Ns2Rtt {
     }
 
     fn on_backoff(&mut self, backoff: u32) {
-        if backoff_multiplier(backoff) > 8 && self.has_sample {
+        let mult = multiplier(backoff, self.limits);
+        if mult > 8 && self.has_sample {
             // t_rtxcur_ is not recomputed until the next sample: keep the current value.
             let cur = self.rto();
-            clobber_on_backoff(&mut self.srtt, &mut self.rttvar, backoff_multiplier(backoff));
+            clobber_on_backoff(&mut self.srtt, &mut self.rttvar, mult);
             self.has_sample = false;
             self.rtxcur = Some(cur);
         }
     }
 
+    /// rtt_backoff before set_rtx_timer. ns-2.1b's t_backoff_ stops at 64; ns-2.35's goes on
+    /// doubling while the timeout it gives (rtt_timeout(), with the bounds) is below maxrto_.
+    fn on_timeout(&mut self, now: Time, backoff: &mut u32) -> Time {
+        if !self.limits.backoff_to_max {
+            *backoff = (*backoff + 1).min(MAX_BACKOFF);
+        } else if multiplier(*backoff, self.limits) < 64 || self.deadline(now, *backoff) - now < self.limits.max {
+            *backoff = (*backoff + 1).min(MAX_BACKOFF_TO_MAX);
+        }
+        self.on_backoff(*backoff);
+        self.deadline(now, *backoff)
+    }
+
     fn deadline_before_update(&self, now: Time, backoff: u32) -> Option<Time> {
-        Some(self.deadline(now, backoff))
+        (!self.rearm_after_sample).then(|| self.deadline(now, backoff))
+    }
+}
+
+/// t_backoff_ after `backoff` doublings: at most 64 unless the limits let it reach `max`.
+#[inline]
+fn multiplier(backoff: u32, limits: RtoLimits) -> u64 {
+    if limits.backoff_to_max {
+        1u64 << backoff.min(MAX_BACKOFF_TO_MAX)
+    } else {
+        backoff_multiplier(backoff)
     }
 }
 
@@ -92,7 +128,7 @@ impl RttEstimator for Ns2Rtt {
 /// 2002/03/08) a t_rtxcur_ below minrto_ is raised to it first: `minrto_ * t_backoff_`.
 pub fn timeout_at(now: Time, rto: Dur, backoff: u32, limits: RtoLimits) -> Time {
     let base = if limits.min_before_backoff { rto.max(limits.min) } else { rto };
-    now + base.saturating_mul(backoff_multiplier(backoff)).min(limits.max).max(limits.min)
+    now + base.saturating_mul(multiplier(backoff, limits)).min(limits.max).max(limits.min)
 }
 
 /// One sample of `ticks` (already at least 1) folded into `srtt` (ticks << 3) and
@@ -145,7 +181,13 @@ mod tests {
         Ns2Rtt::new(
             100 * MS,
             0,
-            RtoLimits { min: 200 * MS, max: 64 * SEC, initial: 6 * SEC, min_before_backoff: false },
+            RtoLimits {
+                min: 200 * MS,
+                max: 64 * SEC,
+                initial: 6 * SEC,
+                min_before_backoff: false,
+                backoff_to_max: false,
+            },
         )
     }
 

@@ -24,6 +24,11 @@ impl Scoreboard {
         trim_below(&mut self.retransmitted, snd_una);
     }
 
+    /// Bytes SACKed above snd_una.
+    pub fn sacked_bytes(&self) -> u64 {
+        self.sacked.iter().map(|&(s, e)| e - s).sum()
+    }
+
     /// Forget all SACK information (after a timeout, as Goyal et al. (1998) Sec. 3.2 says).
     pub fn clear(&mut self) {
         self.sacked.clear();

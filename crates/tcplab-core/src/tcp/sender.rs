@@ -337,8 +337,16 @@ impl TcpSender {
         }
         self.peer_wnd = pkt.wnd as u64;
         self.max_peer_wnd = self.max_peer_wnd.max(self.peer_wnd);
+        let sack_check =
+            self.cfg.dupack_needs_new_sack && self.cfg.recovery.uses_sack() && !self.recovery.in_recovery();
+        let sacked_before = if sack_check { self.scoreboard.sacked_bytes() } else { 0 };
         self.update_scoreboard(ack, pkt);
-        let dupack = ack == self.snd_una && pkt.payload == 0 && self.snd_max > self.snd_una;
+        let mut dupack = ack == self.snd_una && pkt.payload == 0 && self.snd_max > self.snd_una;
+        if sack_check && self.scoreboard.sacked_bytes() <= sacked_before {
+            // ns-2.35's Sack1 counts a duplicate only if scb_->CheckUpdate(): its SACK blocks
+            // report data not SACKed before (tcp-sack1.cc 1.41, 2000/07/23).
+            dupack = false;
+        }
         let sample = self.sample_ack(now, ack, pkt, dupack);
         // TCP Boston's partial ACK: how many shards of a segment the receiver holds.
         let partial = (pkt.shards.held > 0).then(|| unwrap(self.isn.wrapping_add(1), pkt.shards.seg, self.snd_una));
@@ -373,6 +381,8 @@ impl TcpSender {
                     FastRetransmitTimer::Backoff => Some(self.rtt.on_timeout(now, &mut self.backoff)),
                     FastRetransmitTimer::Keep => Some(self.rtt.deadline(now, self.backoff)),
                 };
+            } else if self.cfg.limited_transmit && count < threshold {
+                self.limited_transmit(count);
             }
         }
         if let Some(seg) = partial {

@@ -96,6 +96,21 @@ impl TcpSender {
         Some(self.data_packet(now, off, len))
     }
 
+    /// Limited transmit (RFC 3042) as ns-2.35's send_one does it (`singledup_`, tcp.cc 1.101,
+    /// 2000/03/15): on duplicate ACK `dupacks` (1 or 2), one new segment beyond a full window
+    /// if `t_seqno_ <= highest_ack_ + cwnd_ + dupacks_` (whole packets of cwnd) and the
+    /// receiver's window and the data allow it. A window with room sends that segment anyway.
+    pub(super) fn limited_transmit(&mut self, dupacks: u32) {
+        let mss = self.cfg.mss as u64;
+        if self.snd_nxt != self.snd_max || self.sendable_len().is_some() || self.new_data_len().is_none() {
+            return;
+        }
+        let reach = self.snd_una + (self.win.cwnd / mss + dupacks as u64) * mss;
+        if self.snd_nxt + mss <= reach {
+            self.extra_new += 1;
+        }
+    }
+
     /// New data that the receiver's window and the application allow, whatever cwnd says.
     fn new_data_len(&self) -> Option<u64> {
         let limit = self.snd_una + self.peer_wnd.min(self.cfg.snd_buf as u64);

@@ -117,6 +117,12 @@ fn ns235_changes() -> TcpKnobs {
         // rtt_timeout with `rfc2988_ true` (tcp.cc 1.131, default in ns-default.tcl 1.279,
         // 2002/03/08): `if (t_rtxcur_ < minrto_) timeout = minrto_ * t_backoff_`.
         min_rto_before_backoff: Some(true),
+        // rtt_backoff with `rfc2988_`: `t_backoff_ <<= 1` also past 64 while rtt_timeout() <
+        // maxrto_ (tcp.cc 1.174, 2007/03/29; its bound on the doubling, 1.181, 2010/04/02).
+        backoff_to_max_rto: Some(true),
+        // `timerfix_ true` (tcp.cc 1.120 and ns-default.tcl 1.239, 2001/05/11): newack calls
+        // newtimer() after rtt_update() and the backoff's reset.
+        rearm_after_sample: Some(true),
         // `maxrto_ 60` (ns-default.tcl 1.371, 2007/03/29).
         max_rto: Some(60 * SEC),
         // `rtxcur_init_ 3.0` (ns-default.tcl 1.357, 2006/01/23).
@@ -127,6 +133,20 @@ fn ns235_changes() -> TcpKnobs {
         // Sack1TcpAgent::dupack_action: `pipe_ = maxseq_ - highest_ack_ - numdupacks_`
         // (tcp-sack1.cc 1.44, 2000/08/20, reinstated 1.47, 2000/10/03; `oldCode_ false`).
         sack_pipe: Some(SackPipeStart::Flight),
+        // Sack1TcpAgent::recv: `if (scb_->CheckUpdate())` around the duplicate count
+        // (tcp-sack1.cc 1.41, 2000/07/23).
+        dupack_needs_new_sack: Some(true),
+        // `Agent/TCP/Newreno set newreno_changes1_ 1` and `partial_window_deflation_ 1`
+        // (ns-default.tcl 1.315, 2003/05/06, "to reflect RFC 2582"): tcp-newreno.cc's
+        // partialnewack_helper and partialnewack.
+        // `singledup_ 1` (ns-default.tcl 1.267, 2001/11/29; send_one from tcp.cc 1.101,
+        // 2000/03/15, on the first and second duplicate since 2000/03/16).
+        limited_transmit: Some(true),
+        // `precisionReduce_ true` (ns-default.tcl 1.358, 2006/01/24; tcp.cc 1.110,
+        // 2000/08/08): slowdown's `halfwin = windowd() / 2`, a double.
+        precision_reduce: Some(true),
+        newreno_changes1: Some(true),
+        partial_window_deflation: Some(true),
         ..TcpKnobs::default()
     }
 }

@@ -71,6 +71,22 @@ impl Ctx<'_> {
         (self.win.cwnd.min(self.peer_wnd) / self.mss / 2 * self.mss).max(self.mss)
     }
 
+    /// The same with ns-2.35's `precisionReduce_` (tcp.cc 1.110, 2000/08/08; on from
+    /// ns-default.tcl 1.358, 2006/01/24): `cwnd_ = windowd() / 2`, the fraction kept (the
+    /// sender still uses whole packets of it).
+    pub fn ns2_half_window_exact(&self) -> u64 {
+        (self.win.cwnd.min(self.peer_wnd) / 2).max(self.mss)
+    }
+
+    /// ns-2's halving, whole packets or (`exact`) keeping the fraction.
+    pub fn ns2_halving(&self, exact: bool) -> u64 {
+        if exact {
+            self.ns2_half_window_exact()
+        } else {
+            self.ns2_half_window()
+        }
+    }
+
     /// Bytes sent and not yet cumulatively acknowledged.
     pub fn flight(&self) -> u64 {
         self.snd_max - self.snd_una
@@ -164,20 +180,26 @@ impl Recovery {
         match cfg.recovery {
             RecoveryKind::Vanilla => Recovery::Vanilla(Vanilla),
             RecoveryKind::Tahoe => Recovery::Tahoe(Tahoe::new(cfg.bug_fix)),
-            RecoveryKind::Reno => {
-                Recovery::Reno(Reno::new(cfg.deflation, cfg.bug_fix).with_exit_fast_retrans(cfg.exit_fast_retrans))
-            }
+            RecoveryKind::Reno => Recovery::Reno(
+                Reno::new(cfg.deflation, cfg.bug_fix)
+                    .with_exit_fast_retrans(cfg.exit_fast_retrans)
+                    .with_precision_reduce(cfg.precision_reduce),
+            ),
             RecoveryKind::NewReno => Recovery::NewReno(NewReno::default()),
             RecoveryKind::NewRenoNs2 => Recovery::NewRenoNs2(
                 NewRenoNs2::default()
                     .with_flywheel(cfg.newreno_changes)
                     .with_ns2_sends(cfg.recovery_send_ns2)
                     .with_bug_fix(cfg.bug_fix)
-                    .with_ns2_halving(cfg.deflation == Deflation::Ns2),
+                    .with_ns2_halving(cfg.deflation == Deflation::Ns2)
+                    .with_ns235_rules(cfg.exit_fast_retrans, cfg.newreno_changes1, cfg.partial_window_deflation)
+                    .with_precision_reduce(cfg.precision_reduce),
             ),
-            RecoveryKind::Sack => {
-                Recovery::Sack(SackPipe::new(cfg.bug_fix).with_flight_pipe(cfg.sack_pipe == SackPipeStart::Flight))
-            }
+            RecoveryKind::Sack => Recovery::Sack(
+                SackPipe::new(cfg.bug_fix)
+                    .with_flight_pipe(cfg.sack_pipe == SackPipeStart::Flight)
+                    .with_precision_reduce(cfg.precision_reduce),
+            ),
             RecoveryKind::Sack6675 => Recovery::Sack6675(Sack6675::default()),
         }
     }

@@ -13,6 +13,15 @@
 //! bugFix_ a third duplicate ACK after a timeout, before the ACK passes `recover`, inflates the
 //! window but retransmits nothing (RenoTcpAgent::dupack_action); and in recovery the window
 //! sends as NewRenoTcpAgent::recv does (`window_sends`). `newreno.rs` is RFC 6582's NewReno.
+//!
+//! ns-2.35 (tcp-newreno.cc 1.58, 2009/12/30; ns-default.tcl 1.388) changes three rules, each a
+//! knob: `newreno_changes1_` (knob `newreno_changes1`) restarts the timer on the first partial
+//! ACK of a recovery only; `partial_window_deflation_` (knob `partial_window_deflation`)
+//! deflates the window by the packets a partial ACK covers, less one, instead of dropping the
+//! inflation (both on from ns-default.tcl 1.315, 2003/05/06); and `exitFastRetrans_` (knob
+//! `exit_fast_retrans`, tcp-newreno.cc 1.51, 2003/07/29, EXITED on leaving recovery from 1.55,
+//! 2004/09/29) inflates the window only after a fast retransmit, so a third duplicate that may
+//! not retransmit (after a timeout or a recovery, until an ACK passes `recover`) does nothing.
 
 use super::{AckVerdict, Ctx, LossRecovery};
 
@@ -38,6 +47,19 @@ pub struct NewRenoNs2 {
     /// ns-2's slowdown(CLOSE_CWND_HALF): the fast retransmit sets cwnd to half the window in
     /// whole packets, which only ssthresh floors (the `deflation = "ns2"` knob).
     ns2_halving: bool,
+    /// exitFastRetrans_: no inflation without a fast retransmit, and a recovery's end guards
+    /// the next fast retransmit as a timeout does.
+    exit_fast_retrans: bool,
+    /// A recovery ended (with exitFastRetrans_) and no ACK has passed its `recover` yet.
+    exited: bool,
+    /// newreno_changes1_: only the first partial ACK of a recovery restarts the timer.
+    timer_first_partial: bool,
+    /// A partial ACK of this recovery has restarted the timer (ns-2's firstpartial_).
+    partial_seen: bool,
+    /// partial_window_deflation_.
+    partial_deflation: bool,
+    /// precisionReduce_: the `ns2_halving` keeps the fraction of a packet.
+    precision_reduce: bool,
 }
 
 impl Default for NewRenoNs2 {
@@ -53,6 +75,12 @@ impl Default for NewRenoNs2 {
             inflated_only: false,
             dupwnd: 0,
             ns2_halving: false,
+            exit_fast_retrans: false,
+            exited: false,
+            timer_first_partial: false,
+            partial_seen: false,
+            partial_deflation: false,
+            precision_reduce: false,
         }
     }
 }
@@ -91,6 +119,36 @@ impl NewRenoNs2 {
         self.ns2_halving = on;
         self
     }
+
+    /// ns-2.35's rules (knobs `exit_fast_retrans`, `newreno_changes1`,
+    /// `partial_window_deflation`): see the top of the file.
+    pub fn with_ns235_rules(mut self, exit_fast_retrans: bool, timer_first_partial: bool, deflation: bool) -> Self {
+        self.exit_fast_retrans = exit_fast_retrans;
+        self.timer_first_partial = timer_first_partial;
+        self.partial_deflation = deflation;
+        self
+    }
+
+    /// ns-2.35's precisionReduce_ (knob `precision_reduce`).
+    pub fn with_precision_reduce(mut self, on: bool) -> Self {
+        self.precision_reduce = on;
+        self
+    }
+
+    /// partialnewack with `partial_window_deflation_` (as since tcp-newreno.cc 1.45,
+    /// 2001/06/16): d packets newly acknowledged take d - 1
+    /// from dupwnd_ if it holds more than d, else dupwnd_ becomes 1 and cwnd_ (at least one
+    /// packet) gives up the rest. Either way the window (cwnd_ + dupwnd_) shrinks by d - 1.
+    fn deflate_partially(&mut self, cx: &mut Ctx, acked: u64) {
+        let mut base = cx.win.cwnd.saturating_sub(self.dupwnd);
+        if self.dupwnd > acked {
+            self.dupwnd -= acked.saturating_sub(cx.mss);
+        } else {
+            base = base.saturating_sub(acked - self.dupwnd).max(cx.mss);
+            self.dupwnd = cx.mss;
+        }
+        cx.win.cwnd = base + self.dupwnd;
+    }
 }
 
 impl LossRecovery for NewRenoNs2 {
@@ -108,7 +166,11 @@ impl LossRecovery for NewRenoNs2 {
             return false;
         }
         let past_recover = self.recover.is_none_or(|r| cx.snd_una > r);
-        if self.bug_fix && self.after_timeout && !past_recover {
+        if self.bug_fix && (self.after_timeout || self.exited) && !past_recover {
+            if self.exit_fast_retrans {
+                // 2.35 recv: `if (!exitFastRetrans_) dupwnd_ = numdupacks_`: nothing at all.
+                return false;
+            }
             // recv: dupack_action does nothing, then `dupwnd_ = NUMDUPACKS` all the same.
             cx.win.cwnd += threshold as u64 * cx.mss;
             self.dupwnd = threshold as u64 * cx.mss;
@@ -116,7 +178,7 @@ impl LossRecovery for NewRenoNs2 {
             self.dups = 0;
             return false;
         }
-        let half = cx.ns2_half_window();
+        let half = cx.ns2_halving(self.precision_reduce);
         cx.win.ssthresh = cx.ssthresh_on_loss();
         let base = if self.ns2_halving { half } else { cx.win.ssthresh };
         cx.win.cwnd = base + threshold as u64 * cx.mss;
@@ -124,14 +186,17 @@ impl LossRecovery for NewRenoNs2 {
         self.recover = Some(cx.snd_max);
         self.in_recovery = true;
         self.after_timeout = false;
+        self.exited = false;
+        self.partial_seen = false;
         self.dupwnd = threshold as u64 * cx.mss;
         self.dups = 0;
         true
     }
 
-    fn on_new_ack(&mut self, cx: &mut Ctx, _acked: u64) -> AckVerdict {
-        if self.after_timeout && self.recover.is_some_and(|r| cx.snd_una > r) {
+    fn on_new_ack(&mut self, cx: &mut Ctx, acked: u64) -> AckVerdict {
+        if self.recover.is_some_and(|r| cx.snd_una > r) {
             self.after_timeout = false;
+            self.exited = false;
         }
         if self.inflated_only {
             // rev. 1.44 recv: after a timeout (last_cwnd_action_ is not a dupack) a new ACK
@@ -144,24 +209,36 @@ impl LossRecovery for NewRenoNs2 {
             return AckVerdict::GROW;
         }
         let recover = self.recover.expect("recover is set in recovery");
-        // Both the ACK that ends recovery and a partial ACK set dupwnd_ = 0 and leave cwnd_.
-        cx.win.cwnd = cx.win.cwnd.saturating_sub(self.dupwnd).max(cx.mss);
-        self.dupwnd = 0;
-        if cx.snd_una >= recover {
-            // recv: `tcph->seqno() >= recover_`: recv_newack_helper, so newack and opencwnd.
+        let partial = cx.snd_una < recover;
+        if partial && self.partial_deflation {
+            self.deflate_partially(cx, acked);
+        } else {
+            // The ACK that ends recovery, and a partial ACK without partial_window_deflation_,
+            // set dupwnd_ = 0 and leave cwnd_.
+            cx.win.cwnd = cx.win.cwnd.saturating_sub(self.dupwnd).max(cx.mss);
+            self.dupwnd = 0;
+        }
+        if !partial {
+            // recv: `tcph->seqno() >= recover_`: recv_newack_helper, so newack and opencwnd;
+            // with exitFastRetrans_, last_cwnd_action_ = EXITED.
             self.in_recovery = false;
+            self.exited = self.exit_fast_retrans;
             return AckVerdict::GROW;
         }
         // A partial ACK (partialnewack_helper): the next hole is lost too; resend it now,
-        // restart the timer, no opencwnd; dupacks_ is left as it is.
+        // restart the timer (with newreno_changes1_, on the first partial ACK only), no
+        // opencwnd; dupacks_ is left as it is.
         *cx.retransmit = Some(cx.snd_una);
-        AckVerdict::HOLD
+        let restart_timer = !self.timer_first_partial || !self.partial_seen;
+        self.partial_seen = true;
+        AckVerdict { grow: false, restart_timer }
     }
 
     fn on_timeout(&mut self, cx: &mut Ctx) {
         self.in_recovery = false;
         self.recover = Some(cx.snd_max);
         self.after_timeout = self.bug_fix;
+        self.exited = false;
         self.inflated_only = false;
         self.dupwnd = 0;
     }
@@ -284,5 +361,80 @@ mod tests {
         s.snd_una = 14_000;
         s.snd_max = 20_000;
         assert!(n.on_dupack(&mut s.cx(), 3, 3), "past recover fast retransmit works again");
+    }
+
+    #[test]
+    fn ns235_newreno_changes1_restarts_the_timer_on_the_first_partial_ack_only() {
+        // tcp-newreno.cc 1.33 (1998/08/24) partialnewack_helper: `if (!newreno_changes1_ ||
+        // firstpartial_ == 0) { firstpartial_ = 1; newtimer(pkt); }`; firstpartial_ = 0 when
+        // recovery ends. On by default from ns-default.tcl 1.315 (2003/05/06).
+        let timers = |on: bool| {
+            let (mut n, mut s) = enter(NewRenoNs2::default().with_ns235_rules(false, on, false));
+            let mut restarts = vec![];
+            for una in [6000, 7000, 8000] {
+                s.snd_una = una;
+                restarts.push(n.on_new_ack(&mut s.cx(), 1000).restart_timer);
+            }
+            s.snd_una = 13_000;
+            n.on_new_ack(&mut s.cx(), 5000);
+            // A new recovery starts counting afresh.
+            s.snd_max = 20_000;
+            assert!(n.on_dupack(&mut s.cx(), 3, 3));
+            s.snd_una = 14_000;
+            restarts.push(n.on_new_ack(&mut s.cx(), 1000).restart_timer);
+            restarts
+        };
+        assert_eq!(timers(true), [true, false, false, true]);
+        assert_eq!(timers(false), [true; 4]);
+    }
+
+    #[test]
+    fn ns235_partial_window_deflation_takes_d_minus_one_packets_inflation_first() {
+        // tcp-newreno.cc 1.45 (2001/06/16) partialnewack: d = packets acked; `if (dupwnd_ >
+        // d) dupwnd_ -= d - 1; else { cwnd_ -= d - dupwnd_; dupwnd_ = 1; }`, cwnd_ >= 1.
+        // Fast retransmit from 8: cwnd_ 4 + dupwnd_ 3, one more duplicate: dupwnd_ 4.
+        let (mut n, mut s) = enter(NewRenoNs2::default().with_ns235_rules(false, false, true));
+        n.on_dupack(&mut s.cx(), 4, 3);
+        s.snd_una = 7000; // d = 2 < dupwnd_ 4: dupwnd_ 3
+        n.on_new_ack(&mut s.cx(), 2000);
+        assert_eq!((s.win.cwnd, n.inflation()), (7000, 3000));
+        s.snd_una = 12_000; // d = 5 >= 3: cwnd_ 4 - 2 = 2, dupwnd_ 1
+        n.on_new_ack(&mut s.cx(), 5000);
+        assert_eq!((s.win.cwnd, n.inflation()), (3000, 1000));
+        s.snd_una = 13_000; // ends recovery: dupwnd_ = 0, then opencwnd
+        assert_eq!(n.on_new_ack(&mut s.cx(), 1000), AckVerdict::GROW);
+        assert_eq!((s.win.cwnd, n.inflation()), (2000, 0));
+    }
+
+    #[test]
+    fn ns235_exit_fast_retrans_neither_inflates_nor_retransmits_until_recover_is_passed() {
+        // tcp-newreno.cc 1.51 (2003/07/29) recv: `dupwnd_ = numdupacks_` only in dupack_action's
+        // fast retransmit, `++dupwnd_` only while last_cwnd_action_ == DUPACK; 1.55 (2004/09/29)
+        // sets EXITED when recovery ends, and allow_fast_retransmit is 0 (1.32, 1998/08/22).
+        let mut s = State::new(1000);
+        let mut n = NewRenoNs2::default().with_bug_fix(true).with_flywheel(false).with_ns235_rules(true, true, true);
+        n.on_timeout(&mut s.cx()); // recover = 13000
+        for c in 3..6 {
+            assert!(!n.on_dupack(&mut s.cx(), c, 3));
+        }
+        assert_eq!((s.win.cwnd, s.retransmit, n.inflation()), (1000, None, 0), "after a timeout");
+        // A recovery that ends exactly at recover (highest_ack_ == recover_): the next three
+        // duplicates do nothing either; ns-2.1b3's Reno guard (knob off) allows a fast retransmit.
+        for exit in [true, false] {
+            let mut s = State::new(8000);
+            let mut n = NewRenoNs2::default().with_bug_fix(true).with_ns235_rules(exit, true, true);
+            assert!(n.on_dupack(&mut s.cx(), 3, 3));
+            s.snd_una = 13_000;
+            n.on_new_ack(&mut s.cx(), 8000);
+            s.snd_max = 20_000;
+            let cwnd = s.win.cwnd;
+            assert_eq!(n.on_dupack(&mut s.cx(), 3, 3), !exit);
+            if exit {
+                assert_eq!((s.win.cwnd, n.inflation()), (cwnd, 0));
+                s.snd_una = 14_000; // past recover: allowed again
+                n.on_new_ack(&mut s.cx(), 1000);
+                assert!(n.on_dupack(&mut s.cx(), 3, 3));
+            }
+        }
     }
 }

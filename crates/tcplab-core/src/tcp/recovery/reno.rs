@@ -38,6 +38,8 @@ pub struct Reno {
     inflated_only: bool,
     /// ns-2.35's exitFastRetrans_ (see the top).
     exit_fast_retrans: bool,
+    /// precisionReduce_: ns-2's halving keeps the fraction.
+    precision_reduce: bool,
     /// A fast retransmit set `recover` (exitFastRetrans_ only).
     recover_from_fast_retransmit: bool,
 }
@@ -61,7 +63,14 @@ impl Reno {
             inflated_only: false,
             exit_fast_retrans: false,
             recover_from_fast_retransmit: false,
+            precision_reduce: false,
         }
+    }
+
+    /// With ns-2.35's precisionReduce_ (knob `precision_reduce`): the `deflation = "ns2"`
+    /// halving keeps the fraction of a packet.
+    pub fn with_precision_reduce(self, on: bool) -> Self {
+        Self { precision_reduce: on, ..self }
     }
 
     /// With ns-2.35's exitFastRetrans_ (knob `exit_fast_retrans`).
@@ -95,7 +104,7 @@ impl LossRecovery for Reno {
                 return false;
             }
             // ns-2 halves the window itself; elsewhere cwnd restarts from ssthresh.
-            let half = cx.ns2_half_window();
+            let half = cx.ns2_halving(self.precision_reduce);
             fast_retransmit(cx);
             let base = if self.deflation == Deflation::Ns2 { half } else { cx.win.ssthresh };
             cx.win.cwnd = base + dupwnd;

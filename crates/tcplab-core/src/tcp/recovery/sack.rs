@@ -29,6 +29,8 @@ pub struct SackPipe {
     uncounted: Option<u64>,
     /// PIPE starts from the data outstanding, not cwnd (knob `sack_pipe = "flight"`).
     flight_pipe: bool,
+    /// precisionReduce_: cwnd is half the window, fraction kept, not ssthresh.
+    precision_reduce: bool,
 }
 
 impl Default for SackPipe {
@@ -47,7 +49,14 @@ impl SackPipe {
             after_timeout: false,
             uncounted: None,
             flight_pipe: false,
+            precision_reduce: false,
         }
+    }
+
+    /// ns-2.35's Sack1 with precisionReduce_ (knob `precision_reduce`): slowdown sets `cwnd_ =
+    /// windowd() / 2`, the fraction kept, rather than restarting from ssthresh.
+    pub fn with_precision_reduce(self, on: bool) -> Self {
+        Self { precision_reduce: on, ..self }
     }
 
     /// ns-2.35's Sack1TcpAgent::dupack_action (tcp-sack1.cc 1.44, 2000/08/20, reinstated in
@@ -70,8 +79,9 @@ impl LossRecovery for SackPipe {
         }
         let start = if self.flight_pipe { cx.flight() } else { cx.win.cwnd };
         self.pipe = start as i64 - (threshold as u64 * cx.mss) as i64;
+        let half = cx.ns2_half_window_exact();
         cx.win.ssthresh = cx.ssthresh_on_loss();
-        cx.win.cwnd = cx.win.ssthresh;
+        cx.win.cwnd = if self.precision_reduce { half } else { cx.win.ssthresh };
         self.recover = cx.snd_max;
         self.in_recovery = true;
         self.after_timeout = false;
