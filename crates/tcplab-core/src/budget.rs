@@ -238,6 +238,16 @@ fn traces(model: &Model, streamed: bool, parts: &mut Vec<Part>) {
         };
         parts.push(Part { field, what, bytes });
     }
+    let departure = std::mem::size_of::<crate::net::sojourn_trace::Departure>();
+    for (c, rows) in crate::trace_budget::sojourn_rows(model) {
+        let field = format!("link[{}].trace_queue", c / 2);
+        let (what, bytes) = if plan.channels[c] {
+            ("trace file buffers", BUFFER_BYTES as u64)
+        } else {
+            ("sojourn trace rows", bytes(rows, departure))
+        };
+        parts.push(Part { field, what, bytes });
+    }
     let event = std::mem::size_of::<crate::net::drop_trace::DropEvent>();
     for (c, rows) in crate::trace_budget::drop_rows(model) {
         let field = format!("link[{}].trace_drops", c / 2);

@@ -6,12 +6,14 @@ pub mod codel;
 pub mod drop_trace;
 pub mod loss;
 pub mod marker;
+pub mod pie;
 pub mod pool;
 pub mod qdisc;
 pub mod queue;
 pub mod red;
 pub mod red_ns;
 pub mod route;
+pub mod sojourn_trace;
 
 pub use channel::{Channel, ChannelStats};
 pub use loss::LossModel;

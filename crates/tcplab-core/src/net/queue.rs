@@ -20,8 +20,10 @@ use crate::time::Time;
 
 use super::codel::{Codel, Head};
 use super::drop_trace::{DropCause, DropTrace};
+use super::pie::Pie;
 use super::pool::PacketId;
 use super::red::{Red, RedDrop};
+use super::sojourn_trace::SojournTrace;
 
 /// A waiting packet: its id, its size, and its virtual circuit (for cell policies).
 #[derive(Debug, Clone, Copy)]
@@ -64,6 +66,22 @@ pub enum Discipline {
     Cells(Box<CellDropper>),
     /// CoDel (RFC 8289), deciding at dequeue from each packet's sojourn time.
     Codel(Box<CodelQueue>),
+    /// PIE (RFC 8033), deciding at enqueue with a probability updated from the delay.
+    Pie(Box<PieQueue>),
+}
+
+/// PIE's state and the enqueue times of the waiting packets (its delay samples are their
+/// sojourn times, RFC 8033 section 4.3's timestamp variant).
+#[derive(Debug, Clone)]
+pub struct PieQueue {
+    pub pie: Pie,
+    stamps: VecDeque<Time>,
+}
+
+impl PieQueue {
+    pub fn new(pie: Pie) -> Self {
+        Self { pie, stamps: VecDeque::new() }
+    }
 }
 
 /// CoDel's state, the enqueue times of the waiting packets (a deque beside `Queue::buf`, so
@@ -88,7 +106,7 @@ pub struct QueueStats {
     pub arrivals_marked: u64,
     /// The buffer was full.
     pub drops_overflow: u64,
-    /// RED's random drops between min_th and max_th.
+    /// RED's random drops between min_th and max_th, and PIE's random drops (RFC 8033).
     pub drops_early: u64,
     /// RED's drops with the average in the forced region.
     pub drops_forced: u64,
@@ -129,6 +147,9 @@ pub struct Queue {
     /// A row per packet dropped, when the link asks for a drop trace (the channel records its
     /// loss model's drops here too).
     pub drops: Option<Box<DropTrace>>,
+    /// A row per departure with its sojourn time, when an AQM queue's link asks for a queue
+    /// trace (`sojourn_trace`).
+    pub sojourn: Option<Box<SojournTrace>>,
     /// Largest number of packets ever waiting.
     pub peak_packets: usize,
 }
@@ -144,7 +165,17 @@ impl Queue {
     }
 
     pub fn with_discipline(limit: QueueLimit, disc: Discipline) -> Self {
-        Self { buf: VecDeque::new(), bytes: 0, limit, disc, stats: None, trace: None, drops: None, peak_packets: 0 }
+        Self {
+            buf: VecDeque::new(),
+            bytes: 0,
+            limit,
+            disc,
+            stats: None,
+            trace: None,
+            drops: None,
+            sojourn: None,
+            peak_packets: 0,
+        }
     }
 
     /// Count drops by cause and mark from now on.
@@ -160,6 +191,11 @@ impl Queue {
     /// Record a sample at every arrival from now on.
     pub fn keep_trace(&mut self) {
         self.trace = Some(Box::default());
+    }
+
+    /// Record every departure's sojourn time from now on.
+    pub fn keep_sojourn(&mut self) {
+        self.sojourn = Some(Box::default());
     }
 
     fn fits(&self, pkt: &Packet) -> bool {
@@ -184,8 +220,29 @@ impl Queue {
                 // in a real queue: its size still counts for CoDel's one-packet floor.
                 if ok && link_idle {
                     c.codel.on_enqueue(pkt.wire_bytes as u64);
+                    if let Some(t) = &mut self.sojourn {
+                        t.depart(now, 0);
+                    }
                 }
                 (ok, None)
+            }
+            Discipline::Pie(p) => {
+                // The one place PIE signals congestion: its drop at enqueue (RFC 8033 4.1).
+                if p.pie.drop_early(now, self.bytes) {
+                    if let Some(t) = &mut self.sojourn {
+                        t.dropped(1);
+                    }
+                    (false, Some(RedDrop::Early))
+                } else {
+                    let ok = link_idle || Self::room(self.limit, self.buf.len(), self.bytes, pkt);
+                    if ok && link_idle {
+                        p.pie.on_dequeue(now, 0, true);
+                        if let Some(t) = &mut self.sojourn {
+                            t.depart(now, 0);
+                        }
+                    }
+                    (ok, None)
+                }
             }
             Discipline::Cells(d) => {
                 let occupancy = if link_idle { 0 } else { self.buf.len() };
@@ -253,6 +310,7 @@ impl Queue {
                 c.codel.on_enqueue(w.wire_bytes as u64);
                 c.stamps.push_back(now);
             }
+            Discipline::Pie(p) => p.stamps.push_back(now),
             _ => {}
         }
         self.bytes += w.wire_bytes as u64;
@@ -263,7 +321,10 @@ impl Queue {
     /// The next packet to send at `now`; None leaves the link idle.
     pub fn pop(&mut self, now: Time) -> Option<Waiting> {
         if let Discipline::Codel(c) = &mut self.disc {
-            return Self::pop_codel(c, &mut self.buf, &mut self.bytes, now);
+            return Self::pop_codel(c, &mut self.buf, &mut self.bytes, self.sojourn.as_deref_mut(), now);
+        }
+        if let Discipline::Pie(p) = &mut self.disc {
+            return Self::pop_pie(p, &mut self.buf, &mut self.bytes, self.sojourn.as_deref_mut(), now);
         }
         let Some(w) = self.buf.pop_front() else {
             if let Discipline::Red(r) = &mut self.disc {
@@ -281,7 +342,13 @@ impl Queue {
     /// CoDel's dequeue over `buf`: the packets it drops go to `c.dropped`. Out of line, so
     /// that the drop-tail and RED path of `pop` stays as small as before.
     #[inline(never)]
-    fn pop_codel(c: &mut CodelQueue, buf: &mut VecDeque<Waiting>, bytes: &mut u64, now: Time) -> Option<Waiting> {
+    fn pop_codel(
+        c: &mut CodelQueue,
+        buf: &mut VecDeque<Waiting>,
+        bytes: &mut u64,
+        trace: Option<&mut SojournTrace>,
+        now: Time,
+    ) -> Option<Waiting> {
         c.dropped.clear();
         let CodelQueue { codel, stamps, dropped } = c;
         let pop = || {
@@ -290,7 +357,33 @@ impl Queue {
             *bytes -= w.wire_bytes as u64;
             Some(Head { packet: w, enqueued_at, bytes_left: *bytes })
         };
-        codel.dequeue(now, pop, |h| dropped.push(h.packet.id)).map(|h| h.packet)
+        let head = codel.dequeue(now, pop, |h| dropped.push(h.packet.id));
+        if let Some(t) = trace {
+            t.dropped(dropped.len() as u32);
+            if let Some(h) = &head {
+                t.depart(now, now - h.enqueued_at);
+            }
+        }
+        head.map(|h| h.packet)
+    }
+
+    /// PIE's dequeue: the head leaves, and its sojourn is PIE's delay sample.
+    #[inline(never)]
+    fn pop_pie(
+        p: &mut PieQueue,
+        buf: &mut VecDeque<Waiting>,
+        bytes: &mut u64,
+        trace: Option<&mut SojournTrace>,
+        now: Time,
+    ) -> Option<Waiting> {
+        let w = buf.pop_front()?;
+        let sojourn = now - p.stamps.pop_front().expect("a stamp per waiting packet");
+        *bytes -= w.wire_bytes as u64;
+        p.pie.on_dequeue(now, sojourn, buf.is_empty());
+        if let Some(t) = trace {
+            t.depart(now, sojourn);
+        }
+        Some(w)
     }
 
     /// The packets the last `pop` dropped at dequeue (CoDel), for the channel to take.
