@@ -158,3 +158,47 @@ fn reno_over_pie_holds_the_delay_near_target_with_drops_at_enqueue() {
         std::fs::remove_dir_all(dir).ok();
     }
 }
+
+/// FQ-CoDel (RFC 8290): two Reno flows and a sparse 200 kb/s CBR source share the
+/// bottleneck. The CBR flow's queue is new at nearly every packet and is served before the
+/// backlogged ones, so its packets wait about one packet time, where one shared CoDel queue
+/// makes them wait its standing delay; a 30-packet limit makes the overflow rule drop from the
+/// fattest (a Reno flow's) queue, never the sparse flow's.
+#[test]
+fn fq_codel_isolates_a_sparse_flow_and_drops_from_the_fattest_queue() {
+    let cbr = "[[flow]]\nsrc = \"s\"\ndst = \"d\"\nprotocol = \"udp\"\n\
+               source = { kind = \"cbr\", rate = \"200kbps\", size = \"200B\" }\n";
+    let flows = format!("{cbr}{}", reno(2));
+    let p50 = |qdisc: &str| {
+        let dir = out_dir("fq");
+        let r = run(&dumbbell("30s", qdisc, &flows), Some(dir.clone()));
+        let rows = sojourn_rows(&dir);
+        assert!(rows.len() as u64 - r.links[0].stats.tx_packets <= 1);
+        std::fs::remove_dir_all(dir).ok();
+        let u = r.flows[0].udp.clone().unwrap();
+        (u.delay_p50_s.unwrap(), u.delay_p99_s.unwrap(), u.packets_lost, r)
+    };
+    let (fq50, fq99, fq_lost, fq) = p50(r#"{ kind = "fq_codel" }"#);
+    let (co50, _, _, _) = p50(r#"{ kind = "codel" }"#);
+    // One way: 21 ms of propagation and 0.16 ms of the CBR packet's own serialisation; a
+    // 1500-byte packet on the 10 Mb/s link is 1.2 ms. The sparse flow's packet waits for the
+    // one on the wire (half of one, on average: the median) and, at worst, for the queues
+    // that are new at the same time (each Reno queue whose backlog had drained: a quantum of
+    // 1514 bytes lets up to two 1500-byte packets through): 1 + 2 x 2 packets, 6 ms.
+    assert_eq!(fq_lost, 0);
+    assert!(fq50 < 0.021 + 0.0002 + 0.0012, "FQ-CoDel: sparse flow's median {fq50}");
+    assert!(fq99 < 0.021 + 0.0002 + 0.006, "FQ-CoDel: sparse flow's 99th percentile {fq99}");
+    // One shared CoDel queue: the sparse flow waits in the standing queue like the others.
+    assert!(co50 > fq50 + 0.002, "shared CoDel {co50} vs FQ-CoDel {fq50}");
+    let q = fq.links[0].stats.queue.as_ref().unwrap();
+    assert!(q.drops_sojourn > 0, "{q:?}");
+    // The two Reno flows share the rest about equally (DRR with equal quanta).
+    let (a, b) = (fq.flows[1].goodput_bps, fq.flows[2].goodput_bps);
+    assert!((a / b - 1.0).abs() < 0.1, "{a} vs {b}");
+    let (_, _, lost, small) = p50(r#"{ kind = "fq_codel", limit = 30 }"#);
+    let q = small.links[0].stats.queue.as_ref().unwrap();
+    assert!(q.drops_overflow > 0, "{q:?}");
+    assert_eq!(q.drops_overflow + q.drops_sojourn, small.links[0].stats.drops_queue);
+    assert_eq!(lost, 0, "the overflow rule took a packet of the sparse flow");
+    assert!(small.links[0].stats.peak_queue_packets <= 30);
+}

@@ -6,6 +6,7 @@ use serde::Deserialize;
 use super::value::{err, in_field};
 use crate::error::ScenarioError;
 use crate::net::codel::CodelConfig;
+use crate::net::fq_codel::FqCodelConfig;
 use crate::net::pie::PieConfig;
 use crate::net::qdisc::QdiscModel;
 use crate::net::red::{MarkedRule, RedConfig, RedCurve, RedMode, RedRule};
@@ -33,6 +34,48 @@ pub enum QdiscSpec {
     Codel(CodelSpec),
     /// PIE (Pan, Natarajan, Baker and White, RFC 8033, 2017).
     Pie(PieSpec),
+    /// FQ-CoDel (Hoeiland-Joergensen, McKenney, Taht, Gettys and Dumazet, RFC 8290, 2018).
+    FqCodel(FqCodelSpec),
+}
+
+/// FQ-CoDel's settings; unset, the RFC's defaults (section 5.2: 1024 flows, quantum 1514
+/// bytes; CoDel's 5 ms and 100 ms), Linux's and ns-3's batch of 64, and the link's `queue`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FqCodelSpec {
+    pub flows: Option<u32>,
+    pub quantum: Option<Quantity>,
+    pub target: Option<Quantity>,
+    pub interval: Option<Quantity>,
+    /// Packets over all flow queues; unset, the link's own limit.
+    pub limit: Option<u32>,
+    pub drop_batch: Option<u32>,
+}
+
+impl FqCodelSpec {
+    fn config(&self, f: &str) -> Result<FqCodelConfig, ScenarioError> {
+        let d = FqCodelConfig::default();
+        let codel = CodelSpec { target: self.target.clone(), interval: self.interval.clone() }.config(f)?;
+        let flows = self.flows.unwrap_or(d.flows);
+        if !(1..=65_536).contains(&flows) {
+            return err(format!("{f}.flows"), format!("must be between 1 and 65536 (got {flows})"));
+        }
+        let quantum = match &self.quantum {
+            Some(q) => in_field(format!("{f}.quantum"), bytes(q))?,
+            None => u64::from(d.quantum),
+        };
+        if quantum == 0 || quantum > 1 << 20 {
+            return err(format!("{f}.quantum"), format!("must be between 1 byte and 1 MiB (got {quantum})"));
+        }
+        if self.limit == Some(0) {
+            return err(format!("{f}.limit"), "must be at least 1 packet");
+        }
+        let drop_batch = self.drop_batch.unwrap_or(d.drop_batch);
+        if drop_batch == 0 {
+            return err(format!("{f}.drop_batch"), "must be at least 1 packet");
+        }
+        Ok(FqCodelConfig { flows, quantum: quantum as u32, codel, drop_batch, limit: self.limit })
+    }
 }
 
 /// PIE's settings; unset, the RFC's defaults (section 4.2, 5: target 15 ms, tupdate 15 ms,
@@ -195,6 +238,7 @@ impl QdiscSpec {
             QdiscSpec::Ered(s) => QdiscModel::Red(s.config(f, true, stack)?),
             QdiscSpec::Codel(s) => QdiscModel::Codel(s.config(f)?),
             QdiscSpec::Pie(s) => QdiscModel::Pie(s.config(f)?),
+            QdiscSpec::FqCodel(s) => QdiscModel::FqCodel(s.config(f)?),
         })
     }
 }
@@ -373,6 +417,20 @@ mod tests {
             .starts_with("link[0].qdisc.target: must be below interval"));
         assert!(error("{ kind = \"codel\", interval = \"5MB\" }").starts_with("link[0].qdisc.interval:"));
         assert!(error("{ kind = \"codel\", min_th = 5 }").starts_with("link[0].qdisc.min_th: unknown field"));
+    }
+
+    #[test]
+    fn fq_codel_defaults_to_the_rfc_and_names_bad_fields() {
+        let spec: QdiscSpec = toml::from_str("kind = \"fq_codel\"").unwrap();
+        let QdiscModel::FqCodel(c) = spec.validate("q", Stack::Tcplab).unwrap() else { panic!("not FQ-CoDel") };
+        assert_eq!(c, FqCodelConfig::default());
+        assert_eq!((c.flows, c.quantum, c.drop_batch, c.limit), (1024, 1514, 64, None));
+        assert!(error("{ kind = \"fq_codel\", flows = 0 }").starts_with("link[0].qdisc.flows: must be between"));
+        assert!(error("{ kind = \"fq_codel\", quantum = \"0B\" }").starts_with("link[0].qdisc.quantum:"));
+        assert!(error("{ kind = \"fq_codel\", limit = 0 }").starts_with("link[0].qdisc.limit:"));
+        assert!(error("{ kind = \"fq_codel\", target = \"1s\" }").starts_with("link[0].qdisc.target: must be below"));
+        assert!(error("{ kind = \"fq_codel\", drop_batch = 0 }").starts_with("link[0].qdisc.drop_batch:"));
+        assert!(error("{ kind = \"fq_codel\", tupdate = \"1s\" }").starts_with("link[0].qdisc.tupdate: unknown field"));
     }
 
     #[test]

@@ -4,6 +4,7 @@
 pub mod channel;
 pub mod codel;
 pub mod drop_trace;
+pub mod fq_codel;
 pub mod loss;
 pub mod marker;
 pub mod pie;

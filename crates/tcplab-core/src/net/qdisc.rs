@@ -4,6 +4,7 @@
 use crate::rng::stream;
 
 use super::codel::{Codel, CodelConfig};
+use super::fq_codel::{FqCodel, FqCodelConfig};
 use super::pie::{Pie, PieConfig};
 use super::queue::{CodelQueue, Discipline, PieQueue, Queue, QueueLimit};
 use super::red::{Red, RedConfig};
@@ -18,13 +19,15 @@ pub enum QdiscModel {
     Codel(CodelConfig),
     /// PIE (RFC 8033).
     Pie(PieConfig),
+    /// FQ-CoDel (RFC 8290).
+    FqCodel(FqCodelConfig),
 }
 
 impl QdiscModel {
     /// Whether a queue trace of this discipline also writes its departures' sojourn times
     /// (`sojourn_trace`): the disciplines that decide from queueing delay.
     pub fn traces_sojourn(&self) -> bool {
-        matches!(self, QdiscModel::Codel(_) | QdiscModel::Pie(_))
+        matches!(self, QdiscModel::Codel(_) | QdiscModel::Pie(_) | QdiscModel::FqCodel(_))
     }
 }
 
@@ -51,6 +54,11 @@ pub fn packet_queue(
         Some(QdiscModel::Pie(cfg)) => {
             let pie = Pie::new(*cfg, stream(seed, "pie", index));
             Queue::with_discipline(limit, Discipline::Pie(Box::new(PieQueue::new(pie))))
+        }
+        Some(QdiscModel::FqCodel(cfg)) => {
+            // Its own `limit`, when given, replaces the link's.
+            let limit = cfg.limit.map_or(limit, QueueLimit::Packets);
+            Queue::with_discipline(limit, Discipline::FqCodel(Box::new(FqCodel::new(*cfg))))
         }
     };
     if qdisc.is_some() {

@@ -20,6 +20,7 @@ use crate::time::Time;
 
 use super::codel::{Codel, Head};
 use super::drop_trace::{DropCause, DropTrace};
+use super::fq_codel::FqCodel;
 use super::pie::Pie;
 use super::pool::PacketId;
 use super::red::{Red, RedDrop};
@@ -36,6 +37,12 @@ pub struct Waiting {
 impl Waiting {
     pub fn new(id: PacketId, pkt: &Packet) -> Self {
         Self { id, wire_bytes: pkt.wire_bytes, vc: vc_of(pkt) as u32 }
+    }
+
+    /// A waiting packet of `bytes` with made-up id `n`, for a discipline's unit tests.
+    #[cfg(test)]
+    pub(crate) fn for_test(n: u32, bytes: u32) -> Self {
+        Self { id: PacketId::for_test(n), wire_bytes: bytes, vc: 0 }
     }
 }
 
@@ -68,6 +75,9 @@ pub enum Discipline {
     Codel(Box<CodelQueue>),
     /// PIE (RFC 8033), deciding at enqueue with a probability updated from the delay.
     Pie(Box<PieQueue>),
+    /// FQ-CoDel (RFC 8290): per-flow queues served by DRR, CoDel in each; it holds the
+    /// waiting packets itself (`buf` stays empty).
+    FqCodel(Box<FqCodel>),
 }
 
 /// PIE's state and the enqueue times of the waiting packets (its delay samples are their
@@ -244,6 +254,16 @@ impl Queue {
                     (ok, None)
                 }
             }
+            Discipline::FqCodel(fq) => {
+                // Always in: the overflow rule drops from the fattest queue after the push.
+                if link_idle {
+                    fq.pass_through(pkt.wire_bytes);
+                    if let Some(t) = &mut self.sojourn {
+                        t.depart(now, 0);
+                    }
+                }
+                (true, None)
+            }
             Discipline::Cells(d) => {
                 let occupancy = if link_idle { 0 } else { self.buf.len() };
                 (d.admit(pkt, occupancy) && (link_idle || self.fits(pkt)), None)
@@ -285,8 +305,9 @@ impl Queue {
             Discipline::Red(r) => Some(r.avg),
             _ => None,
         };
+        let (packets, bytes) = (self.len() as u32, self.waiting_bytes());
         if let Some(t) = &mut self.trace {
-            t.push(QueueSample { time: now, packets: self.buf.len() as u32, bytes: self.bytes, avg });
+            t.push(QueueSample { time: now, packets, bytes, avg });
         }
         let Some(s) = &mut self.stats else { return };
         s.arrivals_marked += pkt.marked as u64;
@@ -302,7 +323,9 @@ impl Queue {
     }
 
     /// Enqueue `pkt`, stored as `id`, after `accepts` let it in.
-    pub fn push(&mut self, now: Time, id: PacketId, pkt: &Packet) {
+    /// Returns whether the discipline dropped waiting packets to make room (FQ-CoDel's
+    /// overflow rule): `enqueue_drops` lists them.
+    pub fn push(&mut self, now: Time, id: PacketId, pkt: &Packet) -> bool {
         let w = Waiting::new(id, pkt);
         match &mut self.disc {
             Discipline::Cells(d) => d.on_enqueue(w.vc),
@@ -311,20 +334,38 @@ impl Queue {
                 c.stamps.push_back(now);
             }
             Discipline::Pie(p) => p.stamps.push_back(now),
+            Discipline::FqCodel(fq) => return Self::push_fq(fq, self.limit, &mut self.peak_packets, now, w, pkt.flow),
             _ => {}
         }
         self.bytes += w.wire_bytes as u64;
         self.buf.push_back(w);
         self.peak_packets = self.peak_packets.max(self.buf.len());
+        false
+    }
+
+    /// FQ-CoDel's enqueue into flow `flow`'s queue, over `limit` its overflow rule.
+    #[inline(never)]
+    fn push_fq(fq: &mut FqCodel, limit: QueueLimit, peak: &mut usize, now: Time, w: Waiting, flow: u32) -> bool {
+        let over = |len: usize, bytes: u64| match limit {
+            QueueLimit::Packets(n) => len > n as usize,
+            QueueLimit::Bytes(b) => bytes > b,
+        };
+        let dropped = fq.enqueue(now, w, flow, over);
+        *peak = (*peak).max(fq.len());
+        dropped
     }
 
     /// The next packet to send at `now`; None leaves the link idle.
     pub fn pop(&mut self, now: Time) -> Option<Waiting> {
-        if let Discipline::Codel(c) = &mut self.disc {
-            return Self::pop_codel(c, &mut self.buf, &mut self.bytes, self.sojourn.as_deref_mut(), now);
-        }
-        if let Discipline::Pie(p) = &mut self.disc {
-            return Self::pop_pie(p, &mut self.buf, &mut self.bytes, self.sojourn.as_deref_mut(), now);
+        match &mut self.disc {
+            Discipline::Codel(c) => {
+                return Self::pop_codel(c, &mut self.buf, &mut self.bytes, self.sojourn.as_deref_mut(), now)
+            }
+            Discipline::Pie(p) => {
+                return Self::pop_pie(p, &mut self.buf, &mut self.bytes, self.sojourn.as_deref_mut(), now)
+            }
+            Discipline::FqCodel(fq) => return Self::pop_fq(fq, self.sojourn.as_deref_mut(), now),
+            _ => {}
         }
         let Some(w) = self.buf.pop_front() else {
             if let Discipline::Red(r) = &mut self.disc {
@@ -386,11 +427,33 @@ impl Queue {
         Some(w)
     }
 
+    /// FQ-CoDel's dequeue: DRR over the flow queues, CoDel in each.
+    #[inline(never)]
+    fn pop_fq(fq: &mut FqCodel, trace: Option<&mut SojournTrace>, now: Time) -> Option<Waiting> {
+        let out = fq.dequeue(now);
+        if let Some(t) = trace {
+            t.dropped(fq.codel_dropped.len() as u32);
+            if let Some((_, sojourn)) = out {
+                t.depart(now, sojourn);
+            }
+        }
+        out.map(|(w, _)| w)
+    }
+
     /// The packets the last `pop` dropped at dequeue (CoDel), for the channel to take.
     #[inline]
     pub fn dequeue_drops(&self) -> &[PacketId] {
         match &self.disc {
             Discipline::Codel(c) => &c.dropped,
+            Discipline::FqCodel(fq) => &fq.codel_dropped,
+            _ => &[],
+        }
+    }
+
+    /// The waiting packets the last `push` dropped to make room (FQ-CoDel's overflow rule).
+    pub fn enqueue_drops(&self) -> &[PacketId] {
+        match &self.disc {
+            Discipline::FqCodel(fq) => &fq.overflow_dropped,
             _ => &[],
         }
     }
@@ -404,16 +467,32 @@ impl Queue {
         Some(s)
     }
 
-    /// The ids of the waiting packets, first to leave first.
+    /// The ids of the waiting packets (first to leave first, but for FQ-CoDel's queue by queue).
     pub fn ids(&self) -> impl Iterator<Item = PacketId> + '_ {
-        self.buf.iter().map(|w| w.id)
+        let fq = match &self.disc {
+            Discipline::FqCodel(fq) => Some(fq.ids()),
+            _ => None,
+        };
+        self.buf.iter().map(|w| w.id).chain(fq.into_iter().flatten())
     }
 
+    /// Packets waiting.
     pub fn len(&self) -> usize {
-        self.buf.len()
+        match &self.disc {
+            Discipline::FqCodel(fq) => fq.len(),
+            _ => self.buf.len(),
+        }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.buf.is_empty()
+        self.len() == 0
+    }
+
+    /// Bytes waiting.
+    fn waiting_bytes(&self) -> u64 {
+        match &self.disc {
+            Discipline::FqCodel(fq) => fq.bytes(),
+            _ => self.bytes,
+        }
     }
 }
