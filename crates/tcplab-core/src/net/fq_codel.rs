@@ -76,6 +76,11 @@ pub fn bucket(flow: u32, flows: u32) -> u32 {
     (z % u64::from(flows)) as u32
 }
 
+/// What one FQ-CoDel queue's flow queues cost before any packet waits (the memory estimate).
+pub fn state_bytes(cfg: &FqCodelConfig) -> u64 {
+    u64::from(cfg.flows) * std::mem::size_of::<FlowQueue>() as u64
+}
+
 /// The scheduler's state.
 #[derive(Debug, Clone)]
 pub struct FqCodel {
