@@ -534,7 +534,7 @@ impl Simulation {
             if let Some(t) = c.queue.trace.as_deref_mut() {
                 *t = Rows::file(dir.join(queue_file(i)))?;
             }
-            if let Some(t) = c.queue.sojourn.as_deref_mut() {
+            if let Some(t) = c.queue.sojourn_trace_mut() {
                 t.rows = Rows::file(dir.join(crate::net::sojourn_trace::sojourn_file(i)))?;
             }
         }
@@ -552,7 +552,7 @@ impl Simulation {
         for c in &mut self.channels {
             c.queue.trace.as_deref_mut().map_or(Ok(()), |t| t.finish())?;
             c.queue.drops.as_deref_mut().map_or(Ok(()), |d| d.rows.finish())?;
-            c.queue.sojourn.as_deref_mut().map_or(Ok(()), |t| t.rows.finish())?;
+            c.queue.sojourn_trace_mut().map_or(Ok(()), |t| t.rows.finish())?;
         }
         Ok(())
     }

@@ -27,6 +27,7 @@ use std::collections::VecDeque;
 use super::codel::{Codel, CodelConfig, Head};
 use super::pool::PacketId;
 use super::queue::Waiting;
+use super::sojourn_trace::SojournTrace;
 use crate::time::{Dur, Time};
 
 /// FQ-CoDel's settings (RFC 8290 section 5.2, 4.1: 1024 flows, quantum 1514 bytes; CoDel's
@@ -95,6 +96,8 @@ pub struct FqCodel {
     pub codel_dropped: Vec<PacketId>,
     /// The fattest queue's drops at the last enqueue (no room), for the channel to take.
     pub overflow_dropped: Vec<PacketId>,
+    /// A row per departure, when the link traces its queue.
+    pub sojourn: Option<Box<SojournTrace>>,
 }
 
 impl FqCodel {
@@ -116,6 +119,7 @@ impl FqCodel {
             max_packet: 0,
             codel_dropped: Vec::new(),
             overflow_dropped: Vec::new(),
+            sojourn: None,
         }
     }
 
@@ -143,8 +147,24 @@ impl FqCodel {
 
     /// A packet of `flow` that found the link idle: enqueued and dequeued at once, so only
     /// the largest packet size learns from it (every queue is empty and on no list).
-    pub fn pass_through(&mut self, wire_bytes: u32) {
+    pub fn pass_through(&mut self, now: Time, wire_bytes: u32) {
         self.max_packet = self.max_packet.max(u64::from(wire_bytes));
+        if let Some(t) = &mut self.sojourn {
+            t.depart(now, 0);
+        }
+    }
+
+    /// `dequeue` for the link: the packet to send, its sojourn and CoDel's drops traced.
+    #[inline(never)]
+    pub fn pop(&mut self, now: Time) -> Option<Waiting> {
+        let out = self.dequeue(now);
+        if let Some(t) = &mut self.sojourn {
+            t.dropped(self.codel_dropped.len() as u32);
+            if let Some((_, sojourn)) = out {
+                t.depart(now, sojourn);
+            }
+        }
+        out.map(|(w, _)| w)
     }
 
     /// Enqueue `w` of flow `flow` at `now` (section 4.1); when `over` says the total is then

@@ -86,11 +86,13 @@ pub enum Discipline {
 pub struct PieQueue {
     pub pie: Pie,
     stamps: VecDeque<Time>,
+    /// A row per departure, when the link traces its queue.
+    sojourn: Option<Box<SojournTrace>>,
 }
 
 impl PieQueue {
     pub fn new(pie: Pie) -> Self {
-        Self { pie, stamps: VecDeque::new() }
+        Self { pie, stamps: VecDeque::new(), sojourn: None }
     }
 }
 
@@ -102,11 +104,13 @@ pub struct CodelQueue {
     stamps: VecDeque<Time>,
     /// Dropped at the last `pop`, for the channel to take (reused: no allocation once grown).
     pub dropped: Vec<PacketId>,
+    /// A row per departure, when the link traces its queue.
+    sojourn: Option<Box<SojournTrace>>,
 }
 
 impl CodelQueue {
     pub fn new(codel: Codel) -> Self {
-        Self { codel, stamps: VecDeque::new(), dropped: Vec::new() }
+        Self { codel, stamps: VecDeque::new(), dropped: Vec::new(), sojourn: None }
     }
 }
 
@@ -157,9 +161,6 @@ pub struct Queue {
     /// A row per packet dropped, when the link asks for a drop trace (the channel records its
     /// loss model's drops here too).
     pub drops: Option<Box<DropTrace>>,
-    /// A row per departure with its sojourn time, when an AQM queue's link asks for a queue
-    /// trace (`sojourn_trace`).
-    pub sojourn: Option<Box<SojournTrace>>,
     /// Largest number of packets ever waiting.
     pub peak_packets: usize,
 }
@@ -175,17 +176,7 @@ impl Queue {
     }
 
     pub fn with_discipline(limit: QueueLimit, disc: Discipline) -> Self {
-        Self {
-            buf: VecDeque::new(),
-            bytes: 0,
-            limit,
-            disc,
-            stats: None,
-            trace: None,
-            drops: None,
-            sojourn: None,
-            peak_packets: 0,
-        }
+        Self { buf: VecDeque::new(), bytes: 0, limit, disc, stats: None, trace: None, drops: None, peak_packets: 0 }
     }
 
     /// Count drops by cause and mark from now on.
@@ -203,9 +194,36 @@ impl Queue {
         self.trace = Some(Box::default());
     }
 
-    /// Record every departure's sojourn time from now on.
+    /// Record every departure's sojourn time from now on (an AQM queue: CoDel, PIE, FQ-CoDel;
+    /// the trace lives in its boxed state, so a drop-tail queue is no larger for it).
     pub fn keep_sojourn(&mut self) {
-        self.sojourn = Some(Box::default());
+        if let Some(t) = self.sojourn_slot() {
+            *t = Some(Box::default());
+        }
+    }
+
+    fn sojourn_slot(&mut self) -> Option<&mut Option<Box<SojournTrace>>> {
+        match &mut self.disc {
+            Discipline::Codel(c) => Some(&mut c.sojourn),
+            Discipline::Pie(p) => Some(&mut p.sojourn),
+            Discipline::FqCodel(fq) => Some(&mut fq.sojourn),
+            _ => None,
+        }
+    }
+
+    /// The departures' sojourn trace, if this queue keeps one.
+    pub fn sojourn_trace_mut(&mut self) -> Option<&mut SojournTrace> {
+        self.sojourn_slot()?.as_deref_mut()
+    }
+
+    /// The departures' sojourn trace, if this queue keeps one.
+    pub fn sojourn_trace(&self) -> Option<&SojournTrace> {
+        match &self.disc {
+            Discipline::Codel(c) => c.sojourn.as_deref(),
+            Discipline::Pie(p) => p.sojourn.as_deref(),
+            Discipline::FqCodel(fq) => fq.sojourn.as_deref(),
+            _ => None,
+        }
     }
 
     fn fits(&self, pkt: &Packet) -> bool {
@@ -225,42 +243,13 @@ impl Queue {
         let (ok, early) = match &mut self.disc {
             Discipline::DropTail => (link_idle || self.fits(pkt), None),
             Discipline::Codel(c) => {
-                let ok = link_idle || Self::room(self.limit, self.buf.len(), self.bytes, pkt);
-                // A packet going straight onto an idle link is enqueued and dequeued at once
-                // in a real queue: its size still counts for CoDel's one-packet floor.
-                if ok && link_idle {
-                    c.codel.on_enqueue(pkt.wire_bytes as u64);
-                    if let Some(t) = &mut self.sojourn {
-                        t.depart(now, 0);
-                    }
-                }
-                (ok, None)
+                (Self::accept_codel(c, self.limit, self.buf.len(), self.bytes, now, pkt, link_idle), None)
             }
-            Discipline::Pie(p) => {
-                // The one place PIE signals congestion: its drop at enqueue (RFC 8033 4.1).
-                if p.pie.drop_early(now, self.bytes) {
-                    if let Some(t) = &mut self.sojourn {
-                        t.dropped(1);
-                    }
-                    (false, Some(RedDrop::Early))
-                } else {
-                    let ok = link_idle || Self::room(self.limit, self.buf.len(), self.bytes, pkt);
-                    if ok && link_idle {
-                        p.pie.on_dequeue(now, 0, true);
-                        if let Some(t) = &mut self.sojourn {
-                            t.depart(now, 0);
-                        }
-                    }
-                    (ok, None)
-                }
-            }
+            Discipline::Pie(p) => Self::accept_pie(p, self.limit, self.buf.len(), self.bytes, now, pkt, link_idle),
             Discipline::FqCodel(fq) => {
                 // Always in: the overflow rule drops from the fattest queue after the push.
                 if link_idle {
-                    fq.pass_through(pkt.wire_bytes);
-                    if let Some(t) = &mut self.sojourn {
-                        t.depart(now, 0);
-                    }
+                    fq.pass_through(now, pkt.wire_bytes);
                 }
                 (true, None)
             }
@@ -283,6 +272,57 @@ impl Queue {
             self.trace_drop(now, pkt, link_idle, early);
         }
         ok
+    }
+
+    /// CoDel's admission: room in the buffer (CoDel itself decides at dequeue).
+    #[inline(never)]
+    fn accept_codel(
+        c: &mut CodelQueue,
+        limit: QueueLimit,
+        len: usize,
+        bytes: u64,
+        now: Time,
+        pkt: &Packet,
+        link_idle: bool,
+    ) -> bool {
+        let ok = link_idle || Self::room(limit, len, bytes, pkt);
+        // A packet going straight onto an idle link is enqueued and dequeued at once in a
+        // real queue: its size still counts for CoDel's one-packet floor.
+        if ok && link_idle {
+            c.codel.on_enqueue(pkt.wire_bytes as u64);
+            if let Some(t) = &mut c.sojourn {
+                t.depart(now, 0);
+            }
+        }
+        ok
+    }
+
+    /// PIE's admission: its drop decision, then room in the buffer.
+    #[inline(never)]
+    fn accept_pie(
+        p: &mut PieQueue,
+        limit: QueueLimit,
+        len: usize,
+        bytes: u64,
+        now: Time,
+        pkt: &Packet,
+        link_idle: bool,
+    ) -> (bool, Option<RedDrop>) {
+        // The one place PIE signals congestion: its drop at enqueue (RFC 8033 4.1).
+        if p.pie.drop_early(now, bytes) {
+            if let Some(t) = &mut p.sojourn {
+                t.dropped(1);
+            }
+            return (false, Some(RedDrop::Early));
+        }
+        let ok = link_idle || Self::room(limit, len, bytes, pkt);
+        if ok && link_idle {
+            p.pie.on_dequeue(now, 0, true);
+            if let Some(t) = &mut p.sojourn {
+                t.depart(now, 0);
+            }
+        }
+        (ok, None)
     }
 
     /// Record a refused arrival in the drop trace, with the cause the counters give it.
@@ -358,13 +398,9 @@ impl Queue {
     /// The next packet to send at `now`; None leaves the link idle.
     pub fn pop(&mut self, now: Time) -> Option<Waiting> {
         match &mut self.disc {
-            Discipline::Codel(c) => {
-                return Self::pop_codel(c, &mut self.buf, &mut self.bytes, self.sojourn.as_deref_mut(), now)
-            }
-            Discipline::Pie(p) => {
-                return Self::pop_pie(p, &mut self.buf, &mut self.bytes, self.sojourn.as_deref_mut(), now)
-            }
-            Discipline::FqCodel(fq) => return Self::pop_fq(fq, self.sojourn.as_deref_mut(), now),
+            Discipline::Codel(c) => return Self::pop_codel(c, &mut self.buf, &mut self.bytes, now),
+            Discipline::Pie(p) => return Self::pop_pie(p, &mut self.buf, &mut self.bytes, now),
+            Discipline::FqCodel(fq) => return fq.pop(now),
             _ => {}
         }
         let Some(w) = self.buf.pop_front() else {
@@ -383,15 +419,9 @@ impl Queue {
     /// CoDel's dequeue over `buf`: the packets it drops go to `c.dropped`. Out of line, so
     /// that the drop-tail and RED path of `pop` stays as small as before.
     #[inline(never)]
-    fn pop_codel(
-        c: &mut CodelQueue,
-        buf: &mut VecDeque<Waiting>,
-        bytes: &mut u64,
-        trace: Option<&mut SojournTrace>,
-        now: Time,
-    ) -> Option<Waiting> {
+    fn pop_codel(c: &mut CodelQueue, buf: &mut VecDeque<Waiting>, bytes: &mut u64, now: Time) -> Option<Waiting> {
         c.dropped.clear();
-        let CodelQueue { codel, stamps, dropped } = c;
+        let CodelQueue { codel, stamps, dropped, sojourn } = c;
         let pop = || {
             let w = buf.pop_front()?;
             let enqueued_at = stamps.pop_front().expect("a stamp per waiting packet");
@@ -399,7 +429,7 @@ impl Queue {
             Some(Head { packet: w, enqueued_at, bytes_left: *bytes })
         };
         let head = codel.dequeue(now, pop, |h| dropped.push(h.packet.id));
-        if let Some(t) = trace {
+        if let Some(t) = sojourn {
             t.dropped(dropped.len() as u32);
             if let Some(h) = &head {
                 t.depart(now, now - h.enqueued_at);
@@ -410,34 +440,15 @@ impl Queue {
 
     /// PIE's dequeue: the head leaves, and its sojourn is PIE's delay sample.
     #[inline(never)]
-    fn pop_pie(
-        p: &mut PieQueue,
-        buf: &mut VecDeque<Waiting>,
-        bytes: &mut u64,
-        trace: Option<&mut SojournTrace>,
-        now: Time,
-    ) -> Option<Waiting> {
+    fn pop_pie(p: &mut PieQueue, buf: &mut VecDeque<Waiting>, bytes: &mut u64, now: Time) -> Option<Waiting> {
         let w = buf.pop_front()?;
         let sojourn = now - p.stamps.pop_front().expect("a stamp per waiting packet");
         *bytes -= w.wire_bytes as u64;
         p.pie.on_dequeue(now, sojourn, buf.is_empty());
-        if let Some(t) = trace {
+        if let Some(t) = &mut p.sojourn {
             t.depart(now, sojourn);
         }
         Some(w)
-    }
-
-    /// FQ-CoDel's dequeue: DRR over the flow queues, CoDel in each.
-    #[inline(never)]
-    fn pop_fq(fq: &mut FqCodel, trace: Option<&mut SojournTrace>, now: Time) -> Option<Waiting> {
-        let out = fq.dequeue(now);
-        if let Some(t) = trace {
-            t.dropped(fq.codel_dropped.len() as u32);
-            if let Some((_, sojourn)) = out {
-                t.depart(now, sojourn);
-            }
-        }
-        out.map(|(w, _)| w)
     }
 
     /// The packets the last `pop` dropped at dequeue (CoDel), for the channel to take.

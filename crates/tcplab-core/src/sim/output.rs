@@ -20,7 +20,7 @@ impl Simulation {
             if let Some(Rows::Memory(rows)) = c.queue.drops.as_deref().map(|d| &d.rows) {
                 write_file(&dir.join(drops_file(i)), rows)?;
             }
-            if let Some(Rows::Memory(rows)) = c.queue.sojourn.as_deref().map(|t| &t.rows) {
+            if let Some(Rows::Memory(rows)) = c.queue.sojourn_trace().map(|t| &t.rows) {
                 write_file(&dir.join(sojourn_file(i)), rows)?;
             }
         }
@@ -60,7 +60,7 @@ impl Simulation {
                 write_csv(rows, &mut out)?;
                 files.insert(drops_file(i), out);
             }
-            if let Some(Rows::Memory(rows)) = c.queue.sojourn.as_deref().map(|t| &t.rows) {
+            if let Some(Rows::Memory(rows)) = c.queue.sojourn_trace().map(|t| &t.rows) {
                 let mut out = Vec::new();
                 write_csv(rows, &mut out)?;
                 files.insert(sojourn_file(i), out);
