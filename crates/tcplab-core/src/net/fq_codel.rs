@@ -8,12 +8,12 @@
 //! up gets another quantum and goes to the tail of the old list; a new queue found empty goes
 //! to the tail of the old list (the RFC's text; Linux drops it from the lists at once when the
 //! old list is empty), so a sparse flow gets one quantum's priority and no more; an old queue
-//! found empty leaves. When the total exceeds the
-//! limit (section 4.1), packets are dropped from the head of the queue holding the most bytes,
-//! in a batch as Linux's fq_codel and ns-3's FqCoDelQueueDisc do: until half of that queue's
-//! bytes are gone or `drop_batch` packets (64) have been dropped, whichever first. A batch
-//! keeps one burst from paying a scan of every queue per packet; the RFC describes dropping
-//! from the fattest queue and names Linux's batch as its reference behaviour.
+//! found empty leaves. When the total exceeds the limit (section 4.1), packets are dropped
+//! from the head of the queue holding the most bytes, in a batch as Linux's fq_codel and
+//! ns-3's FqCoDelQueueDisc do: until half of that queue's bytes are gone or `drop_batch`
+//! packets (64) have been dropped, whichever first. The RFC describes dropping from the
+//! fattest queue; the batch is the implementations' refinement (one scan of every queue per
+//! burst, not per packet), kept so that tcplab and ns-3 drop alike.
 //!
 //! The hash is fixed, not perturbed per boot as Linux's: a run must repeat byte for byte. It
 //! mixes the flow id (splitmix64's finaliser) before the modulo, so distinct flows collide in a
