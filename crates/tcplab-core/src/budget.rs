@@ -169,6 +169,17 @@ fn topology(model: &Model, limit: u64, parts: &mut Vec<Part>) {
         + PER_CHANNEL_EXTRA) as u64;
     let channels = per_channel * model.channels.len() as u64 + PER_NODE * model.nodes.len() as u64;
     parts.push(Part { field: "link".into(), what: "links and nodes", bytes: channels });
+    let fq: u64 = model
+        .channels
+        .iter()
+        .filter_map(|c| match &c.qdisc {
+            Some(crate::net::qdisc::QdiscModel::FqCodel(cfg)) => Some(crate::net::fq_codel::state_bytes(cfg)),
+            _ => None,
+        })
+        .fold(0, u64::saturating_add);
+    if fq > 0 {
+        parts.push(Part { field: "link".into(), what: "FQ-CoDel flow queues", bytes: fq });
+    }
     let ends: Vec<(u32, u32)> = model.flows.iter().map(|f| (f.src, f.dst)).collect();
     let arcs = model.channels.iter().map(|c| (c.from, c.to));
     let hops = crate::net::route::total_hops(model.nodes.len(), arcs, &ends, limit / PER_HOP);
@@ -245,6 +256,16 @@ fn traces(model: &Model, streamed: bool, parts: &mut Vec<Part>) {
             ("trace file buffers", BUFFER_BYTES as u64)
         } else {
             ("queue trace samples", bytes(samples, sample))
+        };
+        parts.push(Part { field, what, bytes });
+    }
+    let departure = std::mem::size_of::<crate::net::sojourn_trace::Departure>();
+    for (c, rows) in crate::trace_budget::sojourn_rows(model) {
+        let field = format!("link[{}].trace_queue", c / 2);
+        let (what, bytes) = if plan.channels[c] {
+            ("trace file buffers", BUFFER_BYTES as u64)
+        } else {
+            ("sojourn trace rows", bytes(rows, departure))
         };
         parts.push(Part { field, what, bytes });
     }
@@ -442,5 +463,18 @@ mod tests {
         let e = check_parse_cost(&many, &limit).unwrap_err();
         assert!(e.field == "scenario" && e.message.contains("of the parsed scenario"), "{e}");
         assert!(check_parse_cost(&many[..2000], &limit).is_ok());
+    }
+
+    #[test]
+    fn fq_codel_counts_its_flow_queues() {
+        let part = |qdisc: &str| {
+            let m = model(&format!("duration = \"1s\"\n{LINK}qdisc = {qdisc}\n{FLOW}"));
+            estimate(&m).into_iter().find(|p| p.what == "FQ-CoDel flow queues").map(|p| p.bytes)
+        };
+        assert_eq!(part("{ kind = \"codel\" }"), None);
+        // Both directions of the link, 1024 queues each, at least a deque and a CoDel apiece.
+        let bytes = part("{ kind = \"fq_codel\" }").expect("counted");
+        assert!(bytes >= 2 * 1024 * 80, "{bytes}");
+        assert_eq!(part("{ kind = \"fq_codel\", flows = 4096 }"), Some(4 * bytes));
     }
 }

@@ -11,6 +11,7 @@ use crate::engine::{Event, EventQueue};
 use crate::error::Error;
 use crate::metrics::{Conservation, FlowTrace, RunReport};
 use crate::net::channel::Next;
+use crate::net::drop_trace::DropCause;
 use crate::net::loss::FlowWire;
 use crate::net::route::{RouteArena, END};
 use crate::net::{Channel, PacketPool};
@@ -209,7 +210,7 @@ impl Simulation {
             self.dropped(&pkt);
         }
         if !self.channels[c as usize].queue.dequeue_drops().is_empty() {
-            self.take_dequeue_drops(c);
+            self.take_discipline_drops(c, DropCause::Sojourn);
         }
         if let Some(t) = out.next_tx {
             self.q.schedule(t, Event::TxDone(c));
@@ -219,14 +220,22 @@ impl Simulation {
         }
     }
 
-    /// Packets the queue's discipline dropped at its last dequeue (CoDel): out of the pool,
+    /// Waiting packets the queue's discipline dropped at its last dequeue (`Sojourn`: CoDel,
+    /// FQ-CoDel) or its last enqueue (`Overflow`: FQ-CoDel's fattest queue): out of the pool,
     /// counted and traced by the channel, and into the ledger.
     #[cold]
-    fn take_dequeue_drops(&mut self, c: u32) {
-        for i in 0..self.channels[c as usize].queue.dequeue_drops().len() {
-            let id = self.channels[c as usize].queue.dequeue_drops()[i];
+    fn take_discipline_drops(&mut self, c: u32, cause: DropCause) {
+        fn listed(q: &crate::net::Queue, cause: DropCause) -> &[crate::net::PacketId] {
+            if cause == DropCause::Overflow {
+                q.enqueue_drops()
+            } else {
+                q.dequeue_drops()
+            }
+        }
+        for i in 0..listed(&self.channels[c as usize].queue, cause).len() {
+            let id = listed(&self.channels[c as usize].queue, cause)[i];
             let pkt = self.pool.take(id);
-            self.channels[c as usize].note_dequeue_drop(self.now, &pkt);
+            self.channels[c as usize].note_discipline_drop(self.now, &pkt, cause);
             self.dropped(&pkt);
         }
     }
@@ -322,6 +331,7 @@ impl Simulation {
         match self.channels[c as usize].offer(self.now, pkt, &mut self.pool) {
             Ok(Next::TxDoneAt(t)) => self.q.schedule(t, Event::TxDone(c)),
             Ok(Next::Nothing) => {}
+            Ok(Next::DroppedWaiting) => self.take_discipline_drops(c, DropCause::Overflow),
             Err(p) => self.dropped(&p),
         }
     }
@@ -524,6 +534,9 @@ impl Simulation {
             if let Some(t) = c.queue.trace.as_deref_mut() {
                 *t = Rows::file(dir.join(queue_file(i)))?;
             }
+            if let Some(t) = c.queue.sojourn_trace_mut() {
+                t.rows = Rows::file(dir.join(crate::net::sojourn_trace::sojourn_file(i)))?;
+            }
         }
         self.stream_drops(dir, &plan.drops)
     }
@@ -539,6 +552,7 @@ impl Simulation {
         for c in &mut self.channels {
             c.queue.trace.as_deref_mut().map_or(Ok(()), |t| t.finish())?;
             c.queue.drops.as_deref_mut().map_or(Ok(()), |d| d.rows.finish())?;
+            c.queue.sojourn_trace_mut().map_or(Ok(()), |t| t.rows.finish())?;
         }
         Ok(())
     }

@@ -75,6 +75,15 @@ pub fn queue_samples(model: &Model) -> Vec<(usize, f64)> {
     packets_per_channel(model, |c| c.trace_queue)
 }
 
+/// Per AQM channel with a queue trace (channel index, rows): a departure row per packet
+/// sent, at most one per arrival (`queue_samples`' bound).
+pub fn sojourn_rows(model: &Model) -> Vec<(usize, f64)> {
+    let aqm = |c: &crate::config::link::ChannelModel| {
+        c.trace_queue && c.qdisc.as_ref().is_some_and(crate::net::qdisc::QdiscModel::traces_sojourn)
+    };
+    packets_per_channel(model, aqm)
+}
+
 /// Per channel with a drop trace (channel index, rows): a channel drops at most every packet
 /// that arrives (`queue_samples`' bound; on an ATM link every cell of them).
 pub fn drop_rows(model: &Model) -> Vec<(usize, f64)> {
@@ -146,6 +155,11 @@ pub fn disk_parts(model: &Model) -> Vec<(String, u64)> {
         let avg = if ch.qdisc.is_some() { digits(bytes) + 7 } else { 0 };
         let line = time + digits(packets) + digits(bytes) + avg + 4;
         out.push((format!("link[{}].trace_queue", c / 2), (samples * line as f64).min(u64::MAX as f64) as u64));
+    }
+    // time_s,sojourn_s,aqm_drops: a sojourn is at most the run's length, the drops a u32.
+    for (c, rows) in sojourn_rows(model) {
+        let line = 2 * time + digits(u32::MAX as u64) + 3;
+        out.push((format!("link[{}].trace_queue", c / 2), (rows * line as f64).min(u64::MAX as f64) as u64));
     }
     // time,flow,kind,seq,ack,len,bytes,cause,marked: "data", a 32-bit offset, 65535-byte
     // packets, "cell_policy", 8 commas and the end.
@@ -257,6 +271,31 @@ mod tests {
         let free = free_space(&dir).expect("statvfs works on the temporary folder");
         let total: u64 = disk_parts(&m).iter().map(|p| p.1).sum();
         assert_eq!(check_run(&m, &limit, Some(&dir)).is_ok(), total <= free);
+    }
+
+    #[test]
+    fn an_aqm_queue_trace_counts_its_sojourn_rows_on_disk_and_in_memory() {
+        use crate::budget::estimate_for;
+        let codel = BULK_10G.replace("trace_queue = true\n", "trace_queue = true\nqdisc = { kind = \"codel\" }\n");
+        let queue_parts = |text: &str| {
+            let m = model(text);
+            let disk: Vec<u64> =
+                disk_parts(&m).into_iter().filter(|p| p.0 == "link[0].trace_queue").map(|p| p.1).collect();
+            let mem = estimate_for(&m, false).into_iter().filter(|p| p.field == "link[0].trace_queue").count();
+            let streamed: u64 =
+                estimate_for(&m, true).into_iter().filter(|p| p.field == "link[0].trace_queue").map(|p| p.bytes).sum();
+            (disk, mem, streamed)
+        };
+        let (tail_disk, tail_mem, tail_streamed) = queue_parts(BULK_10G);
+        let (codel_disk, codel_mem, codel_streamed) = queue_parts(&codel);
+        // Both directions of the link trace. A row per departure beside the row per arrival:
+        // a second part per channel on disk (time_s, sojourn_s, aqm_drops: about 35 bytes a
+        // row, as many rows) and in memory, a second file buffer.
+        assert_eq!((tail_disk.len(), tail_mem), (2, 2));
+        assert_eq!((codel_disk.len(), codel_mem), (4, 4));
+        assert!(codel_disk[0] >= tail_disk[0], "{codel_disk:?} {tail_disk:?}");
+        assert!(codel_disk[2] > codel_disk[0] / 3, "{codel_disk:?}");
+        assert_eq!(codel_streamed, 2 * tail_streamed);
     }
 
     #[test]

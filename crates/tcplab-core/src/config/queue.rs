@@ -6,6 +6,8 @@ use serde::Deserialize;
 use super::value::{err, in_field};
 use crate::error::ScenarioError;
 use crate::net::codel::CodelConfig;
+use crate::net::fq_codel::FqCodelConfig;
+use crate::net::pie::PieConfig;
 use crate::net::qdisc::QdiscModel;
 use crate::net::red::{MarkedRule, RedConfig, RedCurve, RedMode, RedRule};
 use crate::tcp::stack::Stack;
@@ -30,6 +32,109 @@ pub enum QdiscSpec {
     Ered(RedSpec),
     /// CoDel (Nichols, Jacobson, McGregor and Iyengar, RFC 8289, 2018).
     Codel(CodelSpec),
+    /// PIE (Pan, Natarajan, Baker and White, RFC 8033, 2017).
+    Pie(PieSpec),
+    /// FQ-CoDel (Hoeiland-Joergensen, McKenney, Taht, Gettys and Dumazet, RFC 8290, 2018).
+    FqCodel(FqCodelSpec),
+}
+
+/// FQ-CoDel's settings; unset, the RFC's defaults (section 5.2: 1024 flows, quantum 1514
+/// bytes; CoDel's 5 ms and 100 ms), Linux's and ns-3's batch of 64, and the link's `queue`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FqCodelSpec {
+    pub flows: Option<u32>,
+    pub quantum: Option<Quantity>,
+    pub target: Option<Quantity>,
+    pub interval: Option<Quantity>,
+    /// Packets over all flow queues; unset, the link's own limit.
+    pub limit: Option<u32>,
+    pub drop_batch: Option<u32>,
+}
+
+impl FqCodelSpec {
+    fn config(&self, f: &str) -> Result<FqCodelConfig, ScenarioError> {
+        let d = FqCodelConfig::default();
+        let codel = CodelSpec { target: self.target.clone(), interval: self.interval.clone() }.config(f)?;
+        let flows = self.flows.unwrap_or(d.flows);
+        if !(1..=65_536).contains(&flows) {
+            return err(format!("{f}.flows"), format!("must be between 1 and 65536 (got {flows})"));
+        }
+        let quantum = match &self.quantum {
+            Some(q) => in_field(format!("{f}.quantum"), bytes(q))?,
+            None => u64::from(d.quantum),
+        };
+        if quantum == 0 || quantum > 1 << 20 {
+            return err(format!("{f}.quantum"), format!("must be between 1 byte and 1 MiB (got {quantum})"));
+        }
+        if self.limit == Some(0) {
+            return err(format!("{f}.limit"), "must be at least 1 packet");
+        }
+        let drop_batch = self.drop_batch.unwrap_or(d.drop_batch);
+        if drop_batch == 0 {
+            return err(format!("{f}.drop_batch"), "must be at least 1 packet");
+        }
+        Ok(FqCodelConfig { flows, quantum: quantum as u32, codel, drop_batch, limit: self.limit })
+    }
+}
+
+/// PIE's settings; unset, the RFC's defaults (section 4.2, 5: target 15 ms, tupdate 15 ms,
+/// alpha 0.125, beta 1.25, max_burst 150 ms).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PieSpec {
+    pub target: Option<Quantity>,
+    pub tupdate: Option<Quantity>,
+    pub alpha: Option<f64>,
+    pub beta: Option<f64>,
+    pub max_burst: Option<Quantity>,
+    /// MEAN_PKTSIZE: with at most two waiting, no drop.
+    pub mean_pkt: Option<Quantity>,
+    pub derandomize: Option<bool>,
+}
+
+impl PieSpec {
+    fn config(&self, f: &str) -> Result<PieConfig, ScenarioError> {
+        let d = PieConfig::default();
+        let target = positive_duration(f, "target", &self.target, d.target)?;
+        let tupdate = positive_duration(f, "tupdate", &self.tupdate, d.tupdate)?;
+        let max_burst = match &self.max_burst {
+            Some(q) => in_field(format!("{f}.max_burst"), duration_ns(q))?,
+            None => d.max_burst,
+        };
+        let weight = |name: &str, v: Option<f64>, default: f64| match v.unwrap_or(default) {
+            w if w > 0.0 && w <= 100.0 => Ok(w),
+            w => err(format!("{f}.{name}"), format!("must be in (0, 100] per second (got {w})")),
+        };
+        let mean_pkt_bytes = match &self.mean_pkt {
+            Some(q) => in_field(format!("{f}.mean_pkt"), bytes(q))?,
+            None => d.mean_pkt_bytes,
+        };
+        if mean_pkt_bytes == 0 || mean_pkt_bytes > 1 << 20 {
+            return err(format!("{f}.mean_pkt"), format!("must be between 1 byte and 1 MiB (got {mean_pkt_bytes})"));
+        }
+        Ok(PieConfig {
+            target,
+            tupdate,
+            alpha: weight("alpha", self.alpha, d.alpha)?,
+            beta: weight("beta", self.beta, d.beta)?,
+            max_burst,
+            mean_pkt_bytes,
+            derandomize: self.derandomize.unwrap_or(d.derandomize),
+        })
+    }
+}
+
+/// The duration `v` of field `f.name` (ns), `default` when unset; 0 is refused.
+fn positive_duration(f: &str, name: &str, v: &Option<Quantity>, default: u64) -> Result<u64, ScenarioError> {
+    let ns = match v {
+        Some(q) => in_field(format!("{f}.{name}"), duration_ns(q))?,
+        None => default,
+    };
+    if ns == 0 {
+        return err(format!("{f}.{name}"), "must be above 0");
+    }
+    Ok(ns)
 }
 
 /// CoDel's settings; unset, the RFC's defaults (section 4.2-4.3: target 5 ms, interval 100 ms).
@@ -43,18 +148,8 @@ pub struct CodelSpec {
 impl CodelSpec {
     fn config(&self, f: &str) -> Result<CodelConfig, ScenarioError> {
         let d = CodelConfig::default();
-        let dur = |name: &str, v: &Option<Quantity>, default| -> Result<u64, ScenarioError> {
-            let ns = match v {
-                Some(q) => in_field(format!("{f}.{name}"), duration_ns(q))?,
-                None => default,
-            };
-            if ns == 0 {
-                return err(format!("{f}.{name}"), "must be above 0");
-            }
-            Ok(ns)
-        };
-        let target = dur("target", &self.target, d.target)?;
-        let interval = dur("interval", &self.interval, d.interval)?;
+        let target = positive_duration(f, "target", &self.target, d.target)?;
+        let interval = positive_duration(f, "interval", &self.interval, d.interval)?;
         if target >= interval {
             return err(format!("{f}.target"), "must be below interval (RFC 8289 4.3: 5-10% of it)");
         }
@@ -142,6 +237,8 @@ impl QdiscSpec {
             }
             QdiscSpec::Ered(s) => QdiscModel::Red(s.config(f, true, stack)?),
             QdiscSpec::Codel(s) => QdiscModel::Codel(s.config(f)?),
+            QdiscSpec::Pie(s) => QdiscModel::Pie(s.config(f)?),
+            QdiscSpec::FqCodel(s) => QdiscModel::FqCodel(s.config(f)?),
         })
     }
 }
@@ -320,5 +417,35 @@ mod tests {
             .starts_with("link[0].qdisc.target: must be below interval"));
         assert!(error("{ kind = \"codel\", interval = \"5MB\" }").starts_with("link[0].qdisc.interval:"));
         assert!(error("{ kind = \"codel\", min_th = 5 }").starts_with("link[0].qdisc.min_th: unknown field"));
+    }
+
+    #[test]
+    fn fq_codel_defaults_to_the_rfc_and_names_bad_fields() {
+        let spec: QdiscSpec = toml::from_str("kind = \"fq_codel\"").unwrap();
+        let QdiscModel::FqCodel(c) = spec.validate("q", Stack::Tcplab).unwrap() else { panic!("not FQ-CoDel") };
+        assert_eq!(c, FqCodelConfig::default());
+        assert_eq!((c.flows, c.quantum, c.drop_batch, c.limit), (1024, 1514, 64, None));
+        assert!(error("{ kind = \"fq_codel\", flows = 0 }").starts_with("link[0].qdisc.flows: must be between"));
+        assert!(error("{ kind = \"fq_codel\", quantum = \"0B\" }").starts_with("link[0].qdisc.quantum:"));
+        assert!(error("{ kind = \"fq_codel\", limit = 0 }").starts_with("link[0].qdisc.limit:"));
+        assert!(error("{ kind = \"fq_codel\", target = \"1s\" }").starts_with("link[0].qdisc.target: must be below"));
+        assert!(error("{ kind = \"fq_codel\", drop_batch = 0 }").starts_with("link[0].qdisc.drop_batch:"));
+        assert!(error("{ kind = \"fq_codel\", tupdate = \"1s\" }").starts_with("link[0].qdisc.tupdate: unknown field"));
+    }
+
+    #[test]
+    fn pie_defaults_to_the_rfc_and_names_bad_fields() {
+        let spec: QdiscSpec = toml::from_str("kind = \"pie\"").unwrap();
+        let QdiscModel::Pie(c) = spec.validate("q", Stack::Tcplab).unwrap() else { panic!("not PIE") };
+        assert_eq!(c, PieConfig::default());
+        let spec: QdiscSpec = toml::from_str("kind = \"pie\"\ntarget = \"20ms\"\nalpha = 0.0625").unwrap();
+        let QdiscModel::Pie(c) = spec.validate("q", Stack::Tcplab).unwrap() else { panic!("not PIE") };
+        assert_eq!((c.target, c.alpha, c.beta), (20_000_000, 0.0625, 1.25));
+        assert!(error("{ kind = \"pie\", tupdate = \"0s\" }").starts_with("link[0].qdisc.tupdate: must be above 0"));
+        assert!(error("{ kind = \"pie\", alpha = -1 }").starts_with("link[0].qdisc.alpha: must be in"));
+        assert!(error("{ kind = \"pie\", beta = 0 }").starts_with("link[0].qdisc.beta:"));
+        assert!(error("{ kind = \"pie\", max_burst = \"5MB\" }").starts_with("link[0].qdisc.max_burst:"));
+        assert!(error("{ kind = \"pie\", mean_pkt = \"0B\" }").starts_with("link[0].qdisc.mean_pkt:"));
+        assert!(error("{ kind = \"pie\", interval = \"1s\" }").starts_with("link[0].qdisc.interval: unknown field"));
     }
 }

@@ -13,6 +13,7 @@ use serde::Serialize;
 use crate::packet::Packet;
 use crate::time::{serialization_ns, Dur, Time};
 
+use super::drop_trace::DropCause;
 use super::loss::{FlowWire, LossModel};
 use super::pool::{PacketId, PacketPool};
 use super::queue::{Queue, Waiting};
@@ -93,6 +94,9 @@ impl Series {
 pub enum Next {
     Nothing,
     TxDoneAt(Time),
+    /// The packet was queued, and the discipline dropped waiting packets to make room
+    /// (`Queue::enqueue_drops`, for the caller to take from the pool).
+    DroppedWaiting,
 }
 
 impl Channel {
@@ -130,7 +134,9 @@ impl Channel {
         if idle {
             return Ok(Next::TxDoneAt(self.start_tx(now, Waiting::new(id, &pkt))));
         }
-        self.queue.push(now, id, &pkt);
+        if self.queue.push(now, id, &pkt) {
+            return Ok(Next::DroppedWaiting);
+        }
         Ok(Next::Nothing)
     }
 
@@ -173,16 +179,20 @@ impl Channel {
         TxOutcome { id: w.id, lost, next_tx, arrive_at }
     }
 
-    /// Count and trace a packet the queue's discipline dropped at dequeue (CoDel), which the
-    /// caller has taken from the pool.
-    pub fn note_dequeue_drop(&mut self, now: Time, pkt: &Packet) {
+    /// Count and trace a waiting packet the queue's discipline dropped, which the caller has
+    /// taken from the pool: `Sojourn` at dequeue (CoDel, FQ-CoDel's per-queue CoDel), or
+    /// `Overflow` at an enqueue that found no room (FQ-CoDel's fattest queue).
+    pub fn note_discipline_drop(&mut self, now: Time, pkt: &Packet, cause: DropCause) {
         self.stats.drops_queue += 1;
         if let Some(s) = &mut self.queue.stats {
-            s.drops_sojourn += 1;
+            match cause {
+                DropCause::Overflow => s.drops_overflow += 1,
+                _ => s.drops_sojourn += 1,
+            }
             s.drops_marked += pkt.marked as u64;
         }
         if let Some(d) = &mut self.queue.drops {
-            d.record(now, pkt, super::drop_trace::DropCause::Sojourn);
+            d.record(now, pkt, cause);
         }
     }
 

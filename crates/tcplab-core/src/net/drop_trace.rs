@@ -19,9 +19,10 @@ use crate::time::Time;
 /// Why a packet was dropped (named as the counters name it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DropCause {
-    /// The buffer was full (`drops_overflow`, `drops_queue`).
+    /// The buffer was full, or FQ-CoDel's overflow rule dropped it from the fattest queue
+    /// (`drops_overflow`, `drops_queue`).
     Overflow,
-    /// RED's random drop between min_th and max_th (`drops_early`).
+    /// RED's random drop between min_th and max_th, or PIE's at enqueue (`drops_early`).
     Early,
     /// RED's drop with the average in the forced region (`drops_forced`).
     Forced,
@@ -29,7 +30,8 @@ pub enum DropCause {
     Loss,
     /// An ATM cell policy (PPD, EPD, SD) discarded the cell while the buffer had room.
     CellPolicy,
-    /// CoDel's drop at dequeue: the sojourn time stayed above target (RFC 8289).
+    /// CoDel's (or an FQ-CoDel queue's) drop at dequeue: the sojourn time stayed above
+    /// target (RFC 8289).
     Sojourn,
 }
 

@@ -4,14 +4,17 @@
 pub mod channel;
 pub mod codel;
 pub mod drop_trace;
+pub mod fq_codel;
 pub mod loss;
 pub mod marker;
+pub mod pie;
 pub mod pool;
 pub mod qdisc;
 pub mod queue;
 pub mod red;
 pub mod red_ns;
 pub mod route;
+pub mod sojourn_trace;
 
 pub use channel::{Channel, ChannelStats};
 pub use loss::LossModel;

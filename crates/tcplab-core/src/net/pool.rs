@@ -13,6 +13,20 @@ use crate::packet::Packet;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PacketId(u32);
 
+impl PacketId {
+    /// An id made up for a queue's unit tests, which hold ids without records.
+    #[cfg(test)]
+    pub(crate) fn for_test(n: u32) -> Self {
+        Self(n)
+    }
+
+    /// The number behind an id, for a queue's unit tests.
+    #[cfg(test)]
+    pub(crate) fn raw(self) -> u32 {
+        self.0
+    }
+}
+
 /// A slot spans whole 32-byte halves of cache lines, so a record touches two lines, not three.
 #[derive(Debug, Clone, Copy)]
 #[repr(align(32))]

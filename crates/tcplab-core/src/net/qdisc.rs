@@ -4,7 +4,9 @@
 use crate::rng::stream;
 
 use super::codel::{Codel, CodelConfig};
-use super::queue::{CodelQueue, Discipline, Queue, QueueLimit};
+use super::fq_codel::{FqCodel, FqCodelConfig};
+use super::pie::{Pie, PieConfig};
+use super::queue::{CodelQueue, Discipline, PieQueue, Queue, QueueLimit};
 use super::red::{Red, RedConfig};
 
 /// A validated discipline for a packet link.
@@ -15,10 +17,22 @@ pub enum QdiscModel {
     Red(RedConfig),
     /// CoDel (RFC 8289).
     Codel(CodelConfig),
+    /// PIE (RFC 8033).
+    Pie(PieConfig),
+    /// FQ-CoDel (RFC 8290).
+    FqCodel(FqCodelConfig),
+}
+
+impl QdiscModel {
+    /// Whether a queue trace of this discipline also writes its departures' sojourn times
+    /// (`sojourn_trace`): the disciplines that decide from queueing delay.
+    pub fn traces_sojourn(&self) -> bool {
+        matches!(self, QdiscModel::Codel(_) | QdiscModel::Pie(_) | QdiscModel::FqCodel(_))
+    }
 }
 
 /// The queue of packet channel `index` (not a cell link) holding `limit`: drop-tail unless it
-/// has a `qdisc`; RED draws from its own stream. An explicit `qdisc` also turns on the
+/// has a `qdisc`; RED and PIE draw from streams of their own. An explicit `qdisc` also turns on the
 /// counters by cause, and `trace` the queue trace.
 pub fn packet_queue(
     limit: QueueLimit,
@@ -37,12 +51,24 @@ pub fn packet_queue(
         Some(QdiscModel::Codel(cfg)) => {
             Queue::with_discipline(limit, Discipline::Codel(Box::new(CodelQueue::new(Codel::new(*cfg)))))
         }
+        Some(QdiscModel::Pie(cfg)) => {
+            let pie = Pie::new(*cfg, stream(seed, "pie", index));
+            Queue::with_discipline(limit, Discipline::Pie(Box::new(PieQueue::new(pie))))
+        }
+        Some(QdiscModel::FqCodel(cfg)) => {
+            // Its own `limit`, when given, replaces the link's.
+            let limit = cfg.limit.map_or(limit, QueueLimit::Packets);
+            Queue::with_discipline(limit, Discipline::FqCodel(Box::new(FqCodel::new(*cfg))))
+        }
     };
     if qdisc.is_some() {
         queue.keep_stats();
     }
     if trace {
         queue.keep_trace();
+        if qdisc.is_some_and(QdiscModel::traces_sojourn) {
+            queue.keep_sojourn();
+        }
     }
     queue
 }

@@ -20,8 +20,11 @@ use crate::time::Time;
 
 use super::codel::{Codel, Head};
 use super::drop_trace::{DropCause, DropTrace};
+use super::fq_codel::FqCodel;
+use super::pie::Pie;
 use super::pool::PacketId;
 use super::red::{Red, RedDrop};
+use super::sojourn_trace::SojournTrace;
 
 /// A waiting packet: its id, its size, and its virtual circuit (for cell policies).
 #[derive(Debug, Clone, Copy)]
@@ -34,6 +37,12 @@ pub struct Waiting {
 impl Waiting {
     pub fn new(id: PacketId, pkt: &Packet) -> Self {
         Self { id, wire_bytes: pkt.wire_bytes, vc: vc_of(pkt) as u32 }
+    }
+
+    /// A waiting packet of `bytes` with made-up id `n`, for a discipline's unit tests.
+    #[cfg(test)]
+    pub(crate) fn for_test(n: u32, bytes: u32) -> Self {
+        Self { id: PacketId::for_test(n), wire_bytes: bytes, vc: 0 }
     }
 }
 
@@ -64,6 +73,27 @@ pub enum Discipline {
     Cells(Box<CellDropper>),
     /// CoDel (RFC 8289), deciding at dequeue from each packet's sojourn time.
     Codel(Box<CodelQueue>),
+    /// PIE (RFC 8033), deciding at enqueue with a probability updated from the delay.
+    Pie(Box<PieQueue>),
+    /// FQ-CoDel (RFC 8290): per-flow queues served by DRR, CoDel in each; it holds the
+    /// waiting packets itself (`buf` stays empty).
+    FqCodel(Box<FqCodel>),
+}
+
+/// PIE's state and the enqueue times of the waiting packets (its delay samples are their
+/// sojourn times, RFC 8033 section 4.3's timestamp variant).
+#[derive(Debug, Clone)]
+pub struct PieQueue {
+    pub pie: Pie,
+    stamps: VecDeque<Time>,
+    /// A row per departure, when the link traces its queue.
+    sojourn: Option<Box<SojournTrace>>,
+}
+
+impl PieQueue {
+    pub fn new(pie: Pie) -> Self {
+        Self { pie, stamps: VecDeque::new(), sojourn: None }
+    }
 }
 
 /// CoDel's state, the enqueue times of the waiting packets (a deque beside `Queue::buf`, so
@@ -74,11 +104,13 @@ pub struct CodelQueue {
     stamps: VecDeque<Time>,
     /// Dropped at the last `pop`, for the channel to take (reused: no allocation once grown).
     pub dropped: Vec<PacketId>,
+    /// A row per departure, when the link traces its queue.
+    sojourn: Option<Box<SojournTrace>>,
 }
 
 impl CodelQueue {
     pub fn new(codel: Codel) -> Self {
-        Self { codel, stamps: VecDeque::new(), dropped: Vec::new() }
+        Self { codel, stamps: VecDeque::new(), dropped: Vec::new(), sojourn: None }
     }
 }
 
@@ -88,7 +120,7 @@ pub struct QueueStats {
     pub arrivals_marked: u64,
     /// The buffer was full.
     pub drops_overflow: u64,
-    /// RED's random drops between min_th and max_th.
+    /// RED's random drops between min_th and max_th, and PIE's random drops (RFC 8033).
     pub drops_early: u64,
     /// RED's drops with the average in the forced region.
     pub drops_forced: u64,
@@ -162,6 +194,38 @@ impl Queue {
         self.trace = Some(Box::default());
     }
 
+    /// Record every departure's sojourn time from now on (an AQM queue: CoDel, PIE, FQ-CoDel;
+    /// the trace lives in its boxed state, so a drop-tail queue is no larger for it).
+    pub fn keep_sojourn(&mut self) {
+        if let Some(t) = self.sojourn_slot() {
+            *t = Some(Box::default());
+        }
+    }
+
+    fn sojourn_slot(&mut self) -> Option<&mut Option<Box<SojournTrace>>> {
+        match &mut self.disc {
+            Discipline::Codel(c) => Some(&mut c.sojourn),
+            Discipline::Pie(p) => Some(&mut p.sojourn),
+            Discipline::FqCodel(fq) => Some(&mut fq.sojourn),
+            _ => None,
+        }
+    }
+
+    /// The departures' sojourn trace, if this queue keeps one.
+    pub fn sojourn_trace_mut(&mut self) -> Option<&mut SojournTrace> {
+        self.sojourn_slot()?.as_deref_mut()
+    }
+
+    /// The departures' sojourn trace, if this queue keeps one.
+    pub fn sojourn_trace(&self) -> Option<&SojournTrace> {
+        match &self.disc {
+            Discipline::Codel(c) => c.sojourn.as_deref(),
+            Discipline::Pie(p) => p.sojourn.as_deref(),
+            Discipline::FqCodel(fq) => fq.sojourn.as_deref(),
+            _ => None,
+        }
+    }
+
     fn fits(&self, pkt: &Packet) -> bool {
         Self::room(self.limit, self.buf.len(), self.bytes, pkt)
     }
@@ -179,13 +243,15 @@ impl Queue {
         let (ok, early) = match &mut self.disc {
             Discipline::DropTail => (link_idle || self.fits(pkt), None),
             Discipline::Codel(c) => {
-                let ok = link_idle || Self::room(self.limit, self.buf.len(), self.bytes, pkt);
-                // A packet going straight onto an idle link is enqueued and dequeued at once
-                // in a real queue: its size still counts for CoDel's one-packet floor.
-                if ok && link_idle {
-                    c.codel.on_enqueue(pkt.wire_bytes as u64);
+                (Self::accept_codel(c, self.limit, self.buf.len(), self.bytes, now, pkt, link_idle), None)
+            }
+            Discipline::Pie(p) => Self::accept_pie(p, self.limit, self.buf.len(), self.bytes, now, pkt, link_idle),
+            Discipline::FqCodel(fq) => {
+                // Always in: the overflow rule drops from the fattest queue after the push.
+                if link_idle {
+                    fq.pass_through(now, pkt.wire_bytes);
                 }
-                (ok, None)
+                (true, None)
             }
             Discipline::Cells(d) => {
                 let occupancy = if link_idle { 0 } else { self.buf.len() };
@@ -208,6 +274,57 @@ impl Queue {
         ok
     }
 
+    /// CoDel's admission: room in the buffer (CoDel itself decides at dequeue).
+    #[inline(never)]
+    fn accept_codel(
+        c: &mut CodelQueue,
+        limit: QueueLimit,
+        len: usize,
+        bytes: u64,
+        now: Time,
+        pkt: &Packet,
+        link_idle: bool,
+    ) -> bool {
+        let ok = link_idle || Self::room(limit, len, bytes, pkt);
+        // A packet going straight onto an idle link is enqueued and dequeued at once in a
+        // real queue: its size still counts for CoDel's one-packet floor.
+        if ok && link_idle {
+            c.codel.on_enqueue(pkt.wire_bytes as u64);
+            if let Some(t) = &mut c.sojourn {
+                t.depart(now, 0);
+            }
+        }
+        ok
+    }
+
+    /// PIE's admission: its drop decision, then room in the buffer.
+    #[inline(never)]
+    fn accept_pie(
+        p: &mut PieQueue,
+        limit: QueueLimit,
+        len: usize,
+        bytes: u64,
+        now: Time,
+        pkt: &Packet,
+        link_idle: bool,
+    ) -> (bool, Option<RedDrop>) {
+        // The one place PIE signals congestion: its drop at enqueue (RFC 8033 4.1).
+        if p.pie.drop_early(now, bytes) {
+            if let Some(t) = &mut p.sojourn {
+                t.dropped(1);
+            }
+            return (false, Some(RedDrop::Early));
+        }
+        let ok = link_idle || Self::room(limit, len, bytes, pkt);
+        if ok && link_idle {
+            p.pie.on_dequeue(now, 0, true);
+            if let Some(t) = &mut p.sojourn {
+                t.depart(now, 0);
+            }
+        }
+        (ok, None)
+    }
+
     /// Record a refused arrival in the drop trace, with the cause the counters give it.
     #[cold]
     fn trace_drop(&mut self, now: Time, pkt: &Packet, link_idle: bool, early: Option<RedDrop>) {
@@ -228,8 +345,9 @@ impl Queue {
             Discipline::Red(r) => Some(r.avg),
             _ => None,
         };
+        let (packets, bytes) = (self.len() as u32, self.waiting_bytes());
         if let Some(t) = &mut self.trace {
-            t.push(QueueSample { time: now, packets: self.buf.len() as u32, bytes: self.bytes, avg });
+            t.push(QueueSample { time: now, packets, bytes, avg });
         }
         let Some(s) = &mut self.stats else { return };
         s.arrivals_marked += pkt.marked as u64;
@@ -245,7 +363,9 @@ impl Queue {
     }
 
     /// Enqueue `pkt`, stored as `id`, after `accepts` let it in.
-    pub fn push(&mut self, now: Time, id: PacketId, pkt: &Packet) {
+    /// Returns whether the discipline dropped waiting packets to make room (FQ-CoDel's
+    /// overflow rule): `enqueue_drops` lists them.
+    pub fn push(&mut self, now: Time, id: PacketId, pkt: &Packet) -> bool {
         let w = Waiting::new(id, pkt);
         match &mut self.disc {
             Discipline::Cells(d) => d.on_enqueue(w.vc),
@@ -253,17 +373,35 @@ impl Queue {
                 c.codel.on_enqueue(w.wire_bytes as u64);
                 c.stamps.push_back(now);
             }
+            Discipline::Pie(p) => p.stamps.push_back(now),
+            Discipline::FqCodel(fq) => return Self::push_fq(fq, self.limit, &mut self.peak_packets, now, w, pkt.flow),
             _ => {}
         }
         self.bytes += w.wire_bytes as u64;
         self.buf.push_back(w);
         self.peak_packets = self.peak_packets.max(self.buf.len());
+        false
+    }
+
+    /// FQ-CoDel's enqueue into flow `flow`'s queue, over `limit` its overflow rule.
+    #[inline(never)]
+    fn push_fq(fq: &mut FqCodel, limit: QueueLimit, peak: &mut usize, now: Time, w: Waiting, flow: u32) -> bool {
+        let over = |len: usize, bytes: u64| match limit {
+            QueueLimit::Packets(n) => len > n as usize,
+            QueueLimit::Bytes(b) => bytes > b,
+        };
+        let dropped = fq.enqueue(now, w, flow, over);
+        *peak = (*peak).max(fq.len());
+        dropped
     }
 
     /// The next packet to send at `now`; None leaves the link idle.
     pub fn pop(&mut self, now: Time) -> Option<Waiting> {
-        if let Discipline::Codel(c) = &mut self.disc {
-            return Self::pop_codel(c, &mut self.buf, &mut self.bytes, now);
+        match &mut self.disc {
+            Discipline::Codel(c) => return Self::pop_codel(c, &mut self.buf, &mut self.bytes, now),
+            Discipline::Pie(p) => return Self::pop_pie(p, &mut self.buf, &mut self.bytes, now),
+            Discipline::FqCodel(fq) => return fq.pop(now),
+            _ => {}
         }
         let Some(w) = self.buf.pop_front() else {
             if let Discipline::Red(r) = &mut self.disc {
@@ -283,14 +421,34 @@ impl Queue {
     #[inline(never)]
     fn pop_codel(c: &mut CodelQueue, buf: &mut VecDeque<Waiting>, bytes: &mut u64, now: Time) -> Option<Waiting> {
         c.dropped.clear();
-        let CodelQueue { codel, stamps, dropped } = c;
+        let CodelQueue { codel, stamps, dropped, sojourn } = c;
         let pop = || {
             let w = buf.pop_front()?;
             let enqueued_at = stamps.pop_front().expect("a stamp per waiting packet");
             *bytes -= w.wire_bytes as u64;
             Some(Head { packet: w, enqueued_at, bytes_left: *bytes })
         };
-        codel.dequeue(now, pop, |h| dropped.push(h.packet.id)).map(|h| h.packet)
+        let head = codel.dequeue(now, pop, |h| dropped.push(h.packet.id));
+        if let Some(t) = sojourn {
+            t.dropped(dropped.len() as u32);
+            if let Some(h) = &head {
+                t.depart(now, now - h.enqueued_at);
+            }
+        }
+        head.map(|h| h.packet)
+    }
+
+    /// PIE's dequeue: the head leaves, and its sojourn is PIE's delay sample.
+    #[inline(never)]
+    fn pop_pie(p: &mut PieQueue, buf: &mut VecDeque<Waiting>, bytes: &mut u64, now: Time) -> Option<Waiting> {
+        let w = buf.pop_front()?;
+        let sojourn = now - p.stamps.pop_front().expect("a stamp per waiting packet");
+        *bytes -= w.wire_bytes as u64;
+        p.pie.on_dequeue(now, sojourn, buf.is_empty());
+        if let Some(t) = &mut p.sojourn {
+            t.depart(now, sojourn);
+        }
+        Some(w)
     }
 
     /// The packets the last `pop` dropped at dequeue (CoDel), for the channel to take.
@@ -298,6 +456,15 @@ impl Queue {
     pub fn dequeue_drops(&self) -> &[PacketId] {
         match &self.disc {
             Discipline::Codel(c) => &c.dropped,
+            Discipline::FqCodel(fq) => &fq.codel_dropped,
+            _ => &[],
+        }
+    }
+
+    /// The waiting packets the last `push` dropped to make room (FQ-CoDel's overflow rule).
+    pub fn enqueue_drops(&self) -> &[PacketId] {
+        match &self.disc {
+            Discipline::FqCodel(fq) => &fq.overflow_dropped,
             _ => &[],
         }
     }
@@ -311,16 +478,32 @@ impl Queue {
         Some(s)
     }
 
-    /// The ids of the waiting packets, first to leave first.
+    /// The ids of the waiting packets (first to leave first, but for FQ-CoDel's queue by queue).
     pub fn ids(&self) -> impl Iterator<Item = PacketId> + '_ {
-        self.buf.iter().map(|w| w.id)
+        let fq = match &self.disc {
+            Discipline::FqCodel(fq) => Some(fq.ids()),
+            _ => None,
+        };
+        self.buf.iter().map(|w| w.id).chain(fq.into_iter().flatten())
     }
 
+    /// Packets waiting.
     pub fn len(&self) -> usize {
-        self.buf.len()
+        match &self.disc {
+            Discipline::FqCodel(fq) => fq.len(),
+            _ => self.buf.len(),
+        }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.buf.is_empty()
+        self.len() == 0
+    }
+
+    /// Bytes waiting.
+    fn waiting_bytes(&self) -> u64 {
+        match &self.disc {
+            Discipline::FqCodel(fq) => fq.bytes(),
+            _ => self.bytes,
+        }
     }
 }

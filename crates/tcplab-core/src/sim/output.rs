@@ -8,6 +8,7 @@ use super::Simulation;
 use crate::csv::{write_csv, Rows};
 use crate::error::Error;
 use crate::metrics::FlowTrace;
+use crate::net::sojourn_trace::sojourn_file;
 use crate::trace_stream::{drops_file, queue_file, segments_file, trace_file};
 
 impl Simulation {
@@ -17,9 +18,10 @@ impl Simulation {
         for (i, c) in self.channels.iter().enumerate() {
             crate::net::queue::write_trace(&c.queue, &dir.join(queue_file(i)))?;
             if let Some(Rows::Memory(rows)) = c.queue.drops.as_deref().map(|d| &d.rows) {
-                let mut w = std::io::BufWriter::new(std::fs::File::create(dir.join(drops_file(i)))?);
-                write_csv(rows, &mut w)?;
-                std::io::Write::flush(&mut w)?;
+                write_file(&dir.join(drops_file(i)), rows)?;
+            }
+            if let Some(Rows::Memory(rows)) = c.queue.sojourn_trace().map(|t| &t.rows) {
+                write_file(&dir.join(sojourn_file(i)), rows)?;
             }
         }
         Ok(())
@@ -58,6 +60,11 @@ impl Simulation {
                 write_csv(rows, &mut out)?;
                 files.insert(drops_file(i), out);
             }
+            if let Some(Rows::Memory(rows)) = c.queue.sojourn_trace().map(|t| &t.rows) {
+                let mut out = Vec::new();
+                write_csv(rows, &mut out)?;
+                files.insert(sojourn_file(i), out);
+            }
         }
         Ok(files)
     }
@@ -75,4 +82,12 @@ impl Simulation {
         self.pcaps.iter_mut().try_for_each(|p| p.finish())?;
         Ok(())
     }
+}
+
+/// Write `rows` as CSV into the file `path`.
+fn write_file<R: crate::csv::CsvRow>(path: &Path, rows: &[R]) -> Result<(), Error> {
+    let mut w = std::io::BufWriter::new(std::fs::File::create(path)?);
+    write_csv(rows, &mut w)?;
+    std::io::Write::flush(&mut w)?;
+    Ok(())
 }

@@ -32,8 +32,8 @@ pub fn file_budget() -> usize {
 }
 
 /// Which traces a run with an output folder streams: traced flows in order (two files each),
-/// then traced queues (one each), then drop traces (one each), while `files` lasts; the others
-/// stay in memory.
+/// then traced queues (one each, two for an AQM queue with its sojourn trace), then drop
+/// traces (one each), while `files` lasts; the others stay in memory.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StreamPlan {
     pub flows: Vec<bool>,
@@ -50,7 +50,11 @@ impl StreamPlan {
             ok
         };
         let flows = model.flows.iter().map(|f| f.trace && take(2)).collect();
-        let channels = model.channels.iter().map(|c| c.trace_queue && take(1)).collect();
+        // An AQM queue's trace is two files: its arrivals and its departures' sojourn times.
+        let queue_files = |c: &crate::config::link::ChannelModel| {
+            1 + usize::from(c.qdisc.as_ref().is_some_and(crate::net::qdisc::QdiscModel::traces_sojourn))
+        };
+        let channels = model.channels.iter().map(|c| c.trace_queue && take(queue_files(c))).collect();
         let drops = model.channels.iter().map(|c| c.trace_drops && take(1)).collect();
         Self { flows, channels, drops }
     }
