@@ -10,6 +10,7 @@ our runs beside the paper's Tables 4-12.
 
 Files: network.py (the scenario of Sec. 6), metrics.py (Sec. 7), paper.py (the paper's printed
 tables, as reference data), sweeps.py, results.py (derived once), tables.py, claims.py,
+estimates.py (the factorial analysis' intervals the claims' orderings are judged on),
 figures.py, backlog.py (a diagnostic not in the paper: how many servers are backlogged over
 time), can_fail.py (each claim on the paper's own tables and on a refuting copy),
 sensitivity.py (the WAN factorial under each reading of what the paper leaves open).
