@@ -26,6 +26,7 @@ import pandas as pd
 from tcplab.experiment.expand import derive_seed
 from tcplab.report.claims import HOLDS
 from tcplab.report.markdown import markdown_table
+from tcplab.report.study import Table
 from tcplab.studies.satellite.claims import table_cells
 from tcplab.studies.satellite.metrics import max_tcp_throughput, satellite_metrics
 from tcplab.studies.satellite.network import (
@@ -41,7 +42,7 @@ from tcplab.studies.satellite.paper import TABLE_NUMBERS, results_table
 from tcplab.studies.satellite.results import from_tables
 from tcplab.studies.satellite.sweeps import BUFFER_NAMES, DROP_NAMES, FLAVOUR_NAMES, SEED
 
-__all__ = ["READINGS", "cells_within", "offered_bps", "sensitivity", "table"]
+__all__ = ["READINGS", "RECORDED", "cells_within", "offered_bps", "recorded_tables", "sensitivity", "table"]
 
 # Each reading changes one thing from the primary one, except the first (the study's earlier
 # default, random first-batch phases) and the load reading (the batch period that makes the
@@ -143,6 +144,36 @@ def table(df: pd.DataFrame, case: str = "wan") -> pd.DataFrame:
             row |= cells_within(g, case)
         out.append(row)
     return pd.DataFrame(out)
+
+
+# Runs of this module recorded with the study (one row per run, as ``--csv`` writes them), shown
+# in the study's report: they take far longer than a reproduction. Each file's provenance (the
+# command, the date, the machine's load) is in docs/satellite.md.
+RECORDED = Path(__file__).parent / "sensitivity_runs"
+
+
+def recorded_tables() -> list[Table]:
+    """The recorded sensitivity runs, one table per link type, with each reading's mean over
+    configurations, per buffer, and its count of Table 4/7 cells within their bands."""
+    out = []
+    for path in sorted(RECORDED.glob("*.csv")):
+        case = path.stem
+        df = pd.read_csv(path)
+        reps = int(df["replication"].nunique())
+        t = table(df, case)
+        configs = len(df) // max(reps, 1) // max(df["reading"].nunique(), 1)
+        note = (
+            f"Every configuration of the factorial ({configs} per reading) under each reading of what "
+            f"the paper leaves open, {reps} replication(s) of 50 s at the study's seeds, run by "
+            "`python -m tcplab.studies.satellite.sensitivity` and recorded in "
+            f"tcplab/studies/satellite/sensitivity_runs/{path.name} (docs/satellite.md says when and "
+            "how). E and F: mean efficiency and fairness; 'silent servers': the most servers, in any "
+            "run, whose clients received nothing; 'cells in band': the study's per-cell claims on that "
+            "reading's runs alone. The primary reading was fixed by its rule before these runs."
+        )
+        title = f"{case.upper()}: the results under each reading of the start of a run (recorded runs)"
+        out.append(Table(title, t.fillna(""), note))
+    return out
 
 
 def main() -> None:

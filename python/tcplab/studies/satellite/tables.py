@@ -28,7 +28,11 @@ def tables(r: Results) -> list[Table]:
         out += [_results(r, case), _allocation(r, case), _effects(r, case)]
     if "backlogged_mean" in next(iter(r.runs.values()), pd.DataFrame()).columns:
         out.append(backlog_table(r.runs, CASE_NAMES))
-    return out
+    # here, not at the top: ``python -m tcplab.studies.satellite.sensitivity`` must not be imported
+    # by its own package before it runs
+    from tcplab.studies.satellite.sensitivity import recorded_tables
+
+    return out + recorded_tables()
 
 
 def _f(x: Any) -> str:
