@@ -151,3 +151,16 @@ def test_the_sensitivity_table_counts_cells_within_their_bands() -> None:
     t = table(rows)
     assert list(t["reading"]) == ["paper", "moved"]
     assert t.loc[1, "E 0.5 RTT"] == pytest.approx(t.loc[0, "E 0.5 RTT"] + 0.3, abs=1e-3)
+
+
+def test_the_recorded_sensitivity_runs_cover_every_configuration_of_each_reading() -> None:
+    from tcplab.studies.satellite.sensitivity import RECORDED, recorded_tables
+
+    for path in sorted(RECORDED.glob("*.csv")):
+        runs = pd.read_csv(path)
+        per = runs.groupby(["reading", "replication"]).size()
+        assert (per == 24).all(), (path.name, per)
+    titles = [t.title for t in recorded_tables()]
+    assert [t.split(":")[0] for t in titles] == ["MEO", "WAN"]
+    wan = recorded_tables()[1].frame
+    assert wan.loc[0, "reading"] == "paper" and wan.loc[1, "reading"].startswith("primary")

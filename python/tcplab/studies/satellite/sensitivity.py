@@ -172,7 +172,7 @@ def recorded_tables() -> list[Table]:
             "reading's runs alone. The primary reading was fixed by its rule before these runs."
         )
         title = f"{case.upper()}: the results under each reading of the start of a run (recorded runs)"
-        out.append(Table(title, t.fillna(""), note))
+        out.append(Table(title, t.astype(object).fillna(""), note))
     return out
 
 
