@@ -10,6 +10,7 @@ our runs beside the paper's Tables 4-12.
 
 Files: network.py (the scenario of Sec. 6), metrics.py (Sec. 7), paper.py (the paper's printed
 tables, as reference data), sweeps.py, results.py (derived once), tables.py, claims.py,
+estimates.py (the factorial analysis' intervals the claims' orderings are judged on),
 figures.py, backlog.py (a diagnostic not in the paper: how many servers are backlogged over
 time), can_fail.py (each claim on the paper's own tables and on a refuting copy),
 sensitivity.py (the WAN factorial under each reading of what the paper leaves open).
@@ -68,6 +69,11 @@ STUDY = Study(
         "has the WAN results under the other readings.",
         "The body of the paper's Table 10 (GEO per configuration) is missing from the available text; "
         "GEO is compared through Tables 11 and 12 only.",
+        "How this study's claims are judged (claims.py): each cell of Tables 4 and 7 within 1.645 "
+        "sqrt(se_paper^2 + se_ours^2 / n) of the paper's value (the paper's and our error standard "
+        "deviations); orderings and trends on the 90% interval of Jain's factorial analysis of our runs, "
+        "the paper's own method (Sec. 8.1), against zero, the paper's own intervals, or one stated reading "
+        "of each word ('much': twice; 'around 2%': at most 0.025; 'not much difference': within 0.02).",
     ),
     quick_note=(
         f"{QUICK.replications} replication of {QUICK.duration_s:g} s runs (full mode: "

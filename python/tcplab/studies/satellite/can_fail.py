@@ -107,15 +107,15 @@ def shift(case: str, resp: str, delta: float, **where: str) -> Callable[[Tables]
     return f
 
 
+def both(f: Callable[[Tables], Tables], g: Callable[[Tables], Tables]) -> Callable[[Tables], Tables]:
+    return lambda t: g(f(t))
+
+
 ONE_CELL = {"tcp": "NewReno", "drop_policy": "EPD", "buffer": "1 RTT"}
 
 # claim -> (the perturbation that refutes it, why it does)
 REFUTE: dict[str, tuple[Callable[[Tables], Tables], str]] = {
-    **{
-        f"{c}_mean_{r}": (scale(c, r, 0.6), f"every {c.upper()} {r} 40% lower")
-        for c in ("wan", "meo", "geo")
-        for r in RESPONSES
-    },
+    **{f"geo_mean_{r}": (scale("geo", r, 0.6), f"every GEO {r} 40% lower") for r in RESPONSES},
     "wan_table4_efficiency": (shift("wan", "efficiency", 0.2, **ONE_CELL), "one cell 0.2 higher"),
     "wan_table4_fairness": (shift("wan", "fairness", -0.4, **ONE_CELL), "one cell 0.4 lower"),
     "meo_table7_efficiency": (shift("meo", "efficiency", 0.05, **ONE_CELL), "one cell 0.05 higher"),
@@ -145,8 +145,8 @@ REFUTE: dict[str, tuple[Callable[[Tables], Tables], str]] = {
     "geo_sack_best_efficiency": (swap("geo", "tcp", "SACK", "Vanilla"), "GEO's SACK and Vanilla swapped"),
     "wan_newreno_sack_beat_vanilla_reno": (swap("wan", "tcp", "SACK", "Reno"), "WAN's SACK and Reno swapped"),
     "wan_newreno_fairer_than_sack": (
-        shift("wan", "fairness", 0.1, tcp="SACK"),
-        "SACK's fairness 0.1 higher: 0.016 below NewReno's, inside the paper's intervals",
+        shift("wan", "fairness", 0.15, tcp="SACK"),
+        "SACK's fairness 0.15 higher: 0.034 above NewReno's",
     ),
     "efficiency_rises_with_buffer": (swap("meo", "buffer", "1 RTT", "2 RTT"), "MEO's 1 and 2 RTT swapped"),
     "buffer_matters_most_at_low_delay": (
@@ -154,8 +154,8 @@ REFUTE: dict[str, tuple[Callable[[Tables], Tables], str]] = {
         "WAN efficiency set by the flavour alone",
     ),
     "wan_one_rtt_enough_for_newreno_sack": (
-        swap("wan", "buffer", "0.5 RTT", "1 RTT"),
-        "WAN's 0.5 and 1 RTT swapped",
+        both(swap("wan", "tcp", "Vanilla", "NewReno"), swap("wan", "tcp", "Reno", "SACK")),
+        "WAN's Vanilla/Reno and NewReno/SACK swapped: the latter gain the most from 1 to 2 RTT",
     ),
     "meo_half_rtt_enough_for_non_vanilla": (
         swap("meo", "tcp", "Reno", "Vanilla"),
@@ -173,8 +173,8 @@ REFUTE: dict[str, tuple[Callable[[Tables], Tables], str]] = {
         "MEO SACK's fairness 0.05 lower",
     ),
     "wan_fairness_rises_with_buffer": (
-        shift("wan", "fairness", 0.06, buffer="0.5 RTT"),
-        "WAN 0.5 RTT fairness 0.06 higher: a rise of 0.08, under the paper's smallest",
+        shift("wan", "fairness", 0.12, buffer="0.5 RTT"),
+        "WAN 0.5 RTT fairness 0.12 higher: a rise of 0.02, far under the paper's smallest (0.089)",
     ),
 }
 

@@ -28,7 +28,11 @@ def tables(r: Results) -> list[Table]:
         out += [_results(r, case), _allocation(r, case), _effects(r, case)]
     if "backlogged_mean" in next(iter(r.runs.values()), pd.DataFrame()).columns:
         out.append(backlog_table(r.runs, CASE_NAMES))
-    return out
+    # here, not at the top: ``python -m tcplab.studies.satellite.sensitivity`` must not be imported
+    # by its own package before it runs
+    from tcplab.studies.satellite.sensitivity import recorded_tables
+
+    return out + recorded_tables()
 
 
 def _f(x: Any) -> str:
@@ -83,6 +87,12 @@ def _results(r: Results, case: str) -> Table:
         f"Ours: the mean over {r.replications} replication(s) of {r.duration_s:g} s with {r.pairs} "
         "server-client pairs ('sd': standard deviation over replications). "
     )
+    if paper is not None:
+        half = ", ".join(f"{bands[x]:.4f} {x}" for x in bands)
+        note += (
+            "'diff': ours minus the paper's; '*' marks a cell outside its band (the per-cell claims: "
+            f"1.645 x the paper's and our error standard deviations combined, +- {half}). "
+        )
     note += (
         f"Paper: Goyal et al. (1998), Table {n}, one run each."
         if paper is not None
@@ -120,13 +130,6 @@ def _allocation(r: Results, case: str) -> Table:
             row[f"% {resp} (ours)"] = f"{c.percent:.2f}"
             row[f"% {resp} (paper)"] = f"{paper[comp][2 + i]:.2f}"
         rows.append(row)
-    rows.append(
-        {
-            "component": "standard error se",
-            **{f"SS {resp} (ours)": _f(ours[resp].se) for resp in RESPONSES},
-            **{f"SS {resp} (paper)": _f(paper["se"][i]) for i, resp in enumerate(RESPONSES)},
-        }
-    )
     n = TABLE_NUMBERS[case][1]
     a = ours["efficiency"]
     return Table(
@@ -135,7 +138,8 @@ def _allocation(r: Results, case: str) -> Table:
         f"Ours: Jain's factorial analysis (tcplab.analysis.anova) of our {a.n} runs ({a.replications} "
         f"per configuration; error degrees of freedom {a.dof_e}). Paper: Goyal et al. (1998), Table {n} "
         "(one run per configuration; the error term is the second-order interaction, 6 degrees of freedom). "
-        "SSY and SS0 grow with the number of observations, so with replications compare the percentages.",
+        "SSY and SS0 grow with the number of observations, so with replications compare the percentages. "
+        "The standard error se of each analysis is the last row of the main effects' table below.",
     )
 
 
@@ -161,10 +165,17 @@ def _effects(r: Results, case: str) -> Table:
                 p = EFFECTS[case][(factor, level)][i]
                 row[f"{resp} (paper)"] = _interval(*p)
             rows.append(row)
+    # The standard error sets every interval above: its row sits under the responses it belongs to.
+    paper = ALLOCATION[case]["se"]
+    se_row: dict[str, Any] = {"factor": "standard error se", "level": ""}
+    for i, resp in enumerate(RESPONSES):
+        se_row[f"{resp} (ours)"] = _f(ours[resp].se)
+        se_row[f"{resp} (paper)"] = _f(paper[i])
+    rows.append(se_row)
     n = TABLE_NUMBERS[case][2]
     return Table(
         f"{CASE_NAMES[case]}: main effects with 90% confidence intervals, ours beside the paper's Table {n}",
         pd.DataFrame(rows),
         "An effect is significant when its interval excludes 0. Ours from our runs; paper: Goyal et al. "
-        f"(1998), Table {n}.",
+        f"(1998), Table {n}; the paper's se is printed with Table {TABLE_NUMBERS[case][1]}.",
     )
