@@ -38,6 +38,8 @@ pub enum QdiscSpec {
 pub struct CodelSpec {
     pub target: Option<Quantity>,
     pub interval: Option<Quantity>,
+    /// Mark ECN-capable packets instead of dropping them (RFC 8289 section 5).
+    pub ecn: Option<bool>,
 }
 
 impl CodelSpec {
@@ -58,7 +60,7 @@ impl CodelSpec {
         if target >= interval {
             return err(format!("{f}.target"), "must be below interval (RFC 8289 4.3: 5-10% of it)");
         }
-        Ok(CodelConfig { target, interval })
+        Ok(CodelConfig { target, interval, ecn: self.ecn.unwrap_or(false) })
     }
 }
 
@@ -85,6 +87,8 @@ pub struct RedSpec {
     pub marked_min_th: Option<f64>,
     pub marked_max_th: Option<f64>,
     pub marked_max_p: Option<f64>,
+    /// Mark ECN-capable packets instead of dropping them early (RFC 3168 sec. 7).
+    pub ecn: Option<bool>,
 }
 
 /// The defaults of one RED rule: what a table leaves unset.
@@ -263,6 +267,7 @@ impl RedSpec {
             ered,
             rule,
             wait: self.wait.unwrap_or(d.wait),
+            ecn: self.ecn.unwrap_or(false),
         })
     }
 }
