@@ -208,7 +208,7 @@ impl Simulation {
             let pkt = self.pool.take(out.id);
             self.dropped(&pkt);
         }
-        if !self.channels[c as usize].queue.dequeue_drops().is_empty() {
+        if self.channels[c as usize].queue.dequeue_signalled() {
             self.take_dequeue_drops(c);
         }
         if let Some(t) = out.next_tx {
@@ -220,9 +220,13 @@ impl Simulation {
     }
 
     /// Packets the queue's discipline dropped at its last dequeue (CoDel): out of the pool,
-    /// counted and traced by the channel, and into the ledger.
+    /// counted and traced by the channel, and into the ledger; and the one it marked ECN CE
+    /// instead (the packet now on the wire), marked in its record.
     #[cold]
     fn take_dequeue_drops(&mut self, c: u32) {
+        if let Some(id) = self.channels[c as usize].queue.take_dequeue_mark() {
+            self.pool.get_mut(id).ecn = crate::packet::Ecn::Ce;
+        }
         for i in 0..self.channels[c as usize].queue.dequeue_drops().len() {
             let id = self.channels[c as usize].queue.dequeue_drops()[i];
             let pkt = self.pool.take(id);

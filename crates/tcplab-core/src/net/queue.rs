@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use crate::atm::drop::{vc_of, CellDropper};
 use crate::csv::Rows;
-use crate::packet::Packet;
+use crate::packet::{Ecn, Packet};
 use crate::time::Time;
 
 use super::codel::{Codel, Head};
@@ -67,18 +67,23 @@ pub enum Discipline {
 }
 
 /// CoDel's state, the enqueue times of the waiting packets (a deque beside `Queue::buf`, so
-/// other disciplines keep `Waiting` small), and the packets its last dequeue dropped.
+/// other disciplines keep `Waiting` small) with whether each is ECN-capable, and the packets
+/// its last dequeue dropped or marked.
 #[derive(Debug, Clone)]
 pub struct CodelQueue {
     pub codel: Codel,
-    stamps: VecDeque<Time>,
+    stamps: VecDeque<(Time, bool)>,
     /// Dropped at the last `pop`, for the channel to take (reused: no allocation once grown).
     pub dropped: Vec<PacketId>,
+    /// Mark ECN-capable packets instead of dropping them (`qdisc.ecn`).
+    ecn: bool,
+    /// The packet the last `pop` marked CE (it is the one sent), for the channel to mark.
+    pub marked: Option<PacketId>,
 }
 
 impl CodelQueue {
-    pub fn new(codel: Codel) -> Self {
-        Self { codel, stamps: VecDeque::new(), dropped: Vec::new() }
+    pub fn new(codel: Codel, ecn: bool) -> Self {
+        Self { codel, stamps: VecDeque::new(), dropped: Vec::new(), ecn, marked: None }
     }
 }
 
@@ -96,6 +101,9 @@ pub struct QueueStats {
     /// discipline without them.
     #[serde(skip_serializing_if = "is_zero")]
     pub drops_sojourn: u64,
+    /// ECN-capable packets marked CE instead of dropped (`qdisc.ecn`); absent when none.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub marks_ecn: u64,
     /// Drops (any cause) of marked packets.
     pub drops_marked: u64,
     /// RED's average queue at the end of the run (packets, or bytes in byte mode).
@@ -174,8 +182,9 @@ impl Queue {
         }
     }
 
-    /// Whether a packet arriving at `now` may stay (on an idle link it goes straight on).
-    pub fn accepts(&mut self, now: Time, pkt: &Packet, link_idle: bool) -> bool {
+    /// Whether a packet arriving at `now` may stay (on an idle link it goes straight on). A
+    /// discipline that marks ECN instead of dropping sets `pkt.ecn` to CE.
+    pub fn accepts(&mut self, now: Time, pkt: &mut Packet, link_idle: bool) -> bool {
         let (ok, early) = match &mut self.disc {
             Discipline::DropTail => (link_idle || self.fits(pkt), None),
             Discipline::Codel(c) => {
@@ -194,6 +203,9 @@ impl Queue {
             Discipline::Red(red) => {
                 red.update_average(now, self.buf.len(), self.bytes);
                 match red.verdict(pkt.wire_bytes, pkt.marked) {
+                    Some(RedDrop::Early) if red.config().ecn && pkt.ecn.capable() => {
+                        return self.mark_ce(now, pkt, link_idle);
+                    }
                     Some(cause) => (false, Some(cause)),
                     None => (link_idle || self.fits(pkt), None),
                 }
@@ -204,6 +216,24 @@ impl Queue {
         }
         if !ok && self.drops.is_some() {
             self.trace_drop(now, pkt, link_idle, early);
+        }
+        ok
+    }
+
+    /// RED's early verdict on an ECN-capable arrival: marked CE instead of dropped (RFC 3168
+    /// sec. 7), then kept if the buffer has room (a full buffer still drops it, as overflow).
+    #[cold]
+    fn mark_ce(&mut self, now: Time, pkt: &mut Packet, link_idle: bool) -> bool {
+        pkt.ecn = Ecn::Ce;
+        let ok = link_idle || self.fits(pkt);
+        if self.stats.is_some() || self.trace.is_some() {
+            self.account(now, pkt, ok, None);
+        }
+        if let (true, Some(s)) = (ok, &mut self.stats) {
+            s.marks_ecn += 1;
+        }
+        if !ok && self.drops.is_some() {
+            self.trace_drop(now, pkt, link_idle, None);
         }
         ok
     }
@@ -251,7 +281,7 @@ impl Queue {
             Discipline::Cells(d) => d.on_enqueue(w.vc),
             Discipline::Codel(c) => {
                 c.codel.on_enqueue(w.wire_bytes as u64);
-                c.stamps.push_back(now);
+                c.stamps.push_back((now, pkt.ecn.capable()));
             }
             _ => {}
         }
@@ -283,14 +313,24 @@ impl Queue {
     #[inline(never)]
     fn pop_codel(c: &mut CodelQueue, buf: &mut VecDeque<Waiting>, bytes: &mut u64, now: Time) -> Option<Waiting> {
         c.dropped.clear();
-        let CodelQueue { codel, stamps, dropped } = c;
+        c.marked = None;
+        let CodelQueue { codel, stamps, dropped, ecn, marked } = c;
         let pop = || {
             let w = buf.pop_front()?;
-            let enqueued_at = stamps.pop_front().expect("a stamp per waiting packet");
+            let (enqueued_at, ect) = stamps.pop_front().expect("a stamp per waiting packet");
             *bytes -= w.wire_bytes as u64;
-            Some(Head { packet: w, enqueued_at, bytes_left: *bytes })
+            Some(Head { packet: (w, ect), enqueued_at, bytes_left: *bytes })
         };
-        codel.dequeue(now, pop, |h| dropped.push(h.packet.id)).map(|h| h.packet)
+        // RFC 8289 section 5: an ECN-capable packet is marked instead of dropped.
+        let signal = |h: Head<(Waiting, bool)>| {
+            if *ecn && h.packet.1 {
+                *marked = Some(h.packet.0.id);
+                return Some(h);
+            }
+            dropped.push(h.packet.0.id);
+            None
+        };
+        codel.dequeue_with(now, pop, signal).map(|h| h.packet.0)
     }
 
     /// The packets the last `pop` dropped at dequeue (CoDel), for the channel to take.
@@ -300,6 +340,26 @@ impl Queue {
             Discipline::Codel(c) => &c.dropped,
             _ => &[],
         }
+    }
+
+    /// Whether the last `pop` dropped or marked a packet at dequeue (CoDel): one test on the
+    /// per-packet path for both.
+    #[inline]
+    pub fn dequeue_signalled(&self) -> bool {
+        match &self.disc {
+            Discipline::Codel(c) => !c.dropped.is_empty() || c.marked.is_some(),
+            _ => false,
+        }
+    }
+
+    /// The packet the last `pop` marked CE at dequeue (CoDel), counted as a mark.
+    pub fn take_dequeue_mark(&mut self) -> Option<PacketId> {
+        let Discipline::Codel(c) = &mut self.disc else { return None };
+        let id = c.marked.take()?;
+        if let Some(s) = &mut self.stats {
+            s.marks_ecn += 1;
+        }
+        Some(id)
     }
 
     /// The counters with RED's final average filled in.
