@@ -346,3 +346,20 @@ fn the_pcap_carries_the_ecn_field_and_ece_cwr() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn the_shipped_mixed_traffic_example_runs_over_red_and_codel_marking() {
+    let red = include_str!("../../../examples/mixed_traffic.toml");
+    let qdisc = r#"qdisc = { kind = "red", min_th = 5, max_th = 50, max_p = 0.1, ecn = true }"#;
+    assert!(red.contains(qdisc));
+    let codel = red.replace(qdisc, r#"qdisc = { kind = "codel", ecn = true }"#);
+    for text in [red.to_string(), codel] {
+        let r = run(&text);
+        let q = r.links[2].stats.queue.as_ref().expect("the bottleneck's counters");
+        assert!(q.marks_ecn > 0, "{q:?}");
+        assert!(r.flows.iter().all(|f| f.bytes_delivered > 0), "every flow delivers");
+        let tcp: Vec<_> = r.flows.iter().filter(|f| f.ecn.is_some()).collect();
+        assert_eq!(tcp.len(), 2);
+        assert!(tcp.iter().all(|f| f.ecn.as_ref().unwrap().ce_received > 0));
+    }
+}
