@@ -163,7 +163,9 @@ impl TcpReceiver {
     /// A Boston packet of which only the cells at `positions` arrived (0 is the header cell).
     pub fn on_partial_packet(&mut self, now: Time, pkt: &Packet, positions: &[u16]) {
         self.echo_ts = pkt.ts;
-        self.note_ecn(pkt);
+        if self.ecn_on {
+            self.note_ecn(pkt);
+        }
         if self.state == ReceiverState::Listen {
             self.state = ReceiverState::Established;
         }
@@ -187,7 +189,9 @@ impl TcpReceiver {
             return;
         }
         self.echo_ts = pkt.ts;
-        self.note_ecn(pkt);
+        if self.ecn_on {
+            self.note_ecn(pkt);
+        }
         if self.state == ReceiverState::Listen {
             // The sender's first data segment completes the handshake.
             self.state = ReceiverState::Established;
@@ -226,10 +230,8 @@ impl TcpReceiver {
     /// very segment too) starts it again. A CE mark is ACKed at once, delayed ACKs or not:
     /// RFC 3168 says nothing of the delay; Linux's receiver leaves delayed-ACK mode on a CE
     /// mark (tcp_ecn_check_ce's quick ACK), so the echo is not held back a delayed-ACK timeout.
+    #[cold]
     fn note_ecn(&mut self, pkt: &Packet) {
-        if !self.ecn_on {
-            return;
-        }
         if pkt.flags & flags::CWR != 0 {
             self.ecn_echo = false;
         }

@@ -396,7 +396,9 @@ impl TcpSender {
         if let Some(seg) = partial {
             self.answer_partial(seg, pkt.shards.held);
         }
-        self.ecn_on_ack(pkt, win_before);
+        if self.ecn.on {
+            self.ecn_on_ack(pkt, win_before);
+        }
         if let Some(s) = sample {
             self.after_sample(&s);
         }

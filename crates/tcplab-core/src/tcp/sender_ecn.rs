@@ -11,7 +11,7 @@ use super::super::window::Window;
 use super::TcpSender;
 use crate::tcp::config::Handshake;
 
-/// The sender's ECN state (16 bytes inside the sender, nothing on the packet path).
+/// The sender's ECN state (kept inside the sender, nothing on the packet path).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct EcnTx {
     /// ECN is in use on this connection: negotiated, or the knob on without a handshake.
@@ -73,6 +73,7 @@ impl TcpSender {
     /// as a loss would, once per window of data (sec. 6.1.2), and never during a loss
     /// episode, whose own reduction already answered the window. `before`: the window before
     /// this ACK, which does not also grow it (as Linux's CWR state holds cwnd_avoid off).
+    #[cold]
     pub(super) fn ecn_on_ack(&mut self, pkt: &Packet, before: Window) {
         if !self.ecn.on || pkt.flags & flags::ECE == 0 {
             return;
@@ -106,6 +107,7 @@ impl TcpSender {
 
     /// A data segment leaves: a first transmission is ECT(0) and carries CWR if a reduction
     /// is unannounced; a retransmission is not ECT (sec. 6.1.5) and carries no CWR.
+    #[cold]
     pub(super) fn ecn_mark_data(&mut self, p: &mut Packet, resend: bool) {
         if !self.ecn.on || resend {
             return;

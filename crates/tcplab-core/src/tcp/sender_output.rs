@@ -175,7 +175,9 @@ impl TcpSender {
         if off + len == self.total.unwrap_or(u64::MAX) {
             p.flags |= flags::PSH;
         }
-        self.ecn_mark_data(&mut p, resend);
+        if self.ecn.on {
+            self.ecn_mark_data(&mut p, resend);
+        }
         if let Some(b) = &mut self.boston {
             b.encode(&mut p, off, !resend, self.cfg.header_bytes);
         }
