@@ -64,6 +64,20 @@ pub struct FlowReport {
     /// A UDP flow's packets and one-way delays (UDP flows only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub udp: Option<crate::udp::UdpReport>,
+    /// ECN's counters (flows with `tcp.ecn` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ecn: Option<EcnReport>,
+}
+
+/// An ECN-capable flow's signals (RFC 3168).
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct EcnReport {
+    /// ECN was agreed on the handshake (or the flow had none).
+    pub negotiated: bool,
+    /// Data segments that reached the receiver marked Congestion Experienced.
+    pub ce_received: u64,
+    /// Window reductions the sender made in answer to ECN-Echo.
+    pub reductions: u64,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]

@@ -11,6 +11,33 @@ pub mod flags {
     pub const RST: u8 = 0x04;
     pub const PSH: u8 = 0x08;
     pub const ACK: u8 = 0x10;
+    /// ECN-Echo (RFC 3168 sec. 6.1): on an ACK, congestion was experienced; on a SYN (with
+    /// CWR), the opener asks for ECN; on a SYN-ACK (alone), the acceptor agrees.
+    pub const ECE: u8 = 0x40;
+    /// Congestion Window Reduced (RFC 3168 sec. 6.1.2): the sender has reduced its window.
+    pub const CWR: u8 = 0x80;
+}
+
+/// The IP header's ECN field (RFC 3168 sec. 5), with its codepoints as values.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Ecn {
+    /// Not ECN-Capable Transport (00): a queue drops it rather than marks it.
+    #[default]
+    NotEct = 0b00,
+    /// ECT(1) (01): not sent by tcplab's TCP, listed for completeness.
+    Ect1 = 0b01,
+    /// ECT(0) (10): what an ECN-capable TCP sets on its new data segments.
+    Ect0 = 0b10,
+    /// Congestion Experienced (11): set by a queue instead of dropping an ECT packet.
+    Ce = 0b11,
+}
+
+impl Ecn {
+    /// ECN-capable: ECT(0), ECT(1) or already CE (a CE packet may be marked again).
+    pub fn capable(self) -> bool {
+        self != Ecn::NotEct
+    }
 }
 
 /// Up to this many SACK blocks fit in a segment (with timestamps off; RFC 2018).
@@ -94,6 +121,8 @@ pub struct Packet {
     /// Sent with tokens from its flow's token bucket (conformant to a reservation); carried in
     /// the IP header's DS field. The pool's 96-byte slot has room for it (see `pool.rs`).
     pub marked: bool,
+    /// The IP header's ECN field. One byte in what was padding: the record stays 96 bytes.
+    pub ecn: Ecn,
     pub sack: [SackBlock; MAX_SACK_BLOCKS],
     /// Digest of the stream range carried, checked at the receiver.
     pub tag: u32,
@@ -124,6 +153,7 @@ impl Packet {
             n_sack: 0,
             retransmit: false,
             marked: false,
+            ecn: Ecn::NotEct,
             sack: [SackBlock::default(); MAX_SACK_BLOCKS],
             tag: 0,
             cell: Default::default(),
@@ -142,13 +172,11 @@ impl Packet {
         &self.sack[..self.n_sack as usize]
     }
     /// The IPv4 TOS/DS byte: a marked packet carries DSCP AF11 (001010, byte 0x28), the
-    /// lowest-drop-precedence class of RFC 2597; an unmarked one the default 0.
+    /// lowest-drop-precedence class of RFC 2597; an unmarked one the default 0. The low two
+    /// bits are the ECN field (RFC 3168 sec. 5).
     pub fn ds_byte(&self) -> u8 {
-        if self.marked {
-            0x28
-        } else {
-            0
-        }
+        let ds = if self.marked { 0x28 } else { 0 };
+        ds | self.ecn as u8
     }
 }
 
@@ -179,6 +207,7 @@ pub fn test_packet() -> Packet {
         n_sack: 0,
         retransmit: false,
         marked: false,
+        ecn: Ecn::NotEct,
         sack: [SackBlock::default(); MAX_SACK_BLOCKS],
         tag: 0,
         cell: CellInfo::default(),

@@ -209,7 +209,10 @@ impl Simulation {
             let pkt = self.pool.take(out.id);
             self.dropped(&pkt);
         }
-        if !self.channels[c as usize].queue.dequeue_drops().is_empty() {
+        if self.channels[c as usize].queue.dequeue_signalled() {
+            if let Some(id) = self.channels[c as usize].queue.take_dequeue_mark() {
+                self.pool.get_mut(id).ecn = crate::packet::Ecn::Ce;
+            }
             self.take_discipline_drops(c, DropCause::Sojourn);
         }
         if let Some(t) = out.next_tx {

@@ -24,6 +24,7 @@ fn config(rule: RedRule, max_p: f64) -> RedConfig {
         ered: None,
         rule,
         wait: rule != RedRule::Paper1993,
+        ecn: false,
     }
 }
 

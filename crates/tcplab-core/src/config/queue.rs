@@ -55,7 +55,8 @@ pub struct FqCodelSpec {
 impl FqCodelSpec {
     fn config(&self, f: &str) -> Result<FqCodelConfig, ScenarioError> {
         let d = FqCodelConfig::default();
-        let codel = CodelSpec { target: self.target.clone(), interval: self.interval.clone() }.config(f)?;
+        // FQ-CoDel does not mark ECN yet: its per-queue CoDel always drops.
+        let codel = CodelSpec { target: self.target.clone(), interval: self.interval.clone(), ecn: None }.config(f)?;
         let flows = self.flows.unwrap_or(d.flows);
         if !(1..=65_536).contains(&flows) {
             return err(format!("{f}.flows"), format!("must be between 1 and 65536 (got {flows})"));
@@ -143,6 +144,8 @@ fn positive_duration(f: &str, name: &str, v: &Option<Quantity>, default: u64) ->
 pub struct CodelSpec {
     pub target: Option<Quantity>,
     pub interval: Option<Quantity>,
+    /// Mark ECN-capable packets instead of dropping them (RFC 8289 section 5).
+    pub ecn: Option<bool>,
 }
 
 impl CodelSpec {
@@ -153,7 +156,7 @@ impl CodelSpec {
         if target >= interval {
             return err(format!("{f}.target"), "must be below interval (RFC 8289 4.3: 5-10% of it)");
         }
-        Ok(CodelConfig { target, interval })
+        Ok(CodelConfig { target, interval, ecn: self.ecn.unwrap_or(false) })
     }
 }
 
@@ -180,6 +183,8 @@ pub struct RedSpec {
     pub marked_min_th: Option<f64>,
     pub marked_max_th: Option<f64>,
     pub marked_max_p: Option<f64>,
+    /// Mark ECN-capable packets instead of dropping them early (RFC 3168 sec. 7).
+    pub ecn: Option<bool>,
 }
 
 /// The defaults of one RED rule: what a table leaves unset.
@@ -360,6 +365,7 @@ impl RedSpec {
             ered,
             rule,
             wait: self.wait.unwrap_or(d.wait),
+            ecn: self.ecn.unwrap_or(false),
         })
     }
 }

@@ -123,10 +123,10 @@ impl Channel {
 
     /// A packet is offered at `now`. Returns the TxDone to schedule if the link was idle,
     /// or Err(packet) if the queue dropped it.
-    pub fn offer(&mut self, now: Time, pkt: Packet, pool: &mut PacketPool) -> Result<Next, Packet> {
+    pub fn offer(&mut self, now: Time, mut pkt: Packet, pool: &mut PacketPool) -> Result<Next, Packet> {
         self.stats.arrivals += 1;
         let idle = self.on_wire.is_none();
-        if !self.queue.accepts(now, &pkt, idle) {
+        if !self.queue.accepts(now, &mut pkt, idle) {
             self.stats.drops_queue += 1;
             return Err(pkt);
         }

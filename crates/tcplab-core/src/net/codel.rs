@@ -25,11 +25,14 @@ pub struct CodelConfig {
     /// The sliding window over which the sojourn must stay above `target`; also the base of
     /// the control law.
     pub interval: Dur,
+    /// Mark ECN-capable packets CE instead of dropping them (RFC 8289 section 5; the queue's
+    /// `signal` closure carries it out).
+    pub ecn: bool,
 }
 
 impl Default for CodelConfig {
     fn default() -> Self {
-        Self { target: 5 * MS, interval: 100 * MS }
+        Self { target: 5 * MS, interval: 100 * MS, ecn: false }
     }
 }
 
@@ -115,8 +118,24 @@ impl Codel {
     pub fn dequeue<P>(
         &mut self,
         now: Time,
-        mut pop: impl FnMut() -> Option<Head<P>>,
+        pop: impl FnMut() -> Option<Head<P>>,
         mut drop: impl FnMut(Head<P>),
+    ) -> Option<Head<P>> {
+        self.dequeue_with(now, pop, |h| {
+            drop(h);
+            None
+        })
+    }
+
+    /// `dequeue` where each congestion signal goes to `signal`, which drops the head (None) or
+    /// marks it ECN CE and hands it back to be sent (RFC 8289 section 5: "drop or mark"). A
+    /// mark counts as a drop for the control law and ends the dequeue with the marked packet,
+    /// as Linux's codel_dequeue does (include/net/codel_impl.h).
+    pub fn dequeue_with<P>(
+        &mut self,
+        now: Time,
+        mut pop: impl FnMut() -> Option<Head<P>>,
+        mut signal: impl FnMut(Head<P>) -> Option<Head<P>>,
     ) -> Option<Head<P>> {
         let (mut head, mut ok_to_drop) = self.dodequeue(now, &mut pop);
         let Some(mut current) = head else {
@@ -128,8 +147,11 @@ impl Codel {
                 self.dropping = false;
             }
             while self.dropping && now >= self.drop_next {
-                drop(current);
                 self.count += 1;
+                if let Some(marked) = signal(current) {
+                    self.drop_next = self.control_law(self.drop_next, self.count);
+                    return Some(marked);
+                }
                 (head, ok_to_drop) = self.dodequeue(now, &mut pop);
                 let Some(next) = head else {
                     self.dropping = false;
@@ -145,8 +167,10 @@ impl Codel {
             return Some(current);
         }
         if ok_to_drop {
-            drop(current);
-            (head, _) = self.dodequeue(now, &mut pop);
+            head = match signal(current) {
+                Some(marked) => Some(marked),
+                None => self.dodequeue(now, &mut pop).0,
+            };
             self.enter_dropping(now);
             return head;
         }

@@ -56,6 +56,11 @@ impl PacketPool {
         &self.slots[id.0 as usize].0
     }
 
+    /// The record, to change in place (a queue marking it ECN CE at dequeue).
+    pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
+        &mut self.slots[id.0 as usize].0
+    }
+
     /// Start loading the packet into the cache: it will be read soon.
     #[inline]
     pub fn prefetch(&self, id: PacketId) {

@@ -49,7 +49,8 @@ pub fn packet_queue(
             Queue::with_discipline(limit, Discipline::Red(Box::new(red)))
         }
         Some(QdiscModel::Codel(cfg)) => {
-            Queue::with_discipline(limit, Discipline::Codel(Box::new(CodelQueue::new(Codel::new(*cfg)))))
+            let codel = CodelQueue::new(Codel::new(*cfg), cfg.ecn);
+            Queue::with_discipline(limit, Discipline::Codel(Box::new(codel)))
         }
         Some(QdiscModel::Pie(cfg)) => {
             let pie = Pie::new(*cfg, stream(seed, "pie", index));

@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use crate::atm::drop::{vc_of, CellDropper};
 use crate::csv::Rows;
-use crate::packet::Packet;
+use crate::packet::{Ecn, Packet};
 use crate::time::Time;
 
 use super::codel::{Codel, Head};
@@ -97,20 +97,25 @@ impl PieQueue {
 }
 
 /// CoDel's state, the enqueue times of the waiting packets (a deque beside `Queue::buf`, so
-/// other disciplines keep `Waiting` small), and the packets its last dequeue dropped.
+/// other disciplines keep `Waiting` small) with whether each is ECN-capable, and the packets
+/// its last dequeue dropped or marked.
 #[derive(Debug, Clone)]
 pub struct CodelQueue {
     pub codel: Codel,
-    stamps: VecDeque<Time>,
+    stamps: VecDeque<(Time, bool)>,
     /// Dropped at the last `pop`, for the channel to take (reused: no allocation once grown).
     pub dropped: Vec<PacketId>,
     /// A row per departure, when the link traces its queue.
     sojourn: Option<Box<SojournTrace>>,
+    /// Mark ECN-capable packets instead of dropping them (`qdisc.ecn`).
+    ecn: bool,
+    /// The packet the last `pop` marked CE (it is the one sent), for the channel to mark.
+    pub marked: Option<PacketId>,
 }
 
 impl CodelQueue {
-    pub fn new(codel: Codel) -> Self {
-        Self { codel, stamps: VecDeque::new(), dropped: Vec::new(), sojourn: None }
+    pub fn new(codel: Codel, ecn: bool) -> Self {
+        Self { codel, stamps: VecDeque::new(), dropped: Vec::new(), sojourn: None, ecn, marked: None }
     }
 }
 
@@ -128,6 +133,9 @@ pub struct QueueStats {
     /// discipline without them.
     #[serde(skip_serializing_if = "is_zero")]
     pub drops_sojourn: u64,
+    /// ECN-capable packets marked CE instead of dropped (`qdisc.ecn`); absent when none.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub marks_ecn: u64,
     /// Drops (any cause) of marked packets.
     pub drops_marked: u64,
     /// RED's average queue at the end of the run (packets, or bytes in byte mode).
@@ -238,8 +246,9 @@ impl Queue {
         }
     }
 
-    /// Whether a packet arriving at `now` may stay (on an idle link it goes straight on).
-    pub fn accepts(&mut self, now: Time, pkt: &Packet, link_idle: bool) -> bool {
+    /// Whether a packet arriving at `now` may stay (on an idle link it goes straight on). A
+    /// discipline that marks ECN instead of dropping sets `pkt.ecn` to CE.
+    pub fn accepts(&mut self, now: Time, pkt: &mut Packet, link_idle: bool) -> bool {
         let (ok, early) = match &mut self.disc {
             Discipline::DropTail => (link_idle || self.fits(pkt), None),
             Discipline::Codel(c) => {
@@ -260,6 +269,9 @@ impl Queue {
             Discipline::Red(red) => {
                 red.update_average(now, self.buf.len(), self.bytes);
                 match red.verdict(pkt.wire_bytes, pkt.marked) {
+                    Some(RedDrop::Early) if red.config().ecn && pkt.ecn.capable() => {
+                        return self.mark_ce(now, pkt, link_idle);
+                    }
                     Some(cause) => (false, Some(cause)),
                     None => (link_idle || self.fits(pkt), None),
                 }
@@ -293,6 +305,24 @@ impl Queue {
             if let Some(t) = &mut c.sojourn {
                 t.depart(now, 0);
             }
+        }
+        ok
+    }
+
+    /// RED's early verdict on an ECN-capable arrival: marked CE instead of dropped (RFC 3168
+    /// sec. 7), then kept if the buffer has room (a full buffer still drops it, as overflow).
+    #[cold]
+    fn mark_ce(&mut self, now: Time, pkt: &mut Packet, link_idle: bool) -> bool {
+        pkt.ecn = Ecn::Ce;
+        let ok = link_idle || self.fits(pkt);
+        if self.stats.is_some() || self.trace.is_some() {
+            self.account(now, pkt, ok, None);
+        }
+        if let (true, Some(s)) = (ok, &mut self.stats) {
+            s.marks_ecn += 1;
+        }
+        if !ok && self.drops.is_some() {
+            self.trace_drop(now, pkt, link_idle, None);
         }
         ok
     }
@@ -371,7 +401,7 @@ impl Queue {
             Discipline::Cells(d) => d.on_enqueue(w.vc),
             Discipline::Codel(c) => {
                 c.codel.on_enqueue(w.wire_bytes as u64);
-                c.stamps.push_back(now);
+                c.stamps.push_back((now, pkt.ecn.capable()));
             }
             Discipline::Pie(p) => p.stamps.push_back(now),
             Discipline::FqCodel(fq) => return Self::push_fq(fq, self.limit, &mut self.peak_packets, now, w, pkt.flow),
@@ -421,21 +451,31 @@ impl Queue {
     #[inline(never)]
     fn pop_codel(c: &mut CodelQueue, buf: &mut VecDeque<Waiting>, bytes: &mut u64, now: Time) -> Option<Waiting> {
         c.dropped.clear();
-        let CodelQueue { codel, stamps, dropped, sojourn } = c;
+        c.marked = None;
+        let CodelQueue { codel, stamps, dropped, sojourn, ecn, marked } = c;
         let pop = || {
             let w = buf.pop_front()?;
-            let enqueued_at = stamps.pop_front().expect("a stamp per waiting packet");
+            let (enqueued_at, ect) = stamps.pop_front().expect("a stamp per waiting packet");
             *bytes -= w.wire_bytes as u64;
-            Some(Head { packet: w, enqueued_at, bytes_left: *bytes })
+            Some(Head { packet: (w, ect), enqueued_at, bytes_left: *bytes })
         };
-        let head = codel.dequeue(now, pop, |h| dropped.push(h.packet.id));
+        // RFC 8289 section 5: an ECN-capable packet is marked instead of dropped.
+        let signal = |h: Head<(Waiting, bool)>| {
+            if *ecn && h.packet.1 {
+                *marked = Some(h.packet.0.id);
+                return Some(h);
+            }
+            dropped.push(h.packet.0.id);
+            None
+        };
+        let head = codel.dequeue_with(now, pop, signal);
         if let Some(t) = sojourn {
             t.dropped(dropped.len() as u32);
             if let Some(h) = &head {
                 t.depart(now, now - h.enqueued_at);
             }
         }
-        head.map(|h| h.packet)
+        head.map(|h| h.packet.0)
     }
 
     /// PIE's dequeue: the head leaves, and its sojourn is PIE's delay sample.
@@ -467,6 +507,27 @@ impl Queue {
             Discipline::FqCodel(fq) => &fq.overflow_dropped,
             _ => &[],
         }
+    }
+
+    /// Whether the last `pop` dropped or marked a packet at dequeue (CoDel; FQ-CoDel drops):
+    /// one test on the per-packet path for both.
+    #[inline]
+    pub fn dequeue_signalled(&self) -> bool {
+        match &self.disc {
+            Discipline::Codel(c) => !c.dropped.is_empty() || c.marked.is_some(),
+            Discipline::FqCodel(fq) => !fq.codel_dropped.is_empty(),
+            _ => false,
+        }
+    }
+
+    /// The packet the last `pop` marked CE at dequeue (CoDel), counted as a mark.
+    pub fn take_dequeue_mark(&mut self) -> Option<PacketId> {
+        let Discipline::Codel(c) = &mut self.disc else { return None };
+        let id = c.marked.take()?;
+        if let Some(s) = &mut self.stats {
+            s.marks_ecn += 1;
+        }
+        Some(id)
     }
 
     /// The counters with RED's final average filled in.

@@ -102,6 +102,9 @@ pub struct RedConfig {
     pub rule: RedRule,
     /// ns's `wait_` (the ns rules only).
     pub wait: bool,
+    /// An early verdict on an ECN-capable packet marks it CE instead of dropping it (RFC 3168
+    /// sec. 7; ns's `setbit_`); forced verdicts and overflow still drop.
+    pub ecn: bool,
 }
 
 /// Why RED refused a packet.
@@ -306,6 +309,7 @@ mod tests {
             ered,
             rule: RedRule::Paper1993,
             wait: false,
+            ecn: false,
         }
     }
 

@@ -100,6 +100,11 @@ impl Simulation {
                 r.final_ssthresh = w.ssthresh;
                 r.final_rto_s = secs(sender.rto());
                 r.partial_segments = rs.partial_segments;
+                r.ecn = sender.ecn_capable().then(|| crate::metrics::EcnReport {
+                    negotiated: sender.ecn_on(),
+                    ce_received: rs.ce_received,
+                    reductions: s.ecn_reductions,
+                });
                 let boston = sender.boston_counters();
                 r.boston_repeated_shards = boston.map(|b| b.repeated_shards);
                 r.boston_cells_sent = boston.map(|b| b.cells_sent);

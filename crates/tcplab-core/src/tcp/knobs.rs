@@ -239,6 +239,13 @@ segment per round trip (Brakmo and Peterson's alpha)";
             vegas_beta => vegas_beta: u32, Count<1, 1000>, "segments", [3],
                 "`cc = \"vegas\"`: above this many, it shrinks by one segment per round trip (beta; not below \
 `vegas_alpha`)";
+            ecn => ecn: bool, Flag, "", [false],
+                "Explicit Congestion Notification (RFC 3168): new data segments carry ECT(0) (sec. 6.1.5: not \
+retransmissions; sec. 6.1.4: not pure ACKs), the receiver echoes a CE mark with ECE on every ACK until \
+a segment with CWR arrives (sec. 6.1.3), and the sender reduces its window as for a loss at most once \
+per window of data, without retransmitting, and sets CWR on its next new segment (sec. 6.1.2). With a \
+`handshake`, the SYN carries ECE and CWR and the SYN-ACK ECE (sec. 6.1.1); without, both ends start \
+ECN-capable. `cc = \"bbr\"` (v1) keeps its window: BBR v1 ignores ECN. See [ECN](#ecn)";
         }
         }
     };

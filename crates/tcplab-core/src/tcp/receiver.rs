@@ -5,11 +5,12 @@
 
 use std::sync::Arc;
 
-use crate::packet::{flags, payload_tag, Dir, Packet, SackBlock, MAX_SACK_BLOCKS};
+use crate::packet::{flags, payload_tag, Dir, Ecn, Packet, SackBlock, MAX_SACK_BLOCKS};
 use crate::time::{next_tick_after, Dur, Time};
 
 use super::boston::{BostonRx, Progress};
 use super::config::{Handshake, TcpConfig};
+use super::sender::EcnTx;
 use super::seq::{to_wire, unwrap};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,6 +34,8 @@ pub struct ReceiverStats {
     pub corrupt: u64,
     /// Boston packets that arrived incomplete and left their segment incomplete.
     pub partial_segments: u64,
+    /// Data segments that arrived marked Congestion Experienced (`ecn` only).
+    pub ce_received: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -66,6 +69,10 @@ pub struct TcpReceiver {
     /// triggered the ACK (Acker::build_ack), and DelAckSink's timer ACKs the packet it held,
     /// which is the latest arrival here too, since any later one is ACKed at once.
     echo_ts: Time,
+    /// ECN is in use on this connection (RFC 3168 sec. 6.1.1).
+    ecn_on: bool,
+    /// A CE mark arrived and no CWR since: every ACK carries ECE (sec. 6.1.3).
+    ecn_echo: bool,
     pub stats: ReceiverStats,
 }
 
@@ -93,12 +100,16 @@ impl TcpReceiver {
             completed_at: None,
             partial_ack: None,
             echo_ts: 0,
+            ecn_on: false,
+            ecn_echo: false,
             stats: ReceiverStats::default(),
         }
     }
 
     pub fn open(&mut self, peer_isn: u32) {
         self.peer_isn = peer_isn;
+        // Without a handshake both ends are ECN-capable when the knob is on.
+        self.ecn_on = self.cfg.ecn && self.cfg.handshake == Handshake::None;
         self.state = match self.cfg.handshake {
             Handshake::None => ReceiverState::Established,
             Handshake::SenderOpens => ReceiverState::Listen,
@@ -152,6 +163,9 @@ impl TcpReceiver {
     /// A Boston packet of which only the cells at `positions` arrived (0 is the header cell).
     pub fn on_partial_packet(&mut self, now: Time, pkt: &Packet, positions: &[u16]) {
         self.echo_ts = pkt.ts;
+        if self.ecn_on {
+            self.note_ecn(pkt);
+        }
         if self.state == ReceiverState::Listen {
             self.state = ReceiverState::Established;
         }
@@ -175,6 +189,9 @@ impl TcpReceiver {
             return;
         }
         self.echo_ts = pkt.ts;
+        if self.ecn_on {
+            self.note_ecn(pkt);
+        }
         if self.state == ReceiverState::Listen {
             // The sender's first data segment completes the handshake.
             self.state = ReceiverState::Established;
@@ -209,7 +226,26 @@ impl TcpReceiver {
         }
     }
 
+    /// A data segment's ECN signals (sec. 6.1.3): CWR ends the echo, then a CE mark (on this
+    /// very segment too) starts it again. A CE mark is ACKed at once, delayed ACKs or not:
+    /// RFC 3168 says nothing of the delay; Linux's receiver leaves delayed-ACK mode on a CE
+    /// mark (tcp_ecn_check_ce's quick ACK), so the echo is not held back a delayed-ACK timeout.
+    #[cold]
+    fn note_ecn(&mut self, pkt: &Packet) {
+        if pkt.flags & flags::CWR != 0 {
+            self.ecn_echo = false;
+        }
+        if pkt.ecn == Ecn::Ce {
+            self.stats.ce_received += 1;
+            self.ecn_echo = true;
+            self.ack_now = true;
+        }
+    }
+
     fn on_syn(&mut self, pkt: &Packet) {
+        if self.cfg.ecn && matches!(self.state, ReceiverState::Listen | ReceiverState::SynSent) {
+            self.ecn_on = EcnTx::setup_in(pkt, pkt.has_ack());
+        }
         match self.state {
             ReceiverState::Listen if !pkt.has_ack() => {
                 self.peer_isn = pkt.seq;
@@ -300,15 +336,17 @@ impl TcpReceiver {
         self.unacked = 0;
         self.delack_at = None;
         self.stats.acks_sent += 1;
-        let ack = self.packet(flags::ACK);
+        let echo = if self.ecn_echo { flags::ECE } else { 0 };
+        let ack = self.packet(flags::ACK | echo);
         self.partial_ack = None; // a partial count rides on one ACK only
         Some(ack)
     }
 
     fn syn_packet(&mut self, now: Time) -> Packet {
-        let mut p = self.packet(flags::SYN);
+        let syn_ack = self.state != ReceiverState::SynSent;
+        let mut p = self.packet(flags::SYN | EcnTx::setup_out(self.cfg.ecn, syn_ack, self.ecn_on));
         p.seq = self.isn;
-        if self.state == ReceiverState::SynSent {
+        if !syn_ack {
             p.ack = 0;
             let rto = self.cfg.initial_rto << self.syn_backoff.min(6);
             self.syn_at = Some(now + rto.min(self.cfg.max_rto));
@@ -361,6 +399,7 @@ impl TcpReceiver {
             n_sack,
             retransmit: false,
             marked: false,
+            ecn: crate::packet::Ecn::NotEct,
             sack,
             tag: 0,
             cell: Default::default(),
@@ -411,6 +450,7 @@ mod tests {
             n_sack: 0,
             retransmit: false,
             marked: false,
+            ecn: crate::packet::Ecn::NotEct,
             sack: [SackBlock::default(); MAX_SACK_BLOCKS],
             tag: payload_tag(0, off, len),
             cell: Default::default(),

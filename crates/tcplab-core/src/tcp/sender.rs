@@ -70,6 +70,8 @@ pub struct SenderStats {
     pub fast_retransmits: u64,
     /// SYN or SYN-ACK retransmissions.
     pub syn_retransmits: u64,
+    /// Window reductions in answer to ECN-Echo (RFC 3168 sec. 6.1.2; `ecn` only).
+    pub ecn_reductions: u64,
 }
 
 /// Largest window the sender will grow to (bytes): far above any realistic bandwidth-delay
@@ -129,6 +131,8 @@ pub struct TcpSender {
     pub reserved: Option<Box<Reserved>>,
     /// The delivery log and pacer of a controller that samples delivery (`sender_sampling.rs`).
     sampling: Option<Box<Sampling>>,
+    /// ECN's state (`sender_ecn.rs`).
+    ecn: EcnTx,
 }
 
 impl TcpSender {
@@ -179,6 +183,7 @@ impl TcpSender {
             trace: trace.then(Box::default),
             reserved: None,
             sampling: None,
+            ecn: EcnTx::default(),
         }
         .with_sampling()
     }
@@ -186,6 +191,7 @@ impl TcpSender {
     /// The application opens the connection (or starts sending, without a handshake).
     pub fn open(&mut self, peer_isn: u32) {
         self.peer_isn = peer_isn;
+        self.ecn_open();
         self.state = match self.cfg.handshake {
             Handshake::None => SenderState::Established,
             Handshake::SenderOpens => {
@@ -214,6 +220,14 @@ impl TcpSender {
     }
     pub fn rto(&self) -> Dur {
         self.rtt.rto()
+    }
+    /// ECN is in use on this connection (the `ecn` knob, negotiated if there is a handshake).
+    pub fn ecn_on(&self) -> bool {
+        self.ecn.on
+    }
+    /// The `ecn` knob is on (whatever the negotiation gave).
+    pub fn ecn_capable(&self) -> bool {
+        self.cfg.ecn
     }
     /// TCP Boston: the cells it sent, retransmitted and repeated; None for plain TCP.
     pub fn boston_counters(&self) -> Option<super::boston::BostonCounters> {
@@ -298,11 +312,13 @@ impl TcpSender {
             SenderState::Listen | SenderState::SynReceived if !pkt.has_ack() => {
                 // The receiver's SYN (or a retransmission of it): answer with a SYN-ACK.
                 self.peer_isn = pkt.seq;
+                self.ecn_on_syn(pkt);
                 self.state = SenderState::SynReceived;
                 self.ctl_due = true;
             }
             SenderState::SynSent if pkt.has_ack() && pkt.ack == self.isn.wrapping_add(1) => {
                 self.peer_isn = pkt.seq;
+                self.ecn_on_syn(pkt);
                 self.become_established(now, false);
                 self.ack_due = true;
             }
@@ -348,6 +364,7 @@ impl TcpSender {
             dupack = false;
         }
         let sample = self.sample_ack(now, ack, pkt, dupack);
+        let win_before = self.win;
         // TCP Boston's partial ACK: how many shards of a segment the receiver holds.
         let partial = (pkt.shards.held > 0).then(|| unwrap(self.isn.wrapping_add(1), pkt.shards.seg, self.snd_una));
         if let (Some(seg), Some(b)) = (partial, &mut self.boston) {
@@ -372,6 +389,7 @@ impl TcpSender {
                     );
                 }
                 self.stats.fast_retransmits += 1;
+                self.ecn_reduced();
                 // The RTT measurement stops (Karn); the timer restarts when the retransmission
                 // leaves, unless the stack re-arms it now (ns-1's reset_rtx_timer, backing off),
                 // or the knob `fast_retransmit_timer` says otherwise.
@@ -387,6 +405,9 @@ impl TcpSender {
         }
         if let Some(seg) = partial {
             self.answer_partial(seg, pkt.shards.held);
+        }
+        if self.ecn.on {
+            self.ecn_on_ack(pkt, win_before);
         }
         if let Some(s) = sample {
             self.after_sample(&s);
@@ -512,6 +533,7 @@ impl TcpSender {
                     snd_max: self.snd_max,
                 };
                 self.win = self.cc.on_timeout(&loss);
+                self.ecn_reduced();
                 self.snd_nxt = self.snd_una; // go back N
                 self.retransmit = None;
                 self.dupacks = 0;
@@ -553,6 +575,10 @@ mod output;
 
 #[path = "sender_sampling.rs"]
 mod sampling;
+
+#[path = "sender_ecn.rs"]
+mod ecn;
+pub use ecn::EcnTx;
 use sampling::Sampling;
 
 #[cfg(test)]

@@ -190,6 +190,9 @@ impl TcpSender {
         if off + len == self.total.unwrap_or(u64::MAX) {
             p.flags |= flags::PSH;
         }
+        if self.ecn.on {
+            self.ecn_mark_data(&mut p, resend);
+        }
         if let Some(b) = &mut self.boston {
             b.encode(&mut p, off, !resend, self.cfg.header_bytes);
         }
@@ -203,9 +206,10 @@ impl TcpSender {
         if self.rto_at.is_none() {
             self.rto_at = Some(self.rtt.deadline(now, self.backoff));
         }
-        let mut p = self.packet(0, 0, flags::SYN, 0);
+        let syn_ack = self.state == SenderState::SynReceived;
+        let mut p = self.packet(0, 0, flags::SYN | self.ecn_syn_flags(syn_ack), 0);
         p.seq = self.isn;
-        if self.state == SenderState::SynReceived {
+        if syn_ack {
             p.flags |= flags::ACK;
         } else {
             p.ack = 0;
@@ -227,6 +231,7 @@ impl TcpSender {
             n_sack: 0,
             retransmit: false,
             marked: false,
+            ecn: crate::packet::Ecn::NotEct,
             sack: [SackBlock::default(); MAX_SACK_BLOCKS],
             tag,
             cell: Default::default(),

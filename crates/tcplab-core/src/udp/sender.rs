@@ -112,6 +112,7 @@ fn datagram(flow: u32, offset: u64, size: u32, header_bytes: u32, now: Time) -> 
         n_sack: 0,
         retransmit: false,
         marked: false,
+        ecn: crate::packet::Ecn::NotEct,
         sack: [SackBlock::default(); MAX_SACK_BLOCKS],
         tag: 0,
         cell: Default::default(),
