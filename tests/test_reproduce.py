@@ -54,3 +54,17 @@ def test_reproduce_unknown_study_exits_2() -> None:
     proc = cli("reproduce", "nonsense")
     assert proc.returncode == 2
     assert "unknown study 'nonsense' (known: all, " in proc.stderr and "example_loss" in proc.stderr
+
+
+def test_the_index_explains_the_legacy_rule_only_when_a_study_uses_it() -> None:
+    from tcplab.report.markdown import index_markdown
+
+    def entry(legacy: int) -> dict[str, object]:
+        paper = {"total": 2, "holds": 1, "misses": 1, "not_separated": 0, "degenerate": 0, "legacy": legacy}
+        none = {"total": 0, "holds": 0}
+        counts = {"paper": paper, "fitted": none, "analytic": none, "diagnostic": none}
+        study = {"name": "s", "title": "t", "paper": "p", "quick": True, "runs": 1, "wall_s": 1.0}
+        return {**study, "claim_counts": counts}
+
+    assert "legacy rule" not in index_markdown([entry(0)])
+    assert "Claims of the legacy rule" in index_markdown([entry(1)])

@@ -320,13 +320,17 @@ def index_markdown(entries: Sequence[dict[str, Any]]) -> str:
         "wall time",
     ]
     lines += markdown_table(headers, rows)
-    lines += [
-        "",
+    legend = (
         "Paper claims are the papers' statements judged on the measured data; a claim is 'not separated' "
         "when the 90% interval of the compared quantity spans its bound, 'degenerate' where nothing can be "
-        "measured. Each report says how every claim is judged; claims of the legacy rule are the study's own "
-        "booleans (a blanket 'about' band), not yet derived from replications.",
-    ]
+        "measured. Each report says how every claim is judged."
+    )
+    if any((e.get("claim_counts") or {}).get("paper", {}).get("legacy", 0) for e in entries):
+        legend += (
+            " Claims of the legacy rule are the study's own booleans (a blanket 'about' band), not yet "
+            "derived from replications."
+        )
+    lines += ["", legend]
     if any(e["quick"] for e in entries):
         lines += ["", "Quick mode uses fewer replications and shorter runs; each report says how."]
     return "\n".join([*lines, ""])
