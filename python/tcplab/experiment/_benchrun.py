@@ -22,7 +22,19 @@ from tcplab._core import run_scenario
 
 
 def peak_rss_mb() -> float:
-    """Peak resident set size of this process in MiB (ru_maxrss is KiB on Linux, bytes on macOS)."""
+    """Peak resident set size of this process in MiB.
+
+    Linux: VmHWM of /proc/self/status, the high-water mark of this program's own memory. Not
+    ru_maxrss: Linux carries it across exec from the forking parent, so a child started by a
+    `tcplab bench` that had just built scale_100k's scenario (about 250 MB of Python objects)
+    reported that as its own peak. Elsewhere ru_maxrss (KiB on Linux, bytes on macOS)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 2**10
+    except OSError:
+        pass
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return rss / 2**20 if sys.platform == "darwin" else rss / 2**10
 
