@@ -249,6 +249,7 @@ impl Queue {
     /// Whether a packet arriving at `now` may stay (on an idle link it goes straight on). A
     /// discipline that marks ECN instead of dropping sets `pkt.ecn` to CE.
     pub fn accepts(&mut self, now: Time, pkt: &mut Packet, link_idle: bool) -> bool {
+        let mut marked_ce = false;
         let (ok, early) = match &mut self.disc {
             Discipline::DropTail => (link_idle || self.fits(pkt), None),
             Discipline::Codel(c) => {
@@ -270,7 +271,11 @@ impl Queue {
                 red.update_average(now, self.buf.len(), self.bytes);
                 match red.verdict(pkt.wire_bytes, pkt.marked) {
                     Some(RedDrop::Early) if red.config().ecn && pkt.ecn.capable() => {
-                        return self.mark_ce(now, pkt, link_idle);
+                        // Marked CE instead of dropped (RFC 3168 sec. 7), then kept if the
+                        // buffer has room (a full buffer still drops it, as overflow).
+                        pkt.ecn = Ecn::Ce;
+                        marked_ce = true;
+                        (link_idle || self.fits(pkt), None)
                     }
                     Some(cause) => (false, Some(cause)),
                     None => (link_idle || self.fits(pkt), None),
@@ -282,6 +287,9 @@ impl Queue {
         }
         if !ok && self.drops.is_some() {
             self.trace_drop(now, pkt, link_idle, early);
+        }
+        if let (true, true, Some(s)) = (marked_ce, ok, &mut self.stats) {
+            s.marks_ecn += 1;
         }
         ok
     }
@@ -305,24 +313,6 @@ impl Queue {
             if let Some(t) = &mut c.sojourn {
                 t.depart(now, 0);
             }
-        }
-        ok
-    }
-
-    /// RED's early verdict on an ECN-capable arrival: marked CE instead of dropped (RFC 3168
-    /// sec. 7), then kept if the buffer has room (a full buffer still drops it, as overflow).
-    #[cold]
-    fn mark_ce(&mut self, now: Time, pkt: &mut Packet, link_idle: bool) -> bool {
-        pkt.ecn = Ecn::Ce;
-        let ok = link_idle || self.fits(pkt);
-        if self.stats.is_some() || self.trace.is_some() {
-            self.account(now, pkt, ok, None);
-        }
-        if let (true, Some(s)) = (ok, &mut self.stats) {
-            s.marks_ecn += 1;
-        }
-        if !ok && self.drops.is_some() {
-            self.trace_drop(now, pkt, link_idle, None);
         }
         ok
     }
