@@ -8,6 +8,7 @@ however long the trace, and a stopped run leaves no half-written trace.
 from __future__ import annotations
 
 import json
+import resource
 import signal
 import subprocess
 import sys
@@ -38,6 +39,11 @@ CHILD = textwrap.dedent(
     print(json.dumps({"hwm_kib": int(hwm[0].split()[1])}))
     """
 )
+
+
+def _children_cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _peak_bytes(scenario: Path, out: Path | None) -> int:
@@ -77,7 +83,7 @@ def test_memory_stays_bounded_while_a_long_trace_is_written(tmp_path: Path) -> N
     scenario = tmp_path / "bulk.toml"
     scenario.write_text(BULK.format(duration="35s"))
     out = tmp_path / "out"
-    started = time.perf_counter()
+    cpu_before = _children_cpu_s()
     streamed = _peak_bytes(scenario, out)
     written = sum(p.stat().st_size for p in out.glob("*-flow0.csv"))
     assert written > 200 * MB, written
@@ -86,7 +92,9 @@ def test_memory_stays_bounded_while_a_long_trace_is_written(tmp_path: Path) -> N
     # (which is what makes the bound above a real one).
     kept = _peak_bytes(scenario, None)
     assert kept > streamed + 100 * MB, (kept, streamed)
-    assert time.perf_counter() - started < 30
+    # The test's cost budget, in CPU seconds of the two runs: wall time on a shared machine
+    # measures the other users as much as this test.
+    assert _children_cpu_s() - cpu_before < 30
 
 
 def test_ctrl_c_leaves_no_partial_trace(tmp_path: Path) -> None:

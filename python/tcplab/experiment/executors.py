@@ -152,20 +152,48 @@ def _stop_workers(pool: ProcessPoolExecutor) -> None:
         process.terminate()
 
 
+# The status of a process whose allocation failed (crates/tcplab-py/src/oom.rs): the run did
+# not fit the memory there was, which its worker has said in one line on stderr.
+EXIT_OUT_OF_MEMORY = 2
+
+
 def _pool(tasks: Sequence[Task], workers: int) -> Iterator[Outcome]:
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=_context(), initializer=_start_worker)
     done = False
     try:
         futures = [pool.submit(execute, t) for t in tasks]
+        # The pool forgets its processes once broken; their exit statuses say why it broke.
+        processes = list((getattr(pool, "_processes", None) or {}).values())
         for future in as_completed(futures):
             yield future.result()
         done = True
-    except BrokenProcessPool as e:
-        raise InternalError(f"a worker process died ({e}); runs stored so far are kept") from None
+    except BrokenProcessPool:
+        raise _why_broken([p.exitcode for p in processes]) from None
     finally:
         if not done:  # interrupted, or the caller stopped early: workers may be mid-run
             _stop_workers(pool)
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _why_broken(exit_codes: Sequence[int | None]) -> UserError | InternalError:
+    """The error for a pool whose worker died, from its workers' exit statuses (the ones the
+    pool ended itself show SIGTERM)."""
+    kept = "runs stored so far are kept, and a rerun goes on from them"
+    if EXIT_OUT_OF_MEMORY in exit_codes:
+        return UserError(
+            f"a run ran out of memory in a worker process (the line above says how much it wanted); {kept}: "
+            "use fewer --workers, or make the run smaller"
+        )
+    died = sorted({c for c in exit_codes if c not in (None, 0, -signal.SIGTERM)})
+    how = ", ".join(f"killed by {_signal_name(-c)}" if c < 0 else f"status {c}" for c in died)
+    return InternalError(f"a worker process died ({how or 'no status'}); {kept}")
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
 
 
 def _connect(address: str, workers: int) -> tuple[object, object | None]:

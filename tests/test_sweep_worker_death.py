@@ -1,0 +1,37 @@
+"""A sweep whose worker process dies: the user is told why in one line, and what was stored stays."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import pytest
+from tcplab.errors import InternalError, UserError
+from tcplab.experiment import executors
+from tcplab.experiment.executors import Executor, ExecutorChoice, _why_broken
+from tcplab.experiment.worker import Outcome, Task
+
+
+def _die_like_an_allocation_failure(task: Task) -> Outcome:
+    """What a worker does when the core cannot allocate (oom.rs): one line, then status 2."""
+    if task.key == "big":
+        os._exit(executors.EXIT_OUT_OF_MEMORY)
+    return Outcome(key=task.key, report={})
+
+
+def test_a_worker_out_of_memory_is_the_users_error_not_a_crash(monkeypatch: pytest.MonkeyPatch) -> None:
+    if executors._context().get_start_method() != "fork":
+        pytest.skip("the stand-in worker function reaches workers only by fork")
+    monkeypatch.setattr(executors, "execute", _die_like_an_allocation_failure)
+    tasks = [Task(key="big", text="", seed=1)] + [Task(key=f"k{i}", text="", seed=1) for i in range(3)]
+    with Executor(ExecutorChoice(workers=2)) as ex, pytest.raises(UserError, match="ran out of memory"):
+        list(ex.run(tasks))
+
+
+def test_the_exit_statuses_name_the_cause() -> None:
+    assert isinstance(_why_broken([executors.EXIT_OUT_OF_MEMORY, -signal.SIGTERM]), UserError)
+    killed = _why_broken([-signal.SIGKILL, -signal.SIGTERM])
+    assert isinstance(killed, InternalError) and "killed by SIGKILL" in str(killed)
+    assert "SIGTERM" not in str(killed)  # the pool ended the others itself
+    assert "status 3" in str(_why_broken([3, None]))
+    assert "no status" in str(_why_broken([None]))
