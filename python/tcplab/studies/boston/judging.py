@@ -20,7 +20,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from tcplab.report.measure import Measure, degenerate, measure
-from tcplab.studies.boston.scenarios import FIT_PROTOCOLS, cannot_fit
+from tcplab.studies.boston.scenarios import DEFAULT_ACCESS, FIT_PROTOCOLS, cannot_fit
 from tcplab.studies.boston.sweeps import REF_BUFFER, REF_PACKET, REF_WINDOW
 
 __all__ = [
@@ -57,8 +57,8 @@ class Runs(Protocol):
     ) -> np.ndarray: ...
 
 
-def fits(packet: int, buffer: int) -> bool:
-    return not cannot_fit(packet, buffer)
+def fits(packet: int, buffer: int, access: str = DEFAULT_ACCESS) -> bool:
+    return not cannot_fit(packet, buffer, access)
 
 
 def smallest_live(r: Runs, packet: int) -> int:
