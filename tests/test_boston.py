@@ -278,10 +278,10 @@ def test_tiny_reproduce_writes_figures_and_claims(tiny_run: tuple[Any, Any]) -> 
     assert all(c["tolerance"]["rule"].startswith("printed range") for c in values)
     gain = next(c for c in values if c["id"] == "fig15_boston_gain")["cells"][0]
     assert gain["paper"]["prints_as"] == [0.07825, 0.07835] and "difference" in gain
-    # At 64 cells no 4352- or 9180-byte packet fits: those checks are degenerate, left out.
+    # Under the default cell access every packet reaches the 64-cell buffer a cell at a time, so no
+    # check is degenerate (packet access's are: test_points_where_no_packet_fits_...).
     below = next(c for c in claims if c["id"] == "fig10_reno_below_boston")
-    deg = [k["label"] for k in below["checks"] if k["verdict"] == "degenerate"]
-    assert deg == ["4352 B, 64 cells: Boston minus Reno", "9180 B, 64 cells: Boston minus Reno"]
+    assert [k["label"] for k in below["checks"] if k["verdict"] == "degenerate"] == []
     for name in (
         "fig07_loss_64kB.png",
         "fig10_effective_64kB.png",
@@ -534,10 +534,12 @@ def test_points_where_no_packet_fits_the_buffer_are_degenerate() -> None:
 
     # Under packet access a packet's cells reach the buffer at once: 91 and 192 cells (Boston 95
     # and 200) cannot fit 64; 11 and 32 can, and 256 takes every size.
-    assert not fits(4352, 64) and not fits(9180, 64)
-    assert fits(512, 64) and fits(1518, 64) and fits(9180, 256)
-    assert "200 cells" in cannot_fit(9180, 64) and "95 cells" in cannot_fit(4352, 64)
-    assert cannot_fit(9180, 64, access="cell") == ""  # cells cross the access link one by one
+    packet = {"access": "packet"}
+    assert not fits(4352, 64, **packet) and not fits(9180, 64, **packet)
+    assert fits(512, 64, **packet) and fits(1518, 64, **packet) and fits(9180, 256, **packet)
+    assert "200 cells" in cannot_fit(9180, 64, **packet) and "95 cells" in cannot_fit(4352, 64, **packet)
+    # Cells cross a cell access link one by one: under the study's default every point is live.
+    assert fits(9180, 64) and cannot_fit(9180, 64, access="cell") == ""
 
 
 def test_the_timer_sensitivity_runs_both_fast_retransmit_readings() -> None:
@@ -551,10 +553,74 @@ def test_the_timer_sensitivity_runs_both_fast_retransmit_readings() -> None:
     ]
     assert timer_labels("bsd44") == ["BSD tick 100 ms", "BSD tick 500 ms"]
     quick = {s.name: s for s in sweeps(True)}
-    frt = quick["frt_packet1_boston"]
-    assert frt.zips == [{"tcp.fast_retransmit_timer": ["clock", "keep"]}]
-    assert "timer" not in frt.base["tcp"]  # the ns1 stack's own timer
+    for reading in ("clock", "keep"):
+        frt = quick[f"frt_{reading}_packet1_boston"]
+        # "clock" is the ns1 stack's own rule, left to the stack (test_the_clock_reading_...).
+        assert frt.base["tcp"].get("fast_retransmit_timer", "clock") == reading and not frt.zips
+        assert "timer" not in frt.base["tcp"]  # the ns1 stack's own timer
     assert not any(s.name.startswith("frt_") for s in sweeps(True, "bsd44"))
+
+
+def test_the_fast_retransmit_rows_run_on_the_grid_points_seeds() -> None:
+    """Replication i of every frt point (either reading, any access model) has the seed of
+    replication i of the grid's point (16 sources: star9180's at 64 kB; one: single's at 9180 B),
+    and under the default access the "clock" reading is the grid's own run."""
+    from tcplab.experiment.expand import iter_runs
+    from tcplab.studies.boston.scenarios import DEFAULT_ACCESS
+    from tcplab.studies.boston.sweeps import FULL, REF_PACKET, grid_levels, specs
+
+    by_name = {s.name: s for s in specs(FULL)}
+
+    def grid(n: int, proto: str) -> dict[tuple[int, int], Any]:
+        name = f"star{REF_PACKET}_{proto}" if n == 16 else f"single_{proto}"
+        want = {k: v[0] for k, v in grid_levels(n).items() if k != "link.0.ab.queue"}
+        return {
+            (r.levels["link.0.ab.queue"], r.replication): r
+            for r in iter_runs(by_name[name])
+            if all(r.levels[k] == v for k, v in want.items()) and r.levels["link.0.ab.queue"] in (64, 512)
+        }
+
+    frt_names = [s for s in by_name if s.startswith("frt_")]
+    assert len(frt_names) == 2 * 2 * 3 * 4  # readings x (1, 16 sources) x access models x protocols
+    for proto in ("reno", "boston"):
+        for n in (1, 16):
+            points = grid(n, proto)
+            assert sorted(points) == [(b, i) for b in (64, 512) for i in range(3)]
+            for reading in ("clock", "keep"):
+                for access in ("payload", "cell", "packet"):
+                    runs = list(iter_runs(by_name[f"frt_{reading}_{access}{n}_{proto}"]))
+                    assert len(runs) == 6
+                    for r in runs:
+                        same = points[(r.levels["link.0.ab.queue"], r.replication)]
+                        assert r.seed == same.seed
+                        assert ("fast_retransmit_timer" in r.scenario["tcp"]) == (reading == "keep")
+                        if reading == "clock" and access == DEFAULT_ACCESS:
+                            assert r.key == same.key  # the grid's run: the store runs it once
+    # Replications still differ: the seeds are the grid's, not one seed for every run.
+    assert len({r.seed for r in grid(16, "reno").values()}) == 6  # (64, 512 cells) x 3 replications
+
+
+def test_the_clock_reading_is_the_ns1_stacks_own_rule() -> None:
+    """The frt "clock" runs leave the knob to the ns1 preset: spelled out, the run is the same to
+    the byte; "keep" on the same seed differs (16 Boston sources, 30 s at the reference point)."""
+    from tcplab.experiment.expand import iter_runs
+    from tcplab.studies.boston.scenarios import DEFAULT_ACCESS
+    from tcplab.studies.boston.sweeps import QUICK, specs
+
+    by_name = {s.name: s for s in specs(QUICK)}
+
+    def flows(name: str, knob: str | None = None) -> list[dict[str, Any]]:
+        r = next(r for r in iter_runs(by_name[name]) if r.levels["link.0.ab.queue"] == 512)
+        doc = json.loads(json.dumps(r.scenario))
+        doc["duration"] = 30.0
+        if knob:
+            doc["tcp"]["fast_retransmit_timer"] = knob
+        return [dict(f) for f in run(doc, seed=r.seed).flows]
+
+    clock = flows(f"frt_clock_{DEFAULT_ACCESS}16_boston")
+    assert flows(f"frt_clock_{DEFAULT_ACCESS}16_boston", knob="clock") == clock
+    assert sum(f["fast_retransmits"] for f in clock) > 0
+    assert flows(f"frt_keep_{DEFAULT_ACCESS}16_boston") != clock
 
 
 # Code names docs/boston.md's results section may quote that are not claim ids.

@@ -101,11 +101,11 @@ STUDY = Study(
         "N = 1592, 200 cells), a departure from the paper's one byte of heading per cell; "
         "the bitmap variant sends m = ceil(MSS/47) blocks (9180 B: 196 cells); no redundancy.",
         "Access links, source interface queues and the reassembly mode are not in the paper; the "
-        "defaults come from the model sweep (its table and rule are below): packet links at 1.5 Mb/s "
-        "into the switch, which cuts each packet into cells that enter its output buffer at once; "
-        "three packets of room behind the one being sent in each source's interface queue; each frame "
-        "judged alone at the sink (a lost flagged cell spoils only its own frame). The other access "
-        "models are in the sensitivity table.",
+        "defaults come from the model sweep (its table and rule are below): cell links at 1.5 Mb/s "
+        "into the switch (53-byte cells, so a source's cells reach the output buffer one at a time, "
+        "no faster than it drains); one packet of room behind the one being sent in each source's "
+        "interface queue; each frame judged alone at the sink (a lost flagged cell spoils only its own "
+        "frame). The other access models (payload, packet) are in the sensitivity table.",
         "AAL: the paper's header-flag framing (no trailer, Sec. 3); the receiving AAL's largest frame "
         "is the run's largest (9600 bytes at 9180 B), so frames whose flagged cell was lost are counted "
         "as lost (Reno runs; Boston runs have no length cut, see docs/boston.md). Boston sends the "
@@ -113,7 +113,7 @@ STUDY = Study(
         "TCP as the ns1 preset configures it (the paper states none of it): Reno, ns's exact timer with "
         "tcp-tick 0.1 s, RTO = srtt + 4 rttvar in ticks and at least 2 ticks (200 ms), 3 s before the "
         "first sample, the backoff multiplier doubling up to 64 at every timeout and every fast retransmit "
-        "(ns-1's reset_rtx_timer; fast_retransmit_timer = \"keep\" is the other reading); one ACK per "
+        '(ns-1\'s reset_rtx_timer; fast_retransmit_timer = "keep" is the other reading); one ACK per '
         "packet; no handshake. The study used to run the "
         "tcplab stack with these set by hand; three differ from it and follow the preset: the timer "
         "fires when due (not on a tick clock), the first timeout is 3 s (was 6 s) and the backoff "
@@ -121,11 +121,12 @@ STUDY = Study(
         "on a 1.5 s RTO). Overrides: MSS, window and codec only. Sensitivity: 4.4BSD-Lite.",
         "EPD threshold 80% of the buffer (PPD on overflow), as the satellite study's switches; the paper "
         "gives none, so Reno with EPD is also run at 50% and 95% (its table is below).",
-        "Degenerate points: under packet access a packet's cells reach the output buffer at once, so at 64 "
-        "cells no 4352- or 9180-byte packet (91 and 192 cells; Boston 95 and 200) can ever cross the switch "
-        "and every protocol is dead. These points are reported as degenerate and left out of every ordering "
-        "and trend (each claim lists its degenerate checks); trends toward the smallest buffer run to the "
-        "smallest buffer the packet fits (256 cells).",
+        "Degenerate points: under packet access (a sensitivity model) a packet's cells reach the output "
+        "buffer at once, so at 64 cells no 4352- or 9180-byte packet (91 and 192 cells; Boston 95 and 200) "
+        "can ever cross the switch and every protocol is dead; such points would be reported as "
+        "degenerate and left out of every ordering and trend, trends toward the smallest buffer running to "
+        "the smallest buffer the packet fits (256 cells). Under the default cell access every point of the "
+        "grid is live.",
         "Source i starts at a uniformly random point of its own 50 ms slot (i x 50 ms to (i + 1) x "
         "50 ms): on ns-1's exact timer there are no tick phases, so the start times are what makes "
         "replications differ.",

@@ -19,7 +19,7 @@ from tcplab.studies.boston.analytic import ratio, ratio_large_loss, ratio_small_
 from tcplab.studies.boston.claims_figs import fig_claims
 from tcplab.studies.boston.claims_ref import ref_claims
 from tcplab.studies.boston.claims_sec42 import sec42_claims
-from tcplab.studies.boston.judging import fits, smallest_live
+from tcplab.studies.boston.judging import fits, smallest_live, smallest_note
 from tcplab.studies.boston.results import Results, loss_metric
 from tcplab.studies.boston.scenarios import CELL_BYTES, EPD_THRESHOLD, LINK_BPS
 from tcplab.studies.boston.setup_claims import setup_claims
@@ -199,8 +199,8 @@ def _reno_near_total_loss(r: Results) -> Claim:
     # A signature of the model sweep (signatures.py): it chose the model, so it is no evidence.
     return fitted(
         "fig7_reno_near_total_loss",
-        "At the smallest buffer a packet fits (64 cells is degenerate for both sizes: 256) Reno loses at "
-        "least 80% of its packets for the two largest packet sizes",
+        f"At the smallest buffer a packet fits ({smallest_note(r, (4352, 9180))}) Reno loses at least 80% of "
+        "its packets for the two largest packet sizes",
         "Fig. 7: near 100% packet loss rate for Reno at the smallest buffer",
         near_total,
         all(v >= 0.8 for v in near_total.values()),

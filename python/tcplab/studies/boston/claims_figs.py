@@ -34,11 +34,13 @@ from tcplab.studies.boston.judging import (
     Runs,
     at,
     correlation,
+    dead_note,
     fits,
     mean_difference,
     mean_of,
     median_ratio,
     smallest_live,
+    smallest_note,
 )
 from tcplab.studies.boston.results import loss_metric
 from tcplab.studies.boston.sweeps import REF_WINDOW
@@ -112,7 +114,7 @@ def loss_falls(r: Runs) -> Claim:
     return paper_trend(
         "fig7_loss_falls_with_buffer",
         "With a 64 kB window the loss rate (Reno: packets; Boston: cells) is higher at the smallest buffer "
-        "a packet fits (64 cells; 256 for 4352 and 9180 B) than at 4000 cells, for every packet size",
+        f"a packet fits ({smallest_note(r, r.packets)}) than at {r.buffers[-1]} cells, for every packet size",
         "Fig. 7: loss rises as the buffer shrinks",
         checks,
     )
@@ -330,7 +332,7 @@ def reno_below_boston(r: Runs) -> Claim:
     return paper_ordering(
         "fig10_reno_below_boston",
         "For 4352- and 9180-byte packets Reno's effective throughput is below Boston's at every buffer a "
-        "packet fits (64 kB window; 64 cells is degenerate for both sizes)",
+        f"packet fits (64 kB window{dead_note(r, (4352, 9180))})",
         "Fig. 10: Reno's goodput stays low, especially for larger packets, over the whole range",
         checks,
     )
@@ -378,7 +380,7 @@ def boston_small_buffer_idle(r: Runs) -> Claim:
         ]
     return paper_ordering(
         "boston_small_buffer_idle",
-        "At the smallest buffer a packet fits (64 cells; 256 for 4352 and 9180 B) Boston's effective "
+        f"At the smallest buffer a packet fits ({smallest_note(r, r.packets)}) Boston's effective "
         f"throughput falls short of 1 mainly through idle link time: utilisation minus effective throughput "
         f"is under {WASTE_SMALL} and 1 minus utilisation is larger",
         "Sec. 4.1: Boston's low goodput at small buffers is caused by link idle time",
@@ -396,7 +398,7 @@ def reno_small_buffer_waste(r: Runs) -> Claim:
         checks.append(at_least(f"{pk} B, {s} cells: utilisation minus effective", waste, WASTE_SMALL))
     return paper_ordering(
         "reno_small_buffer_waste",
-        "At the smallest buffer a packet fits (256 cells for 4352 and 9180 B) a good part of Reno's "
+        f"At the smallest buffer a packet fits ({smallest_note(r, (4352, 9180))}) a good part of Reno's "
         f"bottleneck carries cells of packets AAL5 discards: utilisation minus effective throughput is at "
         f"least {WASTE_SMALL} for the two largest packet sizes",
         "Sec. 4.1: Reno's extremely low goodput at small buffers comes from cells discarded at AAL5 as well "

@@ -16,7 +16,7 @@ from tcplab.report.figures import new_figure, save
 from tcplab.report.numbers import pct
 from tcplab.report.study import Figure
 from tcplab.studies.boston.results import Results, loss_metric, timers_run
-from tcplab.studies.boston.scenarios import CELL_BYTES
+from tcplab.studies.boston.scenarios import CELL_BYTES, DEFAULT_ACCESS
 from tcplab.studies.boston.sweeps import NAMES, PROTOS, REF_BUFFER, SERIES_S
 
 __all__ = ["figures"]
@@ -361,7 +361,8 @@ def _own_figures(r: Results, outdir: Path) -> list[Figure]:
             "Sensitivity to the access-link model and the timer",
             "Effective throughput at the reference point for each access-link model (payload: 48-byte "
             "payloads at 1.5 Mb/s into the switch; cell: 53-byte cells at 1.5 Mb/s; packet: packet links, "
-            "cells cut at the switch, the study's default from the model sweep) and timer on the ns1 stack, "
+            f"cells cut at the switch; the study's default from the model sweep: {DEFAULT_ACCESS}) and timer "
+            "on the ns1 stack, "
             "labelled by what ran: ns-1's timer (100 ms ticks, 200 ms minimum RTO) with a fast retransmit "
             "doubling the backoff (the study's reading) or keeping it (ns-2.1b's), and ns-2's timer in "
             "100 ms ticks (200 ms minimum) or 500 ms ticks (1 s minimum).",

@@ -3,13 +3,14 @@ samples at a point, the points where nothing can be measured, and the few statis
 several points that the claims share. Every interval is tcplab.report.measure's bootstrap over
 replications (the points share seeds, so replications pair across points).
 
-**Degenerate points.** Under packet access (the study's default) a packet's cells reach the
-switch's output buffer all at once, so a packet with more cells than the buffer holds can never
-cross it whole: at 64 cells the 4352- and 9180-byte packets (91 and 192 cells; Boston 95 and
-200) are lost on every try and every protocol is dead. Such a point is degenerate: its checks
-are left out of the orderings and trends (the claim says how many), and a trend "toward the
-smallest buffer" runs to the smallest buffer the packet fits. Under cell access (cells cross
-the access link one by one) every point is live.
+**Degenerate points.** Under packet access (a sensitivity model; the study's default is cell
+access) a packet's cells reach the switch's output buffer all at once, so a packet with more
+cells than the buffer holds can never cross it whole: at 64 cells the 4352- and 9180-byte
+packets (91 and 192 cells; Boston 95 and 200) are lost on every try and every protocol is dead.
+Such a point is degenerate: its checks are left out of the orderings and trends (the claim says
+how many), and a trend "toward the smallest buffer" runs to the smallest buffer the packet fits.
+Under cell access (cells cross the access link one by one) every point is live; the claims'
+texts say which buffers they read (``smallest_note``, ``dead_note``).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from tcplab.report.measure import Measure, degenerate, measure
-from tcplab.studies.boston.scenarios import FIT_PROTOCOLS, cannot_fit
+from tcplab.studies.boston.scenarios import DEFAULT_ACCESS, FIT_PROTOCOLS, cannot_fit
 from tcplab.studies.boston.sweeps import REF_BUFFER, REF_PACKET, REF_WINDOW
 
 __all__ = [
@@ -28,11 +29,13 @@ __all__ = [
     "Runs",
     "cannot_fit",
     "correlation",
+    "dead_note",
     "fits",
     "mean_difference",
     "mean_of",
     "median_ratio",
     "smallest_live",
+    "smallest_note",
 ]
 
 W = REF_WINDOW
@@ -57,13 +60,32 @@ class Runs(Protocol):
     ) -> np.ndarray: ...
 
 
-def fits(packet: int, buffer: int) -> bool:
-    return not cannot_fit(packet, buffer)
+def fits(packet: int, buffer: int, access: str = DEFAULT_ACCESS) -> bool:
+    return not cannot_fit(packet, buffer, access)
 
 
 def smallest_live(r: Runs, packet: int) -> int:
     """The smallest buffer of the grid a packet of this size fits."""
     return min(b for b in r.buffers if fits(packet, b))
+
+
+def smallest_note(r: Runs, packets: Sequence[int]) -> str:
+    """The smallest buffer each of ``packets`` fits, as a claim's text says it: "64 cells" when
+    one buffer serves all, else "64 cells; 256 for 4352 and 9180 B"."""
+    by: dict[int, list[int]] = {}
+    for pk in packets:
+        by.setdefault(smallest_live(r, pk), []).append(pk)
+    first, *rest = sorted(by)
+    if not rest:
+        return f"{first} cells"
+    return "; ".join([f"{first} cells", *(f"{b} for {' and '.join(map(str, by[b]))} B" for b in rest)])
+
+
+def dead_note(r: Runs, packets: Sequence[int]) -> str:
+    """ "; 64 cells is degenerate for every size" for the grid's buffers no packet of ``packets``
+    fits, "" when every point is live."""
+    dead = [b for b in r.buffers if not any(fits(pk, b) for pk in packets)]
+    return f"; {', '.join(map(str, dead))} cells is degenerate for every size" if dead else ""
 
 
 def at(

@@ -151,8 +151,10 @@ def derive(data: StudyData) -> Results:
             elif kind.startswith("series"):
                 lines.update(_series(int(kind[len("series") :]), proto, reports))
             else:
-                group = "star" if re.fullmatch(r"star\d+", kind) else kind.replace("frt_", "access_", 1)
-                kinds.setdefault(group, []).append(_star_rows(df, reports, proto, data.specs[sweep].base))
+                group, reading = _group(kind)
+                kinds.setdefault(group, []).append(
+                    _star_rows(df, reports, proto, data.specs[sweep].base, reading)
+                )
     runs = {k: pd.concat(parts, ignore_index=True) for k, parts in kinds.items()}
     star = runs["star"]
     chain = pd.DataFrame(chain_rows).groupby(["m", "protocol"], sort=True).mean(numeric_only=True)
@@ -174,6 +176,17 @@ def derive(data: StudyData) -> Results:
         signatures=pd.concat(sig_parts, ignore_index=True) if sig_parts else pd.DataFrame(),
         partial=pd.concat(partial_parts, ignore_index=True) if partial_parts else pd.DataFrame(),
     )
+
+
+def _group(kind: str) -> tuple[str, str | None]:
+    """The table a star-like sweep's rows join, and the fast-retransmit reading its runs ran (None:
+    not an frt sweep): "star" for every packet size's grid; the ns-1 fast-retransmit runs
+    ("frt_keep_cell16": "keep") join the access runs ("access_cell16")."""
+    if re.fullmatch(r"star\d+", kind):
+        return "star", None
+    if m := re.fullmatch(r"frt_([a-z]+)_([a-z]+\d+)", kind):
+        return f"access_{m.group(2)}", m.group(1)
+    return kind, None
 
 
 def _split(sweep: str) -> tuple[str, str]:
@@ -202,14 +215,17 @@ def _source_means(report: Report, packet: int, protocol: str) -> dict[str, float
     }
 
 
-def _star_rows(df: pd.DataFrame, reports: list[Report], proto: str, base: Mapping[str, Any]) -> pd.DataFrame:
-    """One row per run: the factors as the paper names them and every metric."""
+def _star_rows(
+    df: pd.DataFrame, reports: list[Report], proto: str, base: Mapping[str, Any], reading: str | None = None
+) -> pd.DataFrame:
+    """One row per run: the factors as the paper names them and every metric. ``reading``: the
+    fast-retransmit reading of an frt sweep (its "clock" runs leave the knob to the stack)."""
     defaults = {
         "mss": base["tcp"]["mss"],
         "window": base["tcp"]["rcv_buf"],
         "buffer": base["link"][0]["ab"]["queue"],
         "timer": base["tcp"].get("timer", BASE_TIMER),
-        "fr_timer": None,
+        "fr_timer": reading,
     }
     rows = []
     for (_, run), rep in zip(df.iterrows(), reports, strict=True):

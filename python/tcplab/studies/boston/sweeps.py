@@ -37,6 +37,7 @@ __all__ = [
     "Grid",
     "chain_config",
     "epd_kind",
+    "grid_levels",
     "nominal_window",
     "sweeps",
     "tiny",
@@ -51,10 +52,11 @@ SERIES_S = 100  # the paper plots the first 100 s of Figs. 15-17
 SEED = 1997
 # The timer sensitivity levels (zipped): each stack's tick at 100 and 500 ms (on the ns stacks,
 # ns-2's timer). On ns1 the stack's own timer is also run with both readings of what a fast
-# retransmit does to it (FAST_RETRANSMIT: ns-1's reset_rtx_timer doubles the backoff, the
-# study's reading; ns-2.1b keeps it).
+# retransmit does to it (FR_READINGS, the knob ``tcp.fast_retransmit_timer``: ns-1's
+# reset_rtx_timer doubles the backoff, "clock", the study's reading; ns-2.1b keeps it, "keep").
 TIMERS = {"tcp.timer": ["100ms", "500ms"], "tcp.min_rto": ["200ms", "1s"]}
-FAST_RETRANSMIT = {"tcp.fast_retransmit_timer": ["clock", "keep"]}
+FR_READINGS = ("clock", "keep")
+STACK_READING = "clock"  # what the ns1 preset does (tests/test_boston.py checks it)
 
 
 def timers(stack: str) -> dict[str, list[str]]:
@@ -76,7 +78,7 @@ def timer_label(timer: str, fast_retransmit: str | None = None) -> str:
 
 def timer_labels(stack: str) -> list[str]:
     """The labels of the timer levels a stack's sensitivity runs, in order."""
-    own = [timer_label("stack", f) for f in FAST_RETRANSMIT["tcp.fast_retransmit_timer"]]
+    own = [timer_label("stack", f) for f in FR_READINGS]
     return (own if stack == PRIMARY_STACK else []) + [timer_label(t) for t in timers(stack)["tcp.timer"]]
 
 
@@ -274,12 +276,50 @@ def _epd_sweeps(g: Grid) -> list[SweepSpec]:
     return specs
 
 
+def grid_levels(n: int, buffers: Sequence[int] = (64, REF_BUFFER)) -> dict[str, list[Any]]:
+    """The factor levels that name the reference packet and window at ``buffers`` in the grid
+    that runs ``n`` sources: the lone source's ("single": MSS and buffer) or the 16-source star's
+    (window and buffer). A run's seed derives from its sweep's seed and its point's levels
+    (experiment/expand.py), so a sweep over exactly these levels runs on the grid point's seeds."""
+    if n == 1:
+        return {"tcp.mss": [mss_of(REF_PACKET)], "link.0.ab.queue": list(buffers)}
+    return {"tcp.rcv_buf": [rcv_buf(REF_WINDOW, REF_PACKET)], "link.0.ab.queue": list(buffers)}
+
+
+def _with_reading(doc: dict[str, Any], reading: str) -> dict[str, Any]:
+    """The scenario under a fast-retransmit reading; the stack's own ("clock", ns-1's rule on the
+    ns1 preset) is left to the stack, so that run is the grid's run to the key."""
+    if reading != STACK_READING:
+        doc["tcp"]["fast_retransmit_timer"] = reading
+    return doc
+
+
 def _fast_retransmit_sweeps(g: Grid) -> list[SweepSpec]:
-    """ns-1's own timer under both readings of a fast retransmit, beside the access sweeps (kind
-    "frt_<access><n>", merged into "access_<access><n>" by results.derive); ns1 stack only."""
+    """ns-1's own timer under each reading of a fast retransmit, one and 16 sources at the
+    reference point at 64 and 512 cells, per access model: sweeps "frt_<reading>_<access><n>",
+    merged into "access_<access><n>" by results.derive; ns1 stack only.
+
+    The reading is in the sweep's name and base, not a factor, and the factors are the grid's
+    own levels (``grid_levels``): replication i of every frt point runs on the seed of replication
+    i of the grid's point (16 sources: star9180's; one: single's), whatever the reading and the
+    access model. Under the default access the "clock" reading is then the grid's run itself (same
+    scenario, seed and key: the store runs it once), and the rows differ by the reading alone."""
     if g.stack != PRIMARY_STACK:
         return []
-    return _per_access(g, "frt", FAST_RETRANSMIT)
+    specs: list[SweepSpec] = []
+    for reading in FR_READINGS:
+        for n in (1, 16):
+            for access in g.access:
+                specs += _per_protocol(
+                    f"frt_{reading}_{access}{n}",
+                    lambda p, n=n, a=access, fr=reading: _with_reading(
+                        star(StarConfig(sources=n, protocol=p, duration=g.duration, access=a, stack=g.stack)),
+                        fr,
+                    ),
+                    g.reps,
+                    factors=grid_levels(n),
+                )
+    return specs
 
 
 def _chain_sweeps(g: Grid) -> list[SweepSpec]:

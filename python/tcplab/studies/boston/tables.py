@@ -13,6 +13,7 @@ from tcplab.report.study import Table
 from tcplab.studies.boston import partial, signatures
 from tcplab.studies.boston.claims import claims, epd_sensitivity
 from tcplab.studies.boston.results import BASE_TIMER, Results, loss_metric, timers_run
+from tcplab.studies.boston.scenarios import DEFAULT_ACCESS
 from tcplab.studies.boston.sweeps import NAMES, PROTOS, REF_BUFFER, REF_PACKET, REF_WINDOW
 
 __all__ = ["tables"]
@@ -72,12 +73,13 @@ def tables(r: Results) -> list[Table]:
             "Sensitivity: effective throughput by access-link model and timer (reference point)",
             _sensitivity(r),
             "payload: access links carry 48-byte payloads at 1.5 Mb/s; cell: 53-byte cells at 1.5 Mb/s; "
-            "packet: packet links, cells cut at the switch (the study's default: the model sweep's choice; "
-            "source queue and reassembly at their defaults). Timers "
+            f"packet: packet links, cells cut at the switch (the study's default, the model sweep's choice, "
+            f"is {DEFAULT_ACCESS}; source queue and reassembly at their defaults). Timers "
             "(each row says what it ran) on the ns1 stack: ns-1's timer in 100 ms ticks (min RTO 200 ms) "
             "with a fast retransmit doubling the backoff (ns-1's reset_rtx_timer: the study's reading) or "
             "keeping it (ns-2.1b's reading); ns-2's timer in 100 ms ticks (min RTO 200 ms) or 500 ms ticks "
-            "(min RTO 1 s).",
+            "(min RTO 1 s). The two ns-1 rows run on the seeds of the grid's point (so under the default "
+            "access the 'FR doubles backoff' row is the grid's run); the ns-2 rows have seeds of their own.",
         ),
         Table(
             "Wasted cell-hops of the tagged connection on a 3-switch chain (Sec. 4.3)",
