@@ -15,11 +15,13 @@ from __future__ import annotations
 import argparse
 import importlib.metadata
 import json
-import statistics
 import time
-from dataclasses import dataclass
 
 import cppyy
+
+# The CoDel settings and the sojourn statistics are compare.py's own (standard library only),
+# so both simulators get the same parameters and their delays are summarised the same way.
+from compare import Codel, sojourn_summary
 
 # cppyy parses the ns-3 headers here: several seconds, and it prints harmless
 # "Failed to materialize symbols" warnings on stderr (cppyy issue #156).
@@ -133,13 +135,6 @@ CODEL_QUEUE = "99p"
 CODEL_MIN_BYTES = 1500
 
 
-@dataclass(frozen=True)
-class Codel:
-    """CoDel's settings on the ns-3 side (RFC 8289's defaults; compare.py passes tcplab's)."""
-
-    target_ms: float = 5.0
-    interval_ms: float = 100.0
-
 
 def configure_tcp(sack: bool, min_rto_ms: float, initial_cwnd: int, recovery: str,
                   cc: str = "newreno") -> None:
@@ -198,15 +193,6 @@ def install_codel(device: ns.Ptr[ns.NetDevice], codel: Codel) -> ns.Ptr[ns.Queue
     tch = ns.TrafficControlHelper()
     tch.SetRootQueueDisc("ns3::CoDelQueueDisc")
     return tch.Install(ns.NetDeviceContainer(device)).Get(0)
-
-
-def sojourn_summary(samples_ms: list[float]) -> dict:
-    """Mean, median and 90th percentile (statistics.quantiles, inclusive: as compare.py)."""
-    if len(samples_ms) < 2:
-        return {"n": len(samples_ms)}
-    deciles = statistics.quantiles(samples_ms, n=10, method="inclusive")
-    return {"n": len(samples_ms), "mean_ms": round(statistics.fmean(samples_ms), 4),
-            "p50_ms": round(deciles[4], 4), "p90_ms": round(deciles[8], 4)}
 
 
 def jain(xs: list[float]) -> float:
