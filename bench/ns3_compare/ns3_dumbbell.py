@@ -6,6 +6,7 @@ One bulk TCP NewReno flow per sender/receiver pair, MSS 1000 B, no delayed ACK,
 1 MB socket buffers, min RTO 200 ms, initial window 1, no timestamps, SACK or limited
 transmit, flow i starts at i * 10 ms: the same as scenarios/bench_dumbbell_{10,100}.toml
 with tcplab's TCP defaults (see configure_tcp). Only Simulator::Run() is timed.
+`--qdisc codel` puts ns-3's CoDelQueueDisc on R1's bottleneck device (see install_codel).
 
 Run with bench/ns3_compare/.venv-ns3/bin/python (see setup.sh).
 """
@@ -17,6 +18,10 @@ import json
 import time
 
 import cppyy
+
+# The CoDel settings and the sojourn statistics are compare.py's own (standard library only),
+# so both simulators get the same parameters and their delays are summarised the same way.
+from compare import Codel, sojourn_summary
 
 # cppyy parses the ns-3 headers here: several seconds, and it prints harmless
 # "Failed to materialize symbols" warnings on stderr (cppyy issue #156).
@@ -60,6 +65,36 @@ void HookSender(uint32_t node) {
 void HookSenderAt(double start_s, uint32_t node) {
     ns3::Simulator::Schedule(ns3::Seconds(start_s) + ns3::NanoSeconds(1), &HookSender, node);
 }
+// Under a queue disc (--qdisc codel): each packet's wait at R1, from its arrival at the queue
+// disc (its Enqueue trace) to the start of its transmission (the device's PhyTxBegin), as
+// tcplab's sojourn trace has it; packets are matched by uid (headers keep it). This includes
+// the wait in the one-packet device queue below the queue disc, which CoDel does not see;
+// CoDel's own view, its SojournTime trace (enqueue to its dequeue), is kept apart.
+std::unordered_map<uint64_t, int64_t> arrived_ns;
+std::vector<double> wait_ms, codel_sojourn_ms;
+void OnQdiscEnqueue(ns3::Ptr<const ns3::QueueDiscItem> item) {
+    arrived_ns[item->GetPacket()->GetUid()] = ns3::Simulator::Now().GetNanoSeconds();
+}
+void OnQdiscDrop(ns3::Ptr<const ns3::QueueDiscItem> item) {
+    arrived_ns.erase(item->GetPacket()->GetUid());
+}
+void OnTxBegin(ns3::Ptr<const ns3::Packet> p) {
+    auto it = arrived_ns.find(p->GetUid());
+    if (it == arrived_ns.end()) return;
+    wait_ms.push_back((ns3::Simulator::Now().GetNanoSeconds() - it->second) / 1e6);
+    arrived_ns.erase(it);
+}
+void OnCodelSojourn(ns3::Time t) { codel_sojourn_ms.push_back(t.GetSeconds() * 1e3); }
+bool WatchQdisc(ns3::Ptr<ns3::QueueDisc> qdisc, ns3::Ptr<ns3::NetDevice> device) {
+    arrived_ns.clear();
+    wait_ms.clear();
+    codel_sojourn_ms.clear();
+    return qdisc->TraceConnectWithoutContext("Enqueue", ns3::MakeCallback(&OnQdiscEnqueue)) &&
+           qdisc->TraceConnectWithoutContext("Drop", ns3::MakeCallback(&OnQdiscDrop)) &&
+           qdisc->TraceConnectWithoutContext("SojournTime", ns3::MakeCallback(&OnCodelSojourn)) &&
+           qdisc->TraceConnectWithoutContext("PacketsInQueue", ns3::MakeCallback(&OnQueueLen)) &&
+           device->TraceConnectWithoutContext("PhyTxBegin", ns3::MakeCallback(&OnTxBegin));
+}
 bool Watch(ns3::Ptr<ns3::Node> router, ns3::Ptr<ns3::Queue<ns3::Packet>> queue) {
     drops = 0;
     peak = 0;
@@ -88,6 +123,17 @@ INITIAL_CWND = 1  # segments; ns-3's own default is 10
 RECOVERY_TYPES = {"classic": "ns3::TcpClassicRecovery", "prr": "ns3::TcpPrrRecovery"}
 # --cc: ns-3's congestion control for tcplab's `cc` knob.
 SOCKET_TYPES = {"newreno": "ns3::TcpNewReno", "cubic": "ns3::TcpCubic"}
+QDISCS = ("drop-tail", "codel")
+# --qdisc codel: the bottleneck's 100 waiting packets are the queue disc's 99 plus the one
+# packet the device queue below it holds (a device queue cannot be empty-sized).
+CODEL_DEVICE_QUEUE = "1p"
+CODEL_QUEUE = "99p"
+# CoDel's floor: no drop while fewer bytes than this are left waiting (ns-3's `MinBytes`,
+# default 1500). A data packet is 1040 bytes in the queue disc (IP, before the 2-byte PPP
+# header), so with 1500 as with tcplab's largest-packet floor (1042 bytes there), CoDel never
+# drops when at most one data packet is left.
+CODEL_MIN_BYTES = 1500
+
 
 
 def configure_tcp(sack: bool, min_rto_ms: float, initial_cwnd: int, recovery: str,
@@ -131,6 +177,24 @@ def configure_tcp(sack: bool, min_rto_ms: float, initial_cwnd: int, recovery: st
     cfg("ns3::TcpSocket::ConnTimeout", ns.TimeValue(ns.Seconds(3)))
 
 
+def install_codel(device: ns.Ptr[ns.NetDevice], codel: Codel) -> ns.Ptr[ns.QueueDisc]:
+    """ns-3's CoDelQueueDisc as the root queue disc of `device` (R1's bottleneck side).
+
+    Every attribute is set, even at its default, so the README's table is what runs.
+    TrafficControlHelper::SetQueueLimits is not called, so BQL (DynamicQueueLimits) is off.
+    """
+    cfg = ns.Config.SetDefault
+    cfg("ns3::CoDelQueueDisc::MaxSize", ns.QueueSizeValue(ns.QueueSize(CODEL_QUEUE)))
+    cfg("ns3::CoDelQueueDisc::Target", ns.TimeValue(ns.MilliSeconds(codel.target_ms)))
+    cfg("ns3::CoDelQueueDisc::Interval", ns.TimeValue(ns.MilliSeconds(codel.interval_ms)))
+    cfg("ns3::CoDelQueueDisc::MinBytes", ns.UintegerValue(CODEL_MIN_BYTES))
+    cfg("ns3::CoDelQueueDisc::UseEcn", ns.BooleanValue(False))
+    cfg("ns3::CoDelQueueDisc::UseL4s", ns.BooleanValue(False))
+    tch = ns.TrafficControlHelper()
+    tch.SetRootQueueDisc("ns3::CoDelQueueDisc")
+    return tch.Install(ns.NetDeviceContainer(device)).Get(0)
+
+
 def jain(xs: list[float]) -> float:
     """Jain's fairness index of the flows' goodputs: 1 when all are equal."""
     sq = sum(x * x for x in xs)
@@ -142,9 +206,32 @@ def p2p_device(dev: ns.Ptr[ns.NetDevice]) -> ns.Ptr[ns.PointToPointNetDevice]:
     return dev.GetObject[ns.PointToPointNetDevice]()
 
 
+def codel_figures(qdisc: ns.Ptr[ns.QueueDisc]) -> dict:
+    """The queue disc's drops by cause and the bottleneck's waits, after the run."""
+    stats = qdisc.GetStats()
+    bench = cppyy.gbl.bench
+    return {
+        "codel": {"target_ms": qdisc.GetTarget().GetSeconds() * 1e3,
+                  "interval_ms": qdisc.GetInterval().GetSeconds() * 1e3,
+                  "max_size": str(qdisc.GetMaxSize()), "min_bytes": CODEL_MIN_BYTES,
+                  "device_queue": CODEL_DEVICE_QUEUE},
+        "qdisc_drops_total": int(stats.nTotalDroppedPackets),
+        # CoDel's drops at dequeue (TARGET_EXCEEDED_DROP) and the full queue's at enqueue.
+        "qdisc_drops_sojourn": int(stats.nTotalDroppedPacketsAfterDequeue),
+        "qdisc_drops_overflow": int(stats.nTotalDroppedPacketsBeforeEnqueue),
+        "qdisc_marks": int(stats.nTotalMarkedPackets),
+        # Arrival at R1's queue disc to the start of transmission: tcplab's sojourn.
+        "bottleneck_wait": sojourn_summary(list(bench.wait_ms)),
+        # CoDel's own sojourn (arrival to its dequeue, one packet time before transmission
+        # under a backlog: the packet then waits in the one-packet device queue).
+        "codel_sojourn": sojourn_summary(list(bench.codel_sojourn_ms)),
+    }
+
+
 def run(flows: int, sim_time: float, sack: bool = False,
         min_rto_ms: float = MIN_RTO_MS, start_step_ms: float = START_STEP_MS,
-        initial_cwnd: int = INITIAL_CWND, recovery: str = "classic", cc: str = "newreno") -> dict:
+        initial_cwnd: int = INITIAL_CWND, recovery: str = "classic", cc: str = "newreno",
+        codel: Codel | None = None) -> dict:
     configure_tcp(sack, min_rto_ms, initial_cwnd, recovery, cc)
 
     routers, senders, receivers = ns.NodeContainer(), ns.NodeContainer(), ns.NodeContainer()
@@ -161,7 +248,9 @@ def run(flows: int, sim_time: float, sack: bool = False,
     link.SetChannelAttribute("Delay", ns.StringValue(BOTTLENECK_DELAY))
     bottleneck = link.Install(routers.Get(0), routers.Get(1))
     # Only R1's side (data direction R1->R2) gets the 100-packet limit; R2->R1 carries ACKs.
-    p2p_device(bottleneck.Get(0)).GetQueue().SetMaxSize(ns.QueueSize(BOTTLENECK_QUEUE))
+    # Under CoDel the queue disc holds the backlog and the device queue one packet.
+    p2p_device(bottleneck.Get(0)).GetQueue().SetMaxSize(
+        ns.QueueSize(CODEL_DEVICE_QUEUE if codel else BOTTLENECK_QUEUE))
 
     link.SetDeviceAttribute("DataRate", ns.StringValue(ACCESS_RATE))
     link.SetChannelAttribute("Delay", ns.StringValue(ACCESS_DELAY))
@@ -183,6 +272,7 @@ def run(flows: int, sim_time: float, sack: bool = False,
     # Remove them all: the only queues are then the devices' DropTail queues,
     # so the bottleneck buffer is exactly 100 packets (no qdisc + device queue stacking).
     ns.TrafficControlHelper().Uninstall(all_devices)
+    qdisc = install_codel(bottleneck.Get(0), codel) if codel else None
     ns.Ipv4GlobalRoutingHelper.PopulateRoutingTables()
 
     sinks = []
@@ -206,6 +296,8 @@ def run(flows: int, sim_time: float, sack: bool = False,
     bq = p2p_device(bottleneck.Get(0)).GetQueue()
     if not cppyy.gbl.bench.Watch(routers.Get(0), bq):
         raise RuntimeError("could not connect the bottleneck trace probes")
+    if qdisc is not None and not cppyy.gbl.bench.WatchQdisc(qdisc, bottleneck.Get(0)):
+        raise RuntimeError("could not connect the queue disc's trace probes")
     ns.Simulator.Stop(ns.Seconds(sim_time))
     t0 = time.perf_counter()
     ns.Simulator.Run()
@@ -227,6 +319,9 @@ def run(flows: int, sim_time: float, sack: bool = False,
     utilization = bottleneck_bits / (rate_bps * sim_time)
     bench = cppyy.gbl.bench
     queue_delay_ms = bench.found_bytes / max(bench.enqueued, 1) * 8 / rate_bps * 1000
+    aqm = codel_figures(qdisc) if qdisc is not None else {}
+    if qdisc is not None:
+        queue_delay_ms = aqm["bottleneck_wait"].get("mean_ms", 0.0)
     ns.Simulator.Destroy()
 
     return {
@@ -249,11 +344,14 @@ def run(flows: int, sim_time: float, sack: bool = False,
         # Sanity: the bottleneck must fill to exactly its limit and drop beyond it.
         "bottleneck_queue_limit": BOTTLENECK_QUEUE,
         "bottleneck_queue_peak": int(cppyy.gbl.bench.peak),
-        "bottleneck_drops": int(cppyy.gbl.bench.drops + bq.GetTotalDroppedPackets()),
+        "bottleneck_drops": int(cppyy.gbl.bench.drops + bq.GetTotalDroppedPackets()
+                                + aqm.get("qdisc_drops_total", 0)),
         "bottleneck_queue_delay_ms": round(queue_delay_ms, 3),
         "fast_recoveries": int(cppyy.gbl.bench.recoveries),
         "timeout_sequences": int(cppyy.gbl.bench.rto_entries),
         "recoveries_ending_in_timeout": int(cppyy.gbl.bench.recovery_to_rto),
+        "qdisc": "codel" if codel else "drop-tail",
+        **aqm,
     }
 
 
@@ -271,11 +369,16 @@ def main() -> None:
                     help="fast recovery: classic (RFC 6582 NewReno, as tcplab) or prr (ns-3's default)")
     ap.add_argument("--cc", choices=sorted(SOCKET_TYPES), default="newreno",
                     help="congestion control (tcplab's `cc`)")
+    ap.add_argument("--qdisc", choices=QDISCS, default="drop-tail",
+                    help="the bottleneck's queue: the device's drop-tail, or a CoDelQueueDisc")
+    ap.add_argument("--codel-target-ms", type=float, default=Codel.target_ms)
+    ap.add_argument("--codel-interval-ms", type=float, default=Codel.interval_ms)
     args = ap.parse_args()
     if not 1 <= args.flows <= 127:  # two /24 per flow from 10.0.1.0 upwards
         ap.error("--flows must be in 1..127")
+    codel = Codel(args.codel_target_ms, args.codel_interval_ms) if args.qdisc == "codel" else None
     print(json.dumps(run(args.flows, args.sim_time, args.sack, args.min_rto_ms,
-                         args.start_step_ms, args.initial_cwnd, args.recovery, args.cc)))
+                         args.start_step_ms, args.initial_cwnd, args.recovery, args.cc, codel)))
 
 
 if __name__ == "__main__":
