@@ -229,3 +229,15 @@ fn an_ns235_bottleneck_drops_early_and_at_its_byte_limit_but_never_forced_by_the
     let q2 = r.links[0].stats.queue.as_ref().expect("queue counters");
     assert!(q2.drops_forced > 0, "{q2:?}");
 }
+
+#[test]
+fn the_ns235_example_of_docs_stacks_md_runs_with_ns_2_35s_red() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/stacks.md")).unwrap();
+    let section = &doc[doc.find("## Using ns-2.35").expect("the section")..];
+    let start = section.find("```toml\n").expect("its example") + "```toml\n".len();
+    let text = &section[start..start + section[start..].find("```").unwrap()];
+    let r = tcplab_core::run_scenario(text, &tcplab_core::RunOptions::default()).expect("the example runs").0;
+    let q = r.links[0].stats.queue.as_ref().expect("queue counters");
+    assert!(q.drops_early > 0 && q.drops_forced == 0, "{q:?}");
+    assert!(r.flows.iter().all(|f| f.bytes_delivered > 0 && f.syn_retransmits == 0));
+}
