@@ -241,3 +241,46 @@ fn the_ns235_example_of_docs_stacks_md_runs_with_ns_2_35s_red() {
     assert!(q.drops_early > 0 && q.drops_forced == 0, "{q:?}");
     assert!(r.flows.iter().all(|f| f.bytes_delivered > 0 && f.syn_retransmits == 0));
 }
+
+/// An ns235 queue of 80 packets (thresholds 5 and 15 packets, w_q 1 so the average is the
+/// queue, `ecn` on) held at `hold` packets: of `n` ECN-capable arrivals, (marked, dropped).
+fn marks_and_drops(hold: usize, n: usize) -> (usize, usize) {
+    let cfg = RedConfig { w_q: 1.0, ecn: true, ..packets(true) };
+    let red = Red::new(cfg, 10_000_000, stream(13, "red", 0));
+    let mut q = Queue::with_discipline(QueueLimit::Packets(80), Discipline::Red(Box::new(red)));
+    let mut pool = PacketPool::default();
+    let arrival = |ecn| {
+        let mut p = Packet::test_ack(0, 65535);
+        (p.payload, p.wire_bytes, p.ecn) = (1000, 1040, ecn);
+        p
+    };
+    while q.len() < hold {
+        let p = arrival(tcplab_core::packet::Ecn::NotEct);
+        q.push(0, pool.put(p), &p);
+    }
+    let (mut marked, mut dropped) = (0, 0);
+    for i in 1..=n as u64 {
+        let mut p = arrival(tcplab_core::packet::Ecn::Ect0);
+        if !q.accepts(i * US, &mut p, false) {
+            dropped += 1;
+            continue;
+        }
+        marked += (p.ecn == tcplab_core::packet::Ecn::Ce) as usize;
+        q.push(i * US, pool.put(p), &p);
+        let head = q.pop(i * US).expect("a packet waits");
+        pool.take(head.id);
+    }
+    (marked, dropped)
+}
+
+#[test]
+fn with_ecn_it_marks_only_while_p_b_is_below_mark_p() {
+    // drop_early (red.cc 1.90): `setbit_ && ect() && (!use_mark_p_ || v_prob1 < mark_p_)` marks,
+    // anything else drops; mark_p_ 0.1 = max_p, so below max_th (10 waiting: p_b 0.05) every
+    // early verdict is a mark, and in gentle's region (20 waiting: p_b = 0.9/15 x 20 - 0.8 =
+    // 0.4) every one a drop.
+    let (marked, dropped) = marks_and_drops(10, 4000);
+    assert!(marked > 50 && dropped == 0, "{marked} marked, {dropped} dropped");
+    let (marked, dropped) = marks_and_drops(20, 4000);
+    assert!(marked == 0 && dropped > 500, "{marked} marked, {dropped} dropped");
+}

@@ -276,7 +276,7 @@ impl Queue {
                     red.overflowed();
                 }
                 match verdict {
-                    Some(RedDrop::Early) if red.config().ecn && pkt.ecn.capable() => {
+                    Some(RedDrop::Early) if red.config().ecn && pkt.ecn.capable() && red.may_mark() => {
                         // Marked CE instead of dropped (RFC 3168 sec. 7), then kept if the
                         // buffer has room (a full buffer still drops it, as overflow).
                         pkt.ecn = Ecn::Ce;

@@ -142,6 +142,9 @@ pub struct Red {
     waiting: (usize, u64),
     /// When the link went idle, until the next arrival.
     idle_since: Option<Time>,
+    /// The last early verdict may mark instead of drop (ns-2.35's `mark_p_`: only while p_b
+    /// is below it; every other rule always).
+    markable: bool,
     rng: Rng,
 }
 
@@ -159,6 +162,7 @@ impl Red {
             period_marked: Period::default(),
             waiting: (0, 0),
             idle_since: Some(0),
+            markable: true,
             rng,
         }
     }
@@ -224,7 +228,15 @@ impl Red {
                 &mut self.period_marked
             }
         };
-        red_ns::decide(&ns, arrival, period, &mut self.rng)
+        let verdict = red_ns::decide(&ns, arrival, period, &mut self.rng);
+        if era == NsEra::Ns235 && verdict == Some(RedDrop::Early) {
+            // drop_early (red.cc 1.90) with `use_mark_p_ true`: CE only while v_prob1, the
+            // curve's p_b before the spacing, is below `mark_p_` 0.1 (ns-default.tcl 1.287).
+            let c = ns.curve;
+            self.markable =
+                red_ns235::base_probability(c.min_th, c.max_th, c.max_p, ns.gentle, self.avg) < red_ns235::MARK_P;
+        }
+        verdict
     }
 
     /// Whether an arrival the rule let in fits the buffer, with `len` packets of `bytes`
@@ -233,6 +245,12 @@ impl Red {
     pub fn fits(&self, limit: QueueLimit, bytes: u64) -> Option<bool> {
         (self.cfg.rule == RedRule::Ns235 && self.cfg.mode == RedMode::Bytes)
             .then(|| bytes < red_ns235::byte_limit(limit, self.cfg.mean_pkt_bytes))
+    }
+
+    /// Whether the last early verdict may be a CE mark rather than a drop (with `ecn`).
+    #[inline]
+    pub fn may_mark(&self) -> bool {
+        self.markable
     }
 
     /// The buffer refused an arrival RED let in: ns-2.35's forced drop resets the count

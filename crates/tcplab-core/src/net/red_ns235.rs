@@ -18,6 +18,10 @@
 
 use super::red::RedConfig;
 
+/// `mark_p_` (ns-default.tcl 1.287, 2002/04/30; read with `use_mark_p_ true`, 1.356,
+/// 2005/12/27): with `setbit_`, an early verdict marks only while p_b is below it.
+pub const MARK_P: f64 = 0.1;
+
 /// `targetdelay_` (ns-default.tcl 1.388): the queueing delay the automatic min_th aims at.
 pub const TARGET_DELAY_S: f64 = 0.005;
 
