@@ -25,6 +25,7 @@ fn red_cfg(rule: RedRule, min_th: f64, max_th: f64, max_p: f64, gentle: bool, ec
         rule,
         wait: rule != RedRule::Paper1993,
         ecn,
+        auto: None,
     }
 }
 

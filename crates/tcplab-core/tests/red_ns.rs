@@ -25,6 +25,7 @@ fn config(rule: RedRule, max_p: f64) -> RedConfig {
         rule,
         wait: rule != RedRule::Paper1993,
         ecn: false,
+        auto: None,
     }
 }
 

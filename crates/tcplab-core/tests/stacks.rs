@@ -258,7 +258,8 @@ fn ns2_maxcwnd_caps_the_window_and_a_zero_floor_still_sends_one_packet() {
 /// (payload, bytes on the wire) of the first data packet under `stack`'s preset, and of the
 /// ACK its receiver sends for it.
 fn first_packet_and_its_ack(stack: Stack) -> ((u32, u32), (u32, u32)) {
-    let preset = stack.preset();
+    // The first data packet, after ns235's SYN (tested apart).
+    let preset = TcpConfig { handshake: Handshake::None, ..stack.preset() };
     let mut s = sender(preset.clone());
     let p = s.poll_transmit(0).expect("the first segment");
     let mut r = TcpReceiver::new(preset, 0, 0, None, 0);
@@ -863,6 +864,9 @@ fn ns235_is_ns2_but_for_its_changed_defaults() {
         precision_reduce: n2.precision_reduce,
         dupack_needs_new_sack: n2.dupack_needs_new_sack,
         partial_window_deflation: n2.partial_window_deflation,
+        handshake: n2.handshake,
+        ns_syn: n2.ns_syn,
+        bugfix_ss: n2.bugfix_ss,
         stack: Stack::Ns2,
         ..n235.clone()
     };
@@ -870,6 +874,133 @@ fn ns235_is_ns2_but_for_its_changed_defaults() {
     // minrto_ is its own knob in ns-2.35, not two ticks: a tick set by hand leaves it.
     let c = Stack::Ns235.config(&TcpKnobs { timer: Some(TimerClock::Ns2 { tick: 500 * MS }), ..TcpKnobs::default() });
     assert_eq!(c.min_rto, 200 * MS);
+}
+
+/// An ns235 sender (the preset with its SYN, then `f`) and a sink, both opened at 0.
+fn ns235_pair(f: impl FnOnce(&mut TcpConfig)) -> (TcpSender, TcpReceiver) {
+    let mut c = Stack::Ns235.preset();
+    f(&mut c);
+    let mut r = TcpReceiver::new(c.clone(), 0, 0, None, 0);
+    r.open(0);
+    (sender(c), r)
+}
+
+/// What the sender sends at `t` (ns): (payload, bytes on the wire, SYN) per packet.
+fn sent_at(s: &mut TcpSender, t: u64) -> Vec<(u32, u32, bool)> {
+    std::iter::from_fn(|| s.poll_transmit(t)).map(|p| (p.payload, p.wire_bytes, p.is_syn())).collect()
+}
+
+/// The sink takes `syn` at `t` (ns) and the sender its answer 50 ms later.
+fn answer_syn(s: &mut TcpSender, r: &mut TcpReceiver, syn: &Packet, t: u64) {
+    r.on_packet(t, syn);
+    let synack = r.poll_transmit(t).expect("the sink answers the SYN");
+    assert_eq!((synack.payload, synack.wire_bytes), (0, 40), "TCPSink's 40-byte ACK");
+    s.on_packet(t + 50 * MS, &synack);
+}
+
+#[test]
+fn ns235_opens_with_a_timed_40_byte_syn_and_sends_data_one_round_trip_later() {
+    // ns-default.tcl 1.241 (2001/05/17) `syn_ true`, `delay_growth_ true`: packet 0 is a SYN of
+    // `tcpip_base_hdr_size_` 40 bytes carrying no data (TcpAgent::output, tcp.cc 1.171),
+    // sent with cwnd_ 1 (set_initial_window) and timed (output: `seqno > maxseq_`); its ACK
+    // gives the first RTT sample and `cwnd_ = initial_window()` = windowInit_ 2 (TcpAgent::
+    // recv: `last_ack_ == 0 && delay_growth_`). A one-way agent sends no separate third
+    // packet: the handshake's last ACK rides on the data.
+    let (mut s, mut r) = ns235_pair(|_| {});
+    let syn = s.poll_transmit(0).expect("the SYN");
+    assert_eq!((syn.payload, syn.wire_bytes, syn.is_syn()), (0, 40, true));
+    assert!(s.poll_transmit(0).is_none(), "no data before the SYN's ACK");
+    assert_eq!(s.next_deadline(), Some(3 * SEC), "rtxcur_init_ 3.0 (ns-default.tcl 1.357)");
+    answer_syn(&mut s, &mut r, &syn, 50 * MS);
+    assert_eq!(sent_at(&mut s, 100 * MS), [(1000, 1040, false); 2]);
+    // The SYN's 100 ms is 10 ticks of tcpTick_ 0.01: srtt 10, rttvar 5, RTO 30 ticks.
+    assert_eq!(s.rto(), 300 * MS);
+    assert_eq!(s.next_deadline(), Some(400 * MS));
+    // ns-2.1b3 (syn_ false, ns-default.tcl 1.122) sends data at once.
+    assert_eq!(Stack::Ns2.preset().handshake, Handshake::None);
+}
+
+/// ns235 (with `f`) loses its first SYN: (the timeout, ms; the next one's distance; packets
+/// sent on the resent SYN's ACK; cwnd and ssthresh then, packets; the first data packet's
+/// timeout, ms after it was sent; the window after the first data packet's ACK).
+fn ns235_lost_syn(f: impl FnOnce(&mut TcpConfig)) -> (u64, u64, usize, u64, u64, u64, u64) {
+    let (mut s, mut r) = ns235_pair(f);
+    s.poll_transmit(0).expect("the SYN, lost");
+    let due = s.next_deadline().expect("armed");
+    s.on_timer(due);
+    let again = s.poll_transmit(due).expect("the SYN again");
+    assert!(again.is_syn());
+    let next = s.next_deadline().expect("re-armed") - due;
+    answer_syn(&mut s, &mut r, &again, due + 50 * MS);
+    let opened = due + 100 * MS;
+    let data = sent_at(&mut s, opened).len();
+    let w = s.window();
+    let data_rto = s.next_deadline().expect("armed") - opened;
+    s.on_packet(opened + 100 * MS, &ack_pkt(1000, NS2_WND));
+    (due / MS, next / MS, data, w.cwnd / 1000, w.ssthresh / 1000, data_rto / MS, s.window().cwnd / 1000)
+}
+
+#[test]
+fn ns235_a_lost_syn_times_out_at_3_s_and_then_sends_one_packet() {
+    // TcpAgent::timeout (tcp.cc 1.171, 2006/06/14) on the SYN: highest_ack_ == -1, so
+    // bugfix_ss_ (on from ns-default.tcl 1.366, the same day) sets wnd_init_ = 1; then
+    // slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART) from cwnd_ 1: ssthresh_ = int(1 / 2),
+    // floored at 2; reset_rtx_timer(0, 1) doubles t_backoff_: the next SYN timeout is 6 s
+    // away. The resent SYN is not timed (maxseq_ is already 0), so its ACK takes no sample and
+    // leaves t_backoff_ 2: the first data packet's timeout is 2 x rtxcur_init_ = 6 s. On that
+    // ACK, `cwnd_ = initial_window()` = 1; the next ACK is slow start (1 < ssthresh_ 2): 2.
+    assert_eq!(ns235_lost_syn(|_| {}), (3000, 6000, 1, 1, 2, 6000, 2));
+    // bugfix_ss_ alone off: windowInit_ 2 after all, ssthresh_ still 2 (the timeout's), so
+    // the next ACK is congestion avoidance: 2 + 1/2.
+    assert_eq!(ns235_lost_syn(|c| c.bugfix_ss = false), (3000, 6000, 2, 2, 2, 6000, 2));
+    // ns_syn off: tcplab's own handshake (its SYN timeout leaves ssthresh, and the SYN's ACK
+    // clears the backoff); bugfix_ss still makes the window 1.
+    assert_eq!(ns235_lost_syn(|c| c.ns_syn = false), (3000, 6000, 1, 1, 20, 3000, 2));
+    assert_eq!(
+        ns235_lost_syn(|c| (c.ns_syn, c.bugfix_ss) = (false, false)),
+        (3000, 6000, 2, 2, 20, 3000, 3),
+        "both off: the handshake as before"
+    );
+}
+
+/// ns235 with `variant` (and `f`) opens with windowInit_ 8 after its SYN; data packet `lost`
+/// (0-based) is lost and the three after it arrive: whether the third duplicate ACK resends it.
+fn ns235_first_loss_fast_retransmits(variant: &str, lost: u64, f: impl FnOnce(&mut TcpConfig)) -> bool {
+    let (mut s, mut r) = ns235_pair(|c| {
+        c.recovery = tcplab_core::tcp::RecoveryKind::parse(variant).expect("a variant");
+        c.initial_cwnd = 8;
+        f(c);
+    });
+    let syn = s.poll_transmit(0).expect("the SYN");
+    answer_syn(&mut s, &mut r, &syn, 50 * MS);
+    assert_eq!(drain(&mut s, 100), (0..8).collect::<Vec<_>>());
+    for k in 0..lost {
+        ack(&mut s, 200 + k, k + 1, NS2_WND);
+        drain(&mut s, 200 + k);
+    }
+    (1..=3).any(|k| {
+        ack(&mut s, 300 + k, lost, NS2_WND);
+        drain(&mut s, 300 + k).first() == Some(&lost)
+    })
+}
+
+#[test]
+fn ns235_tahoe_fast_retransmits_the_first_data_packet() {
+    // TcpAgent::dupack_action with bugFix_: `highest_ack_ > recover_`, recover_ starting at 0,
+    // which with syn_ is the SYN: one data packet acknowledged is enough. bugfix_ss_ (tcp.cc
+    // 1.172, 2006/06/14) adds `|| (bugfix_ss_ && highest_ack_ == 0)`: the first data packet
+    // itself (the three duplicates acknowledge only the SYN).
+    assert!(ns235_first_loss_fast_retransmits("tahoe", 0, |_| {}));
+    assert!(ns235_first_loss_fast_retransmits("tahoe", 1, |_| {}));
+    assert!(!ns235_first_loss_fast_retransmits("tahoe", 0, |c| c.bugfix_ss = false), "knob alone");
+    assert!(ns235_first_loss_fast_retransmits("tahoe", 1, |c| c.bugfix_ss = false));
+    // Without ns_syn recover_ 0 is a data packet, as in ns-2.1b3: two must be acknowledged.
+    assert!(!ns235_first_loss_fast_retransmits("tahoe", 1, |c| (c.ns_syn, c.bugfix_ss) = (false, false)));
+    // Reno, NewReno and Sack1 block only after a timeout or a recovery (their unit tests);
+    // these hand-made duplicates carry no SACK blocks, which Sack1's CheckUpdate would ignore.
+    for variant in ["reno", "newreno_ns2", "sack"] {
+        assert!(ns235_first_loss_fast_retransmits(variant, 0, |c| c.dupack_needs_new_sack = false), "{variant}");
+    }
 }
 
 // ------------------------------------------------------------------ two hosts, ns-2
@@ -938,6 +1069,13 @@ fn ns235_runs_end_to_end_and_repairs_one_drop_by_fast_retransmit() {
         assert_eq!((f.fast_retransmits, f.timeouts, f.retransmits), (1, 0, 1), "{variant}");
         let ticks = f.final_rto_s / 0.01;
         assert!((ticks - ticks.round()).abs() < 1e-6 && f.final_rto_s < 0.2, "{variant}: {} s", f.final_rto_s);
+        // The first data packet lost (the SYN is no data segment of the drop list): the SYN's
+        // ACK at 100.64 ms gave the first sample, a 300 ms RTO (10 ticks: srtt + 4 rttvar), so
+        // the data leaving then times out at 400.64 ms, before limited transmit (singledup_)
+        // from a window of 2 can bring a third duplicate (one per round trip of ~109 ms).
+        let (f, t) = ns_run("ns235", variant, &[1]);
+        assert_eq!((f.fast_retransmits, f.timeouts, f.retransmits, f.syn_retransmits), (0, 1, 1, 0), "{variant}");
+        assert!((repairs(&t, &[1])[0] - 0.40064).abs() < 1e-6, "{variant}: {:?}", repairs(&t, &[1]));
     }
 }
 

@@ -10,6 +10,7 @@ use crate::net::fq_codel::FqCodelConfig;
 use crate::net::pie::PieConfig;
 use crate::net::qdisc::QdiscModel;
 use crate::net::red::{MarkedRule, RedConfig, RedCurve, RedMode, RedRule};
+use crate::net::red_ns235::NsAuto;
 use crate::tcp::stack::Stack;
 use crate::units::{bytes, duration_ns, Quantity};
 
@@ -164,8 +165,8 @@ impl CodelSpec {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RedSpec {
-    /// "1993", "ns1" or "ns2": whose algorithm decides; unset, the scenario's `[tcp] stack`
-    /// picks it (ns1 and ns2 their own, any other stack 1993).
+    /// "1993", "ns1", "ns2" or "ns235": whose algorithm decides; unset, the scenario's `[tcp]
+    /// stack` picks it (ns1, ns2 and ns235 their own, any other stack 1993).
     pub rule: Option<String>,
     /// ns's `wait_` (the ns rules).
     pub wait: Option<bool>,
@@ -195,6 +196,8 @@ struct RuleDefaults {
     w_q: f64,
     mean_pkt: u64,
     wait: bool,
+    gentle: bool,
+    mode: RedMode,
 }
 
 impl RedRule {
@@ -202,9 +205,8 @@ impl RedRule {
     pub fn of_stack(stack: Stack) -> Self {
         match stack {
             Stack::Ns1 => RedRule::Ns1,
-            // ns-2.35's red.cc (gentle_, automatic thresholds and q_weight_) is not modelled
-            // yet: its queues keep ns-2.1b's rule (docs/stacks.md, "What could not be matched").
-            Stack::Ns2 | Stack::Ns235 => RedRule::Ns2,
+            Stack::Ns2 => RedRule::Ns2,
+            Stack::Ns235 => RedRule::Ns235,
             Stack::Tcplab | Stack::Bsd44 => RedRule::Paper1993,
         }
     }
@@ -213,19 +215,43 @@ impl RedRule {
         match self {
             // Floyd and Jacobson (1993) simulate with max_p = 1/50 and w_q = 0.002; ns's
             // 500-byte "small packet" for the idle correction.
-            RedRule::Paper1993 => {
-                RuleDefaults { thresholds: None, max_p: 0.02, w_q: 0.002, mean_pkt: 500, wait: false }
-            }
+            RedRule::Paper1993 => RuleDefaults {
+                thresholds: None,
+                max_p: 0.02,
+                w_q: 0.002,
+                mean_pkt: 500,
+                wait: false,
+                gentle: false,
+                mode: RedMode::Packets,
+            },
             // ns-1's tcl/old/ns_default.tcl (2e10353a, 1996-12-19): thresh 5, maxthresh 15,
             // q_weight 0.002, linterm 50, mean_pktsize 500, wait true.
-            RedRule::Ns1 => {
-                RuleDefaults { thresholds: Some((5.0, 15.0)), max_p: 0.02, w_q: 0.002, mean_pkt: 500, wait: true }
-            }
+            RedRule::Ns1 => RuleDefaults { max_p: 0.02, ..Self::Ns2.defaults() },
             // ns-2.1b's tcl/lib/ns-default.tcl (1.69, 1997-10-26, to 1.150): the same, but
             // linterm_ 10 (changed from 50 in 1.15, f189b82d, 1997-03-31).
-            RedRule::Ns2 => {
-                RuleDefaults { thresholds: Some((5.0, 15.0)), max_p: 0.1, w_q: 0.002, mean_pkt: 500, wait: true }
-            }
+            RedRule::Ns2 => RuleDefaults {
+                thresholds: Some((5.0, 15.0)),
+                max_p: 0.1,
+                w_q: 0.002,
+                mean_pkt: 500,
+                wait: true,
+                gentle: false,
+                mode: RedMode::Packets,
+            },
+            // ns-2.35's tcl/lib/ns-default.tcl (1.388, 2010/07/03): `thresh_ 0`, `maxthresh_ 0`
+            // and `q_weight_ -1` (automatic, 1.273, 2001/12/30: the placeholders below are
+            // worked out from the link, `red_ns235::resolve`), `linterm_ 10`, `mean_pktsize_
+            // 500`, `wait_ true`, `gentle_ true` (1.236, 2001/04/24), `bytes_ true` and
+            // `queue_in_bytes_ true` (1.335, 2004/10/13).
+            RedRule::Ns235 => RuleDefaults {
+                thresholds: Some((0.0, 0.0)),
+                max_p: 0.1,
+                w_q: 0.0,
+                mean_pkt: 500,
+                wait: true,
+                gentle: true,
+                mode: RedMode::Bytes,
+            },
         }
     }
 }
@@ -267,7 +293,7 @@ impl RedSpec {
         let rule = match self.rule.as_deref() {
             None => RedRule::of_stack(stack),
             Some(name) => RedRule::parse(name).ok_or_else(|| {
-                ScenarioError::new(format!("{f}.rule"), format!("unknown '{name}' (use 1993, ns1 or ns2)"))
+                ScenarioError::new(format!("{f}.rule"), format!("unknown '{name}' (use 1993, ns1, ns2 or ns235)"))
             })?,
         };
         if rule == RedRule::Paper1993 {
@@ -275,10 +301,10 @@ impl RedSpec {
                 return err(format!("{f}.wait"), "a setting of the ns rules (rule = \"ns1\" or \"ns2\"), not of 1993");
             }
         } else {
-            if self.gentle == Some(true) {
+            if self.gentle == Some(true) && rule != RedRule::Ns235 {
                 return err(
                     format!("{f}.gentle"),
-                    "ns-1 and ns-2.1b had no gentle_ (ns added it in 1999): use rule = \"1993\"",
+                    "ns-1 and ns-2.1b had no gentle_ (ns added it in 1999): use rule = \"1993\" or \"ns235\"",
                 );
             }
             if self.max_pkt.is_some() {
@@ -294,6 +320,7 @@ impl RedSpec {
     fn config(&self, f: &str, ered: bool, stack: Stack) -> Result<RedConfig, ScenarioError> {
         let rule = self.rule(f, stack)?;
         let d = rule.defaults();
+        let auto = self.ns_auto(f, rule)?;
         let curve = |min: Option<f64>, max: Option<f64>, p: Option<f64>, pre: &str| {
             let min_th = min
                 .or(d.thresholds.filter(|_| pre.is_empty()).map(|t| t.0))
@@ -304,7 +331,9 @@ impl RedSpec {
             if !(min_th >= 0.0 && min_th.is_finite()) {
                 return err(format!("{f}.{pre}min_th"), format!("must be 0 or more (got {min_th})"));
             }
-            if !(max_th > min_th && max_th.is_finite()) {
+            let worked_out = pre.is_empty() && auto.is_some_and(|a| a.min_th || a.max_th);
+            let ordered = max_th > min_th && max_th.is_finite();
+            if !(worked_out || ordered) {
                 return err(format!("{f}.{pre}max_th"), format!("must be above min_th (got {max_th})"));
             }
             let max_p = p.unwrap_or(d.max_p);
@@ -315,11 +344,13 @@ impl RedSpec {
         };
         let main = curve(self.min_th, self.max_th, self.max_p, "")?;
         let w_q = self.w_q.unwrap_or(d.w_q);
-        if !(w_q > 0.0 && w_q <= 1.0) {
+        let weight = w_q > 0.0 && w_q <= 1.0;
+        if !(weight || auto.is_some_and(|a| a.w_q)) {
             return err(format!("{f}.w_q"), format!("must be in (0, 1] (got {w_q})"));
         }
         let mode = match self.mode.as_deref() {
-            None | Some("packets") => RedMode::Packets,
+            None => d.mode,
+            Some("packets") => RedMode::Packets,
             Some("bytes") => RedMode::Bytes,
             Some(o) => return err(format!("{f}.mode"), format!("unknown '{o}' (use packets or bytes)")),
         };
@@ -359,14 +390,30 @@ impl RedSpec {
             curve: main,
             w_q,
             mode,
-            gentle: self.gentle.unwrap_or(false),
+            gentle: self.gentle.unwrap_or(d.gentle),
             mean_pkt_bytes,
             max_pkt_bytes,
             ered,
             rule,
             wait: self.wait.unwrap_or(d.wait),
             ecn: self.ecn.unwrap_or(false),
+            auto,
         })
+    }
+
+    /// Under rule `ns235`, what is left to the link: the thresholds (both, or max_th = 3
+    /// min_th when only min_th is given: ns's `maxthresh_ 0`) and w_q (`q_weight_ -1`).
+    fn ns_auto(&self, f: &str, rule: RedRule) -> Result<Option<NsAuto>, ScenarioError> {
+        if rule != RedRule::Ns235 {
+            return Ok(None);
+        }
+        if self.min_th.is_none() && self.max_th.is_some() {
+            return err(format!("{f}.min_th"), "rule ns235 works out max_th from min_th: give min_th too, or neither");
+        }
+        if self.max_th.is_none() && self.min_th.is_some_and(|m| m <= 0.0) {
+            return err(format!("{f}.min_th"), "must be above 0 when rule ns235 works out max_th (3 min_th)");
+        }
+        Ok(Some(NsAuto { min_th: self.min_th.is_none(), max_th: self.max_th.is_none(), w_q: self.w_q.is_none() }))
     }
 }
 

@@ -217,7 +217,7 @@ mod tests {
         assert!(row("variant").contains("`\"reno\"`"));
         assert!(row("tick_phase").contains("| `\"random\"` | `\"random\"` | `\"random\"` | `\"random\"` |"));
         assert!(row("cc").contains("| `\"reno\"` | `\"reno\"` | `\"reno\"` | `\"reno\"` |"), "{}", row("cc"));
-        assert_eq!(t.lines().count(), 2 + 1 + 51, "header, stack, and the 51 other knobs");
+        assert_eq!(t.lines().count(), 2 + 1 + 53, "header, stack, and the 53 other knobs");
         assert!(row("timer").contains("| `\"ns1:100ms\"` | `\"ns2:10ms\"` |"), "ns235 is the last column");
     }
 }

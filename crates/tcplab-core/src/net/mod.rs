@@ -13,6 +13,7 @@ pub mod qdisc;
 pub mod queue;
 pub mod red;
 pub mod red_ns;
+pub mod red_ns235;
 pub mod route;
 pub mod sojourn_trace;
 

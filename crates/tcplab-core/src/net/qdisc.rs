@@ -2,12 +2,14 @@
 //! checks it), and the queue built from it when the run starts.
 
 use crate::rng::stream;
+use crate::time::{Dur, SEC};
 
 use super::codel::{Codel, CodelConfig};
 use super::fq_codel::{FqCodel, FqCodelConfig};
 use super::pie::{Pie, PieConfig};
 use super::queue::{CodelQueue, Discipline, PieQueue, Queue, QueueLimit};
 use super::red::{Red, RedConfig};
+use super::red_ns235;
 
 /// A validated discipline for a packet link.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,12 +34,15 @@ impl QdiscModel {
 }
 
 /// The queue of packet channel `index` (not a cell link) holding `limit`: drop-tail unless it
-/// has a `qdisc`; RED and PIE draw from streams of their own. An explicit `qdisc` also turns on the
-/// counters by cause, and `trace` the queue trace.
+/// has a `qdisc`; RED and PIE draw from streams of their own (RED under rule `ns235` works out
+/// what the scenario left to it from the link's `rate_bps` and `delay`). An explicit `qdisc`
+/// also turns on the counters by cause, and `trace` the queue trace.
+#[allow(clippy::too_many_arguments)]
 pub fn packet_queue(
     limit: QueueLimit,
     qdisc: Option<&QdiscModel>,
     rate_bps: u64,
+    delay: Dur,
     trace: bool,
     seed: u64,
     index: u64,
@@ -45,7 +50,11 @@ pub fn packet_queue(
     let mut queue = match qdisc {
         None | Some(QdiscModel::DropTail) => Queue::new(limit),
         Some(QdiscModel::Red(cfg)) => {
-            let red = Red::new(cfg.clone(), rate_bps, stream(seed, "red", index));
+            let cfg = match cfg.auto {
+                Some(auto) => red_ns235::resolve(cfg.clone(), auto, rate_bps, delay as f64 / SEC as f64),
+                None => cfg.clone(),
+            };
+            let red = Red::new(cfg, rate_bps, stream(seed, "red", index));
             Queue::with_discipline(limit, Discipline::Red(Box::new(red)))
         }
         Some(QdiscModel::Codel(cfg)) => {

@@ -269,16 +269,22 @@ impl Queue {
             }
             Discipline::Red(red) => {
                 red.update_average(now, self.buf.len(), self.bytes);
-                match red.verdict(pkt.wire_bytes, pkt.marked) {
-                    Some(RedDrop::Early) if red.config().ecn && pkt.ecn.capable() => {
+                let (limit, len, bytes) = (self.limit, self.buf.len(), self.bytes);
+                let room = red.fits(limit, bytes).unwrap_or_else(|| Self::room(limit, len, bytes, pkt));
+                let verdict = red.verdict(pkt.wire_bytes, pkt.marked);
+                if verdict.is_none() && !link_idle && !room {
+                    red.overflowed();
+                }
+                match verdict {
+                    Some(RedDrop::Early) if red.config().ecn && pkt.ecn.capable() && red.may_mark() => {
                         // Marked CE instead of dropped (RFC 3168 sec. 7), then kept if the
                         // buffer has room (a full buffer still drops it, as overflow).
                         pkt.ecn = Ecn::Ce;
                         marked_ce = true;
-                        (link_idle || self.fits(pkt), None)
+                        (link_idle || room, None)
                     }
                     Some(cause) => (false, Some(cause)),
-                    None => (link_idle || self.fits(pkt), None),
+                    None => (link_idle || room, None),
                 }
             }
         };

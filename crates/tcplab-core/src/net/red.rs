@@ -25,7 +25,9 @@ use rand::Rng as _;
 use crate::rng::Rng;
 use crate::time::{Time, SEC};
 
+use super::queue::QueueLimit;
 use super::red_ns::{self, NsEra, NsRed, Period};
+use super::red_ns235::{self, NsAuto};
 
 /// Which RED algorithm decides.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,16 +38,19 @@ pub enum RedRule {
     Ns1,
     /// ns-2.1b's red.cc (revs 1.30-1.34, 1997-11 to 1999-05).
     Ns2,
+    /// ns-2.35's red.cc (rev. 1.90, 2011-10-02) with its defaults (`red_ns235.rs`).
+    Ns235,
 }
 
 impl RedRule {
-    pub const NAMES: &'static [&'static str] = &["1993", "ns1", "ns2"];
+    pub const NAMES: &'static [&'static str] = &["1993", "ns1", "ns2", "ns235"];
 
     pub fn parse(name: &str) -> Option<Self> {
         Some(match name {
             "1993" => Self::Paper1993,
             "ns1" => Self::Ns1,
             "ns2" => Self::Ns2,
+            "ns235" => Self::Ns235,
             _ => return None,
         })
     }
@@ -55,6 +60,7 @@ impl RedRule {
             Self::Paper1993 => None,
             Self::Ns1 => Some(NsEra::Ns1),
             Self::Ns2 => Some(NsEra::Ns2),
+            Self::Ns235 => Some(NsEra::Ns235),
         }
     }
 }
@@ -105,6 +111,9 @@ pub struct RedConfig {
     /// An early verdict on an ECN-capable packet marks it CE instead of dropping it (RFC 3168
     /// sec. 7; ns's `setbit_`); forced verdicts and overflow still drop.
     pub ecn: bool,
+    /// Rule `ns235`: the parameters worked out from the link when the queue is built
+    /// (`red_ns235::resolve`); None: as given.
+    pub auto: Option<NsAuto>,
 }
 
 /// Why RED refused a packet.
@@ -133,6 +142,9 @@ pub struct Red {
     waiting: (usize, u64),
     /// When the link went idle, until the next arrival.
     idle_since: Option<Time>,
+    /// The last early verdict may mark instead of drop (ns-2.35's `mark_p_`: only while p_b
+    /// is below it; every other rule always).
+    markable: bool,
     rng: Rng,
 }
 
@@ -150,6 +162,7 @@ impl Red {
             period_marked: Period::default(),
             waiting: (0, 0),
             idle_since: Some(0),
+            markable: true,
             rng,
         }
     }
@@ -171,9 +184,11 @@ impl Red {
         };
         self.waiting = (packets, bytes);
         let idle = self.idle_since.take().map(|since| ((now.saturating_sub(since)) as f64 / self.small_pkt_ns).floor());
-        if self.cfg.rule != RedRule::Paper1993 {
-            self.avg = red_ns::float_average(self.avg, self.cfg.w_q, idle.unwrap_or(0.0) as u64, q);
-            return;
+        let steps = idle.unwrap_or(0.0) as u64;
+        match self.cfg.rule {
+            RedRule::Ns235 => return self.avg = red_ns235::average(self.avg, self.cfg.w_q, steps, q),
+            RedRule::Ns1 | RedRule::Ns2 => return self.avg = red_ns::float_average(self.avg, self.cfg.w_q, steps, q),
+            RedRule::Paper1993 => {}
         }
         if let Some(m) = idle {
             self.avg *= (1.0 - self.cfg.w_q).powf(m);
@@ -192,7 +207,14 @@ impl Red {
 
     fn verdict_ns(&mut self, era: NsEra, size: u32, marked: bool) -> Option<RedDrop> {
         let c = &self.cfg;
-        let mut ns = NsRed { era, curve: c.curve, wait: c.wait, mode: c.mode, mean_pkt_bytes: c.mean_pkt_bytes };
+        let mut ns = NsRed {
+            era,
+            curve: c.curve,
+            wait: c.wait,
+            mode: c.mode,
+            mean_pkt_bytes: c.mean_pkt_bytes,
+            gentle: c.gentle,
+        };
         let arrival = red_ns::Arrival { avg: self.avg, packets: self.waiting.0, bytes: self.waiting.1, size };
         let period = match (marked, c.ered) {
             (false, _) | (true, None) => &mut self.period,
@@ -206,7 +228,38 @@ impl Red {
                 &mut self.period_marked
             }
         };
-        red_ns::decide(&ns, arrival, period, &mut self.rng)
+        let verdict = red_ns::decide(&ns, arrival, period, &mut self.rng);
+        if era == NsEra::Ns235 && verdict == Some(RedDrop::Early) {
+            // drop_early (red.cc 1.90) with `use_mark_p_ true`: CE only while v_prob1, the
+            // curve's p_b before the spacing, is below `mark_p_` 0.1 (ns-default.tcl 1.287).
+            let c = ns.curve;
+            self.markable =
+                red_ns235::base_probability(c.min_th, c.max_th, c.max_p, ns.gentle, self.avg) < red_ns235::MARK_P;
+        }
+        verdict
+    }
+
+    /// Whether an arrival the rule let in fits the buffer, with `len` packets of `bytes`
+    /// waiting: None, the queue's own test; rule `ns235` in byte mode refuses it once `limit_`
+    /// x `mean_pktsize_` bytes wait (REDQueue::enque's `qlen >= qlim`).
+    pub fn fits(&self, limit: QueueLimit, bytes: u64) -> Option<bool> {
+        (self.cfg.rule == RedRule::Ns235 && self.cfg.mode == RedMode::Bytes)
+            .then(|| bytes < red_ns235::byte_limit(limit, self.cfg.mean_pkt_bytes))
+    }
+
+    /// Whether the last early verdict may be a CE mark rather than a drop (with `ecn`).
+    #[inline]
+    pub fn may_mark(&self) -> bool {
+        self.markable
+    }
+
+    /// The buffer refused an arrival RED let in: ns-2.35's forced drop resets the count
+    /// (red.cc 1.35, 1999/05/13, `ns1_compat_ false`); the older rules leave it.
+    pub fn overflowed(&mut self) {
+        if self.cfg.rule == RedRule::Ns235 {
+            self.period.count = 0;
+            self.period.count_bytes = 0;
+        }
     }
 
     fn verdict_1993(&mut self, size: u32, marked: bool) -> Option<RedDrop> {
@@ -310,6 +363,7 @@ mod tests {
             rule: RedRule::Paper1993,
             wait: false,
             ecn: false,
+            auto: None,
         }
     }
 

@@ -36,6 +36,9 @@ pub enum NsEra {
     Ns1,
     /// ns-2.1b (red.cc 1.30-1.34).
     Ns2,
+    /// ns-2.35 (red.cc 1.90): ns-2.1b's skeleton with `gentle_`, no forced drop from the
+    /// average (`use_mark_p_`), calculate_p_new's p_b (`red_ns235.rs`).
+    Ns235,
 }
 
 /// One class's early-drop period: red.cc's `count`, `count_bytes` and `old`.
@@ -62,6 +65,8 @@ pub struct NsRed {
     pub wait: bool,
     pub mode: RedMode,
     pub mean_pkt_bytes: u32,
+    /// `gentle_` (ns-2.35 only).
+    pub gentle: bool,
 }
 
 /// An arrival: the average after its update, what was waiting before it, and its size.
@@ -80,7 +85,7 @@ pub fn decide(r: &NsRed, a: Arrival, period: &mut Period, rng: &mut Rng) -> Opti
     // ns-2.1b's queue-in-bytes mode compares bytes with 1 ("more than one byte"); ns-1's
     // guard is in packets in either mode (`q_.length() > 1`).
     let waiting = match (r.era, r.mode) {
-        (NsEra::Ns2, RedMode::Bytes) => a.bytes,
+        (NsEra::Ns2 | NsEra::Ns235, RedMode::Bytes) => a.bytes,
         _ => a.packets as u64,
     };
     if !(a.avg >= r.curve.min_th && waiting > 1) {
@@ -97,7 +102,7 @@ pub fn decide(r: &NsRed, a: Arrival, period: &mut Period, rng: &mut Rng) -> Opti
         period.count_bytes = a.size as u64;
         return None;
     }
-    if forced {
+    if forced && r.era == NsEra::Ns1 {
         // ns-1: drop_early's v_prob = 1 drops it and resets the count.
         period.reset();
         return Some(RedDrop::Forced);
@@ -124,6 +129,7 @@ pub fn early_probability(r: &NsRed, avg: f64, period: &Period, size: u32) -> f64
             (v_a as f64 * avg + v_b as f64) / linterm
         }
         NsEra::Ns2 => ((1.0 / span) * avg + -c.min_th / span) / linterm,
+        NsEra::Ns235 => super::red_ns235::base_probability(c.min_th, c.max_th, c.max_p, r.gentle, avg),
     };
     let bytes = r.mode == RedMode::Bytes;
     let mean = r.mean_pkt_bytes.max(1) as u64;
@@ -135,7 +141,7 @@ pub fn early_probability(r: &NsRed, avg: f64, period: &Period, size: u32) -> f64
     let p = p.min(1.0);
     match r.era {
         NsEra::Ns1 => p as f32 as f64, // edv_.v_prob is a float
-        NsEra::Ns2 => p,
+        NsEra::Ns2 | NsEra::Ns235 => p,
     }
 }
 
@@ -187,6 +193,7 @@ mod tests {
             wait: true,
             mode: RedMode::Packets,
             mean_pkt_bytes: 500,
+            gentle: false,
         }
     }
 

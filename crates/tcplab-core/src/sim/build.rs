@@ -96,7 +96,7 @@ fn channel(model: &Model, i: usize, c: &ChannelModel) -> Channel {
             let dropper = CellDropper::new(policy, cells as usize, 2 * model.flows.len());
             Queue::with_cell_policy(c.limit, share_vcs(dropper, &model.www, model.flows.len()))
         }
-        _ => packet_queue(c.limit, c.qdisc.as_ref(), c.rate_bps, c.trace_queue, seed, i as u64),
+        _ => packet_queue(c.limit, c.qdisc.as_ref(), c.rate_bps, c.delay, c.trace_queue, seed, i as u64),
     };
     let mut queue = queue;
     if c.trace_drops {

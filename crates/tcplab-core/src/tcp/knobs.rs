@@ -145,6 +145,16 @@ ones keep delaying (with `delayed_ack`)";
 opened by the server); `receiver`: the data receiver opens (an HTTP client). The acceptor ends \
 the handshake with a window one segment larger (4.4BSD counts the handshake's last ACK as new \
 data in slow start)";
+            ns_syn => ns_syn: bool, Flag, "", [false],
+                "with a `handshake`, the SYN is ns-2's one-way SYN, packet 0 of the sequence (`syn_`; ns235): its \
+timeout is a data timeout (ssthresh falls to `ssthresh_floor`, from a window of one packet) and \
+the backoff it leaves lasts until a timed data packet is acknowledged (a resent SYN is not \
+timed); the SYN's ACK sets cwnd to the initial window; with `bug_fix`, `recover` starts at the \
+SYN, so a fast retransmit needs only one data packet acknowledged (ns-2.1b: two)";
+            bugfix_ss => bugfix_ss: bool, Flag, "", [false],
+                "ns-2.35's `bugfix_ss_` (ns235): a lost SYN leaves an initial window of one packet, and `bug_fix` \
+never blocks the fast retransmit of the first data packet (duplicate ACKs while nothing but the \
+SYN, or without a handshake the first packet, is acknowledged)";
             nagle => nagle: bool, Flag, "", [false, true, false],
                 "hold back a final partial segment while data is unacknowledged (RFC 896)";
             sws_avoidance => sws_avoidance: bool, Flag, "", [true, true, false],

@@ -32,6 +32,7 @@ use super::window::Window;
 macro_rules! ctx {
     ($s:ident) => {
         Ctx {
+            bugfix_ss_exempt: $s.bugfix_ss_exempt(),
             win: &mut $s.win,
             mss: $s.cfg.mss as u64,
             snd_una: $s.snd_una,
@@ -242,6 +243,13 @@ impl TcpSender {
         self.trace.as_deref_mut()
     }
 
+    /// ns-2.35's `bugfix_ss_` lets dupack_action fast-retransmit while `highest_ack_ == 0`:
+    /// with a SYN (packet 0) nothing but the SYN is acknowledged, without one the first packet.
+    fn bugfix_ss_exempt(&self) -> bool {
+        let first = if self.cfg.handshake == Handshake::None { self.cfg.mss as u64 } else { 0 };
+        self.cfg.bugfix_ss && self.snd_una == first
+    }
+
     /// True once every byte the application wrote has been acknowledged.
     pub fn all_acked(&self) -> bool {
         self.total.is_some_and(|t| self.state == SenderState::Established && self.snd_una >= t)
@@ -332,11 +340,22 @@ impl TcpSender {
 
     fn become_established(&mut self, now: Time, acceptor: bool) {
         self.state = SenderState::Established;
-        if let Some(sent) = self.syn_timing.take() {
+        let sampled = self.syn_timing.take().map(|sent| {
             self.rtt.sample(sent, now);
             self.cc.on_rtt(now, self.rtt.srtt_ns());
+        });
+        // ns-2's newack clears t_backoff_ only when the timed packet is acknowledged, and a
+        // resent SYN is not timed (TcpAgent::output times `seqno > maxseq_` only).
+        if sampled.is_some() || !self.cfg.ns_syn {
+            self.backoff = 0;
         }
-        self.backoff = 0;
+        if self.cfg.ns_syn || self.cfg.bugfix_ss {
+            // TcpAgent::recv: `if (last_ack_ == 0 && delay_growth_) cwnd_ = initial_window()`,
+            // which bugfix_ss_ made 1 packet if the SYN timed out (TcpAgent::timeout).
+            let lost = self.cfg.bugfix_ss && self.stats.syn_retransmits > 0;
+            let packets = if lost { 1 } else { self.cfg.initial_cwnd as u64 };
+            self.win.cwnd = packets * self.cfg.mss as u64;
+        }
         self.rto_at = None;
         if acceptor {
             // 4.4BSD runs the handshake's final ACK through the ACK-of-new-data path, so the
@@ -517,6 +536,9 @@ impl TcpSender {
                 self.syn_timing = None;
                 self.ctl_due = true;
                 self.rto_at = None;
+                if self.cfg.ns_syn {
+                    self.ns_syn_timeout();
+                }
             }
             SenderState::Established if self.snd_max > self.snd_una => {
                 self.stats.timeouts += 1;
@@ -550,6 +572,22 @@ impl TcpSender {
             }
             _ => self.rto_at = None,
         }
+    }
+
+    /// ns-2's one-way SYN timing out (knob `ns_syn`): TcpAgent::timeout runs as for data,
+    /// slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART) from the SYN's window of one packet, so
+    /// ssthresh_ = max(2, int(1 / 2)) and cwnd_ = 1 until the SYN's ACK.
+    fn ns_syn_timeout(&mut self) {
+        let mss = self.cfg.mss as u64;
+        let loss = LossState {
+            win: Window { cwnd: mss, ..self.win },
+            peer_wnd: self.peer_wnd,
+            flight: mss,
+            mss,
+            snd_una: 0,
+            snd_max: 0,
+        };
+        self.win = self.cc.on_timeout(&loss);
     }
 
     #[inline]

@@ -3,7 +3,7 @@
 //! `tcp.stack` and can still override any knob. The values are the columns of the knob list
 //! (`knobs.rs`); a knob the scenario leaves unset takes its stack's value there.
 
-use super::config::{TcpConfig, TcpKnobs};
+use super::config::{Handshake, TcpConfig, TcpKnobs};
 use super::knobs::SackPipeStart;
 use super::rtt::TimerClock;
 use super::rtt_ns1::RttSample;
@@ -27,9 +27,9 @@ pub enum Stack {
     Ns1,
     /// ns-2.35 (2011), the last release: ns2's rules with the defaults that changed after 1998
     /// (`tcl/lib/ns-default.tcl` 1.388, 2010/07/03; docs/stacks.md has each source) and, behind
-    /// knobs, Reno's one fast retransmit per window, Sack1's pipe and rfc2988_'s minimum RTO.
-    /// Its other new rules (the SYN, limited transmit, NewReno's partial ACKs, ...) are not
-    /// modelled yet: docs/stacks.md lists them.
+    /// knobs, its new rules (Reno's one fast retransmit per window, Sack1's pipe, rfc2988_'s
+    /// minimum RTO, limited transmit, the SYN, ...). What is not modelled yet is listed in
+    /// docs/stacks.md.
     Ns235,
 }
 
@@ -147,6 +147,16 @@ fn ns235_changes() -> TcpKnobs {
         precision_reduce: Some(true),
         newreno_changes1: Some(true),
         partial_window_deflation: Some(true),
+        // `syn_ true`, `delay_growth_ true` (ns-default.tcl 1.241, 2001/05/17): packet 0 is a
+        // timed 40-byte SYN sent with `cwnd_` 1 (set_initial_window; TcpAgent::output sizes it
+        // `tcpip_base_hdr_size_`), and its ACK sets `cwnd_ = initial_window()` (TcpAgent::recv).
+        handshake: Some(Handshake::SenderOpens),
+        ns_syn: Some(true),
+        // `bugfix_ss_ 1` (ns-default.tcl 1.366 with tcp.cc 1.171, 2006/06/14: a timeout while
+        // `highest_ack_ == -1` sets `wnd_init_ = 1`; tcp.cc 1.172, tcp-reno.cc 1.43,
+        // tcp-newreno.cc 1.57 and tcp-sack1.cc, the same day: dupack_action also when
+        // `highest_ack_ == 0`).
+        bugfix_ss: Some(true),
         ..TcpKnobs::default()
     }
 }

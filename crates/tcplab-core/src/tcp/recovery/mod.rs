@@ -31,6 +31,9 @@ use super::window::Window;
 
 /// The sender state a policy may read and change during one event.
 pub struct Ctx<'a> {
+    /// ns-2.35's `bugfix_ss_` allows a fast retransmit here whatever `bug_fix` says (the ACK
+    /// stands at ns-2's `highest_ack_ == 0`: the first data packet is the one missing).
+    pub bugfix_ss_exempt: bool,
     pub win: &'a mut Window,
     pub mss: u64,
     /// Oldest unacknowledged byte (already advanced past the ACK being processed).
@@ -179,7 +182,10 @@ impl Recovery {
     pub fn new(cfg: &TcpConfig) -> Self {
         match cfg.recovery {
             RecoveryKind::Vanilla => Recovery::Vanilla(Vanilla),
-            RecoveryKind::Tahoe => Recovery::Tahoe(Tahoe::new(cfg.bug_fix)),
+            RecoveryKind::Tahoe => {
+                let syn = cfg.ns_syn && cfg.handshake != super::config::Handshake::None;
+                Recovery::Tahoe(Tahoe::new(cfg.bug_fix).with_recover_at_syn(syn))
+            }
             RecoveryKind::Reno => Recovery::Reno(
                 Reno::new(cfg.deflation, cfg.bug_fix)
                     .with_exit_fast_retrans(cfg.exit_fast_retrans)
@@ -244,6 +250,7 @@ pub(crate) mod fixture {
     use super::*;
 
     pub struct State {
+        pub bugfix_ss_exempt: bool,
         pub win: Window,
         pub snd_una: u64,
         pub snd_nxt: u64,
@@ -257,6 +264,7 @@ pub(crate) mod fixture {
     impl State {
         pub fn new(cwnd: u64) -> Self {
             Self {
+                bugfix_ss_exempt: false,
                 win: Window { cwnd, ssthresh: 64_000 },
                 snd_una: 5000,
                 snd_nxt: 13_000,
@@ -277,6 +285,7 @@ pub(crate) mod fixture {
 
         pub fn cx(&mut self) -> Ctx<'_> {
             Ctx {
+                bugfix_ss_exempt: self.bugfix_ss_exempt,
                 win: &mut self.win,
                 mss: 1000,
                 snd_una: self.snd_una,

@@ -166,7 +166,7 @@ impl LossRecovery for NewRenoNs2 {
             return false;
         }
         let past_recover = self.recover.is_none_or(|r| cx.snd_una > r);
-        if self.bug_fix && (self.after_timeout || self.exited) && !past_recover {
+        if self.bug_fix && (self.after_timeout || self.exited) && !past_recover && !cx.bugfix_ss_exempt {
             if self.exit_fast_retrans {
                 // 2.35 recv: `if (!exitFastRetrans_) dupwnd_ = numdupacks_`: nothing at all.
                 return false;
@@ -436,5 +436,18 @@ mod tests {
                 assert!(n.on_dupack(&mut s.cx(), 3, 3));
             }
         }
+    }
+
+    #[test]
+    fn ns235_bugfix_ss_fast_retransmits_the_first_data_packet_even_after_a_timeout() {
+        // tcp-newreno.cc 1.57 (2006/06/14) NewRenoTcpAgent::dupack_action: `||
+        // (bugfix_ss_ && highest_ack_ == 0)`.
+        let mut s = State::new(8000);
+        s.snd_una = 0;
+        let mut n = NewRenoNs2::default().with_bug_fix(true).with_ns235_rules(true, true, true);
+        n.on_timeout(&mut s.cx());
+        assert!(!n.on_dupack(&mut s.cx(), 3, 3), "bugFix_: below recover_ after a timeout");
+        s.bugfix_ss_exempt = true;
+        assert!(n.on_dupack(&mut s.cx(), 3, 3));
     }
 }

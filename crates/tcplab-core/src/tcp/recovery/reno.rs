@@ -85,7 +85,7 @@ impl Reno {
     /// (`bugfix_ss_`, `highest_ack_ == 0`, the SYN being packet 0).
     fn blocked(&self, cx: &Ctx) -> bool {
         let guarded = self.after_timeout || self.recover_from_fast_retransmit;
-        self.bug_fix && guarded && cx.snd_una <= self.recover
+        self.bug_fix && guarded && cx.snd_una <= self.recover && !cx.bugfix_ss_exempt
     }
 }
 
@@ -274,5 +274,19 @@ mod tests {
         s.snd_una = 6000;
         r.on_new_ack(&mut s.cx(), 1000);
         assert_eq!(s.win.cwnd, 1000, "back to cwnd_ = 1 packet; opencwnd then slow-starts");
+    }
+
+    #[test]
+    fn ns235_bugfix_ss_fast_retransmits_the_first_data_packet_even_after_a_timeout() {
+        // tcp-reno.cc 1.43 (2006/06/14) RenoTcpAgent::dupack_action: `|| (bugfix_ss_ &&
+        // highest_ack_ == 0)`, which bugFix_'s recover_ after a timeout does not stop.
+        let mut s = State::new(1000);
+        s.snd_una = 0;
+        let mut r = Reno::new(Deflation::Ns2, true).with_exit_fast_retrans(true);
+        r.on_timeout(&mut s.cx());
+        assert!(!r.on_dupack(&mut s.cx(), 3, 3), "bugFix_: below recover_");
+        s.bugfix_ss_exempt = true;
+        assert!(r.on_dupack(&mut s.cx(), 3, 3));
+        assert_eq!(s.retransmit, Some(0));
     }
 }

@@ -72,8 +72,11 @@ impl LossRecovery for SackPipe {
             self.pipe -= cx.mss as i64;
             return false;
         }
-        let blocked =
-            if self.strict && self.after_timeout { cx.snd_una <= self.recover } else { cx.snd_una < self.recover };
+        let blocked = if self.strict && self.after_timeout {
+            cx.snd_una <= self.recover && !cx.bugfix_ss_exempt
+        } else {
+            cx.snd_una < self.recover
+        };
         if count != threshold || blocked {
             return false;
         }
@@ -188,5 +191,18 @@ mod tests {
         p.on_new_ack(&mut s.cx(), 6000);
         assert!(!p.in_recovery());
         assert_eq!(s.win.cwnd, 4000);
+    }
+
+    #[test]
+    fn ns235_bugfix_ss_fast_retransmits_the_first_data_packet_even_after_a_timeout() {
+        // tcp-sack1.cc (2006/06/14) Sack1TcpAgent::dupack_action: `|| (bugfix_ss_ &&
+        // highest_ack_ == 0)`.
+        let mut s = State::new(8000);
+        s.snd_una = 0;
+        let mut p = SackPipe::new(true);
+        p.on_timeout(&mut s.cx());
+        assert!(!p.on_dupack(&mut s.cx(), 3, 3), "bugFix_: below recover_ after a timeout");
+        s.bugfix_ss_exempt = true;
+        assert!(p.on_dupack(&mut s.cx(), 3, 3));
     }
 }

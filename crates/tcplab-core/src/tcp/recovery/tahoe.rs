@@ -14,6 +14,9 @@ pub struct Tahoe {
     /// the timer. recover_ starts at packet 0, i.e. one segment: two packets must have been
     /// acknowledged before the first fast retransmit.
     strict: bool,
+    /// ns-2's one-way SYN is packet 0 (knob `ns_syn`), so recover_ 0 is the SYN and one data
+    /// packet acknowledged is enough.
+    recover_at_syn: bool,
 }
 
 impl Default for Tahoe {
@@ -24,13 +27,23 @@ impl Default for Tahoe {
 
 impl Tahoe {
     pub fn new(bug_fix: bool) -> Self {
-        Self { recover: 0, strict: bug_fix }
+        Self { recover: 0, strict: bug_fix, recover_at_syn: false }
+    }
+
+    /// With ns-2's one-way SYN (knob `ns_syn`).
+    pub fn with_recover_at_syn(self, on: bool) -> Self {
+        Self { recover_at_syn: on, ..self }
     }
 }
 
 impl LossRecovery for Tahoe {
     fn on_dupack(&mut self, cx: &mut Ctx, count: u32, threshold: u32) -> bool {
-        let blocked = if self.strict { cx.snd_una <= self.recover.max(cx.mss) } else { cx.snd_una < self.recover };
+        let first = if self.recover_at_syn { 0 } else { cx.mss };
+        let blocked = if self.strict {
+            cx.snd_una <= self.recover.max(first) && !cx.bugfix_ss_exempt
+        } else {
+            cx.snd_una < self.recover
+        };
         if count != threshold || blocked {
             return false;
         }
@@ -84,5 +97,22 @@ mod tests {
         assert!(old.on_dupack(&mut s.cx(), 3, 3), "tcplab's rule allows it");
         s.snd_una = 14_000;
         assert!(t.on_dupack(&mut s.cx(), 3, 3));
+    }
+
+    #[test]
+    fn ns235_recover_starts_at_the_syn_and_bugfix_ss_lets_the_first_packet_go() {
+        // TcpAgent::dupack_action (tcp.cc 1.172, 2006/06/14): `highest_ack_ > recover_ ||
+        // (bugfix_ss_ && highest_ack_ == 0)`. Without a SYN recover_ 0 is the first packet, so
+        // two packets must be acknowledged; with syn_ it is the SYN, so one.
+        let at = |una: u64, syn: bool, exempt: bool| {
+            let mut s = State::new(8000);
+            (s.snd_una, s.bugfix_ss_exempt) = (una, exempt);
+            Tahoe::new(true).with_recover_at_syn(syn).on_dupack(&mut s.cx(), 3, 3)
+        };
+        assert!(!at(1000, false, false), "ns-2.1b3: highest_ack_ 0 is not past recover_ 0");
+        assert!(at(2000, false, false));
+        assert!(at(1000, true, false), "with the SYN, one data packet acknowledged");
+        assert!(!at(0, true, false), "only the SYN acknowledged");
+        assert!(at(0, true, true), "bugfix_ss_");
     }
 }
