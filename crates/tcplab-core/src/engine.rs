@@ -20,7 +20,8 @@ pub enum Event {
     /// The application of flow `0` stops (a TCP flow's `stop`: no new data from now on).
     FlowStop(u32),
     /// Cells that reached ATM switch `0` at this instant go to their output buffers, inputs
-    /// served round robin.
+    /// served round robin. Queued only when other events share the instant: a lone cell is
+    /// served inline on arrival (`EventQueue::pending_at`).
     SwitchService(u32),
     /// A timer of application `0` may be due (lazy cancellation, as for flows).
     AppTimer(u32),
