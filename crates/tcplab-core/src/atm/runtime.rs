@@ -77,6 +77,9 @@ pub struct AtmRuntime {
     lost_in_reassembly: Vec<u64>,
     next_pdu: u32,
     pub cells: CellLedger,
+    /// Every switch service is an event of its own, never done inline (`Simulation`'s
+    /// `on_cell_arrival`): the old way, kept for the test that both give the same run.
+    pub(crate) service_events_only: bool,
 }
 
 impl AtmRuntime {
@@ -105,6 +108,7 @@ impl AtmRuntime {
             lost_in_reassembly: Vec::new(),
             next_pdu: 0,
             cells: CellLedger::default(),
+            service_events_only: false,
         }
     }
 
@@ -172,6 +176,15 @@ impl AtmRuntime {
         let batch = &mut self.arrived[node as usize];
         batch.push((self.input_index[from_channel as usize], cell));
         batch.len() == 1
+    }
+
+    /// Switch `node` serves a batch of one cell at once (the caller forwards it): the round
+    /// robin moves on as `switch_batch` moves it. Only when no cell waits at the switch.
+    pub fn serve_alone(&mut self, node: u32) {
+        debug_assert!(self.arrived[node as usize].is_empty(), "a batch is waiting for its service");
+        let n = self.n_inputs[node as usize].max(1);
+        let next = &mut self.next_input[node as usize];
+        *next = (*next + 1) % n;
     }
 
     /// The cells that arrived at switch `node` at this instant, inputs served round robin.
