@@ -1,6 +1,8 @@
 //! Queues that mark ECN-capable packets Congestion Experienced instead of dropping them
-//! (RFC 3168 sec. 7 for RED, RFC 8289 section 5 for CoDel; ns's red.cc `setbit_`: "marks reset
-//! count just like drops; forced drops never mark"), segment by segment and in whole runs.
+//! (RFC 3168 sec. 7 for RED, RFC 8289 section 5 for CoDel, RFC 8033 section 5.1 for PIE, RFC
+//! 8290 4.2 and 5.2 for FQ-CoDel; ns's red.cc `setbit_`: "marks reset count just like drops;
+//! forced drops never mark"), segment by segment and in whole runs (PIE's and FQ-CoDel's
+//! segment-by-segment tests are beside them: net/pie_tests.rs, net/fq_codel_tests.rs).
 
 use tcplab_core::metrics::RunReport;
 use tcplab_core::net::codel::{Codel, CodelConfig, Head};
@@ -280,6 +282,16 @@ fn codel_with_ecn_marks_tcp_flows_end_to_end() {
 }
 
 #[test]
+fn pie_with_ecn_marks_tcp_flows_end_to_end() {
+    marks_replace_drops(r#"{ kind = "pie", ecn = true }"#);
+}
+
+#[test]
+fn fq_codel_with_ecn_marks_tcp_flows_end_to_end() {
+    marks_replace_drops(r#"{ kind = "fq_codel", ecn = true }"#);
+}
+
+#[test]
 fn the_qdisc_ecn_field_is_checked() {
     // Inside the tagged table serde names the table; its message names the unknown field, or
     // the type a bad value should have had (as for every qdisc field).
@@ -287,6 +299,9 @@ fn the_qdisc_ecn_field_is_checked() {
         (r#"{ kind = "drop_tail", ecn = true }"#, "ecn"),
         (r#"{ kind = "red", min_th = 5, max_th = 40, ecn = 1 }"#, "expected a boolean"),
         (r#"{ kind = "codel", ecn = "yes" }"#, "expected a boolean"),
+        (r#"{ kind = "pie", ecn = 1 }"#, "expected a boolean"),
+        (r#"{ kind = "fq_codel", ecn = "on" }"#, "expected a boolean"),
+        (r#"{ kind = "pie", ecn = true, mark_ecnth = 1.5 }"#, "must be in [0, 1]"),
     ] {
         match run_scenario(&scenario(qdisc, true), &RunOptions::default()) {
             Err(Error::Scenario(e)) => {

@@ -4,6 +4,7 @@
 
 use tcplab_core::packet::{flags, Ecn, Packet};
 use tcplab_core::tcp::knobs::Congestion;
+use tcplab_core::tcp::window::Window;
 use tcplab_core::tcp::{DelayedAck, Handshake, RecoveryKind, TcpConfig, TcpReceiver, TcpSender};
 use tcplab_core::time::MS;
 
@@ -268,4 +269,72 @@ fn a_ce_mark_end_to_end_gives_one_reduction_and_no_retransmission() {
     assert_eq!(s.stats.ecn_reductions, 1);
     assert_eq!(cwr_seen, 1);
     assert_eq!(s.stats.retransmits, 0);
+}
+
+/// A sender of `recovery` and `cc`: 8 segments out, an ECE on the ACK of segment 0, then
+/// (`next_window`) ACKs up to segment 9, past the data outstanding at the reduction, with the
+/// new data they let out; then three duplicate ACKs for the next segment, which is lost.
+/// Returns (ssthresh after the ECE, the window after the loss, fast retransmits, what the
+/// duplicates let out).
+fn ece_then_loss(recovery: RecoveryKind, cc: Congestion, next_window: bool) -> (u64, Window, u64, Vec<Packet>) {
+    let mut s = sender(TcpConfig { recovery, cc, ..cfg(true) });
+    drain(&mut s, 0);
+    s.on_packet(10 * MS, &ack(1, flags::ECE));
+    let after_ece = s.window().ssthresh;
+    assert_eq!(s.stats.ecn_reductions, 1);
+    let mut una = 1;
+    if next_window {
+        for n in 2..=9 {
+            s.on_packet(11 * MS, &ack(n, 0));
+            drain(&mut s, 11);
+        }
+        una = 9;
+    }
+    for _ in 0..3 {
+        s.on_packet(12 * MS, &ack(una, 0));
+    }
+    let out = drain(&mut s, 12);
+    (after_ece, s.window(), s.stats.fast_retransmits, out)
+}
+
+#[test]
+fn a_loss_in_a_window_already_reduced_for_ece_reduces_no_further() {
+    // Sec. 6.1.2: "the congestion window should be reduced only once in response to a series
+    // of dropped and/or CE packets from a single window of data". ECE on the ACK of segment
+    // 0 halves the window (Reno's variant: the window of 8; the RFC variants: FlightSize, 7
+    // after that ACK); three duplicate ACKs then report segment 1, sent before that
+    // reduction, lost: it is retransmitted and recovered, with no second halving. (ns-2's
+    // Reno and Tahoe did the same from 1998: dupack_action after CWND_ACTION_ECN retransmits
+    // without slowdown's CLOSE_SSTHRESH_HALF.)
+    for (recovery, ssthresh, cwnd) in [
+        // Fast recovery from the ECE's ssthresh: + 3 segments (RFC 5681), or cwnd =
+        // ssthresh (RFC 6675).
+        (RecoveryKind::Reno, 4000, 7000),
+        (RecoveryKind::NewReno, 3500, 6500),
+        (RecoveryKind::Sack6675, 3500, 3500),
+    ] {
+        let (after_ece, w, fr, out) = ece_then_loss(recovery, Congestion::Reno, false);
+        assert_eq!((after_ece, w.ssthresh, w.cwnd, fr), (ssthresh, ssthresh, cwnd, 1), "{recovery:?}");
+        assert!(out.first().is_some_and(|p| p.retransmit && seg(p) == 1), "{recovery:?}: {out:?}");
+        // The ECE's reduction was already announced: the retransmission carries no CWR.
+        assert_eq!(out[0].flags & flags::CWR, 0);
+    }
+    // Tahoe slow-starts from one segment (its loss reaction) but keeps the ECE's ssthresh.
+    let (_, w, _, _) = ece_then_loss(RecoveryKind::Tahoe, Congestion::Reno, false);
+    assert_eq!((w.ssthresh, w.cwnd), (4000, 1000));
+    // CUBIC: beta_cubic x 7 segments at the ECE (RFC 9438 sec. 4.6), and not again.
+    let (after_ece, w, _, _) = ece_then_loss(RecoveryKind::Sack6675, Congestion::Cubic, false);
+    assert_eq!((after_ece, w.ssthresh), (4900, 4900));
+}
+
+#[test]
+fn a_loss_in_the_next_window_reduces_again() {
+    // Once the ACKs pass the data outstanding at the ECE's reduction (segment 8), a loss is
+    // a new congestion event: a second halving, of the window then in flight.
+    for recovery in [RecoveryKind::Reno, RecoveryKind::NewReno, RecoveryKind::Sack6675] {
+        let (after_ece, w, fr, out) = ece_then_loss(recovery, Congestion::Reno, true);
+        assert_eq!(fr, 1, "{recovery:?}");
+        assert!(w.ssthresh < after_ece, "{recovery:?}: a second reduction ({} after {after_ece})", w.ssthresh);
+        assert!(out.first().is_some_and(|p| p.retransmit && seg(p) == 9), "{recovery:?}");
+    }
 }

@@ -51,13 +51,16 @@ pub struct FqCodelSpec {
     /// Packets over all flow queues; unset, the link's own limit.
     pub limit: Option<u32>,
     pub drop_batch: Option<u32>,
+    /// Each queue's CoDel marks ECN-capable packets instead of dropping them (RFC 8290 4.2,
+    /// 5.2's `ecn`).
+    pub ecn: Option<bool>,
 }
 
 impl FqCodelSpec {
     fn config(&self, f: &str) -> Result<FqCodelConfig, ScenarioError> {
         let d = FqCodelConfig::default();
-        // FQ-CoDel does not mark ECN yet: its per-queue CoDel always drops.
-        let codel = CodelSpec { target: self.target.clone(), interval: self.interval.clone(), ecn: None }.config(f)?;
+        let codel =
+            CodelSpec { target: self.target.clone(), interval: self.interval.clone(), ecn: self.ecn }.config(f)?;
         let flows = self.flows.unwrap_or(d.flows);
         if !(1..=65_536).contains(&flows) {
             return err(format!("{f}.flows"), format!("must be between 1 and 65536 (got {flows})"));
@@ -93,6 +96,10 @@ pub struct PieSpec {
     /// MEAN_PKTSIZE: with at most two waiting, no drop.
     pub mean_pkt: Option<Quantity>,
     pub derandomize: Option<bool>,
+    /// Mark ECN-capable packets instead of dropping them below `mark_ecnth` (RFC 8033 5.1).
+    pub ecn: Option<bool>,
+    /// The drop probability from which ECN-capable packets are dropped too (RFC 8033 5.1).
+    pub mark_ecnth: Option<f64>,
 }
 
 impl PieSpec {
@@ -115,6 +122,10 @@ impl PieSpec {
         if mean_pkt_bytes == 0 || mean_pkt_bytes > 1 << 20 {
             return err(format!("{f}.mean_pkt"), format!("must be between 1 byte and 1 MiB (got {mean_pkt_bytes})"));
         }
+        let mark_ecnth = self.mark_ecnth.unwrap_or(d.mark_ecnth);
+        if !(0.0..=1.0).contains(&mark_ecnth) {
+            return err(format!("{f}.mark_ecnth"), format!("must be in [0, 1] (got {mark_ecnth})"));
+        }
         Ok(PieConfig {
             target,
             tupdate,
@@ -123,6 +134,8 @@ impl PieSpec {
             max_burst,
             mean_pkt_bytes,
             derandomize: self.derandomize.unwrap_or(d.derandomize),
+            ecn: self.ecn.unwrap_or(d.ecn),
+            mark_ecnth,
         })
     }
 }

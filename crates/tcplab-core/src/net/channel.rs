@@ -16,7 +16,7 @@ use crate::time::{serialization_ns, Dur, Time};
 use super::drop_trace::DropCause;
 use super::loss::{FlowWire, LossModel};
 use super::pool::{PacketId, PacketPool};
-use super::queue::{Queue, Waiting};
+use super::queue::{Admission, Queue, Waiting};
 
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
 pub struct ChannelStats {
@@ -123,14 +123,18 @@ impl Channel {
 
     /// A packet is offered at `now`. Returns the TxDone to schedule if the link was idle,
     /// or Err(packet) if the queue dropped it.
-    pub fn offer(&mut self, now: Time, mut pkt: Packet, pool: &mut PacketPool) -> Result<Next, Packet> {
+    pub fn offer(&mut self, now: Time, pkt: Packet, pool: &mut PacketPool) -> Result<Next, Packet> {
         self.stats.arrivals += 1;
         let idle = self.on_wire.is_none();
-        if !self.queue.accepts(now, &mut pkt, idle) {
+        let admission = self.queue.admit(now, &pkt, idle);
+        if admission == Admission::Refused {
             self.stats.drops_queue += 1;
             return Err(pkt);
         }
         let id = pool.put(pkt);
+        if admission == Admission::Marked {
+            pool.get_mut(id).ecn = crate::packet::Ecn::Ce;
+        }
         if idle {
             return Ok(Next::TxDoneAt(self.start_tx(now, Waiting::new(id, &pkt))));
         }

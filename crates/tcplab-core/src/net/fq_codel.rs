@@ -57,10 +57,11 @@ enum List {
     Old,
 }
 
-/// One flow queue: its packets with their enqueue times, its DRR deficit, its CoDel.
+/// One flow queue: its packets with their enqueue times and whether each is ECN-capable,
+/// its DRR deficit, its CoDel.
 #[derive(Debug, Clone)]
 struct FlowQueue {
-    packets: VecDeque<(Waiting, Time)>,
+    packets: VecDeque<(Waiting, Time, bool)>,
     bytes: u64,
     deficit: i64,
     codel: Codel,
@@ -94,6 +95,9 @@ pub struct FqCodel {
     max_packet: u64,
     /// CoDel's drops at the last dequeue (congestion signals), for the channel to take.
     pub codel_dropped: Vec<PacketId>,
+    /// The packet the last dequeue marked CE instead of dropping (`codel.ecn`), for the
+    /// channel to mark: it is the packet sent.
+    pub marked: Option<PacketId>,
     /// The fattest queue's drops at the last enqueue (no room), for the channel to take.
     pub overflow_dropped: Vec<PacketId>,
     /// A row per departure, when the link traces its queue.
@@ -118,6 +122,7 @@ impl FqCodel {
             bytes: 0,
             max_packet: 0,
             codel_dropped: Vec::new(),
+            marked: None,
             overflow_dropped: Vec::new(),
             sojourn: None,
         }
@@ -137,7 +142,7 @@ impl FqCodel {
 
     /// The waiting packets, queue by queue.
     pub fn ids(&self) -> impl Iterator<Item = PacketId> + '_ {
-        self.queues.iter().flat_map(|q| q.packets.iter().map(|(w, _)| w.id))
+        self.queues.iter().flat_map(|q| q.packets.iter().map(|(w, _, _)| w.id))
     }
 
     /// Bytes waiting in flow `flow`'s queue.
@@ -167,14 +172,26 @@ impl FqCodel {
         out.map(|(w, _)| w)
     }
 
-    /// Enqueue `w` of flow `flow` at `now` (section 4.1); when `over` says the total is then
-    /// over the limit, drop a batch from the fattest queue into `overflow_dropped`. Returns
-    /// whether it dropped.
+    /// Enqueue `w` of flow `flow` at `now` (section 4.1), not ECN-capable; when `over` says
+    /// the total is then over the limit, drop a batch from the fattest queue into
+    /// `overflow_dropped`. Returns whether it dropped.
     pub fn enqueue(&mut self, now: Time, w: Waiting, flow: u32, over: impl Fn(usize, u64) -> bool) -> bool {
+        self.enqueue_ect(now, w, flow, false, over)
+    }
+
+    /// `enqueue` of a packet that is ECN-capable (`ect`: CoDel may mark it) or not.
+    pub fn enqueue_ect(
+        &mut self,
+        now: Time,
+        w: Waiting,
+        flow: u32,
+        ect: bool,
+        over: impl Fn(usize, u64) -> bool,
+    ) -> bool {
         self.overflow_dropped.clear();
         let i = bucket(flow, self.cfg.flows);
         let q = &mut self.queues[i as usize];
-        q.packets.push_back((w, now));
+        q.packets.push_back((w, now, ect));
         q.bytes += u64::from(w.wire_bytes);
         if q.list == List::None {
             q.list = List::New;
@@ -209,7 +226,7 @@ impl FqCodel {
         let q = &mut self.queues[fattest];
         let threshold = q.bytes / 2;
         let mut dropped_bytes = 0;
-        while let Some((w, _)) = q.packets.pop_front() {
+        while let Some((w, _, _)) = q.packets.pop_front() {
             let b = u64::from(w.wire_bytes);
             q.bytes -= b;
             self.bytes -= b;
@@ -223,9 +240,12 @@ impl FqCodel {
     }
 
     /// The next packet to send at `now` and its sojourn time (section 4.2), CoDel's drops on
-    /// the way into `codel_dropped`; None when every queue is empty.
+    /// the way into `codel_dropped` (and its mark, with `codel.ecn`, in `marked`); None when
+    /// every queue is empty.
     pub fn dequeue(&mut self, now: Time) -> Option<(Waiting, Dur)> {
         self.codel_dropped.clear();
+        self.marked = None;
+        let ecn = self.cfg.codel.ecn;
         loop {
             let (i, from_new) = match (self.new_flows.front(), self.old_flows.front()) {
                 (Some(&i), _) => (i, true),
@@ -244,18 +264,24 @@ impl FqCodel {
             q.codel.on_enqueue(self.max_packet);
             let FlowQueue { packets, bytes, codel, .. } = q;
             let pop = || {
-                let (packet, enqueued_at) = packets.pop_front()?;
-                *bytes -= u64::from(packet.wire_bytes);
-                Some(Head { packet, enqueued_at, bytes_left: *bytes })
+                let (w, enqueued_at, ect) = packets.pop_front()?;
+                *bytes -= u64::from(w.wire_bytes);
+                Some(Head { packet: (w, ect), enqueued_at, bytes_left: *bytes })
             };
-            let dropped = &mut self.codel_dropped;
+            let (dropped, marked) = (&mut self.codel_dropped, &mut self.marked);
             let before = dropped.len();
             let mut gone = 0;
-            // The one place FQ-CoDel signals congestion: a flow queue's CoDel drop (RFC 8290
-            // 4.2 runs RFC 8289's dequeue per queue).
-            let head = codel.dequeue(now, pop, |h| {
-                gone += u64::from(h.packet.wire_bytes);
-                dropped.push(h.packet.id);
+            // The one place FQ-CoDel signals congestion: a flow queue's CoDel drop, or with
+            // `ecn` its CE mark of an ECN-capable head (RFC 8290 4.2 runs RFC 8289's dequeue
+            // per queue; 5.2's `ecn` parameter).
+            let head = codel.dequeue_with(now, pop, |h| {
+                if ecn && h.packet.1 {
+                    *marked = Some(h.packet.0.id);
+                    return Some(h);
+                }
+                gone += u64::from(h.packet.0.wire_bytes);
+                dropped.push(h.packet.0.id);
+                None
             });
             self.bytes -= gone;
             self.len -= self.codel_dropped.len() - before;
@@ -263,11 +289,12 @@ impl FqCodel {
                 self.retire_empty(i, from_new);
                 continue;
             };
+            let (w, _) = h.packet;
             let q = &mut self.queues[i as usize];
-            q.deficit -= i64::from(h.packet.wire_bytes);
-            self.bytes -= u64::from(h.packet.wire_bytes);
+            q.deficit -= i64::from(w.wire_bytes);
+            self.bytes -= u64::from(w.wire_bytes);
             self.len -= 1;
-            return Some((h.packet, now - h.enqueued_at));
+            return Some((w, now - h.enqueued_at));
         }
     }
 

@@ -163,3 +163,59 @@ fn codel_acts_per_queue() {
     assert!(sent2 >= 30, "{sent2}");
     assert!(worst2 <= tx, "flow 2 waited {worst2} ns");
 }
+
+/// A congestion signal: the flow it hit and when.
+type Signal = (u32, u64);
+
+/// Flows 1 (ECN-capable) and 3 (not) each dump 300 packets at 0 into `fq`, dequeued one per
+/// 1.2 ms: (each CoDel mark, each CoDel drop).
+fn ecn_signals(fq: &mut FqCodel) -> (Vec<Signal>, Vec<Signal>) {
+    for s in 0..300 {
+        fq.enqueue_ect(0, pkt(1, s, 1500), 1, true, NO_LIMIT);
+        fq.enqueue_ect(0, pkt(3, s, 1500), 3, false, NO_LIMIT);
+    }
+    let (mut marks, mut drops) = (vec![], vec![]);
+    for k in 1..=600u64 {
+        let now = k * 1_200_000;
+        let Some((w, _)) = fq.dequeue(now) else { break };
+        if let Some(id) = fq.marked {
+            assert_eq!(id, w.id, "the marked packet is the one sent");
+            marks.push((flow_of(&w), now));
+        }
+        drops.extend(fq.codel_dropped.iter().map(|id| (id.raw() / 100_000, now)));
+    }
+    (marks, drops)
+}
+
+#[test]
+fn with_ecn_each_queues_codel_marks_ecn_capable_packets_and_drops_the_others() {
+    // RFC 8290 4.2 runs CoDel per queue; with its `ecn` parameter (5.2) a queue's CoDel marks
+    // an ECN-capable head CE instead of dropping it (RFC 8289 section 5).
+    distinct_buckets();
+    let ecn = FqCodelConfig { codel: CodelConfig { ecn: true, ..CodelConfig::default() }, ..FqCodelConfig::default() };
+    let (marks, drops) = ecn_signals(&mut FqCodel::new(ecn));
+    assert!(marks.len() >= 3 && marks.iter().all(|m| m.0 == 1), "{marks:?}");
+    assert!(drops.len() >= 3 && drops.iter().all(|d| d.0 == 3), "{drops:?}");
+    // Without ecn both queues drop, none marks; flow 1's first signal comes at the same
+    // dequeue either way (until then the two runs are the same).
+    let (none, plain) = ecn_signals(&mut FqCodel::new(FqCodelConfig::default()));
+    assert!(none.is_empty());
+    let first1 = plain.iter().find(|d| d.0 == 1).expect("flow 1 dropped without ECN");
+    assert_eq!(first1.1, marks[0].1);
+}
+
+#[test]
+fn with_ecn_the_overflow_batch_still_drops() {
+    // The no-room rule (section 4.1) is not a congestion signal CoDel chose: it drops even
+    // ECN-capable packets.
+    distinct_buckets();
+    let over = |len: usize, _| len > 10;
+    let ecn = FqCodelConfig { codel: CodelConfig { ecn: true, ..CodelConfig::default() }, ..FqCodelConfig::default() };
+    let mut fq = FqCodel::new(ecn);
+    for s in 0..10 {
+        fq.enqueue_ect(0, pkt(1, s, 1500), 1, true, over);
+    }
+    assert!(fq.enqueue_ect(0, pkt(2, 0, 1500), 2, true, over));
+    assert_eq!(fq.overflow_dropped.len(), 5);
+    assert_eq!(fq.len(), 6);
+}

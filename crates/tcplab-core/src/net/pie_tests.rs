@@ -184,3 +184,97 @@ fn random_drops_follow_the_probability_and_derandomisation_spaces_them() {
     assert!(at.windows(2).all(|w| w[1] - w[0] >= 4), "drops closer than 0.85 / 0.25 arrivals");
     assert!(at.len() > n / 8, "{}", at.len());
 }
+
+#[test]
+fn marks_instead_of_drops_only_below_mark_ecnth() {
+    // RFC 8033 section 5.1: "if drop_prob_ < mark_ecnth && ecn_capable_packet == TRUE: mark
+    // packet; else: drop packet", mark_ecnth 0.1 by default.
+    let mut p = pie(PieConfig { ecn: true, ..PieConfig::default() });
+    assert_eq!(PieConfig::default().mark_ecnth, 0.1);
+    p.set_drop_prob(0.0999);
+    assert!(p.marks_instead(true) && !p.marks_instead(false));
+    p.set_drop_prob(0.1);
+    assert!(!p.marks_instead(true), "at mark_ecnth the packet is dropped");
+    let mut q = pie(PieConfig { ecn: true, mark_ecnth: 0.2, ..PieConfig::default() });
+    q.set_drop_prob(0.15);
+    assert!(q.marks_instead(true));
+    let mut off = pie(PieConfig::default());
+    off.set_drop_prob(0.01);
+    assert!(!off.marks_instead(true), "without ecn PIE never marks");
+}
+
+/// What PIE's queue did with an arrival.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fate {
+    Kept,
+    Marked,
+    Dropped,
+}
+
+/// `n` arrivals of `ecn` at a PIE queue with `ecn` on or off, its drop probability `prob`
+/// (the delay held at 200 ms, so the safeguards are off and the burst allowance spent), 20
+/// packets of 1500 bytes waiting; all arrive before the next update, so each sees the same
+/// state, and the same random draws come in the same order whatever the setting.
+fn pie_fates(
+    prob: f64,
+    ecn_on: bool,
+    n: usize,
+    ecn: crate::packet::Ecn,
+) -> (Vec<Fate>, super::super::queue::QueueStats) {
+    use super::super::queue::{Discipline, PieQueue, Queue, QueueLimit};
+    let mut p = pie(PieConfig { ecn: ecn_on, ..PieConfig::default() });
+    hold_delay(&mut p, 200 * MS, 1..=60);
+    p.set_drop_prob(prob);
+    let now = 60 * 15 * MS + 1;
+    let mut q = Queue::with_discipline(QueueLimit::Packets(1000), Discipline::Pie(Box::new(PieQueue::new(p))));
+    q.keep_stats();
+    let packet = |ecn| {
+        let mut k = crate::packet::Packet::test_ack(0, 65535);
+        k.wire_bytes = 1500;
+        k.ecn = ecn;
+        k
+    };
+    let mut pool = super::super::PacketPool::default();
+    for _ in 0..20 {
+        let k = packet(crate::packet::Ecn::NotEct);
+        q.push(now, pool.put(k), &k);
+    }
+    let fates = (0..n)
+        .map(|_| {
+            // Accepted arrivals are not queued: the queue (and so PIE's input) stays the same.
+            let mut k = packet(ecn);
+            match q.accepts(now, &mut k, false) {
+                false => Fate::Dropped,
+                true if k.ecn != ecn => Fate::Marked,
+                true => Fate::Kept,
+            }
+        })
+        .collect();
+    (fates, q.final_stats().unwrap())
+}
+
+#[test]
+fn the_queue_marks_ecn_capable_arrivals_below_mark_ecnth_and_drops_the_rest() {
+    use crate::packet::Ecn;
+    let n = 4000;
+    // Below mark_ecnth (5%): with ECN, every arrival PIE chose is marked CE and kept, at
+    // exactly the arrivals the queue without ECN drops (section 5.1).
+    let (plain, _) = pie_fates(0.05, false, n, Ecn::Ect0);
+    let (marked, s) = pie_fates(0.05, true, n, Ecn::Ect0);
+    let drops = plain.iter().filter(|&&f| f == Fate::Dropped).count();
+    assert!((120..=280).contains(&drops), "{drops} of {n} at 5%");
+    let as_marks: Vec<Fate> = plain.iter().map(|&f| if f == Fate::Dropped { Fate::Marked } else { f }).collect();
+    assert_eq!(marked, as_marks);
+    assert_eq!((s.marks_ecn, s.drops_early), (drops as u64, 0));
+    // A packet that is not ECN-capable, in the same state of the same marking queue: dropped.
+    let (not_ect, s) = pie_fates(0.05, true, n, Ecn::NotEct);
+    assert_eq!(not_ect, plain);
+    assert_eq!((s.marks_ecn, s.drops_early), (0, drops as u64));
+    // At and above mark_ecnth (10%, 30%): ECN-capable arrivals are dropped as without ECN.
+    for prob in [0.1, 0.3] {
+        let (plain, _) = pie_fates(prob, false, n, Ecn::Ect0);
+        let (ecn, s) = pie_fates(prob, true, n, Ecn::Ect0);
+        assert_eq!(ecn, plain, "at {prob}");
+        assert!(s.drops_early > (prob * n as f64 / 2.0) as u64 && s.marks_ecn == 0, "at {prob}: {s:?}");
+    }
+}

@@ -180,6 +180,7 @@ impl TcpReceiver {
         self.boston.as_mut().and_then(|b| b.take_failure())
     }
 
+    #[inline]
     pub fn on_packet(&mut self, now: Time, pkt: &Packet) {
         if pkt.is_syn() {
             self.on_syn(pkt);
@@ -324,6 +325,7 @@ impl TcpReceiver {
         }
     }
 
+    #[inline]
     pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
         if self.syn_due {
             self.syn_due = false;

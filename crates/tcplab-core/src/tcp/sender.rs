@@ -43,6 +43,7 @@ macro_rules! ctx {
             extra_new: &mut $s.extra_new,
             scoreboard: &mut $s.scoreboard,
             cc: &mut $s.cc,
+            window_reduced: false,
         }
     };
 }
@@ -396,7 +397,9 @@ impl TcpSender {
             let threshold = self.cfg.dupack_threshold;
             let count = self.dupacks;
             let before = self.win;
+            let reduced = self.ecn_window_reduced();
             let mut cx = ctx!(self);
+            cx.window_reduced = reduced;
             if self.recovery.on_dupack(&mut cx, count, threshold) {
                 if let Some(r) = &self.reserved {
                     r.after_fast_retransmit(
@@ -408,7 +411,9 @@ impl TcpSender {
                     );
                 }
                 self.stats.fast_retransmits += 1;
-                self.ecn_reduced();
+                if !reduced {
+                    self.ecn_reduced();
+                }
                 // The RTT measurement stops (Karn); the timer restarts when the retransmission
                 // leaves, unless the stack re-arms it now (ns-1's reset_rtx_timer, backing off),
                 // or the knob `fast_retransmit_timer` says otherwise.

@@ -1,6 +1,7 @@
 //! The data sender's side of ECN (RFC 3168 sec. 6.1), with the `ecn` knob: negotiation on
 //! the handshake, ECT(0) on new data, one window reduction per window of data in answer to
-//! ECE, and CWR on the next new segment. A child module of `sender`, so it works on the
+//! ECE and losses together (a loss in a window already reduced for ECE, or an ECE in one
+//! already reduced for a loss, reduces no further), and CWR on the next new segment. A child module of `sender`, so it works on the
 //! sender's own fields; with the knob off every entry returns at its first test.
 
 use crate::packet::{flags, Ecn, Packet};
@@ -11,16 +12,19 @@ use super::super::window::Window;
 use super::TcpSender;
 use crate::tcp::config::Handshake;
 
-/// The sender's ECN state (kept inside the sender, nothing on the packet path).
+/// The sender's ECN state (kept inside the sender, nothing on the packet path; 16 bytes).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct EcnTx {
+    /// snd_max + 1 at the last window reduction, 0 before the first: ECE on ACKs whose
+    /// snd_una is below it (ACKs that do not pass the data then outstanding) belongs to the
+    /// window already answered.
+    answered_until: u64,
     /// ECN is in use on this connection: negotiated, or the knob on without a handshake.
     pub on: bool,
     /// CWR goes on the next new data segment (sec. 6.1.2).
     cwr_due: bool,
-    /// snd_max at the last window reduction: ECE on ACKs that do not pass it belongs to the
-    /// window already answered. None before the first reduction.
-    recover: Option<u64>,
+    /// The last reduction answered an ECN-Echo (a loss's or a timeout's clears it).
+    by_ece: bool,
 }
 
 /// The handshake flags of an ECN-setup SYN (sec. 6.1.1: ECE and CWR both set).
@@ -78,7 +82,7 @@ impl TcpSender {
         if !self.ecn.on || pkt.flags & flags::ECE == 0 {
             return;
         }
-        let answered = self.ecn.recover.is_some_and(|r| self.snd_una <= r);
+        let answered = self.snd_una < self.ecn.answered_until;
         if answered || self.recovery.in_recovery() {
             return;
         }
@@ -89,6 +93,7 @@ impl TcpSender {
         if matches!(self.cc, Controller::Bbr(_)) {
             return;
         }
+        self.ecn.by_ece = true;
         // The controller's own loss reaction (Reno's halving, CUBIC's beta, Vegas' cut), but
         // no retransmission and no fast recovery: cwnd falls to the new ssthresh at once.
         self.win = before;
@@ -100,9 +105,20 @@ impl TcpSender {
     /// carries CWR, and ECE for the data sent so far is answered.
     pub(super) fn ecn_reduced(&mut self) {
         if self.ecn.on {
-            self.ecn.recover = Some(self.snd_max);
+            self.ecn.answered_until = self.snd_max + 1;
             self.ecn.cwr_due = true;
+            self.ecn.by_ece = false;
         }
+    }
+
+    /// Whether the window of data the ACKs are in was already reduced for an ECN-Echo: a loss
+    /// detected in it (a fast retransmit) must not reduce again (sec. 6.1.2: "the congestion
+    /// window should be reduced only once in response to a series of dropped and/or CE
+    /// packets from a single window of data"). It retransmits and recovers as usual, and the
+    /// reduction already announced needs no new CWR. A timeout is not covered: it follows
+    /// the usual algorithm (sec. 6.1.2: "... in response to ... retransmit timeouts").
+    pub(super) fn ecn_window_reduced(&self) -> bool {
+        self.ecn.by_ece && self.snd_una < self.ecn.answered_until
     }
 
     /// A data segment leaves: a first transmission is ECT(0) and carries CWR if a reduction

@@ -51,11 +51,21 @@ pub struct Ctx<'a> {
     pub scoreboard: &'a mut Scoreboard,
     /// Congestion control, which decides how far the window falls back on a loss.
     pub cc: &'a mut Controller,
+    /// This window of data was already reduced for an ECN-Echo (RFC 3168 sec. 6.1.2: one
+    /// reduction per window for drops and marks together): a loss detected in it still
+    /// retransmits and recovers, but the window falls back no further. Only an ECN-capable
+    /// sender ever sets it.
+    pub window_reduced: bool,
 }
 
 impl Ctx<'_> {
-    /// The slow-start threshold a fast retransmit falls back to, by congestion control.
+    /// The slow-start threshold a fast retransmit falls back to, by congestion control; in a
+    /// window already reduced for ECN, the current one (the controller is not asked, so its
+    /// own loss state, such as CUBIC's W_max, is not cut twice either).
     pub fn ssthresh_on_loss(&mut self) -> u64 {
+        if self.window_reduced {
+            return self.win.ssthresh;
+        }
         let loss = LossState {
             win: *self.win,
             peer_wnd: self.peer_wnd,
@@ -70,7 +80,13 @@ impl Ctx<'_> {
     /// ns-2's window after a fast retransmit, slowdown(CLOSE_CWND_HALF) (closecwnd(1) before
     /// tcp.cc 1.66): `cwnd_ = int(window() / 2)` packets, where only `ssthresh_` is floored at
     /// 2, so it can be 1. Read before the fast retransmit changes cwnd.
+    /// In a window already reduced for ECN, cwnd itself: ns-2's RenoTcpAgent::dupack_action
+    /// after `last_cwnd_action_ == CWND_ACTION_ECN` retransmits and sets dupwnd_ without
+    /// slowdown() (tcp-reno.cc, 1998-05-12).
     pub fn ns2_half_window(&self) -> u64 {
+        if self.window_reduced {
+            return self.win.cwnd;
+        }
         (self.win.cwnd.min(self.peer_wnd) / self.mss / 2 * self.mss).max(self.mss)
     }
 
@@ -78,6 +94,9 @@ impl Ctx<'_> {
     /// ns-default.tcl 1.358, 2006/01/24): `cwnd_ = windowd() / 2`, the fraction kept (the
     /// sender still uses whole packets of it).
     pub fn ns2_half_window_exact(&self) -> u64 {
+        if self.window_reduced {
+            return self.win.cwnd;
+        }
         (self.win.cwnd.min(self.peer_wnd) / 2).max(self.mss)
     }
 
@@ -296,6 +315,7 @@ pub(crate) mod fixture {
                 extra_new: &mut self.extra_new,
                 scoreboard: &mut self.scoreboard,
                 cc: &mut self.cc,
+                window_reduced: false,
             }
         }
     }
