@@ -106,6 +106,21 @@ impl EventQueue {
         }
     }
 
+    /// Whether an event is queued at `now`, the time of the last event popped: if not, an
+    /// event scheduled at `now` would be the next one popped.
+    #[inline]
+    pub fn has_event_at(&self, now: Time) -> bool {
+        match self {
+            EventQueue::Heap(q) => q.heap.first().is_some_and(|e| e.time == now),
+            // Bucket 0 holds exactly the events at the last time popped; every other bucket
+            // holds later ones.
+            EventQueue::Radix(q) => {
+                debug_assert_eq!(q.last, now);
+                q.head < q.buckets[0].len()
+            }
+        }
+    }
+
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -294,6 +309,30 @@ mod tests {
                 prop_assert_eq!(q.pop(), Some((t, Event::Arrive(i as u32))));
             }
             prop_assert!(q.pop().is_none());
+        }
+    }
+
+    proptest! {
+        /// `has_event_at(now)` says whether the next event popped is at `now`, in both queues.
+        #[test]
+        fn has_event_at_sees_exactly_the_events_at_now(
+            ops in proptest::collection::vec((0u64..4, 0u8..3), 1..300),
+            radix: bool,
+        ) {
+            let mut q = EventQueue::for_pending(if radix { usize::MAX } else { 0 });
+            let mut now = 0;
+            for (id, (dt, pops)) in ops.into_iter().enumerate() {
+                q.schedule(now + dt, Event::Arrive(id as u32));
+                for _ in 0..pops {
+                    let Some((t, _)) = q.pop() else { break };
+                    now = t;
+                    let expected = match &q {
+                        EventQueue::Heap(h) => h.heap.iter().any(|e| e.time == now),
+                        EventQueue::Radix(r) => r.buckets.iter().flatten().skip(r.head).any(|s| s.time == now),
+                    };
+                    prop_assert_eq!(q.has_event_at(now), expected);
+                }
+            }
         }
     }
 
