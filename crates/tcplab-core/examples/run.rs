@@ -6,11 +6,13 @@ fn main() {
     let text = std::fs::read_to_string(&path).expect("readable scenario file");
     match tcplab_core::run_scenario(&text, &tcplab_core::RunOptions::default()) {
         Ok((r, _)) => println!(
-            "{} events in {:.3} s: {:.1} M events/s, {} packets",
+            "{} events ({} through the queue) in {:.3} s: {:.1} M events/s, {} packets, {} injected",
             r.events,
+            r.queued_events,
             r.wall_s,
             r.events as f64 / r.wall_s / 1e6,
-            r.packets_forwarded
+            r.packets_forwarded,
+            r.conservation.injected
         ),
         Err(e) => {
             eprintln!("error: {e}");

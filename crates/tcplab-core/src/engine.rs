@@ -21,7 +21,7 @@ pub enum Event {
     FlowStop(u32),
     /// Cells that reached ATM switch `0` at this instant go to their output buffers, inputs
     /// served round robin. Queued only when other events share the instant: a lone cell is
-    /// served inline on arrival (`EventQueue::pending_at`).
+    /// served inline on arrival (`EventQueue::has_event_at`).
     SwitchService(u32),
     /// A timer of application `0` may be due (lazy cancellation, as for flows).
     AppTimer(u32),
@@ -100,23 +100,27 @@ impl EventQueue {
         }
     }
 
-    /// Whether an event is pending at `now`, the time of the last event popped (or 0 before
-    /// the first). A handler that finds none knows that an event it would schedule at `now`
-    /// would be the very next one popped, so it may do that work at once instead: the same
-    /// steps in the same order, one event fewer (the ATM switch's service, `sim.rs`). Errs on
-    /// the safe side: true whenever it cannot tell.
-    #[inline]
-    pub fn pending_at(&self, now: Time) -> bool {
-        match self {
-            EventQueue::Heap(q) => q.heap.first().is_some_and(|e| e.time <= now),
-            EventQueue::Radix(q) => q.pending_at(now),
-        }
-    }
-
     pub fn len(&self) -> usize {
         match self {
             EventQueue::Heap(q) => q.len(),
             EventQueue::Radix(q) => q.len,
+        }
+    }
+
+    /// Whether an event is queued at `now`, the time of the last event popped (or 0 before the
+    /// first): if not, an event scheduled at `now` would be the very next one popped, so a
+    /// handler may do that work at once instead: the same steps in the same order, one event
+    /// fewer (the ATM switch's service and zero-delay arrivals, `sim.rs`).
+    #[inline]
+    pub fn has_event_at(&self, now: Time) -> bool {
+        match self {
+            EventQueue::Heap(q) => q.heap.first().is_some_and(|e| e.time == now),
+            // Bucket 0 holds exactly the events at the last time popped; every other bucket
+            // holds later ones.
+            EventQueue::Radix(q) => {
+                debug_assert_eq!(q.last, now);
+                q.head < q.buckets[0].len()
+            }
         }
     }
 
@@ -245,12 +249,6 @@ impl RadixQueue {
         }
     }
 
-    /// Events at `last` are exactly bucket 0's unread ones (every other bucket holds later
-    /// times); at any other time the answer would take a scan, so it is the safe "yes".
-    fn pending_at(&self, now: Time) -> bool {
-        now != self.last || self.head < self.buckets[0].len()
-    }
-
     pub fn pop(&mut self) -> Option<(Time, Event)> {
         if self.head == self.buckets[0].len() {
             self.refill()?;
@@ -318,24 +316,46 @@ mod tests {
     }
 
     proptest! {
-        /// `pending_at(now)` right after a pop at `now` says whether the next pop is at `now`
+        /// `has_event_at(now)` right after a pop at `now` says whether the next pop is at `now`
         /// too, whatever was scheduled in between (as a handler does).
         #[test]
-        fn pending_at_the_last_pop_time_tells_whether_the_next_pop_shares_it(
+        fn has_event_at_the_last_pop_time_tells_whether_the_next_pop_shares_it(
             ops in proptest::collection::vec((prop_oneof![Just(0u64), 0u64..50, 0u64..1 << 40], 0u8..3), 1..300),
             radix: bool,
         ) {
             let mut q = EventQueue::for_pending(if radix { usize::MAX } else { 0 });
-            prop_assert!(!q.pending_at(0));
+            prop_assert!(!q.has_event_at(0));
             let mut now = 0;
             for (id, (dt, pops)) in ops.into_iter().enumerate() {
                 q.schedule(now + dt, Event::Arrive(id as u32));
                 for _ in 0..pops {
                     let Some((t, _)) = q.pop() else { break };
                     now = t;
-                    let pending = q.pending_at(now);
+                    let pending = q.has_event_at(now);
                     let mut copy = q.clone();
                     prop_assert_eq!(pending, copy.pop().is_some_and(|(next, _)| next == now));
+                }
+            }
+        }
+
+        /// `has_event_at(now)` says whether any queued event is at `now`, in both queues.
+        #[test]
+        fn has_event_at_sees_exactly_the_events_at_now(
+            ops in proptest::collection::vec((0u64..4, 0u8..3), 1..300),
+            radix: bool,
+        ) {
+            let mut q = EventQueue::for_pending(if radix { usize::MAX } else { 0 });
+            let mut now = 0;
+            for (id, (dt, pops)) in ops.into_iter().enumerate() {
+                q.schedule(now + dt, Event::Arrive(id as u32));
+                for _ in 0..pops {
+                    let Some((t, _)) = q.pop() else { break };
+                    now = t;
+                    let expected = match &q {
+                        EventQueue::Heap(h) => h.heap.iter().any(|e| e.time == now),
+                        EventQueue::Radix(r) => r.buckets.iter().flatten().skip(r.head).any(|s| s.time == now),
+                    };
+                    prop_assert_eq!(q.has_event_at(now), expected);
                 }
             }
         }

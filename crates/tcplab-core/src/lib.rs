@@ -9,6 +9,7 @@
 pub mod app;
 pub mod atm;
 pub mod budget;
+pub mod cache;
 pub mod config;
 pub mod csv;
 pub mod engine;

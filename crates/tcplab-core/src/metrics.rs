@@ -121,6 +121,11 @@ pub struct RunReport {
     pub sim_time_s: f64,
     /// Events handled.
     pub events: u64,
+    /// Of those, the events that went through the event queue: all but the arrivals over
+    /// links without delay handled at once (`Simulation::on_tx_done`). Not in the JSON, whose
+    /// `events` stays what it was.
+    #[serde(skip)]
+    pub queued_events: u64,
     /// Packet transmissions over all links.
     pub packets_forwarded: u64,
     /// Wall-clock seconds of the event loop (the only field that differs between equal runs).

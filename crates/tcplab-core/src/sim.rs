@@ -101,6 +101,9 @@ pub struct Simulation {
     ledger: Conservation,
     /// Events handled.
     events: u64,
+    /// Of those, arrivals over links without delay handled at once, without going through the
+    /// event queue (`on_tx_done`).
+    arrivals_in_line: u64,
     atm: AtmRuntime,
     /// Reused buffers for cells being cut or moved, and packets being rebuilt.
     cell_buf: Vec<Packet>,
@@ -203,7 +206,7 @@ impl Simulation {
     fn on_tx_done(&mut self, c: u32) {
         let ch = &mut self.channels[c as usize];
         let out = ch.tx_done(self.now, &self.wire, &self.pool);
-        if let Some(p) = ch.pcap {
+        if let Some(p) = ch.pcap() {
             let pkt = self.pool.get(out.id);
             self.pcaps[p].record(self.now, pkt, &self.pcap_flows[pkt.flow as usize]);
         }
@@ -221,7 +224,17 @@ impl Simulation {
             self.q.schedule(t, Event::TxDone(c));
         }
         if let Some(t) = out.arrive_at {
-            self.q.schedule(t, Event::Arrive(c));
+            if t == self.now && !self.q.has_event_at(t) {
+                // A link without propagation delay, and nothing else due at this instant: the
+                // Arrive would be the very next event popped (ties pop first-in first-out and
+                // it would be the last in), so it runs now, in the same order, without the
+                // queue's push and pop. It still counts as an event: `events` is an output.
+                self.events += 1;
+                self.arrivals_in_line += 1;
+                self.on_arrive(c);
+            } else {
+                self.q.schedule(t, Event::Arrive(c));
+            }
         }
     }
 
@@ -246,21 +259,32 @@ impl Simulation {
     }
 
     fn on_arrive(&mut self, c: u32) {
-        let (mut pkt, next) = self.channels[c as usize].arrive(&mut self.pool);
-        if let Some(t) = next {
+        // Loads that do not wait for one another: the packet's record, its next hop (the
+        // route arena) then the next channel's record, and (in `arrive`) the pipe's buffer
+        // for the packet behind it. The packet's own route position says the same as
+        // `next_pos`, but only once its record has come from memory.
+        let head = self.channels[c as usize].arriving();
+        self.pool.prefetch(head.id);
+        let hop = self.routes.hops[head.next_pos as usize];
+        if hop != END {
+            self.channels[hop as usize].prefetch_for_offer();
+        }
+        if let Some(t) = self.channels[c as usize].arrive(&self.pool) {
             self.q.schedule(t, Event::Arrive(c));
         }
-        if let Some(p) = self.channels[c as usize].pcap_rx {
+        let mut pkt = self.pool.take(head.id);
+        if let Some(p) = self.channels[c as usize].pcap_rx() {
             self.pcaps[p].record(self.now, &pkt, &self.pcap_flows[pkt.flow as usize]);
         }
         pkt.route_pos += 1;
         if pkt.cell.is_cell() {
             return self.on_cell_arrival(c, pkt);
         }
-        if self.routes.hops[pkt.route_pos as usize] == END {
+        debug_assert_eq!(head.next_pos, pkt.route_pos);
+        if hop == END {
             self.deliver(pkt);
         } else {
-            self.forward(pkt);
+            self.forward_on(hop, pkt);
         }
     }
 
@@ -269,7 +293,7 @@ impl Simulation {
     fn on_cell_arrival(&mut self, c: u32, cell: Packet) {
         let node = self.channels[c as usize].to;
         if self.atm.is_switch(node) {
-            if !self.q.pending_at(self.now) && !self.atm.service_events_only {
+            if !self.q.has_event_at(self.now) && !self.atm.service_events_only {
                 // Nothing else happens at this instant (so no cell waits at this switch): the
                 // service event would be the next one popped and would serve this cell alone.
                 // Served here instead, the run takes the same steps in the same order with one
@@ -326,22 +350,27 @@ impl Simulation {
     /// Send a packet (or cell) onto its next link; a packet entering a cell link is cut into
     /// cells there.
     fn forward(&mut self, pkt: Packet) {
-        let c = self.routes.hops[pkt.route_pos as usize];
+        self.forward_on(self.routes.hops[pkt.route_pos as usize], pkt);
+    }
+
+    /// `forward`, with the packet's next channel `c` already read off its route.
+    fn forward_on(&mut self, c: u32, pkt: Packet) {
+        let after = pkt.route_pos + 1;
         if self.channels[c as usize].atm && !pkt.cell.is_cell() {
             let mut cells = std::mem::take(&mut self.cell_buf);
             let first = cells.len();
             self.atm.segment(pkt, &mut cells);
             for cell in cells.drain(first..) {
-                self.offer(c, cell);
+                self.offer(c, cell, after);
             }
             self.cell_buf = cells;
         } else {
-            self.offer(c, pkt);
+            self.offer(c, pkt, after);
         }
     }
 
-    fn offer(&mut self, c: u32, pkt: Packet) {
-        match self.channels[c as usize].offer(self.now, pkt, &mut self.pool) {
+    fn offer(&mut self, c: u32, pkt: Packet, after: u32) {
+        match self.channels[c as usize].offer(self.now, pkt, after, &mut self.pool) {
             Ok(Next::TxDoneAt(t)) => self.q.schedule(t, Event::TxDone(c)),
             Ok(Next::Nothing) => {}
             Ok(Next::DroppedWaiting) => self.take_discipline_drops(c, DropCause::Overflow),

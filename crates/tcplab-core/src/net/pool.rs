@@ -14,6 +14,9 @@ use crate::packet::Packet;
 pub struct PacketId(u32);
 
 impl PacketId {
+    /// No packet (an idle transmitter's slot); never handed out by a pool.
+    pub const NONE: PacketId = PacketId(u32::MAX);
+
     /// An id made up for a queue's unit tests, which hold ids without records.
     #[cfg(test)]
     pub(crate) fn for_test(n: u32) -> Self {
@@ -46,7 +49,12 @@ impl PacketPool {
                 PacketId(i)
             }
             None => {
+                let grows = self.slots.len() == self.slots.capacity();
                 self.slots.push(Slot(pkt));
+                if grows {
+                    // Read at random once it holds many flows' packets: huge pages, if any.
+                    crate::cache::advise_huge_pages(&self.slots);
+                }
                 PacketId(self.slots.len() as u32 - 1)
             }
         }
@@ -64,18 +72,7 @@ impl PacketPool {
     /// Start loading the packet into the cache: it will be read soon.
     #[inline]
     pub fn prefetch(&self, id: PacketId) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            let first = std::ptr::from_ref(&self.slots[id.0 as usize]).cast::<i8>();
-            // SAFETY: prefetching only hints the cache; both addresses lie inside the slot.
-            unsafe {
-                _mm_prefetch::<_MM_HINT_T0>(first);
-                _mm_prefetch::<_MM_HINT_T0>(first.add(std::mem::size_of::<Packet>() - 1));
-            }
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = id;
+        crate::cache::prefetch(&self.slots[id.0 as usize]);
     }
 
     /// Remove the packet; its id may be handed out again.

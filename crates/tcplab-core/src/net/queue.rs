@@ -26,23 +26,31 @@ use super::pool::PacketId;
 use super::red::{Red, RedDrop};
 use super::sojourn_trace::SojournTrace;
 
-/// A waiting packet: its id, its size, and its virtual circuit (for cell policies).
+/// A waiting packet: its id, its size, its virtual circuit (for cell policies), and where in
+/// the run's route arena its hop after this channel is (the packet's `route_pos` + 1). The far
+/// end reads that position from the pipe, so it can look the hop up and load the next
+/// channel's record while the packet's own record is still on its way from memory
+/// (`Simulation::on_arrive`).
 #[derive(Debug, Clone, Copy)]
 pub struct Waiting {
     pub id: PacketId,
     pub wire_bytes: u32,
     vc: u32,
+    pub next_pos: u32,
 }
 
 impl Waiting {
-    pub fn new(id: PacketId, pkt: &Packet) -> Self {
-        Self { id, wire_bytes: pkt.wire_bytes, vc: vc_of(pkt) as u32 }
+    /// The transmitter's slot when it sends nothing.
+    pub const NONE: Waiting = Waiting { id: PacketId::NONE, wire_bytes: 0, vc: 0, next_pos: 0 };
+
+    pub fn new(id: PacketId, pkt: &Packet, next_pos: u32) -> Self {
+        Self { id, wire_bytes: pkt.wire_bytes, vc: vc_of(pkt) as u32, next_pos }
     }
 
     /// A waiting packet of `bytes` with made-up id `n`, for a discipline's unit tests.
     #[cfg(test)]
     pub(crate) fn for_test(n: u32, bytes: u32) -> Self {
-        Self { id: PacketId::for_test(n), wire_bytes: bytes, vc: 0 }
+        Self { id: PacketId::for_test(n), wire_bytes: bytes, vc: 0, next_pos: 0 }
     }
 }
 
@@ -165,12 +173,17 @@ pub struct QueueSample {
     pub avg: Option<f64>,
 }
 
+/// In field order (`repr(C)`): what every enqueue and dequeue reads and writes in the first
+/// 64 bytes, then the limit and the optional counters and traces (tested in `channel.rs`).
 #[derive(Debug, Clone)]
+#[repr(C)]
 pub struct Queue {
+    disc: Discipline,
     buf: VecDeque<Waiting>,
     bytes: u64,
+    /// Largest number of packets ever waiting.
+    pub peak_packets: usize,
     limit: QueueLimit,
-    disc: Discipline,
     /// Counters by cause and mark (queues with an explicit discipline).
     pub stats: Option<Box<QueueStats>>,
     /// A sample per arrival, when the link asks for a queue trace.
@@ -178,8 +191,6 @@ pub struct Queue {
     /// A row per packet dropped, when the link asks for a drop trace (the channel records its
     /// loss model's drops here too).
     pub drops: Option<Box<DropTrace>>,
-    /// Largest number of packets ever waiting.
-    pub peak_packets: usize,
 }
 
 impl Queue {
@@ -429,11 +440,16 @@ impl Queue {
         }
     }
 
-    /// Enqueue `pkt`, stored as `id`, after `accepts` let it in.
+    /// Enqueue `pkt`, stored as `id`, after `accepts` let it in, with no route (a queue used
+    /// on its own). Returns what `push_waiting` returns.
+    pub fn push(&mut self, now: Time, id: PacketId, pkt: &Packet) -> bool {
+        self.push_waiting(now, Waiting::new(id, pkt, 0), pkt)
+    }
+
+    /// Enqueue `w`, the waiting form of `pkt`, after `accepts` let it in.
     /// Returns whether the discipline dropped waiting packets to make room (FQ-CoDel's
     /// overflow rule): `enqueue_drops` lists them.
-    pub fn push(&mut self, now: Time, id: PacketId, pkt: &Packet) -> bool {
-        let w = Waiting::new(id, pkt);
+    pub fn push_waiting(&mut self, now: Time, w: Waiting, pkt: &Packet) -> bool {
         match &mut self.disc {
             Discipline::Cells(d) => d.on_enqueue(w.vc),
             Discipline::Codel(c) => {

@@ -37,6 +37,7 @@ impl Simulation {
         jitter_starts(&mut model);
         let mut channels: Vec<Channel> =
             model.channels.iter().enumerate().map(|(i, c)| channel(&model, i, c)).collect();
+        crate::cache::advise_huge_pages(&channels); // 20 MB at 10^4 flows, read at random
         let mut built = Flows::build(&model, &channels)?;
         for d in channels.iter_mut().filter_map(|c| c.queue.drops.as_deref_mut()) {
             d.set_data_bases(built.wire.iter().map(|w| w.data_base));
@@ -74,6 +75,7 @@ impl Simulation {
             pcaps: model.pcaps.iter().map(|_| PcapWriter::default()).collect(),
             q: EventQueue::for_pending(pending_bound),
             events: 0,
+            arrivals_in_line: 0,
             channels,
             pool: PacketPool::default(),
             routes: built.arena,
@@ -104,14 +106,14 @@ fn channel(model: &Model, i: usize, c: &ChannelModel) -> Channel {
     }
     let loss = LossModel::new(&c.loss, seed, i as u64);
     let mut ch = Channel::new(c.from, c.to, c.rate_bps, c.delay, queue, loss);
-    ch.pcap = c.pcap;
-    ch.pcap_rx = c.pcap_rx;
+    ch.watch_receive(c.pcap_rx);
     ch.atm = c.atm;
-    ch.series = model.series_bin.map(|bin| Box::new(Series::new(bin)));
-    if c.per_flow_series {
-        ch.per_flow_series =
-            model.series_bin.map(|bin| Box::new(model.flows.iter().map(|_| Series::new(bin)).collect()));
-    }
+    let series = model.series_bin.map(|bin| Box::new(Series::new(bin)));
+    let per_flow = match (c.per_flow_series, model.series_bin) {
+        (true, Some(bin)) => Some(Box::new(model.flows.iter().map(|_| Series::new(bin)).collect())),
+        _ => None,
+    };
+    ch.watch(c.pcap, series, per_flow);
     ch
 }
 
@@ -168,6 +170,7 @@ impl Flows {
             out.wire.push(wire);
             out.pcap_flows.push(pcap_flow(i, f));
         }
+        crate::cache::advise_huge_pages(&out.flows); // each flow's TCP state, 0.7 kB
         Ok(out)
     }
 }
