@@ -220,3 +220,14 @@ def test_a_sensitivity_run_reports_where_its_efficiency_goes() -> None:
     assert row["efficiency"] <= row["e_bound"] + 1e-9
     assert row["retransmits"] >= row["fast_retransmits"]
     assert 0 <= row["servers_timed_out"] <= 10
+
+
+def test_the_restart_diagnostic_shows_sd_losing_whole_retransmissions_at_the_client() -> None:
+    # docs/satellite.md's explanation of SD starving more servers than EPD on WAN at 0.5 RTT
+    from tcplab.studies.satellite.restart import restart
+
+    epd, sd = restart("newreno", buffer=0, replication=0, duration_s=7.0)
+    assert (epd.drop, sd.drop) == ("epd", "sd")
+    assert epd.stalled[6.5] < epd.stalled[5.5] and epd.whole_merged == 0 and epd.partial_frames == 0
+    assert sd.whole_merged > 0 and sd.whole_delivered < sd.whole
+    assert sd.stalled[6.5] > epd.stalled[6.5]
