@@ -231,3 +231,20 @@ def test_the_restart_diagnostic_shows_sd_losing_whole_retransmissions_at_the_cli
     assert epd.stalled[6.5] < epd.stalled[5.5] and epd.whole_merged == 0 and epd.partial_frames == 0
     assert sd.whole_merged > 0 and sd.whole_delivered < sd.whole
     assert sd.stalled[6.5] > epd.stalled[6.5]
+
+
+def test_the_efficiency_budget_splits_the_gap_to_the_bound() -> None:
+    from tcplab.studies.satellite.budget import budget, budget_summary
+
+    meo = paper.results_table("meo")
+    assert meo is not None
+    runs = meo.assign(
+        reading="r", replication=0, e_bound=1.0, trunk_utilization=meo["efficiency"] + 0.02, timeouts=250,
+        e_10s=0.8, e_after_10s=0.9, backlogged_mean=40.0,
+    )  # fmt: skip
+    b = budget(runs, "meo")
+    assert len(b) == 24 and (b["diff"] == 0).all() and (b["timeouts / server"] == 2.5).all()
+    assert (b["cells not goodput"] == 0.02).all()
+    assert (b["idle, work waiting"] + b["cells not goodput"] + b["E ours"] - b["bound"]).abs().max() < 2e-3
+    s = budget_summary(runs, "meo")
+    assert list(s["flavour"]) == ["all", "Vanilla", "Reno", "NewReno", "SACK"]

@@ -29,6 +29,7 @@ from tcplab.report.claims import HOLDS
 from tcplab.report.markdown import markdown_table
 from tcplab.report.study import Table
 from tcplab.studies.satellite.backlog import BIN_S, backlogged_servers, summary
+from tcplab.studies.satellite.budget import DIAGNOSTICS, budget, budget_summary
 from tcplab.studies.satellite.can_fail import paper_tables
 from tcplab.studies.satellite.claims import Z90, cell_tolerance, overall_means, table_cells
 from tcplab.studies.satellite.metrics import max_tcp_throughput, satellite_metrics
@@ -341,6 +342,28 @@ def recorded_tables() -> list[Table]:
             )
             title = f"Tables 4 and 7 together, {duration:g} s runs: cells within their bands"
             out.append(Table(title, b, note))
+    return out + [t for case, duration, df in runs for t in _budget_tables(case, duration, df)]
+
+
+def _budget_tables(case: str, duration: float, df: pd.DataFrame) -> list[Table]:
+    """Where the efficiency goes (``budget``), for files recorded with the diagnostics: per
+    reading and flavour, and per configuration under the primary reading."""
+    if not set(DIAGNOSTICS) <= set(df.columns):
+        return []
+    where = f"{case.upper()}, {duration:g} s runs"
+    note = (
+        f"{where} ({df['source'].iloc[0]}), in units of C, means over replications: 'bound', what a "
+        "trunk busy whenever a server had data would have delivered; 'busy', the trunk's utilisation; "
+        "'idle, work waiting' = bound - busy; 'cells not goodput' = busy - E (retransmissions, frames cut "
+        "by the switch, short segments' padding, ACKs of the requests); timeouts per server over the run; "
+        "E in the first batch period and after; 'backlogged', servers with data waiting after 10 s "
+        "(tcplab/studies/satellite/budget.py)."
+    )
+    out = [Table(f"{where}: where the efficiency goes, per reading", budget_summary(df, case), note)]
+    primary = df[df["reading"] == next(n for n, r in READINGS.items() if r == PRIMARY)]
+    if len(primary):
+        title = f"{where}, primary reading: where the efficiency goes, per configuration"
+        out.append(Table(title, budget(primary, case), note))
     return out
 
 
