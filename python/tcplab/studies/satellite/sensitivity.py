@@ -68,6 +68,7 @@ READINGS: dict[str, Reading] = {
     "client handshake": replace(PRIMARY, handshake="client"),
     "first RTO 3 s (RFC 1122)": replace(PRIMARY, initial_rto_s=3.0),
     "batches every 12 s (load about C)": replace(PRIMARY, batch_period_s=12.0),
+    "per-packet reassembly": replace(PRIMARY, reassembly="per_packet"),
 }
 
 
