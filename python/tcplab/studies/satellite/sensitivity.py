@@ -356,6 +356,7 @@ def _budget_tables(case: str, duration: float, df: pd.DataFrame) -> list[Table]:
     reading and flavour, and per configuration under the primary reading."""
     if not set(DIAGNOSTICS) <= set(df.columns):
         return []
+    df = df.dropna(subset=list(DIAGNOSTICS))  # readings recorded before the diagnostics have none
     where = f"{case.upper()}, {duration:g} s runs"
     note = (
         f"{where} ({df['source'].iloc[0]}), in units of C, means over replications: 'bound', what a "
