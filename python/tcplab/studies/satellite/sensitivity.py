@@ -163,6 +163,8 @@ def sensitivity(
     csv: Path | None = None,
     replications: int = 1,
     readings: tuple[str, ...] = tuple(READINGS),
+    flavours: tuple[str, ...] = tuple(FLAVOUR_NAMES),
+    drops: tuple[str, ...] = tuple(DROP_NAMES),
 ) -> pd.DataFrame:
     """One row per reading, replication and run of ``case``'s factorial (at ``buffers``). Every
     row is written to ``csv`` as its run finishes, and runs already in ``csv`` (the same reading,
@@ -177,7 +179,8 @@ def sensitivity(
             for c in factorial(
                 case, duration_s=duration_s, seed=derive_seed(SEED, {}, i), reading=READINGS[name]
             )
-            if BUFFER_NAMES[c.buffer] in buffers and _job_key(name, i, c) not in have
+            if BUFFER_NAMES[c.buffer] in buffers and c.flavour in flavours and c.drop in drops
+            if _job_key(name, i, c) not in have
         ]
         with ProcessPoolExecutor(workers) as pool:
             for row in pool.map(_one, jobs):
@@ -214,8 +217,8 @@ def cells_within(g: pd.DataFrame, case: str = "wan") -> dict[str, str]:
     their bands, per response: the study's per-cell claims on these runs alone. GEO has no
     per-configuration table (Table 10's body is missing): whether its overall means are within
     theirs (the study's GEO value claims, Table 11)."""
-    if g["buffer"].nunique() < len(BUFFER_NAMES):
-        return {}
+    if g.groupby("replication").size().min() < len(factorial(case)):
+        return {}  # not the whole factorial (a subset run with --buffers, --flavours or --drops)
     r = _results(g, case)
     if results_table(case) is None:
         return {
@@ -381,6 +384,8 @@ def main() -> None:
     ap.add_argument("--csv", type=Path, default=None, help="also write every run's row here")
     ap.add_argument("--buffers", default=",".join(BUFFER_NAMES), help="buffers to run, e.g. '0.5 RTT'")
     ap.add_argument("--case", default="wan", choices=sorted(CASES), help="link type")
+    ap.add_argument("--flavours", default=",".join(FLAVOUR_NAMES), help="flavours to run, e.g. 'sack'")
+    ap.add_argument("--drops", default=",".join(DROP_NAMES), help="drop policies to run: epd, sd")
     ap.add_argument("--replications", type=int, default=2, help="replications (the study's seeds)")
     ap.add_argument("--workers", type=int, default=2, help="runs at once")
     names = list(READINGS)
@@ -400,6 +405,8 @@ def main() -> None:
         replications=args.replications,
         readings=readings,
         workers=args.workers,
+        flavours=tuple(args.flavours.split(",")),
+        drops=tuple(args.drops.split(",")),
     )
     t = table(df[df["buffer"].isin(buffers)] if len(df) else df, args.case)
     if len(buffers) < len(BUFFER_NAMES):
