@@ -309,8 +309,9 @@ def recorded() -> list[tuple[str, float, pd.DataFrame]]:
     out = []
     for path in sorted(RECORDED.glob("*.csv")):
         df = pd.read_csv(path)
-        # Files recorded before the column existed hold 50 s runs.
-        duration = float(df["duration_s"].iloc[0]) if "duration_s" in df else 50.0
+        # Runs recorded before the column existed were 50 s runs.
+        df["duration_s"] = df["duration_s"].fillna(50.0) if "duration_s" in df else 50.0
+        duration = float(df["duration_s"].max())
         out.append((path.stem.split("_")[0], duration, df.assign(source=path.name)))
     return out
 
