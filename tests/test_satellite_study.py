@@ -149,18 +149,105 @@ def test_the_sensitivity_table_counts_cells_within_their_bands() -> None:
     assert cells_within(moved)["cells in band, efficiency"] == "16/24"
     rows = moved.assign(reading="moved", load_c=1.1, servers_silent=0)
     t = table(rows)
-    assert list(t["reading"]) == ["paper", "moved"]
+    assert list(t["reading"]) == ["paper (Table 4)", "moved"]
     assert t.loc[1, "E 0.5 RTT"] == pytest.approx(t.loc[0, "E 0.5 RTT"] + 0.3, abs=1e-3)
 
 
 def test_the_recorded_sensitivity_runs_cover_every_configuration_of_each_reading() -> None:
-    from tcplab.studies.satellite.sensitivity import RECORDED, recorded_tables
+    from tcplab.studies.satellite.sensitivity import RECORDED, recorded, recorded_tables
 
     for path in sorted(RECORDED.glob("*.csv")):
         runs = pd.read_csv(path)
         per = runs.groupby(["reading", "replication"]).size()
         assert (per == 24).all(), (path.name, per)
-    titles = [t.title for t in recorded_tables()]
-    assert [t.split(":")[0] for t in titles] == ["MEO", "WAN"]
-    wan = recorded_tables()[1].frame
-    assert wan.loc[0, "reading"] == "paper" and wan.loc[1, "reading"].startswith("primary")
+    tables = recorded_tables()
+    assert all(" nan s " not in t.title for t in tables)  # every file's run time is known
+    per_file = [t for t in tables if "the results under each reading" in t.title]
+    assert [t.title.split(",")[0] for t in per_file] == [case.upper() for case, _, _ in recorded()]
+    wan = next(t for t in per_file if t.title.startswith("WAN")).frame
+    assert wan.loc[0, "reading"] == "paper (Table 4)" and wan.loc[1, "reading"].startswith("primary")
+    together = [t for t in tables if t.title.startswith("Tables 4 and 7")]
+    assert len(together) == 1 and set(together[0].frame.columns) >= {"reading", "both tables (of 96)"}
+    budgets = [t for t in tables if "where the efficiency goes" in t.title]
+    assert budgets and all(len(t.frame) for t in budgets)
+
+
+def test_both_tables_counts_the_cells_of_tables_4_and_7_together() -> None:
+    from tcplab.studies.satellite.sensitivity import both_tables
+
+    def runs(case: str, shift: float) -> pd.DataFrame:
+        t = paper.results_table(case)
+        assert t is not None
+        both = pd.concat([t.assign(replication=i) for i in range(2)], ignore_index=True)
+        return both.assign(reading="r", efficiency=both["efficiency"] + shift)
+
+    exact = both_tables(runs("wan", 0.0), runs("meo", 0.0))
+    assert exact.loc[0, "both tables (of 96)"] == 96 and exact.loc[0, "both, paper's se alone (of 96)"] == 96
+    # every MEO efficiency 0.05 off: 1.645 x 0.0036 is far narrower, so all 24 leave their band
+    off = both_tables(runs("wan", 0.0), runs("meo", 0.05))
+    assert off.loc[0, "MEO E"] == 0 and off.loc[0, "both tables (of 96)"] == 72
+
+
+def test_the_geo_sensitivity_row_is_the_papers_additive_model() -> None:
+    from tcplab.studies.satellite.can_fail import paper_tables
+    from tcplab.studies.satellite.sensitivity import table
+
+    geo = paper_tables()["geo"]
+    runs = pd.concat([geo.assign(replication=i) for i in range(2)], ignore_index=True)
+    t = table(runs.assign(reading="as the paper", load_c=1.05, servers_silent=0), "geo")
+    assert t.loc[0, "reading"] == "paper (Tables 11-12)"
+    # the mean at 2 RTT is the overall mean plus Table 12's effect of 2 RTT
+    assert t.loc[0, "E 2 RTT"] == pytest.approx(math.sqrt(17.3451 / 24) + 0.0237, abs=1e-3)
+    assert t.loc[1, "mean in band, efficiency"] == "yes"
+    low = runs.assign(reading="low", efficiency=runs["efficiency"] - 0.1, load_c=1.0, servers_silent=0)
+    low = table(low, "geo")
+    assert low.loc[1, "mean in band, efficiency"] == "no"
+
+
+def test_the_fluid_bound_is_what_a_busy_link_would_deliver() -> None:
+    from tcplab.studies.satellite.sensitivity import _fluid_bound
+
+    # 8 Mb/s link, 1 s bins: 1 MB per bin at most; writes of 3 MB then nothing
+    assert _fluid_bound([3_000_000, 0, 0, 0], 8e6, 1.0) == 3_000_000
+    assert _fluid_bound([3_000_000, 0], 8e6, 1.0) == 2_000_000
+    assert _fluid_bound([500_000, 500_000], 8e6, 1.0) == 1_000_000
+
+
+def test_a_sensitivity_run_reports_where_its_efficiency_goes() -> None:
+    from tcplab.studies.satellite.network import SatelliteConfig
+    from tcplab.studies.satellite.sensitivity import _one
+
+    row = _one((0, SatelliteConfig(case="wan", flavour="reno", buffer=0, pairs=10, duration_s=12.0, seed=3)))
+    assert row["duration_s"] == 12.0 and 0 < row["efficiency"] <= row["trunk_utilization"] + 1e-9
+    # no TCP delivers more than a work-conserving link fed with the same writes
+    assert row["efficiency"] <= row["e_bound"] + 1e-9
+    assert row["retransmits"] >= row["fast_retransmits"]
+    assert 0 <= row["servers_timed_out"] <= 10
+
+
+def test_the_restart_diagnostic_shows_sd_losing_whole_retransmissions_at_the_client() -> None:
+    # docs/satellite.md's explanation of SD starving more servers than EPD on WAN at 0.5 RTT
+    from tcplab.studies.satellite.restart import restart
+
+    epd, sd = restart("newreno", buffer=0, replication=0, duration_s=7.0)
+    assert (epd.drop, sd.drop) == ("epd", "sd")
+    assert epd.stalled[6.5] < epd.stalled[5.5] and epd.whole_merged == 0 and epd.partial_frames == 0
+    assert sd.whole_merged > 0 and sd.whole_delivered < sd.whole
+    assert sd.stalled[6.5] > epd.stalled[6.5]
+
+
+def test_the_efficiency_budget_splits_the_gap_to_the_bound() -> None:
+    from tcplab.studies.satellite.budget import budget, budget_summary
+
+    meo = paper.results_table("meo")
+    assert meo is not None
+    runs = meo.assign(
+        reading="r", replication=0, e_bound=1.0, trunk_utilization=meo["efficiency"] + 0.02, timeouts=250,
+        e_10s=0.8, e_after_10s=0.9, backlogged_mean=40.0,
+    )  # fmt: skip
+    b = budget(runs, "meo")
+    assert len(b) == 24 and (b["diff"] == 0).all() and (b["timeouts / server"] == 2.5).all()
+    assert (b["cells not goodput"] == 0.02).all()
+    assert (b["idle, work waiting"] + b["cells not goodput"] + b["E ours"] - b["bound"]).abs().max() < 2e-3
+    s = budget_summary(runs, "meo")
+    assert list(s["flavour"]) == ["all", "Vanilla", "Reno", "NewReno", "SACK"]

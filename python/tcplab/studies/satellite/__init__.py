@@ -13,7 +13,9 @@ tables, as reference data), sweeps.py, results.py (derived once), tables.py, cla
 estimates.py (the factorial analysis' intervals the claims' orderings are judged on),
 figures.py, backlog.py (a diagnostic not in the paper: how many servers are backlogged over
 time), can_fail.py (each claim on the paper's own tables and on a refuting copy),
-sensitivity.py (the WAN factorial under each reading of what the paper leaves open).
+sensitivity.py (each link type's factorial under each reading of what the paper leaves open),
+budget.py (where a configuration's efficiency goes, from the sensitivity runs), restart.py (how
+the servers stalled by the synchronised start come back under EPD and SD).
 docs/satellite.md lists every choice the paper leaves open.
 """
 

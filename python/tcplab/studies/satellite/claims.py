@@ -75,7 +75,7 @@ DROPS = ("EPD", "SD")
 
 def claims(r: Results) -> list[Claim]:
     out = [
-        *_overall_means(r),
+        *overall_means(r),
         *table_cells(r),
         *_largest_factor(r),
         *_sack(r),
@@ -91,7 +91,7 @@ def _r4(x: float) -> float:
     return round(float(x), 4)
 
 
-def _overall_means(r: Results) -> list[Claim]:
+def overall_means(r: Results) -> list[Claim]:
     """The overall means of the link types with no per-configuration table (GEO)."""
     out = []
     for case in [c for c in r.cases if results_table(c) is None]:

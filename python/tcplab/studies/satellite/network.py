@@ -116,11 +116,16 @@ class Reading:
     handshake: str = "none"
     initial_rto_s: float = 6.0
     batch_period_s: float = 10.0
+    # AAL5 at the receiver: "aal5" (cells after a lost last cell join the next frame and both
+    # are lost, as real AAL5) or "per_packet" (each frame judged alone, as a simulator that
+    # knows packet boundaries). Not about the start of a run, but the paper is silent on it too.
+    reassembly: str = "aal5"
 
     def label(self) -> str:
         return (
             f"start {self.client_start}, ticks {self.tick_phase}, handshake {self.handshake}, "
-            f"first RTO {self.initial_rto_s:g} s, batches every {self.batch_period_s:g} s"
+            f"first RTO {self.initial_rto_s:g} s, batches every {self.batch_period_s:g} s, "
+            f"reassembly {self.reassembly}"
         )
 
 
@@ -202,7 +207,7 @@ def satellite_scenario(cfg: SatelliteConfig) -> str:
         f'name = "satellite-{case.name}-{cfg.flavour}-{cfg.drop}-{buffer}"\n'
         f"duration = {cfg.duration_s}\nseed = {cfg.seed}\nnodes = [{nodes}]\n"
         'switches = ["sw1", "sw2"]\n\n'
-        '[atm]\ntrailer = true\nllc_snap = true\nreassembly = "aal5"\n\n'
+        f'[atm]\ntrailer = true\nllc_snap = true\nreassembly = "{rd.reassembly}"\n\n'
         f'[tcp]\nstack = "ns2"\nvariant = "{FLAVOURS[cfg.flavour]}"\n{NS2_OVERRIDES}'
         f"mss = {case.mss}\nrcv_buf = {case.rcv_buf}\nwindow_scaling = true\n"
         f"initial_ssthresh = {initial_ssthresh(case)}\n"
