@@ -121,9 +121,9 @@ pub struct RunReport {
     pub sim_time_s: f64,
     /// Events handled.
     pub events: u64,
-    /// Of those, the events that went through the event queue: all but the arrivals over
-    /// links without delay handled at once (`Simulation::on_tx_done`). Not in the JSON, whose
-    /// `events` stays what it was.
+    /// Of those, the events that went through the event queue: all but the ones handled at once
+    /// (arrivals over links without delay, lone cells' switch services; `Simulation`). Not in
+    /// the JSON, whose `events` counts every event however it was run.
     #[serde(skip)]
     pub queued_events: u64,
     /// Packet transmissions over all links.

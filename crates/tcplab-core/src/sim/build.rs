@@ -75,7 +75,7 @@ impl Simulation {
             pcaps: model.pcaps.iter().map(|_| PcapWriter::default()).collect(),
             q: EventQueue::for_pending(pending_bound),
             events: 0,
-            arrivals_in_line: 0,
+            events_in_line: 0,
             channels,
             pool: PacketPool::default(),
             routes: built.arena,

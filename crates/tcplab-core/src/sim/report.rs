@@ -49,7 +49,7 @@ impl Simulation {
             seed: self.model.seed,
             sim_time_s: secs(end),
             events: self.events,
-            queued_events: self.events - self.arrivals_in_line,
+            queued_events: self.events - self.events_in_line,
             packets_forwarded: self.channels.iter().map(|c| c.stats.tx_packets).sum(),
             wall_s,
             flows,

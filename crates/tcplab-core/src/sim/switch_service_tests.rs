@@ -1,9 +1,9 @@
 //! A switch serving a lone cell inline (no other event at its instant) must give the very run
-//! that a service event for every batch gives, one event fewer per inline service.
+//! that a service event for every batch gives, one queued event fewer per inline service.
 
 use super::{prepare, RunOptions};
 
-/// The run's report as JSON, without the event count and the wall time, and its event count.
+/// The run's report as JSON without the wall time, and the events that went through the queue.
 fn run(text: &str, service_events_only: bool) -> (serde_json::Value, u64) {
     let mut sim = prepare(text, &RunOptions::default(), None).expect("valid scenario");
     sim.atm.service_events_only = service_events_only;
@@ -11,8 +11,7 @@ fn run(text: &str, service_events_only: bool) -> (serde_json::Value, u64) {
     let mut json = serde_json::to_value(&report).expect("report serialises");
     let fields = json.as_object_mut().expect("report is an object");
     fields.remove("wall_s");
-    let events = fields.remove("events").and_then(|e| e.as_u64()).expect("event count");
-    (json, events)
+    (json, report.queued_events)
 }
 
 fn shipped(name: &str, duration: f64) -> String {
@@ -26,8 +25,9 @@ fn shipped(name: &str, duration: f64) -> String {
 fn assert_same_run_fewer_events(text: &str) {
     let (by_events, events_before) = run(text, true);
     let (inline, events_after) = run(text, false);
+    // The whole report, its event count included: an inline service still counts as an event.
     assert_eq!(inline, by_events, "serving lone cells inline changed the run");
-    assert!(events_after < events_before, "no service was done inline ({events_after} events)");
+    assert!(events_after < events_before, "no service was done inline ({events_after} queued events)");
 }
 
 /// `n` sources on one switch, all links 1.5 Mb/s and 10 ms, a small output buffer: the
