@@ -159,20 +159,28 @@ EXIT_OUT_OF_MEMORY = 2
 
 def _pool(tasks: Sequence[Task], workers: int) -> Iterator[Outcome]:
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=_context(), initializer=_start_worker)
-    done = False
+    done = broken = False
+    # The pool forgets its processes once broken; their exit statuses say why it broke. It
+    # starts them at the first submit, and may break before the last (a run that dies at once).
+    processes: list[multiprocessing.process.BaseProcess] = []
     try:
-        futures = [pool.submit(execute, t) for t in tasks]
-        # The pool forgets its processes once broken; their exit statuses say why it broke.
-        processes = list((getattr(pool, "_processes", None) or {}).values())
+        futures = []
+        for t in tasks:
+            futures.append(pool.submit(execute, t))
+            processes = processes or list((getattr(pool, "_processes", None) or {}).values())
         for future in as_completed(futures):
             yield future.result()
         done = True
     except BrokenProcessPool:
-        raise _why_broken([p.exitcode for p in processes]) from None
+        broken = True
     finally:
         if not done:  # interrupted, or the caller stopped early: workers may be mid-run
             _stop_workers(pool)
         pool.shutdown(wait=True, cancel_futures=True)
+    if broken:
+        # Read only now: the pool's own thread has waited for every worker, and reading a
+        # status while it waits could find the process neither running nor with a status.
+        raise _why_broken([p.exitcode for p in processes])
 
 
 def _why_broken(exit_codes: Sequence[int | None]) -> UserError | InternalError:
