@@ -316,11 +316,15 @@ mod tests {
     }
 
     proptest! {
-        /// `has_event_at(now)` right after a pop at `now` says whether the next pop is at `now`
-        /// too, whatever was scheduled in between (as a handler does).
+        /// `has_event_at(now)` right after a pop at `now` says whether any queued event is at
+        /// `now`, and so whether the next pop shares it, whatever was scheduled in between (as
+        /// a handler does). Small steps make ties; large ones spread the radix heap's buckets.
         #[test]
-        fn has_event_at_the_last_pop_time_tells_whether_the_next_pop_shares_it(
-            ops in proptest::collection::vec((prop_oneof![Just(0u64), 0u64..50, 0u64..1 << 40], 0u8..3), 1..300),
+        fn has_event_at_the_last_pop_time_sees_exactly_the_events_at_it(
+            ops in proptest::collection::vec(
+                (prop_oneof![Just(0u64), 0u64..4, 0u64..50, 0u64..1 << 40], 0u8..3),
+                1..300,
+            ),
             radix: bool,
         ) {
             let mut q = EventQueue::for_pending(if radix { usize::MAX } else { 0 });
@@ -331,31 +335,13 @@ mod tests {
                 for _ in 0..pops {
                     let Some((t, _)) = q.pop() else { break };
                     now = t;
-                    let pending = q.has_event_at(now);
-                    let mut copy = q.clone();
-                    prop_assert_eq!(pending, copy.pop().is_some_and(|(next, _)| next == now));
-                }
-            }
-        }
-
-        /// `has_event_at(now)` says whether any queued event is at `now`, in both queues.
-        #[test]
-        fn has_event_at_sees_exactly_the_events_at_now(
-            ops in proptest::collection::vec((0u64..4, 0u8..3), 1..300),
-            radix: bool,
-        ) {
-            let mut q = EventQueue::for_pending(if radix { usize::MAX } else { 0 });
-            let mut now = 0;
-            for (id, (dt, pops)) in ops.into_iter().enumerate() {
-                q.schedule(now + dt, Event::Arrive(id as u32));
-                for _ in 0..pops {
-                    let Some((t, _)) = q.pop() else { break };
-                    now = t;
-                    let expected = match &q {
+                    let any_at_now = match &q {
                         EventQueue::Heap(h) => h.heap.iter().any(|e| e.time == now),
                         EventQueue::Radix(r) => r.buckets.iter().flatten().skip(r.head).any(|s| s.time == now),
                     };
-                    prop_assert_eq!(q.has_event_at(now), expected);
+                    let next_at_now = q.clone().pop().is_some_and(|(next, _)| next == now);
+                    prop_assert_eq!(q.has_event_at(now), any_at_now);
+                    prop_assert_eq!(q.has_event_at(now), next_at_now);
                 }
             }
         }
