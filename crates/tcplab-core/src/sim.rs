@@ -39,6 +39,7 @@ pub struct RunOptions {
 }
 
 mod build;
+mod cells;
 mod invariants;
 mod output;
 mod report;
@@ -289,68 +290,6 @@ impl Simulation {
         }
     }
 
-    /// A cell reached the far end of cell link `c`: a switch queues it for service; any other
-    /// node is where the cell path ends and AAL5 rebuilds packets.
-    fn on_cell_arrival(&mut self, c: u32, cell: Packet) {
-        let node = self.channels[c as usize].to;
-        if self.atm.is_switch(node) {
-            if !self.q.has_event_at(self.now) && !self.atm.service_events_only {
-                // Nothing else happens at this instant (so no cell waits at this switch): the
-                // service event would be the next one popped and would serve this cell alone.
-                // Served here instead, the run takes the same steps in the same order without
-                // the queue's push and pop (a quarter of a cell-level run's events; issue 26).
-                // It still counts as an event: `events` is an output.
-                self.events += 1;
-                self.events_in_line += 1;
-                self.atm.serve_alone(node);
-                return self.forward(cell);
-            }
-            if self.atm.switch_arrival(node, c, cell) {
-                self.q.schedule(self.now, Event::SwitchService(node));
-            }
-            return;
-        }
-        let mut rebuilt = std::mem::take(&mut self.rebuilt_buf);
-        let step = self.atm.reassemble(node, cell, self.now, &mut rebuilt);
-        if let Some((t, slot)) = step.timer {
-            self.q.schedule(t, Event::Reassembly(slot));
-        }
-        self.lose_as_cells(step.lost);
-        self.hand_on(&mut rebuilt);
-        self.rebuilt_buf = rebuilt;
-    }
-
-    fn on_reassembly_timer(&mut self, slot: u32) {
-        let mut rebuilt = std::mem::take(&mut self.rebuilt_buf);
-        let lost = self.atm.expire(slot, self.now, &mut rebuilt);
-        self.lose_as_cells(lost);
-        self.hand_on(&mut rebuilt);
-        self.rebuilt_buf = rebuilt;
-    }
-
-    /// Deliver or forward the packets reassembly rebuilt.
-    fn hand_on(&mut self, rebuilt: &mut Vec<Rebuilt>) {
-        for r in rebuilt.drain(..) {
-            let at_destination = self.routes.hops[r.pkt.route_pos as usize] == END;
-            match (r.complete, at_destination) {
-                (true, true) => self.deliver(r.pkt),
-                (true, false) => self.forward(r.pkt),
-                (false, true) => self.deliver_partial(r.pkt, &r.cells),
-                // A partial packet cannot continue over IP: nothing downstream could use it.
-                (false, false) => self.lose_as_cells(1),
-            }
-        }
-    }
-
-    fn on_switch_service(&mut self, node: u32) {
-        let mut cells = std::mem::take(&mut self.cell_buf);
-        self.atm.switch_batch(node, &mut cells);
-        for cell in cells.drain(..) {
-            self.forward(cell);
-        }
-        self.cell_buf = cells;
-    }
-
     /// Send a packet (or cell) onto its next link; a packet entering a cell link is cut into
     /// cells there.
     fn forward(&mut self, pkt: Packet) {
@@ -407,23 +346,6 @@ impl Simulation {
                 s.add(self.now, now_delivered - before);
             }
         }
-    }
-
-    fn lose_as_cells(&mut self, n: u64) {
-        self.ledger.dropped += n;
-        self.lost_as_cells += n;
-    }
-
-    fn deliver_partial(&mut self, pkt: Packet, cells: &[u16]) {
-        self.ledger.delivered += 1;
-        let f = &mut self.flows[pkt.flow as usize];
-        let before = f.delivered();
-        if let Ends::Tcp { receiver, .. } = &mut f.ends {
-            receiver.on_partial_packet(self.now, &pkt, cells);
-        }
-        self.record_delivery(pkt.flow, before);
-        self.check_rebuilt(pkt.flow);
-        self.pump(pkt.flow);
     }
 
     /// TCP Boston: a segment the receiver rebuilt from coded shards that its codec did not
