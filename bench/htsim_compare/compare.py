@@ -352,7 +352,7 @@ def tcplab_summary(r: dict, process_s: float) -> dict:
 
 
 def tcplab_loop_ir(cg: Callgrind) -> int:
-    return cg.inclusive("tcplab_core::sim::Simulation::run_interruptible")
+    return max(cg.inclusive(name) for name in TCPLAB_LOOP)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -363,7 +363,11 @@ def tcplab_loop_ir(cg: Callgrind) -> int:
 # which are not simulation.
 HTSIM_LOOP = "EventList::doNextEvent"
 HTSIM_NOT_SIMULATION = ("SinkLoggerSampling", "ostream")
-TCPLAB_LOOP = "tcplab_core::sim::Simulation::run_interruptible"
+# The binding enters the loop through run_until (it used to call run_interruptible); the loop
+# itself is run_loop. Any of them on the stack is simulation time (they nest).
+TCPLAB_LOOP = tuple(
+    f"tcplab_core::sim::Simulation::{f}" for f in ("run_loop", "run_until", "run_interruptible")
+)
 
 
 def perf_samples(cmd: list[str], runs: int, freq: int, cwd: Path) -> list[list[str]]:
@@ -381,7 +385,9 @@ def perf_samples(cmd: list[str], runs: int, freq: int, cwd: Path) -> list[list[s
             for block in proc.stdout.split("\n\n") if block.strip()]
 
 
-def sim_cpu_s(stacks: list[list[str]], loop: str, exclude: tuple[str, ...], runs: int, freq: int) -> float:
+def sim_cpu_s(
+    stacks: list[list[str]], loop: str | tuple[str, ...], exclude: tuple[str, ...], runs: int, freq: int
+) -> float:
     """CPU seconds per run with `loop` on the stack and none of `exclude`."""
     hits = sum(1 for st in stacks if any(f.startswith(loop) for f in st)
                and not any(x in f for f in st for x in exclude))
