@@ -226,13 +226,8 @@ impl Simulation {
             self.q.schedule(t, Event::TxDone(c));
         }
         if let Some(t) = out.arrive_at {
-            if t == self.now && !self.q.has_event_at(t) {
-                // A link without propagation delay, and nothing else due at this instant: the
-                // Arrive would be the very next event popped (ties pop first-in first-out and
-                // it would be the last in), so it runs now, in the same order, without the
-                // queue's push and pop. It still counts as an event: `events` is an output.
-                self.events += 1;
-                self.events_in_line += 1;
+            if t == self.now && self.run_in_line() {
+                // A link without propagation delay: the Arrive runs now (`run_in_line`).
                 self.on_arrive(c);
             } else {
                 self.q.schedule(t, Event::Arrive(c));
@@ -258,6 +253,20 @@ impl Simulation {
             self.channels[c as usize].note_discipline_drop(self.now, &pkt, cause);
             self.dropped(&pkt);
         }
+    }
+
+    /// Whether an event due now may run at once instead of through the queue, and if so count
+    /// it (as an event run in line: `events` is an output, and counts it either way). It may
+    /// when no other event is queued at this instant: ties pop first-in first-out, so an
+    /// event scheduled now would be the very next one popped, and running it at once takes the
+    /// same steps in the same order without the queue's push and pop (issue 26).
+    fn run_in_line(&mut self) -> bool {
+        if self.q.has_event_at(self.now) {
+            return false;
+        }
+        self.events += 1;
+        self.events_in_line += 1;
+        true
     }
 
     fn on_arrive(&mut self, c: u32) {

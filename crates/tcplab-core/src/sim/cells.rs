@@ -14,14 +14,10 @@ impl Simulation {
     pub(super) fn on_cell_arrival(&mut self, c: u32, cell: Packet) {
         let node = self.channels[c as usize].to;
         if self.atm.is_switch(node) {
-            if !self.q.has_event_at(self.now) && !self.atm.service_events_only {
-                // Nothing else happens at this instant (so no cell waits at this switch): the
-                // service event would be the next one popped and would serve this cell alone.
-                // Served here instead, the run takes the same steps in the same order without
-                // the queue's push and pop (a quarter of a cell-level run's events; issue 26).
-                // It still counts as an event: `events` is an output.
-                self.events += 1;
-                self.events_in_line += 1;
+            if !self.atm.service_events_only && self.run_in_line() {
+                // Nothing else happens at this instant, so no cell waits at this switch and
+                // its service would serve this cell alone (a quarter of a cell-level run's
+                // events; `run_in_line`).
                 self.atm.serve_alone(node);
                 return self.forward(cell);
             }
