@@ -18,7 +18,7 @@
 //! comes.
 
 use super::Framing;
-use crate::packet::Packet;
+use crate::packet::{CellInfo, Packet};
 use crate::time::{Dur, Time};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,12 +64,46 @@ pub fn mode_of(cell: &Packet) -> Mode {
     }
 }
 
-/// The cells gathered on one VC since its last frame end.
+/// The cells gathered on one VC since its last frame end. The cells of a frame carry copies
+/// of one header, so a buffer keeps each cell's frame fields and one whole record per run of
+/// cells of one frame (its first cell's): judging a frame reads 8 bytes a cell, and using it
+/// up moves one (frame, cells) pair a run, not the 96-byte records (issue 26).
 #[derive(Debug, Default)]
 struct Open {
-    cells: Vec<Packet>,
+    cells: Vec<CellInfo>,
+    /// The record of the first cell of each run of consecutive cells of one frame.
+    heads: Vec<Packet>,
     /// When the first of them arrived (the reassembly timer runs from there).
     started: Time,
+}
+
+impl Open {
+    fn push(&mut self, cell: &Packet) {
+        match self.cells.last() {
+            Some(prev) if prev.pdu == cell.cell.pdu => {
+                debug_assert_eq!(
+                    Packet { cell: cell.cell, ..*self.heads.last().expect("a run has a head") },
+                    *cell,
+                    "cells of one frame carry one header"
+                );
+            }
+            _ => self.heads.push(*cell),
+        }
+        self.cells.push(cell.cell);
+    }
+
+    /// The runs of consecutive cells of one frame: (its head record, the run's cells).
+    fn runs(&self) -> impl Iterator<Item = (&Packet, &[CellInfo])> + '_ {
+        self.cells.chunk_by(|a, b| a.pdu == b.pdu).zip(&self.heads).map(|(run, head)| (head, run))
+    }
+}
+
+/// Cells a judgement used up: `cells` consecutive cells of frame `pdu` (at most the frame's
+/// own count of cells, a u16).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Consumed {
+    pub pdu: u32,
+    pub cells: u16,
 }
 
 /// What a cell did to its buffer, besides delivering frames.
@@ -94,8 +128,8 @@ pub struct Reassembler {
 impl Reassembler {
     /// Take one cell of the VC `key` (judged strictly, or partially if Boston-coded); frames it
     /// ends (or cuts) are judged: what can be
-    /// delivered goes to `out`, and every cell the judgement used up is appended to
-    /// `consumed` (each consumed cell's `pdu` is resolved by the caller). A buffer that grows
+    /// delivered goes to `out`, and the cells the judgement used up are appended to
+    /// `consumed`, a run per frame (the caller resolves their frames). A buffer that grows
     /// past `rules.max_cells` is cut without delivering a whole frame. `pending`: the cells of
     /// the cell's frame not yet dropped or used up, this one included (per-packet rules end the
     /// frame when they have all arrived).
@@ -103,14 +137,14 @@ impl Reassembler {
     pub fn on_cell(
         &mut self,
         key: u64,
-        cell: Packet,
+        cell: &Packet,
         now: Time,
         rules: Rules,
         pending: u16,
         out: &mut Vec<Rebuilt>,
-        consumed: &mut Vec<Packet>,
+        consumed: &mut Vec<Consumed>,
     ) -> Step {
-        let mode = mode_of(&cell);
+        let mode = mode_of(cell);
         let open = &mut self.open;
         let slot = *self.slot_of.entry(key).or_insert_with(|| {
             open.push(Open::default());
@@ -118,13 +152,13 @@ impl Reassembler {
         });
         let buf = &mut open[slot as usize];
         let mut step = Step { slot, ..Step::default() };
-        if rules.per_packet && buf.cells.first().is_some_and(|c| c.cell.pdu != cell.cell.pdu) {
+        if rules.per_packet && buf.cells.first().is_some_and(|c| c.pdu != cell.cell.pdu) {
             close(buf, mode, rules.framing, true, out, consumed);
         }
         if buf.cells.is_empty() {
             buf.started = now;
         }
-        buf.cells.push(cell);
+        buf.push(cell);
         if buf.cells.len() > rules.max_cells as usize {
             // I.363.5's maximum length: however it ends, this is no frame the sender made.
             close(buf, mode, rules.framing, false, out, consumed);
@@ -149,14 +183,14 @@ impl Reassembler {
         timeout: Dur,
         framing: Framing,
         out: &mut Vec<Rebuilt>,
-        consumed: &mut Vec<Packet>,
+        consumed: &mut Vec<Consumed>,
     ) -> bool {
         let buf = &mut self.open[slot as usize];
         // A buffer opened after the timer was set has a timer of its own.
         if buf.cells.is_empty() || now < buf.started + timeout {
             return false;
         }
-        let mode = mode_of(&buf.cells[0]);
+        let mode = mode_of(&buf.heads[0]);
         close(buf, mode, framing, false, out, consumed);
         true
     }
@@ -165,14 +199,14 @@ impl Reassembler {
     /// frame per buffer); None if the buffer is empty.
     pub fn waiting(&self, slot: u32) -> Option<(u32, usize)> {
         let cells = &self.open.get(slot as usize)?.cells;
-        cells.first().map(|c| (c.cell.pdu, cells.len()))
+        cells.first().map(|c| (c.pdu, cells.len()))
     }
 
     /// End the frame waiting in `slot` as if its flagged last cell had come: every other cell
     /// of it was dropped (per-packet rules only).
-    pub fn end_frame(&mut self, slot: u32, framing: Framing, out: &mut Vec<Rebuilt>, consumed: &mut Vec<Packet>) {
+    pub fn end_frame(&mut self, slot: u32, framing: Framing, out: &mut Vec<Rebuilt>, consumed: &mut Vec<Consumed>) {
         let buf = &mut self.open[slot as usize];
-        if let Some(first) = buf.cells.first() {
+        if let Some(first) = buf.heads.first() {
             let mode = mode_of(first);
             close(buf, mode, framing, true, out, consumed);
         }
@@ -191,50 +225,46 @@ fn close(
     framing: Framing,
     whole_ok: bool,
     out: &mut Vec<Rebuilt>,
-    consumed: &mut Vec<Packet>,
+    consumed: &mut Vec<Consumed>,
 ) {
     if !buf.cells.is_empty() {
-        resolve(&buf.cells, mode, framing, whole_ok, out);
-        consumed.append(&mut buf.cells);
+        resolve(buf, mode, framing, whole_ok, out);
+        consumed.extend(buf.runs().map(|(head, run)| Consumed { pdu: head.cell.pdu, cells: run.len() as u16 }));
+        buf.cells.clear();
+        buf.heads.clear();
     }
 }
 
 /// True if the cells gathered up to a frame end make one whole frame. A cell's `pdu` stands
 /// in for the bytes an integrity check covers: AAL5's CRC-32, or under the flag framing the
 /// TCP checksum.
-fn intact(cells: &[Packet], framing: Framing) -> bool {
+fn intact(cells: &[CellInfo], framing: Framing) -> bool {
     let (first, last) = (cells[0], cells[cells.len() - 1]);
     // AAL5 reads the length from the trailer in the last cell; the flag framing from the IP
     // header in the first, which must therefore be a frame's first cell.
     let expected = match framing {
-        Framing::Aal5 => last.cell.cells,
-        Framing::Flag if first.cell.index == 0 => first.cell.cells,
+        Framing::Aal5 => last.cells,
+        Framing::Flag if first.index == 0 => first.cells,
         Framing::Flag => return false,
     };
-    last.cell.is_last()
+    last.is_last()
         && cells.len() == expected as usize
-        && cells.iter().enumerate().all(|(i, c)| c.cell.pdu == last.cell.pdu && c.cell.index as usize == i)
+        && cells.iter().enumerate().all(|(i, c)| c.pdu == last.pdu && c.index as usize == i)
 }
 
 /// Judge the cells gathered up to a frame end (or a cut, `whole_ok` false): an intact frame is
 /// delivered; in partial mode whatever arrived of each Boston-coded frame is handed on.
-fn resolve(cells: &[Packet], mode: Mode, framing: Framing, whole_ok: bool, out: &mut Vec<Rebuilt>) {
-    {
-        let last = cells[cells.len() - 1];
-        if whole_ok && intact(cells, framing) {
-            out.push(Rebuilt { pkt: strip(last), pdu: last.cell.pdu, complete: true, cells: Vec::new() });
-        } else if mode == Mode::Partial {
-            // Group what arrived by frame; only Boston-coded frames are of any use partially.
-            let mut start = 0;
-            while start < cells.len() {
-                let pdu = cells[start].cell.pdu;
-                let end = start + cells[start..].iter().take_while(|c| c.cell.pdu == pdu).count();
-                let head = cells[start];
-                if head.shards.m > 0 && head.payload > 0 {
-                    let got = cells[start..end].iter().map(|c| c.cell.index).collect();
-                    out.push(Rebuilt { pkt: strip(head), pdu, complete: false, cells: got });
-                }
-                start = end;
+fn resolve(buf: &Open, mode: Mode, framing: Framing, whole_ok: bool, out: &mut Vec<Rebuilt>) {
+    if whole_ok && intact(&buf.cells, framing) {
+        // One run: its head carries the header every cell of the frame carries.
+        let pdu = buf.cells[0].pdu;
+        out.push(Rebuilt { pkt: strip(buf.heads[0]), pdu, complete: true, cells: Vec::new() });
+    } else if mode == Mode::Partial {
+        // Group what arrived by frame; only Boston-coded frames are of any use partially.
+        for (head, run) in buf.runs() {
+            if head.shards.m > 0 && head.payload > 0 {
+                let got = run.iter().map(|c| c.index).collect();
+                out.push(Rebuilt { pkt: strip(*head), pdu: head.cell.pdu, complete: false, cells: got });
             }
         }
     }
@@ -268,6 +298,11 @@ mod tests {
     const AAL5: Rules = Rules { framing: Framing::Aal5, per_packet: false, max_cells: 1366 };
     const FLAG: Rules = Rules { framing: Framing::Flag, ..AAL5 };
 
+    /// Cells used up, over all runs.
+    fn used(consumed: &[Consumed]) -> usize {
+        consumed.iter().map(|c| c.cells as usize).sum()
+    }
+
     fn feed(r: &mut Reassembler, cells: Vec<Packet>) -> Vec<Rebuilt> {
         feed_with(r, cells, AAL5)
     }
@@ -276,7 +311,7 @@ mod tests {
         let mut out = Vec::new();
         let mut consumed = Vec::new();
         for c in cells {
-            r.on_cell(0, c, 0, rules, u16::MAX, &mut out, &mut consumed);
+            r.on_cell(0, &c, 0, rules, u16::MAX, &mut out, &mut consumed);
         }
         out
     }
@@ -316,11 +351,12 @@ mod tests {
         let mut out = Vec::new();
         let mut consumed = Vec::new();
         for cell in c {
-            r.on_cell(0, cell, 0, Rules { per_packet: true, ..AAL5 }, u16::MAX, &mut out, &mut consumed);
+            r.on_cell(0, &cell, 0, Rules { per_packet: true, ..AAL5 }, u16::MAX, &mut out, &mut consumed);
         }
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].pdu, 2);
-        assert_eq!(consumed.len(), 5);
+        // Used up a run per frame: frame 1's two cells when frame 2 began, then frame 2's three.
+        assert_eq!(consumed, [Consumed { pdu: 1, cells: 2 }, Consumed { pdu: 2, cells: 3 }]);
     }
 
     #[test]
@@ -334,7 +370,7 @@ mod tests {
         let c = cells_of(1, 6, true);
         for k in [0, 1, 2, 4] {
             // Four of its cells are about (waiting here or on their way) until it ends.
-            r.on_cell(5, c[k], 0, rules, 4, &mut out, &mut consumed);
+            r.on_cell(5, &c[k], 0, rules, 4, &mut out, &mut consumed);
         }
         assert_eq!(out.len(), 1, "handed on at the fourth arrival");
         assert!(!out[0].complete);
@@ -343,7 +379,7 @@ mod tests {
         // Strictly judged, the same cells are a lost frame, settled at once as well.
         let plain = cells_of(2, 3, false);
         out.clear();
-        let s = r.on_cell(5, plain[0], 0, rules, 1, &mut out, &mut consumed);
+        let s = r.on_cell(5, &plain[0], 0, rules, 1, &mut out, &mut consumed);
         assert!(out.is_empty() && r.in_flight() == 0 && r.waiting(s.slot).is_none());
     }
 
@@ -353,13 +389,13 @@ mod tests {
         let mut r = Reassembler::default();
         let (mut out, mut consumed) = (Vec::new(), Vec::new());
         let c = cells_of(1, 4, true);
-        let s = r.on_cell(2, c[0], 0, rules, 4, &mut out, &mut consumed);
-        r.on_cell(2, c[1], 0, rules, 4, &mut out, &mut consumed);
+        let s = r.on_cell(2, &c[0], 0, rules, 4, &mut out, &mut consumed);
+        r.on_cell(2, &c[1], 0, rules, 4, &mut out, &mut consumed);
         assert_eq!(r.waiting(s.slot), Some((1, 2)), "cells 2 and 3 still about");
         r.end_frame(s.slot, Framing::Aal5, &mut out, &mut consumed);
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].cells, vec![0, 1]);
-        assert_eq!((consumed.len(), r.in_flight()), (2, 0));
+        assert_eq!((used(&consumed), r.in_flight()), (2, 0));
     }
 
     #[test]
@@ -416,13 +452,13 @@ mod tests {
         c.pop();
         c.extend(cells_of(2, 4, false));
         let steps: Vec<Step> =
-            c.into_iter().map(|x| r.on_cell(7, x, 0, rules, u16::MAX, &mut out, &mut consumed)).collect();
+            c.into_iter().map(|x| r.on_cell(7, &x, 0, rules, u16::MAX, &mut out, &mut consumed)).collect();
         assert_eq!(steps.iter().filter(|s| s.too_long).count(), 1);
         assert!(steps[4].too_long);
         // Frame 2's last cell then closes a one-cell buffer that is no frame: all 6 cells are
         // used up and nothing is delivered.
         assert!(out.is_empty());
-        assert_eq!((consumed.len(), r.in_flight()), (6, 0));
+        assert_eq!((used(&consumed), r.in_flight()), (6, 0));
         // A frame of exactly max_cells is fine; one cell more is cut though it is intact.
         assert_eq!(feed_with(&mut r, cells_of(3, 4, false), rules).len(), 1);
         assert!(feed_with(&mut r, cells_of(4, 5, false), rules).is_empty());
@@ -433,18 +469,18 @@ mod tests {
         let mut r = Reassembler::default();
         let (mut out, mut consumed) = (Vec::new(), Vec::new());
         let c = cells_of(1, 3, false);
-        let first = r.on_cell(9, c[0], 100, AAL5, u16::MAX, &mut out, &mut consumed);
+        let first = r.on_cell(9, &c[0], 100, AAL5, u16::MAX, &mut out, &mut consumed);
         let slot = first.opened.expect("the first cell opens a buffer");
-        assert_eq!(r.on_cell(9, c[1], 150, AAL5, u16::MAX, &mut out, &mut consumed).opened, None);
+        assert_eq!(r.on_cell(9, &c[1], 150, AAL5, u16::MAX, &mut out, &mut consumed).opened, None);
         assert!(!r.expire(slot, 149, 50, Framing::Aal5, &mut out, &mut consumed));
         assert!(r.expire(slot, 150, 50, Framing::Aal5, &mut out, &mut consumed));
-        assert_eq!((consumed.len(), r.in_flight()), (2, 0));
+        assert_eq!((used(&consumed), r.in_flight()), (2, 0));
         // The late last cell opens (and closes) a buffer of its own; nothing is delivered.
-        assert_eq!(r.on_cell(9, c[2], 160, AAL5, u16::MAX, &mut out, &mut consumed).opened, None);
+        assert_eq!(r.on_cell(9, &c[2], 160, AAL5, u16::MAX, &mut out, &mut consumed).opened, None);
         assert!(out.is_empty());
         // A timer left from an older buffer does not cut a younger one.
         let d = cells_of(2, 3, false);
-        r.on_cell(9, d[0], 200, AAL5, u16::MAX, &mut out, &mut consumed);
+        r.on_cell(9, &d[0], 200, AAL5, u16::MAX, &mut out, &mut consumed);
         assert!(!r.expire(slot, 220, 50, Framing::Aal5, &mut out, &mut consumed));
     }
 
@@ -453,8 +489,8 @@ mod tests {
         let mut r = Reassembler::default();
         let (mut out, mut consumed) = (Vec::new(), Vec::new());
         let c = cells_of(1, 4, true);
-        let slot = r.on_cell(3, c[0], 0, AAL5, u16::MAX, &mut out, &mut consumed).opened.unwrap();
-        r.on_cell(3, c[1], 0, AAL5, u16::MAX, &mut out, &mut consumed);
+        let slot = r.on_cell(3, &c[0], 0, AAL5, u16::MAX, &mut out, &mut consumed).opened.unwrap();
+        r.on_cell(3, &c[1], 0, AAL5, u16::MAX, &mut out, &mut consumed);
         assert!(r.expire(slot, 10, 10, Framing::Aal5, &mut out, &mut consumed));
         assert_eq!(out.len(), 1);
         assert!(!out[0].complete);

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::aal5::{Reassembler, Rebuilt, Rules};
+use super::aal5::{Consumed, Reassembler, Rebuilt, Rules};
 use super::drop::vc_of;
 use super::{AtmConfig, CELL_BYTES};
 use crate::packet::{CellInfo, Packet};
@@ -69,8 +69,8 @@ pub struct AtmRuntime {
     /// Per switch: the input served first in the next batch.
     next_input: Vec<u32>,
     reassembly: Reassembler,
-    /// Cells used up by the last reassembly step (kept to reuse its storage).
-    consumed: Vec<Packet>,
+    /// Cells used up by the last reassembly step, a run per frame (kept to reuse its storage).
+    consumed: Vec<Consumed>,
     frames: super::IntMap<u32, Frame>,
     /// Per flow: frames from which no packet came out although cells of them reached
     /// reassembly (grown on demand).
@@ -131,11 +131,11 @@ impl AtmRuntime {
         }));
     }
 
-    /// One cell of a frame is gone (dropped or consumed); true if that settles the frame as
-    /// lost: no packet came out of it.
-    fn settle(&mut self, pdu: u32) -> bool {
+    /// `cells` cells of a frame are gone (dropped or consumed); true if that settles the frame
+    /// as lost: no packet came out of it.
+    fn settle(&mut self, pdu: u32, cells: u16) -> bool {
         let f = self.frames.get_mut(&pdu).expect("every cell belongs to a known frame");
-        f.remaining -= 1;
+        f.remaining -= cells;
         if f.remaining > 0 {
             return false;
         }
@@ -161,7 +161,7 @@ impl AtmRuntime {
     pub fn cell_dropped(&mut self, cell: &Packet) -> Dropped {
         self.cells.dropped += 1;
         let pdu = cell.cell.pdu;
-        let lost = self.settle(pdu);
+        let lost = self.settle(pdu, 1);
         let end_frame = match self.frames.get(&pdu) {
             Some(&Frame { slot: Some(slot), remaining, .. }) if self.cfg.per_packet_frames => {
                 (self.reassembly.waiting(slot) == Some((pdu, remaining as usize))).then_some(slot)
@@ -201,12 +201,12 @@ impl AtmRuntime {
     pub fn reassemble(
         &mut self,
         node: u32,
-        cell: Packet,
+        cell: &Packet,
         now: crate::time::Time,
         out: &mut Vec<Rebuilt>,
     ) -> Reassembled {
         let first_new = out.len();
-        let key = (node as u64) << 32 | vc_of(&cell) as u64;
+        let key = (node as u64) << 32 | vc_of(cell) as u64;
         let rules = Rules::of(&self.cfg);
         let pdu = cell.cell.pdu;
         let pending = self.frames.get(&pdu).map_or(u16::MAX, |f| f.remaining);
@@ -272,14 +272,14 @@ impl AtmRuntime {
         });
         let mut consumed = std::mem::take(&mut self.consumed);
         let mut lost = 0;
-        for c in consumed.drain(..) {
-            self.cells.consumed += 1;
-            let f = self.frames.get_mut(&c.cell.pdu).expect("every cell belongs to a known frame");
+        for Consumed { pdu, cells } in consumed.drain(..) {
+            self.cells.consumed += cells as u64;
+            let f = self.frames.get_mut(&pdu).expect("every cell belongs to a known frame");
             f.reached = true;
             if !f.delivered {
-                self.cells.discarded += 1;
+                self.cells.discarded += cells as u64;
             }
-            lost += self.settle(c.cell.pdu) as u64;
+            lost += self.settle(pdu, cells) as u64;
         }
         self.consumed = consumed;
         lost

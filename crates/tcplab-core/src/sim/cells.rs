@@ -27,7 +27,7 @@ impl Simulation {
             return;
         }
         let mut rebuilt = std::mem::take(&mut self.rebuilt_buf);
-        let step = self.atm.reassemble(node, cell, self.now, &mut rebuilt);
+        let step = self.atm.reassemble(node, &cell, self.now, &mut rebuilt);
         if let Some((t, slot)) = step.timer {
             self.q.schedule(t, Event::Reassembly(slot));
         }
