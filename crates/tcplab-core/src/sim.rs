@@ -14,7 +14,7 @@ use crate::net::channel::Next;
 use crate::net::drop_trace::DropCause;
 use crate::net::loss::FlowWire;
 use crate::net::route::{RouteArena, END};
-use crate::net::{Channel, PacketPool};
+use crate::net::{Channel, PacketId, PacketPool};
 use crate::packet::{Dir, Packet};
 use crate::pcap::{PcapFlow, PcapWriter};
 use crate::tcp::{TcpReceiver, TcpSender};
@@ -106,8 +106,8 @@ pub struct Simulation {
     /// over links without delay (`on_tx_done`) and lone cells' switch services
     /// (`on_cell_arrival`).
     events_in_line: u64,
-    atm: AtmRuntime,
-    /// Reused buffers for cells being cut or moved, and packets being rebuilt.
+    atm: AtmRuntime<PacketId>,
+    /// Reused buffers for cells being cut and packets being rebuilt.
     cell_buf: Vec<Packet>,
     rebuilt_buf: Vec<Rebuilt>,
     /// Packets lost while travelling as cells (frames settled with no packet rebuilt, or
@@ -283,14 +283,17 @@ impl Simulation {
         if let Some(t) = self.channels[c as usize].arrive(&self.pool) {
             self.q.schedule(t, Event::Arrive(c));
         }
-        let mut pkt = self.pool.take(head.id);
         if let Some(p) = self.channels[c as usize].pcap_rx() {
-            self.pcaps[p].record(self.now, &pkt, &self.pcap_flows[pkt.flow as usize]);
+            let pkt = self.pool.get(head.id);
+            self.pcaps[p].record(self.now, pkt, &self.pcap_flows[pkt.flow as usize]);
         }
+        let pkt = self.pool.get_mut(head.id);
         pkt.route_pos += 1;
         if pkt.cell.is_cell() {
-            return self.on_cell_arrival(c, pkt);
+            // A cell stays in the pool across a switch (`sim/cells.rs`).
+            return self.on_cell_arrival(c, head.id);
         }
+        let pkt = self.pool.take(head.id);
         debug_assert_eq!(head.next_pos, pkt.route_pos);
         if hop == END {
             self.deliver(pkt);

@@ -56,16 +56,21 @@ pub struct Reassembled {
     pub timer: Option<(crate::time::Time, u32)>,
 }
 
+/// `C`: how a cell waiting at a switch input is named (the simulation's pool id: the record
+/// stays in the pool while it waits).
 #[derive(Debug)]
-pub struct AtmRuntime {
+pub struct AtmRuntime<C> {
     pub cfg: AtmConfig,
     is_switch: Vec<bool>,
     /// Per channel: its position among the inputs of the node it leads to.
     input_index: Vec<u32>,
     /// Per node: how many channels lead into it.
     n_inputs: Vec<u32>,
-    /// Per switch: cells that arrived at the current instant, with their input position.
-    arrived: Vec<Vec<(u32, Packet)>>,
+    /// Per switch: cells that arrived at the current instant, with their input position (the
+    /// records stay in the simulation's pool).
+    arrived: Vec<Vec<(u32, C)>>,
+    /// The last batch served, in service order (kept to reuse its storage).
+    batch: Vec<C>,
     /// Per switch: the input served first in the next batch.
     next_input: Vec<u32>,
     reassembly: Reassembler,
@@ -82,7 +87,7 @@ pub struct AtmRuntime {
     pub(crate) service_events_only: bool,
 }
 
-impl AtmRuntime {
+impl<C: Copy> AtmRuntime<C> {
     /// `channel_ends`: the node each channel leads to, in channel order (a switch serves its
     /// inputs round robin in that order).
     pub fn new(cfg: AtmConfig, is_switch: Vec<bool>, channel_ends: impl Iterator<Item = u32>) -> Self {
@@ -102,6 +107,7 @@ impl AtmRuntime {
             n_inputs,
             arrived: vec![Vec::new(); nodes],
             next_input: vec![0; nodes],
+            batch: Vec::new(),
             reassembly: Default::default(),
             consumed: Vec::new(),
             frames: Default::default(),
@@ -172,7 +178,7 @@ impl AtmRuntime {
     }
 
     /// A cell reached a switch; true if the switch needs a service event at this instant.
-    pub fn switch_arrival(&mut self, node: u32, from_channel: u32, cell: Packet) -> bool {
+    pub fn switch_arrival(&mut self, node: u32, from_channel: u32, cell: C) -> bool {
         let batch = &mut self.arrived[node as usize];
         batch.push((self.input_index[from_channel as usize], cell));
         batch.len() == 1
@@ -187,14 +193,28 @@ impl AtmRuntime {
         *next = (*next + 1) % n;
     }
 
-    /// The cells that arrived at switch `node` at this instant, inputs served round robin.
-    pub fn switch_batch(&mut self, node: u32, out: &mut Vec<Packet>) {
+    /// The cells that arrived at switch `node` at this instant, inputs served round robin; the
+    /// caller hands the list back with `return_batch` once it has forwarded them.
+    pub fn switch_batch(&mut self, node: u32) -> Vec<C> {
         let n = self.n_inputs[node as usize].max(1);
         let first = self.next_input[node as usize];
         let batch = &mut self.arrived[node as usize];
         batch.sort_by_key(|&(input, _)| (input + n - first) % n); // stable: FIFO per input
+        let mut out = std::mem::take(&mut self.batch);
         out.extend(batch.drain(..).map(|(_, c)| c));
         self.next_input[node as usize] = (first + 1) % n;
+        out
+    }
+
+    /// The list `switch_batch` handed out, emptied, to keep its storage.
+    pub fn return_batch(&mut self, emptied: Vec<C>) {
+        debug_assert!(emptied.is_empty());
+        self.batch = emptied;
+    }
+
+    /// The cells waiting at switch inputs for their service (their records are in the pool).
+    pub fn switch_held(&self) -> impl Iterator<Item = C> + '_ {
+        self.arrived.iter().flatten().map(|&(_, id)| id)
     }
 
     /// A cell left the cell network at `node` at `now`: rebuilt packets go to `out`.

@@ -224,14 +224,43 @@ impl Channel {
         if admission == Admission::Marked {
             pool.get_mut(id).ecn = crate::packet::Ecn::Ce;
         }
-        let w = Waiting::new(id, &pkt, next_pos);
+        Ok(self.place(now, idle, Waiting::new(id, &pkt, next_pos), &pkt))
+    }
+
+    /// `offer` for a record already in the pool: a cell crossing an ATM switch keeps its slot
+    /// from the pipe it left to the queue it joins, instead of being copied out and back
+    /// (issue 26). On a refusal the record stays in the pool for the caller to take.
+    pub fn offer_pooled(
+        &mut self,
+        now: Time,
+        id: PacketId,
+        next_pos: u32,
+        pool: &mut PacketPool,
+    ) -> Result<Next, PacketId> {
+        let pkt = pool.get(id);
+        let idle = !self.busy;
+        let admission = self.queue.admit(now, pkt, idle);
+        if admission == Admission::Refused {
+            self.stats.drops_queue += 1;
+            return Err(id);
+        }
+        // Read before the mark, as `offer` reads its copy (a queue sees ECT and CE alike).
+        let next = self.place(now, idle, Waiting::new(id, pkt, next_pos), pkt);
+        if admission == Admission::Marked {
+            pool.get_mut(id).ecn = crate::packet::Ecn::Ce;
+        }
+        Ok(next)
+    }
+
+    /// An admitted packet starts serialisation on an idle link, else joins the queue.
+    fn place(&mut self, now: Time, idle: bool, w: Waiting, pkt: &Packet) -> Next {
         if idle {
-            return Ok(Next::TxDoneAt(self.start_tx(now, w)));
+            return Next::TxDoneAt(self.start_tx(now, w));
         }
-        if self.queue.push_waiting(now, w, &pkt) {
-            return Ok(Next::DroppedWaiting);
+        if self.queue.push_waiting(now, w, pkt) {
+            return Next::DroppedWaiting;
         }
-        Ok(Next::Nothing)
+        Next::Nothing
     }
 
     fn start_tx(&mut self, now: Time, w: Waiting) -> Time {

@@ -1,17 +1,23 @@
 //! The cell path of a run: a cell reaching a switch (served at once when alone at its
 //! instant, else batched round robin by a service event) or the end of its cell path, where
-//! AAL5 rebuilds packets and hands them on, whole or (TCP Boston) partial.
+//! AAL5 rebuilds packets and hands them on, whole or (TCP Boston) partial. From the link that
+//! cut it to the end of its cell path a cell's record stays in the pool: across a switch it
+//! moves as its 4-byte id, never as a 96-byte copy (issue 26).
 
 use super::{Ends, Simulation};
 use crate::atm::aal5::Rebuilt;
 use crate::engine::Event;
+use crate::net::channel::Next;
+use crate::net::drop_trace::DropCause;
 use crate::net::route::END;
+use crate::net::PacketId;
 use crate::packet::Packet;
 
 impl Simulation {
-    /// A cell reached the far end of cell link `c`: a switch queues it for service; any other
-    /// node is where the cell path ends and AAL5 rebuilds packets.
-    pub(super) fn on_cell_arrival(&mut self, c: u32, cell: Packet) {
+    /// A cell (its record in the pool, its route position moved on) reached the far end of
+    /// cell link `c`: a switch queues it for service; any other node is where the cell path
+    /// ends and AAL5 rebuilds packets.
+    pub(super) fn on_cell_arrival(&mut self, c: u32, cell: PacketId) {
         let node = self.channels[c as usize].to;
         if self.atm.is_switch(node) {
             if !self.atm.service_events_only && self.run_in_line() {
@@ -19,13 +25,14 @@ impl Simulation {
                 // its service would serve this cell alone (a quarter of a cell-level run's
                 // events; `run_in_line`).
                 self.atm.serve_alone(node);
-                return self.forward(cell);
+                return self.forward_cell(cell);
             }
             if self.atm.switch_arrival(node, c, cell) {
                 self.q.schedule(self.now, Event::SwitchService(node));
             }
             return;
         }
+        let cell = self.pool.take(cell);
         let mut rebuilt = std::mem::take(&mut self.rebuilt_buf);
         let step = self.atm.reassemble(node, &cell, self.now, &mut rebuilt);
         if let Some((t, slot)) = step.timer {
@@ -59,12 +66,27 @@ impl Simulation {
     }
 
     pub(super) fn on_switch_service(&mut self, node: u32) {
-        let mut cells = std::mem::take(&mut self.cell_buf);
-        self.atm.switch_batch(node, &mut cells);
+        let mut cells = self.atm.switch_batch(node);
         for cell in cells.drain(..) {
-            self.forward(cell);
+            self.forward_cell(cell);
         }
-        self.cell_buf = cells;
+        self.atm.return_batch(cells);
+    }
+
+    /// A switch sends a cell onto its next link (`forward` for a record left in the pool: a
+    /// cell is never cut again).
+    fn forward_cell(&mut self, cell: PacketId) {
+        let pos = self.pool.get(cell).route_pos;
+        let c = self.routes.hops[pos as usize];
+        match self.channels[c as usize].offer_pooled(self.now, cell, pos + 1, &mut self.pool) {
+            Ok(Next::TxDoneAt(t)) => self.q.schedule(t, Event::TxDone(c)),
+            Ok(Next::Nothing) => {}
+            Ok(Next::DroppedWaiting) => self.take_discipline_drops(c, DropCause::Overflow),
+            Err(id) => {
+                let cell = self.pool.take(id);
+                self.dropped(&cell);
+            }
+        }
     }
 
     pub(super) fn lose_as_cells(&mut self, n: u64) {

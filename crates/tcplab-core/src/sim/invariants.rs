@@ -14,9 +14,10 @@ impl Simulation {
         }
         let (pkts, cells) =
             self.channels.iter().map(|c| c.in_flight(&self.pool)).fold((0, 0), |(p, c), (p2, c2)| (p + p2, c + c2));
-        if pkts + cells != self.pool.live() as u64 {
+        let at_switches = self.atm.switch_held().count() as u64;
+        if pkts + cells + at_switches != self.pool.live() as u64 {
             return Err(Error::Invariant(format!(
-                "packet pool holds {} records but the channels hold {}",
+                "packet pool holds {} records but the channels hold {} and the switches {at_switches}",
                 self.pool.live(),
                 pkts + cells
             )));
