@@ -251,7 +251,23 @@ impl RadixQueue {
 
     pub fn pop(&mut self) -> Option<(Time, Event)> {
         if self.head == self.buckets[0].len() {
-            self.refill()?;
+            self.buckets[0].clear();
+            self.head = 0;
+            if self.occupied == 0 {
+                return None;
+            }
+            let i = self.occupied.trailing_zeros() as usize + 1;
+            if self.buckets[i].len() == 1 {
+                // The earliest bucket holds one event: it is the next, and alone at its time
+                // (equal times share a bucket), so it pops straight from there, bucket 0 left
+                // empty. Most pops of a cell-level run are such (issue 26).
+                let e = self.buckets[i].pop().expect("one event");
+                self.occupied &= !(1 << (i - 1));
+                self.last = e.time;
+                self.len -= 1;
+                return Some((e.time, e.event));
+            }
+            self.refill(i);
         }
         let e = self.buckets[0][self.head];
         self.head += 1;
@@ -259,14 +275,9 @@ impl RadixQueue {
         Some((e.time, e.event))
     }
 
-    /// Bucket 0 is used up: move the earliest non-empty bucket down around its minimum.
-    fn refill(&mut self) -> Option<()> {
-        self.buckets[0].clear();
-        self.head = 0;
-        if self.occupied == 0 {
-            return None;
-        }
-        let i = self.occupied.trailing_zeros() as usize + 1;
+    /// Bucket 0 is used up and bucket `i` is the earliest non-empty one: move its events down
+    /// around their minimum.
+    fn refill(&mut self, i: usize) {
         self.occupied &= !(1 << (i - 1));
         let mut moving = std::mem::take(&mut self.buckets[i]);
         self.last = moving.iter().map(|s| s.time).min().expect("bucket is not empty");
@@ -276,7 +287,6 @@ impl RadixQueue {
         }
         moving.clear();
         self.buckets[i] = moving; // keep the allocation
-        Some(())
     }
 }
 
