@@ -33,7 +33,7 @@ struct Frame {
     reached: bool,
     flow: u32,
     /// The reassembly buffer its cells last went to (per-packet rules end the frame there
-    /// when a drop leaves only the cells waiting in it).
+    /// when a drop leaves only the cells waiting in it; kept under those rules only).
     slot: Option<u32>,
 }
 
@@ -229,10 +229,14 @@ impl<C: Copy> AtmRuntime<C> {
         let key = (node as u64) << 32 | vc_of(cell) as u64;
         let rules = Rules::of(&self.cfg);
         let pdu = cell.cell.pdu;
-        let pending = self.frames.get(&pdu).map_or(u16::MAX, |f| f.remaining);
+        // Only per-packet rules read how many of the frame's cells are still about and where
+        // they wait (`cell_dropped`): two lookups a cell saved under the others.
+        let pending = if rules.per_packet { self.frames.get(&pdu).map_or(u16::MAX, |f| f.remaining) } else { u16::MAX };
         let step = self.reassembly.on_cell(key, cell, now, rules, pending, out, &mut self.consumed);
-        if let Some(f) = self.frames.get_mut(&pdu) {
-            f.slot = Some(step.slot);
+        if rules.per_packet {
+            if let Some(f) = self.frames.get_mut(&pdu) {
+                f.slot = Some(step.slot);
+            }
         }
         self.cells.frames_discarded_length += step.too_long as u64;
         let timer = match (step.opened, self.cfg.reassembly_timeout) {
