@@ -213,7 +213,7 @@ impl Simulation {
         let out = ch.tx_done(self.now, &self.wire, &self.pool);
         if let Some(p) = ch.pcap() {
             let pkt = self.pool.get(out.id);
-            self.pcaps[p].record(self.now, pkt, &self.pcap_flows[pkt.flow as usize]);
+            self.pcaps[p].record(self.now, &pkt, &self.pcap_flows[pkt.flow as usize]);
         }
         if out.lost {
             let pkt = self.pool.take(out.id);
@@ -221,7 +221,7 @@ impl Simulation {
         }
         if self.channels[c as usize].queue.dequeue_signalled() {
             if let Some(id) = self.channels[c as usize].queue.take_dequeue_mark() {
-                self.pool.get_mut(id).ecn = crate::packet::Ecn::Ce;
+                self.pool.mark_ce(id);
             }
             self.take_discipline_drops(c, DropCause::Sojourn);
         }
@@ -294,11 +294,9 @@ impl Simulation {
         let id = head.id;
         if let Some(p) = self.channels[c as usize].pcap_rx() {
             let pkt = self.pool.get(id);
-            self.pcaps[p].record(self.now, pkt, &self.pcap_flows[pkt.flow as usize]);
+            self.pcaps[p].record(self.now, &pkt, &self.pcap_flows[pkt.flow as usize]);
         }
-        let pkt = self.pool.get_mut(id);
-        pkt.route_pos += 1;
-        if pkt.cell.is_cell() {
+        if self.pool.advance(id) {
             let cell = self.pool.take(id);
             return self.on_cell_arrival(c, cell);
         }

@@ -217,19 +217,19 @@ impl Channel {
     pub fn offer(&mut self, now: Time, id: PacketId, next: Onward, pool: &mut PacketPool) -> Result<Next, PacketId> {
         let idle = !self.busy;
         let pkt = pool.get(id);
-        let admission = self.queue.admit(now, pkt, idle);
+        let admission = self.queue.admit(now, &pkt, idle);
         if admission == Admission::Refused {
             self.stats.drops_queue += 1;
             return Err(id);
         }
-        let w = Waiting::new(id, pkt, next);
+        let w = Waiting::new(id, &pkt, next);
         if admission == Admission::Marked {
-            pool.get_mut(id).ecn = crate::packet::Ecn::Ce;
+            pool.mark_ce(id);
         }
         if idle {
             return Ok(Next::TxDoneAt(self.start_tx(now, w)));
         }
-        if self.queue.push_waiting(now, w, pool.get(id)) {
+        if self.queue.push_waiting(now, w, &pkt) {
             return Ok(Next::DroppedWaiting);
         }
         Ok(Next::Nothing)
@@ -284,12 +284,12 @@ impl Channel {
     /// Whether the loss model kills the packet that just finished serialisation (counted and
     /// traced here).
     fn lose(&mut self, now: Time, id: PacketId, flows: &[FlowWire], pool: &PacketPool) -> bool {
-        if !self.loss.drops(pool.get(id), flows, self.tx_start, now) {
+        if !self.loss.drops(&pool.get(id), flows, self.tx_start, now) {
             return false;
         }
         self.stats.drops_loss += 1;
         if let Some(d) = &mut self.queue.drops {
-            d.record(now, pool.get(id), DropCause::Loss);
+            d.record(now, &pool.get(id), DropCause::Loss);
         }
         true
     }
