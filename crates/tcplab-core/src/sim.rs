@@ -10,11 +10,10 @@ use crate::config::{self, model::Model};
 use crate::engine::{Event, EventQueue};
 use crate::error::Error;
 use crate::metrics::{Conservation, FlowTrace, RunReport};
-use crate::net::channel::Next;
 use crate::net::drop_trace::DropCause;
 use crate::net::loss::FlowWire;
-use crate::net::route::{Onward, RouteArena, Step};
-use crate::net::{Channel, PacketId, PacketPool};
+use crate::net::route::{RouteArena, Step};
+use crate::net::{Channel, PacketPool};
 use crate::packet::{Dir, Packet};
 use crate::pcap::{PcapFlow, PcapWriter};
 use crate::tcp::{TcpReceiver, TcpSender};
@@ -40,6 +39,7 @@ pub struct RunOptions {
 
 mod build;
 mod cells;
+mod forward;
 mod invariants;
 mod output;
 mod report;
@@ -281,6 +281,9 @@ impl Simulation {
         self.pool.prefetch(head.id);
         let step = head.next.step();
         self.prefetch_onward(step);
+        if let Step::Deliver { .. } = step {
+            self.prefetch_reply(c);
+        }
         if let Some(t) = self.channels[c as usize].arrive(&self.pool) {
             self.q.schedule(t, Event::Arrive(c));
             // The packet behind it arrives a few events from now on a busy link (1.2 us at
@@ -306,71 +309,6 @@ impl Simulation {
                 let pkt = self.pool.take(id);
                 debug_assert_eq!((flow, reverse), (pkt.flow, pkt.dir == Dir::Reverse));
                 self.deliver(pkt)
-            }
-        }
-    }
-
-    /// Start loading what a packet's next step reads: the next channel's lines that an offer
-    /// touches, or its flow's state (both ends: a delivery runs one end's handler, then polls
-    /// both for what to send and for their timers).
-    #[inline]
-    fn prefetch_onward(&self, step: Step) {
-        match step {
-            Step::Hop(hop) => self.channels[hop as usize].prefetch_for_offer(),
-            Step::Deliver { flow, .. } => {
-                if let Some(f) = self.flows.get(flow as usize) {
-                    crate::cache::prefetch(f);
-                }
-            }
-        }
-    }
-
-    /// Send a packet (or cell) onto its next link; a packet entering a cell link is cut into
-    /// cells there. The record goes into the pool here, once: it stays in its slot until the
-    /// packet is delivered or dropped (`forward_stored` moves it on from an arrival).
-    fn forward(&mut self, pkt: Packet) {
-        let c = self.routes.hops[pkt.route_pos as usize];
-        if self.channels[c as usize].atm && !pkt.cell.is_cell() {
-            return self.segment_onto(c, pkt);
-        }
-        let id = self.pool.put(pkt);
-        self.offer(c, id);
-    }
-
-    /// `forward` for a packet (not a cell) already in the pool, its next channel `c` already
-    /// read off its route.
-    fn forward_stored(&mut self, c: u32, id: PacketId) {
-        if self.channels[c as usize].atm {
-            let pkt = self.pool.take(id);
-            return self.segment_onto(c, pkt);
-        }
-        self.offer(c, id);
-    }
-
-    /// Cut `pkt` into cells onto cell link `c`.
-    #[cold]
-    fn segment_onto(&mut self, c: u32, pkt: Packet) {
-        let mut cells = std::mem::take(&mut self.cell_buf);
-        let first = cells.len();
-        self.atm.segment(pkt, &mut cells);
-        for cell in cells.drain(first..) {
-            let id = self.pool.put(cell);
-            self.offer(c, id);
-        }
-        self.cell_buf = cells;
-    }
-
-    /// Offer packet `id`, whose route is at channel `c`, to that channel.
-    fn offer(&mut self, c: u32, id: PacketId) {
-        let pkt = self.pool.get(id);
-        let next = Onward::after(&self.routes.hops, pkt.route_pos + 1, pkt.flow, pkt.dir == Dir::Reverse);
-        match self.channels[c as usize].offer(self.now, id, next, &mut self.pool) {
-            Ok(Next::TxDoneAt(t)) => self.q.schedule(t, Event::TxDone(c)),
-            Ok(Next::Nothing) => {}
-            Ok(Next::DroppedWaiting) => self.take_discipline_drops(c, DropCause::Overflow),
-            Err(id) => {
-                let p = self.pool.take(id);
-                self.dropped(&p);
             }
         }
     }
