@@ -10,10 +10,9 @@ use crate::config::{self, model::Model};
 use crate::engine::{Event, EventQueue};
 use crate::error::Error;
 use crate::metrics::{Conservation, FlowTrace, RunReport};
-use crate::net::channel::Next;
 use crate::net::drop_trace::DropCause;
 use crate::net::loss::FlowWire;
-use crate::net::route::{RouteArena, END};
+use crate::net::route::{RouteArena, Step};
 use crate::net::{Channel, PacketId, PacketPool};
 use crate::packet::{Dir, Packet};
 use crate::pcap::{PcapFlow, PcapWriter};
@@ -40,6 +39,7 @@ pub struct RunOptions {
 
 mod build;
 mod cells;
+mod forward;
 mod invariants;
 mod output;
 mod report;
@@ -47,7 +47,10 @@ mod report;
 mod switch_service_tests;
 mod udp;
 
-/// One flow at run time: both endpoints and their routes.
+/// One flow at run time: both endpoints and their routes. On whole cache lines, so that a
+/// delivery prefetches the 14 lines a flow spans with as many instructions (`on_arrive`), and
+/// no two flows share a line.
+#[repr(align(64))]
 struct FlowRt {
     ends: Ends,
     fwd_route: u32,
@@ -107,7 +110,7 @@ pub struct Simulation {
     /// (`on_cell_arrival`).
     events_in_line: u64,
     atm: AtmRuntime<PacketId>,
-    /// Reused buffers for cells being cut and packets being rebuilt.
+    /// Reused buffers for cells being cut or moved, and packets being rebuilt.
     cell_buf: Vec<Packet>,
     rebuilt_buf: Vec<Rebuilt>,
     /// Packets lost while travelling as cells (frames settled with no packet rebuilt, or
@@ -210,7 +213,7 @@ impl Simulation {
         let out = ch.tx_done(self.now, &self.wire, &self.pool);
         if let Some(p) = ch.pcap() {
             let pkt = self.pool.get(out.id);
-            self.pcaps[p].record(self.now, pkt, &self.pcap_flows[pkt.flow as usize]);
+            self.pcaps[p].record(self.now, &pkt, &self.pcap_flows[pkt.flow as usize]);
         }
         if out.lost {
             let pkt = self.pool.take(out.id);
@@ -218,7 +221,7 @@ impl Simulation {
         }
         if self.channels[c as usize].queue.dequeue_signalled() {
             if let Some(id) = self.channels[c as usize].queue.take_dequeue_mark() {
-                self.pool.get_mut(id).ecn = crate::packet::Ecn::Ce;
+                self.pool.mark_ce(id);
             }
             self.take_discipline_drops(c, DropCause::Sojourn);
         }
@@ -270,66 +273,43 @@ impl Simulation {
     }
 
     fn on_arrive(&mut self, c: u32) {
-        // Loads that do not wait for one another: the packet's record, its next hop (the
-        // route arena) then the next channel's record, and (in `arrive`) the pipe's buffer
-        // for the packet behind it. The packet's own route position says the same as
-        // `next_pos`, but only once its record has come from memory.
+        // Loads that do not wait for one another: the packet's record, the record it goes to
+        // next (the next channel, or its flow's TCP state), and (in `arrive`) the pipe's buffer
+        // for the packet behind it. All of them are known from the head, on the channel's
+        // line 1; the packet's own record says the same, but only once it has come from memory.
         let head = self.channels[c as usize].arriving();
         self.pool.prefetch(head.id);
-        let hop = self.routes.hops[head.next_pos as usize];
-        if hop != END {
-            self.channels[hop as usize].prefetch_for_offer();
+        let step = head.next.step();
+        self.prefetch_onward(step);
+        if let Step::Deliver { .. } = step {
+            self.prefetch_reply(c);
         }
         if let Some(t) = self.channels[c as usize].arrive(&self.pool) {
             self.q.schedule(t, Event::Arrive(c));
+            // The packet behind it arrives a few events from now on a busy link (1.2 us at
+            // 10 Gb/s), some hundreds on an access link: early enough to load where it goes
+            // into the cache by then, not so early that it is evicted again (`arrive` loads
+            // its record).
+            self.prefetch_onward(self.channels[c as usize].arriving().next.step());
         }
+        // The record stays in its slot while the packet moves on: taken only if it leaves the
+        // pool here (delivered, or a cell whose path goes on as cells or ends in AAL5).
+        let id = head.id;
         if let Some(p) = self.channels[c as usize].pcap_rx() {
-            let pkt = self.pool.get(head.id);
-            self.pcaps[p].record(self.now, pkt, &self.pcap_flows[pkt.flow as usize]);
+            let pkt = self.pool.get(id);
+            self.pcaps[p].record(self.now, &pkt, &self.pcap_flows[pkt.flow as usize]);
         }
-        let pkt = self.pool.get_mut(head.id);
-        pkt.route_pos += 1;
-        if pkt.cell.is_cell() {
+        if self.pool.advance(id) {
             // A cell stays in the pool across a switch (`sim/cells.rs`).
-            return self.on_cell_arrival(c, head.id);
+            return self.on_cell_arrival(c, id);
         }
-        let pkt = self.pool.take(head.id);
-        debug_assert_eq!(head.next_pos, pkt.route_pos);
-        if hop == END {
-            self.deliver(pkt);
-        } else {
-            self.forward_on(hop, pkt);
-        }
-    }
-
-    /// Send a packet (or cell) onto its next link; a packet entering a cell link is cut into
-    /// cells there.
-    fn forward(&mut self, pkt: Packet) {
-        self.forward_on(self.routes.hops[pkt.route_pos as usize], pkt);
-    }
-
-    /// `forward`, with the packet's next channel `c` already read off its route.
-    fn forward_on(&mut self, c: u32, pkt: Packet) {
-        let after = pkt.route_pos + 1;
-        if self.channels[c as usize].atm && !pkt.cell.is_cell() {
-            let mut cells = std::mem::take(&mut self.cell_buf);
-            let first = cells.len();
-            self.atm.segment(pkt, &mut cells);
-            for cell in cells.drain(first..) {
-                self.offer(c, cell, after);
+        match step {
+            Step::Hop(hop) => self.forward_stored(hop, id),
+            Step::Deliver { flow, reverse } => {
+                let pkt = self.pool.take(id);
+                debug_assert_eq!((flow, reverse), (pkt.flow, pkt.dir == Dir::Reverse));
+                self.deliver(pkt)
             }
-            self.cell_buf = cells;
-        } else {
-            self.offer(c, pkt, after);
-        }
-    }
-
-    fn offer(&mut self, c: u32, pkt: Packet, after: u32) {
-        match self.channels[c as usize].offer(self.now, pkt, after, &mut self.pool) {
-            Ok(Next::TxDoneAt(t)) => self.q.schedule(t, Event::TxDone(c)),
-            Ok(Next::Nothing) => {}
-            Ok(Next::DroppedWaiting) => self.take_discipline_drops(c, DropCause::Overflow),
-            Err(p) => self.dropped(&p),
         }
     }
 

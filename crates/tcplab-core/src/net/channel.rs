@@ -17,6 +17,7 @@ use super::drop_trace::DropCause;
 use super::loss::{FlowWire, LossModel};
 use super::pool::{PacketId, PacketPool};
 use super::queue::{Admission, Queue, Waiting};
+use super::route::Onward;
 
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
 pub struct ChannelStats {
@@ -42,8 +43,8 @@ pub struct ChannelStats {
 /// In field order (`repr(C)`), each channel starting on a 64-byte line: what a packet's events
 /// read and write, then what is read rarely. Line 0 is the transmitter (`offer`, `tx_done`);
 /// line 1 the pipe's head and the pipe (`tx_done` appends; an arrival reads the head there,
-/// so it learns the packet and its place on its route from this one line and loads the
-/// packet, its next hop and the next channel without waiting for one another, and only then
+/// so it learns the packet and where it goes next from this one line and loads the packet
+/// and the next channel (or the flow's state) without waiting for one another, and only then
 /// refills the head from the pipe's buffer); lines 2-3 the queue; configuration,
 /// counters bumped only on drops, captures and series after them. With 10^4 flows the
 /// channels are 20 MB, out of every cache: an event pays a memory access per line it touches,
@@ -93,18 +94,18 @@ pub struct Channel {
     pub per_flow_series: Option<Box<Vec<Series>>>,
 }
 
-/// A packet in the pipe: when it reaches the far end, its record, and where its hop from
-/// there is in the route arena (`Waiting::next_pos`).
+/// A packet in the pipe: when it reaches the far end, its record, and where it goes from
+/// there (`Waiting::next`).
 #[derive(Debug, Clone, Copy)]
 pub struct InFlight {
     pub at: Time,
     pub id: PacketId,
-    pub next_pos: u32,
+    pub next: Onward,
 }
 
 impl InFlight {
     /// No packet: the head of an empty pipe.
-    const NONE: InFlight = InFlight { at: 0, id: PacketId::NONE, next_pos: 0 };
+    const NONE: InFlight = InFlight { at: 0, id: PacketId::NONE, next: Onward::NONE };
 
     fn is_some(&self) -> bool {
         self.id != PacketId::NONE
@@ -210,57 +211,28 @@ impl Channel {
         crate::cache::prefetch_lines(self, 4);
     }
 
-    /// A packet is offered at `now`. Returns the TxDone to schedule if the link was idle,
-    /// or Err(packet) if the queue dropped it.
-    /// `next_pos` is where the packet's hop after this channel is in the route arena.
-    pub fn offer(&mut self, now: Time, pkt: Packet, next_pos: u32, pool: &mut PacketPool) -> Result<Next, Packet> {
+    /// Packet `id` (its record in `pool`) is offered at `now`. Returns the TxDone to schedule
+    /// if the link was idle, or Err(id) if the queue dropped it (its record stays in the pool
+    /// for the caller to take). `next` is where the packet goes after this channel.
+    pub fn offer(&mut self, now: Time, id: PacketId, next: Onward, pool: &mut PacketPool) -> Result<Next, PacketId> {
         let idle = !self.busy;
-        let admission = self.queue.admit(now, &pkt, idle);
-        if admission == Admission::Refused {
-            self.stats.drops_queue += 1;
-            return Err(pkt);
-        }
-        let id = pool.put(pkt);
-        if admission == Admission::Marked {
-            pool.get_mut(id).ecn = crate::packet::Ecn::Ce;
-        }
-        Ok(self.place(now, idle, Waiting::new(id, &pkt, next_pos), &pkt))
-    }
-
-    /// `offer` for a record already in the pool: a cell crossing an ATM switch keeps its slot
-    /// from the pipe it left to the queue it joins, instead of being copied out and back
-    /// (issue 26). On a refusal the record stays in the pool for the caller to take.
-    pub fn offer_pooled(
-        &mut self,
-        now: Time,
-        id: PacketId,
-        next_pos: u32,
-        pool: &mut PacketPool,
-    ) -> Result<Next, PacketId> {
         let pkt = pool.get(id);
-        let idle = !self.busy;
-        let admission = self.queue.admit(now, pkt, idle);
+        let admission = self.queue.admit(now, &pkt, idle);
         if admission == Admission::Refused {
             self.stats.drops_queue += 1;
             return Err(id);
         }
-        // Read before the mark, as `offer` reads its copy (a queue sees ECT and CE alike).
-        let next = self.place(now, idle, Waiting::new(id, pkt, next_pos), pkt);
+        let w = Waiting::new(id, &pkt, next);
         if admission == Admission::Marked {
-            pool.get_mut(id).ecn = crate::packet::Ecn::Ce;
+            pool.mark_ce(id);
         }
-        Ok(next)
-    }
-
-    /// An admitted packet starts serialisation on an idle link, else joins the queue.
-    fn place(&mut self, now: Time, idle: bool, w: Waiting, pkt: &Packet) -> Next {
         if idle {
-            return Next::TxDoneAt(self.start_tx(now, w));
+            return Ok(Next::TxDoneAt(self.start_tx(now, w)));
         }
-        if self.queue.push_waiting(now, w, pkt) {
-            return Next::DroppedWaiting;
+        if self.queue.push_waiting(now, w, &pkt) {
+            return Ok(Next::DroppedWaiting);
         }
-        Next::Nothing
+        Ok(Next::Nothing)
     }
 
     fn start_tx(&mut self, now: Time, w: Waiting) -> Time {
@@ -287,7 +259,7 @@ impl Channel {
         let lost = self.lossy && self.lose(now, w.id, flows, pool);
         let mut arrive_at = None;
         if !lost {
-            let f = InFlight { at: now + self.delay, id: w.id, next_pos: w.next_pos };
+            let f = InFlight { at: now + self.delay, id: w.id, next: w.next };
             if self.head.is_some() {
                 self.pipe.push_back(f);
             } else {
@@ -312,12 +284,12 @@ impl Channel {
     /// Whether the loss model kills the packet that just finished serialisation (counted and
     /// traced here).
     fn lose(&mut self, now: Time, id: PacketId, flows: &[FlowWire], pool: &PacketPool) -> bool {
-        if !self.loss.drops(pool.get(id), flows, self.tx_start, now) {
+        if !self.loss.drops(&pool.get(id), flows, self.tx_start, now) {
             return false;
         }
         self.stats.drops_loss += 1;
         if let Some(d) = &mut self.queue.drops {
-            d.record(now, pool.get(id), DropCause::Loss);
+            d.record(now, &pool.get(id), DropCause::Loss);
         }
         true
     }
@@ -458,7 +430,8 @@ mod tests {
         let mut tx = Vec::new();
         for seq in 0..3 {
             p.seq = seq;
-            if let Ok(Next::TxDoneAt(t)) = ch.offer(0, p, 7, &mut pool) {
+            let id = pool.put(p);
+            if let Ok(Next::TxDoneAt(t)) = ch.offer(0, id, Onward::for_test(7), &mut pool) {
                 tx.push(t);
             }
         }
@@ -476,7 +449,7 @@ mod tests {
         let mut at = Some(arrivals[0]);
         while let Some(t) = at {
             let head = ch.arriving();
-            assert_eq!((head.at, head.next_pos), (t, 7));
+            assert_eq!((head.at, head.next), (t, Onward::for_test(7)));
             at = ch.arrive(&pool);
             seen.push(pool.take(head.id).seq);
         }

@@ -2,12 +2,14 @@
 //!
 //! Why: with thousands of flows, a packet's record is written when it enters a channel and
 //! read when it leaves the pipe milliseconds later, long after it left the cache. Moving the
-//! 84-byte record through a queue, the transmitter and the pipe by value cost a cache miss at
-//! every step. Here the record is written once into a slot and read once on arrival; slots are
-//! reused last-freed-first, so the slot a new packet gets is usually the one the packet that
-//! just arrived was read from, still in the cache.
+//! record through a queue, the transmitter and the pipe by value cost a cache miss at every
+//! step. Here the record is written once into a slot, when the packet enters the network, and
+//! stays there hop after hop until it is delivered or dropped; an arrival reads it, one
+//! 64-byte line (`Slot`: the SACK blocks and Boston's shard fields, rarely set, live apart).
+//! Slots are reused last-freed-first, so the slot a new packet gets is usually the one the
+//! packet just delivered was read from, still in the cache.
 
-use crate::packet::Packet;
+use crate::packet::{CellInfo, Dir, Ecn, Packet, SackBlock, Shards, MAX_SACK_BLOCKS};
 
 /// A packet's place in the pool; valid from `put` until `take`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,43 +32,157 @@ impl PacketId {
     }
 }
 
-/// A slot spans whole 32-byte halves of cache lines, so a record touches two lines, not three.
+/// A packet's record as the pool keeps it: what every hop and every endpoint reads, on one
+/// 64-byte line (a `Packet` is 96 bytes and spans two). The SACK blocks and TCP Boston's shard
+/// fields, which most packets leave at their defaults, live in `Cold` beside it, read only for
+/// a packet that set them (`has_cold`). Fields in `Packet`'s order; `repr(C)` so the size is
+/// what is written here (tested below).
 #[derive(Debug, Clone, Copy)]
-#[repr(align(32))]
-struct Slot(Packet);
+#[repr(C, align(64))]
+struct Slot {
+    flow: u32,
+    route_pos: u32,
+    seq: u32,
+    ack: u32,
+    wnd: u32,
+    payload: u32,
+    wire_bytes: u32,
+    tag: u32,
+    ts: crate::time::Time,
+    cell: CellInfo,
+    dir: Dir,
+    flags: u8,
+    n_sack: u8,
+    retransmit: bool,
+    marked: bool,
+    ecn: Ecn,
+    has_cold: bool,
+}
+
+/// The rarely set part of a packet's record (see `Slot`).
+#[derive(Debug, Clone, Copy, Default)]
+struct Cold {
+    sack: [SackBlock; MAX_SACK_BLOCKS],
+    shards: Shards,
+}
+
+const NO_SACK: [SackBlock; MAX_SACK_BLOCKS] = [SackBlock { left: 0, right: 0 }; MAX_SACK_BLOCKS];
+
+impl Slot {
+    const EMPTY: Slot = Slot {
+        flow: 0,
+        route_pos: 0,
+        seq: 0,
+        ack: 0,
+        wnd: 0,
+        payload: 0,
+        wire_bytes: 0,
+        tag: 0,
+        ts: 0,
+        cell: CellInfo { cells: 0, index: 0, pdu: 0 },
+        dir: Dir::Forward,
+        flags: 0,
+        n_sack: 0,
+        retransmit: false,
+        marked: false,
+        ecn: Ecn::NotEct,
+        has_cold: false,
+    };
+}
 
 #[derive(Debug, Default)]
 pub struct PacketPool {
     slots: Vec<Slot>,
+    /// Indexed as `slots`; an entry is meaningful only where its slot `has_cold`.
+    cold: Vec<Cold>,
     free: Vec<u32>,
 }
 
 impl PacketPool {
     pub fn put(&mut self, pkt: Packet) -> PacketId {
-        match self.free.pop() {
-            Some(i) => {
-                self.slots[i as usize] = Slot(pkt);
-                PacketId(i)
-            }
+        let i = match self.free.pop() {
+            Some(i) => i,
             None => {
                 let grows = self.slots.len() == self.slots.capacity();
-                self.slots.push(Slot(pkt));
+                self.slots.push(Slot::EMPTY);
+                self.cold.push(Cold::default());
                 if grows {
                     // Read at random once it holds many flows' packets: huge pages, if any.
                     crate::cache::advise_huge_pages(&self.slots);
                 }
-                PacketId(self.slots.len() as u32 - 1)
+                self.slots.len() as u32 - 1
             }
+        };
+        let has_cold = pkt.sack != NO_SACK || pkt.shards != Shards::default();
+        if has_cold {
+            self.cold[i as usize] = Cold { sack: pkt.sack, shards: pkt.shards };
+        }
+        self.slots[i as usize] = Slot {
+            flow: pkt.flow,
+            route_pos: pkt.route_pos,
+            seq: pkt.seq,
+            ack: pkt.ack,
+            wnd: pkt.wnd,
+            payload: pkt.payload,
+            wire_bytes: pkt.wire_bytes,
+            tag: pkt.tag,
+            ts: pkt.ts,
+            cell: pkt.cell,
+            dir: pkt.dir,
+            flags: pkt.flags,
+            n_sack: pkt.n_sack,
+            retransmit: pkt.retransmit,
+            marked: pkt.marked,
+            ecn: pkt.ecn,
+            has_cold,
+        };
+        PacketId(i)
+    }
+
+    /// A copy of the packet's record.
+    #[inline]
+    pub fn get(&self, id: PacketId) -> Packet {
+        let s = &self.slots[id.0 as usize];
+        let (sack, shards) = if s.has_cold {
+            let c = &self.cold[id.0 as usize];
+            (c.sack, c.shards)
+        } else {
+            (NO_SACK, Shards::default())
+        };
+        Packet {
+            flow: s.flow,
+            dir: s.dir,
+            route_pos: s.route_pos,
+            seq: s.seq,
+            ack: s.ack,
+            wnd: s.wnd,
+            payload: s.payload,
+            wire_bytes: s.wire_bytes,
+            flags: s.flags,
+            n_sack: s.n_sack,
+            retransmit: s.retransmit,
+            marked: s.marked,
+            ecn: s.ecn,
+            sack,
+            tag: s.tag,
+            cell: s.cell,
+            shards,
+            ts: s.ts,
         }
     }
 
-    pub fn get(&self, id: PacketId) -> &Packet {
-        &self.slots[id.0 as usize].0
+    /// Mark the packet Congestion Experienced (a queue marking it at enqueue or dequeue).
+    pub fn mark_ce(&mut self, id: PacketId) {
+        self.slots[id.0 as usize].ecn = Ecn::Ce;
     }
 
-    /// The record, to change in place (a queue marking it ECN CE at dequeue).
-    pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
-        &mut self.slots[id.0 as usize].0
+    /// The packet has crossed a channel: its route position moves to the next hop. Returns
+    /// whether it is a cell.
+    #[inline]
+    pub fn advance(&mut self, id: PacketId) -> bool {
+        let s = &mut self.slots[id.0 as usize];
+        s.route_pos += 1;
+        s.cell.is_cell()
     }
 
     /// Start loading the packet into the cache: it will be read soon.
@@ -78,7 +194,7 @@ impl PacketPool {
     /// Remove the packet; its id may be handed out again.
     pub fn take(&mut self, id: PacketId) -> Packet {
         self.free.push(id.0);
-        self.slots[id.0 as usize].0
+        self.get(id)
     }
 
     /// Packets stored now (the simulation checks this against the channels' contents).
@@ -116,10 +232,33 @@ mod tests {
     }
 
     #[test]
-    fn a_slot_stays_three_32_byte_halves() {
-        // The packet grew from 84 to 88 bytes with its reservation mark and to 96 with ns's
-        // timestamp; the slot it lives in on the hot path must not grow with it.
-        assert!(std::mem::size_of::<crate::packet::Packet>() <= 96);
-        assert_eq!(std::mem::size_of::<Slot>(), 96);
+    fn a_slot_is_one_line_and_keeps_every_field_of_a_packet() {
+        assert_eq!(std::mem::size_of::<Slot>(), 64);
+        let mut pool = PacketPool::default();
+        let mut p = test_packet();
+        (p.flow, p.route_pos, p.seq, p.ack, p.wnd, p.tag, p.ts) = (3, 4, 5, 6, 7, 8, 9);
+        (p.dir, p.flags, p.retransmit, p.marked, p.ecn) = (Dir::Reverse, 0x12, true, true, Ecn::Ect0);
+        p.cell = CellInfo { cells: 3, index: 1, pdu: 77 };
+        let plain = pool.put(p);
+        assert_eq!(pool.get(plain), p);
+        // A packet with SACK blocks, shard fields, or only a stale SACK block past n_sack.
+        let mut sacked = p;
+        (sacked.n_sack, sacked.sack[0]) = (1, SackBlock { left: 10, right: 20 });
+        let mut coded = p;
+        coded.shards = Shards { m: 8, start: 2, count: 3, held: 1, seg: 99, relative: true };
+        let mut stale = p;
+        stale.sack[2] = SackBlock { left: 1, right: 2 };
+        let ids = [sacked, coded, stale].map(|q| pool.put(q));
+        for (id, q) in ids.iter().zip([sacked, coded, stale]) {
+            assert_eq!(pool.get(*id), q);
+        }
+        assert_eq!(pool.get(plain), p, "a plain packet reads no other packet's cold part");
+        pool.take(ids[0]);
+        let reused = pool.put(p);
+        assert_eq!((reused, pool.get(reused)), (ids[0], p), "a reused slot forgets its SACK blocks");
+        pool.mark_ce(reused);
+        assert!(pool.advance(reused), "p is a cell of a 3-cell frame");
+        let q = pool.get(reused);
+        assert_eq!((q.ecn, q.route_pos), (Ecn::Ce, p.route_pos + 1));
     }
 }

@@ -24,33 +24,33 @@ use super::fq_codel::FqCodel;
 use super::pie::Pie;
 use super::pool::PacketId;
 use super::red::{Red, RedDrop};
+use super::route::Onward;
 use super::sojourn_trace::SojournTrace;
 
-/// A waiting packet: its id, its size, its virtual circuit (for cell policies), and where in
-/// the run's route arena its hop after this channel is (the packet's `route_pos` + 1). The far
-/// end reads that position from the pipe, so it can look the hop up and load the next
-/// channel's record while the packet's own record is still on its way from memory
-/// (`Simulation::on_arrive`).
+/// A waiting packet: its id, its size, its virtual circuit (for cell policies), and where it
+/// goes after this channel (`Onward`: the next channel, or its flow's end). The far end reads
+/// that from the pipe, so it can load the next channel's record or the flow's state while the
+/// packet's own record is still on its way from memory (`Simulation::on_arrive`).
 #[derive(Debug, Clone, Copy)]
 pub struct Waiting {
     pub id: PacketId,
     pub wire_bytes: u32,
     vc: u32,
-    pub next_pos: u32,
+    pub next: Onward,
 }
 
 impl Waiting {
     /// The transmitter's slot when it sends nothing.
-    pub const NONE: Waiting = Waiting { id: PacketId::NONE, wire_bytes: 0, vc: 0, next_pos: 0 };
+    pub const NONE: Waiting = Waiting { id: PacketId::NONE, wire_bytes: 0, vc: 0, next: Onward::NONE };
 
-    pub fn new(id: PacketId, pkt: &Packet, next_pos: u32) -> Self {
-        Self { id, wire_bytes: pkt.wire_bytes, vc: vc_of(pkt) as u32, next_pos }
+    pub fn new(id: PacketId, pkt: &Packet, next: Onward) -> Self {
+        Self { id, wire_bytes: pkt.wire_bytes, vc: vc_of(pkt) as u32, next }
     }
 
     /// A waiting packet of `bytes` with made-up id `n`, for a discipline's unit tests.
     #[cfg(test)]
     pub(crate) fn for_test(n: u32, bytes: u32) -> Self {
-        Self { id: PacketId::for_test(n), wire_bytes: bytes, vc: 0, next_pos: 0 }
+        Self { id: PacketId::for_test(n), wire_bytes: bytes, vc: 0, next: Onward::NONE }
     }
 }
 
@@ -443,7 +443,7 @@ impl Queue {
     /// Enqueue `pkt`, stored as `id`, after `accepts` let it in, with no route (a queue used
     /// on its own). Returns what `push_waiting` returns.
     pub fn push(&mut self, now: Time, id: PacketId, pkt: &Packet) -> bool {
-        self.push_waiting(now, Waiting::new(id, pkt, 0), pkt)
+        self.push_waiting(now, Waiting::new(id, pkt, Onward::NONE), pkt)
     }
 
     /// Enqueue `w`, the waiting form of `pkt`, after `accepts` let it in.

@@ -63,6 +63,64 @@ impl RouteArena {
         start
     }
 }
+/// Where a packet goes when it leaves the channel it is in: the next channel of its route, or
+/// its flow's end (the route's last hop reaches the destination host). Known when the packet
+/// enters the channel and carried beside its id through the queue, the transmitter and the
+/// pipe (4 bytes), so that an arrival learns from its channel's own line which record it will
+/// read next, the next channel's or the flow's TCP state, and starts loading it while the
+/// packet's own record is still on its way from memory (issue 26). The top bit marks a
+/// delivery, the next one its direction: a run has fewer than 2^30 flows and 2^31 channels,
+/// because the memory budget refuses a model far smaller (a flow's state alone is 0.8 kB).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Onward(u32);
+
+/// An `Onward`, read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// Offer the packet to this channel.
+    Hop(u32),
+    /// Hand the packet to this flow's receiver (`reverse` false) or sender (`reverse` true).
+    Deliver { flow: u32, reverse: bool },
+}
+
+impl Onward {
+    const DELIVER: u32 = 1 << 31;
+    const REVERSE: u32 = 1 << 30;
+    /// Nowhere: the slot of an idle transmitter or an empty pipe.
+    pub const NONE: Onward = Onward(0);
+
+    /// Where a packet goes after the channel at route position `pos - 1`: `hops[pos]`, or
+    /// flow `flow`'s end in direction `reverse` when the route ends there.
+    #[inline]
+    pub fn after(hops: &[u32], pos: u32, flow: u32, reverse: bool) -> Onward {
+        match hops[pos as usize] {
+            END => {
+                debug_assert!(flow < Self::REVERSE, "flow {flow} beyond 2^30");
+                Onward(Self::DELIVER | (reverse as u32 * Self::REVERSE) | flow)
+            }
+            c => {
+                debug_assert!(c < Self::DELIVER, "channel {c} beyond 2^31");
+                Onward(c)
+            }
+        }
+    }
+
+    #[inline]
+    pub fn step(self) -> Step {
+        if self.0 & Self::DELIVER == 0 {
+            Step::Hop(self.0)
+        } else {
+            Step::Deliver { flow: self.0 & (Self::REVERSE - 1), reverse: self.0 & Self::REVERSE != 0 }
+        }
+    }
+
+    /// A made-up value, for a channel's unit tests.
+    #[cfg(test)]
+    pub(crate) fn for_test(c: u32) -> Self {
+        Onward(c)
+    }
+}
+
 /// Route finding with the leaf-host shortcut: a host with one link can only leave through
 /// it, so routes between hosts reduce to routes between their routers, which are cached.
 /// This keeps set-up linear in the number of flows on dumbbells of thousands of hosts.
@@ -242,6 +300,17 @@ impl Reach {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn onward_reads_back_the_next_hop_or_the_flow_and_direction_to_deliver_to() {
+        let mut arena = RouteArena::default();
+        let r = arena.add(&[5, 9]);
+        assert_eq!(Onward::after(&arena.hops, r + 1, 7, false).step(), Step::Hop(9));
+        assert_eq!(Onward::after(&arena.hops, r + 2, 7, false).step(), Step::Deliver { flow: 7, reverse: false });
+        let last = (1 << 30) - 1;
+        assert_eq!(Onward::after(&arena.hops, r + 2, last, true).step(), Step::Deliver { flow: last, reverse: true });
+        assert_eq!(Onward::after(&[(1 << 31) - 1], 0, 0, true).step(), Step::Hop((1 << 31) - 1));
+    }
 
     #[test]
     fn bfs_finds_fewest_hops_and_ties_go_to_first_listed() {

@@ -7,8 +7,6 @@
 use super::{Ends, Simulation};
 use crate::atm::aal5::Rebuilt;
 use crate::engine::Event;
-use crate::net::channel::Next;
-use crate::net::drop_trace::DropCause;
 use crate::net::route::END;
 use crate::net::PacketId;
 use crate::packet::Packet;
@@ -76,17 +74,8 @@ impl Simulation {
     /// A switch sends a cell onto its next link (`forward` for a record left in the pool: a
     /// cell is never cut again).
     fn forward_cell(&mut self, cell: PacketId) {
-        let pos = self.pool.get(cell).route_pos;
-        let c = self.routes.hops[pos as usize];
-        match self.channels[c as usize].offer_pooled(self.now, cell, pos + 1, &mut self.pool) {
-            Ok(Next::TxDoneAt(t)) => self.q.schedule(t, Event::TxDone(c)),
-            Ok(Next::Nothing) => {}
-            Ok(Next::DroppedWaiting) => self.take_discipline_drops(c, DropCause::Overflow),
-            Err(id) => {
-                let cell = self.pool.take(id);
-                self.dropped(&cell);
-            }
-        }
+        let c = self.routes.hops[self.pool.get(cell).route_pos as usize];
+        self.offer(c, cell);
     }
 
     pub(super) fn lose_as_cells(&mut self, n: u64) {

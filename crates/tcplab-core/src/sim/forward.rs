@@ -1,0 +1,91 @@
+//! A packet's way from channel to channel: into the pool once and onto its next channel
+//! (`forward`), on from an arrival without leaving its slot (`forward_stored`), cut into cells
+//! at a cell link, offered with where it goes after that channel (`Onward`); and the records
+//! an arrival starts loading before it needs them (issue 26).
+
+use super::Simulation;
+use crate::engine::Event;
+use crate::net::channel::Next;
+use crate::net::drop_trace::DropCause;
+use crate::net::route::{Onward, Step};
+use crate::net::PacketId;
+use crate::packet::{Dir, Packet};
+
+impl Simulation {
+    /// Start loading what a packet's next step reads: the next channel's lines that an offer
+    /// touches, or its flow's state (both ends: a delivery runs one end's handler, then polls
+    /// both for what to send and for their timers).
+    #[inline]
+    pub(super) fn prefetch_onward(&self, step: Step) {
+        match step {
+            Step::Hop(hop) => self.channels[hop as usize].prefetch_for_offer(),
+            Step::Deliver { flow, .. } => {
+                if let Some(f) = self.flows.get(flow as usize) {
+                    crate::cache::prefetch(f);
+                }
+            }
+        }
+    }
+
+    /// Start loading the channel that what a delivery at the far end of channel `c` sends in
+    /// reply (an ACK, or data an ACK lets out) most likely leaves on: the other direction of
+    /// the same link (a link's two channels are `2i` and `2i + 1`, `config::link::channels`),
+    /// as it is for every host with one link. Only a hint: a reply that leaves elsewhere just
+    /// loads its channel when it gets there.
+    #[inline]
+    pub(super) fn prefetch_reply(&self, c: u32) {
+        if let Some(back) = self.channels.get((c ^ 1) as usize) {
+            back.prefetch_for_offer();
+        }
+    }
+
+    /// Send a packet (or cell) onto its next link; a packet entering a cell link is cut into
+    /// cells there. The record goes into the pool here, once: it stays in its slot until the
+    /// packet is delivered or dropped (`forward_stored` moves it on from an arrival).
+    pub(super) fn forward(&mut self, pkt: Packet) {
+        let c = self.routes.hops[pkt.route_pos as usize];
+        if self.channels[c as usize].atm && !pkt.cell.is_cell() {
+            return self.segment_onto(c, pkt);
+        }
+        let id = self.pool.put(pkt);
+        self.offer(c, id);
+    }
+
+    /// `forward` for a packet (not a cell) already in the pool, its next channel `c` already
+    /// read off its route.
+    pub(super) fn forward_stored(&mut self, c: u32, id: PacketId) {
+        if self.channels[c as usize].atm {
+            let pkt = self.pool.take(id);
+            return self.segment_onto(c, pkt);
+        }
+        self.offer(c, id);
+    }
+
+    /// Cut `pkt` into cells onto cell link `c`.
+    #[cold]
+    pub(super) fn segment_onto(&mut self, c: u32, pkt: Packet) {
+        let mut cells = std::mem::take(&mut self.cell_buf);
+        let first = cells.len();
+        self.atm.segment(pkt, &mut cells);
+        for cell in cells.drain(first..) {
+            let id = self.pool.put(cell);
+            self.offer(c, id);
+        }
+        self.cell_buf = cells;
+    }
+
+    /// Offer packet `id`, whose route is at channel `c`, to that channel.
+    pub(super) fn offer(&mut self, c: u32, id: PacketId) {
+        let pkt = self.pool.get(id);
+        let next = Onward::after(&self.routes.hops, pkt.route_pos + 1, pkt.flow, pkt.dir == Dir::Reverse);
+        match self.channels[c as usize].offer(self.now, id, next, &mut self.pool) {
+            Ok(Next::TxDoneAt(t)) => self.q.schedule(t, Event::TxDone(c)),
+            Ok(Next::Nothing) => {}
+            Ok(Next::DroppedWaiting) => self.take_discipline_drops(c, DropCause::Overflow),
+            Err(id) => {
+                let p = self.pool.take(id);
+                self.dropped(&p);
+            }
+        }
+    }
+}
