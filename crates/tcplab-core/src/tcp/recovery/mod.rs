@@ -151,7 +151,8 @@ pub trait LossRecovery {
     /// The retransmission timer expired (the sender has already reset the window and snd_nxt).
     fn on_timeout(&mut self, cx: &mut Ctx);
     fn in_recovery(&self) -> bool;
-    /// Take over the send decision (SACK's pipe); the default leaves it to the window.
+    /// Take over the send decision (SACK's pipe); the default leaves it to the window. A policy
+    /// that overrides this or `on_sent` is listed in `Recovery::shapes_sends`.
     fn next_send(&mut self, _cx: &mut Ctx) -> SendChoice {
         SendChoice::Window
     }
@@ -247,6 +248,13 @@ impl Recovery {
     pub fn window_sends(&self) -> Option<u32> {
         dispatch!(self, p => p.window_sends())
     }
+    /// Whether the policy has a say in what is sent (its own `next_send` or `on_sent`): the
+    /// SACK policies. The others always answer `Window` and ignore sends, so the sender skips
+    /// building their `Ctx` for every segment it polls or sends (issue 26).
+    #[inline]
+    pub fn shapes_sends(&self) -> bool {
+        matches!(self, Recovery::Sack(_) | Recovery::Sack6675(_))
+    }
     pub fn next_send(&mut self, cx: &mut Ctx) -> SendChoice {
         dispatch!(self, p => p.next_send(cx))
     }
@@ -316,6 +324,54 @@ pub(crate) mod fixture {
                 scoreboard: &mut self.scoreboard,
                 cc: &mut self.cc,
                 window_reduced: false,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fixture::State;
+    use super::*;
+
+    /// `shapes_sends` lets the sender skip `next_send` and `on_sent` for the other policies:
+    /// it must list every policy that answers anything but `Window` or changes on a send,
+    /// in recovery or out of it (a new policy has to be placed here: the match is exhaustive).
+    #[test]
+    fn policies_left_out_of_shapes_sends_never_shape_a_send() {
+        for name in RecoveryKind::NAMES {
+            let kind = RecoveryKind::parse(name).expect("a listed name");
+            let listed = match kind {
+                RecoveryKind::Sack | RecoveryKind::Sack6675 => true,
+                RecoveryKind::Vanilla
+                | RecoveryKind::Tahoe
+                | RecoveryKind::Reno
+                | RecoveryKind::NewReno
+                | RecoveryKind::NewRenoNs2 => false,
+            };
+            let cfg = TcpConfig { recovery: kind, ..TcpConfig::default() };
+            let mut p = Recovery::new(&cfg);
+            assert_eq!(p.shapes_sends(), listed, "{name}");
+            if listed {
+                continue;
+            }
+            let mut s = State::new(8000).halving_flight();
+            for step in 0..3 {
+                // Out of recovery, then after a fast retransmit, then after a partial ACK.
+                let before = (format!("{p:?}"), s.win, s.snd_nxt, s.retransmit, s.extra_new);
+                assert_eq!(p.next_send(&mut s.cx()), SendChoice::Window, "{name} step {step}");
+                let next = s.snd_nxt;
+                p.on_sent(&mut s.cx(), next, 1000);
+                let after = (format!("{p:?}"), s.win, s.snd_nxt, s.retransmit, s.extra_new);
+                assert_eq!(before, after, "{name} step {step}");
+                if step == 0 {
+                    for count in 1..=3 {
+                        p.on_dupack(&mut s.cx(), count, 3);
+                    }
+                } else {
+                    s.snd_una += 1000;
+                    p.on_new_ack(&mut s.cx(), 1000);
+                }
             }
         }
     }
