@@ -359,6 +359,10 @@ impl Simulation {
             return self.deliver_udp(&pkt);
         };
         let before = receiver.delivered();
+        // Every event that touches a sender ends in a pump that asked it until it had nothing,
+        // so a segment for the receiver leaves a sender that answers by its state alone with
+        // nothing to send still (issue 26: its `poll_transmit` skipped per data segment).
+        let sender_done = pkt.dir == Dir::Forward && sender.polls_by_state();
         match pkt.dir {
             Dir::Forward => receiver.on_packet(self.now, &pkt),
             Dir::Reverse => sender.on_packet(self.now, &pkt),
@@ -375,7 +379,7 @@ impl Simulation {
                 self.app_io(app);
             }
         }
-        self.pump(pkt.flow);
+        self.pump_ends(pkt.flow, sender_done);
     }
 
     fn on_app_timer(&mut self, a: u32) {
@@ -439,6 +443,18 @@ impl Simulation {
     /// Send whatever both endpoints of flow `i` have ready, then make sure a timer event
     /// is queued for their earliest deadline.
     fn pump(&mut self, i: u32) {
+        self.pump_ends(i, false);
+    }
+
+    /// `pump`, told whether the sender is known to have nothing to send (`sender_done`).
+    ///
+    /// The sender is asked first, again after each packet, until it has nothing; then the
+    /// receiver. A sender that had nothing is not asked again at this instant unless it has a
+    /// reservation: its answer depends only on its own state and the time, which the
+    /// receiver's packets do not change (`inject` only queues them: nothing arrives inside
+    /// it), except a reservation's tokens (`marking`), which they spend (issue 26: one
+    /// `poll_transmit` fewer per data segment received).
+    fn pump_ends(&mut self, i: u32, mut sender_done: bool) {
         let now = self.now;
         loop {
             let f = &mut self.flows[i as usize];
@@ -446,9 +462,11 @@ impl Simulation {
             if let (Some(r), Some(m)) = (&mut sender.reserved, self.marking.get_mut(i as usize)) {
                 r.set_tokens(m.available_bytes(now));
             }
-            let (pkt, route) = if let Some(p) = sender.poll_transmit(now) {
+            let sent = if sender_done { None } else { sender.poll_transmit(now) };
+            let (pkt, route) = if let Some(p) = sent {
                 (p, f.fwd_route)
             } else if let Some(p) = receiver.poll_transmit(now) {
+                sender_done = sender.reserved.is_none();
                 (p, f.rev_route)
             } else {
                 break;

@@ -17,7 +17,7 @@ use super::boston::BostonTx;
 use super::cc::{Controller, LossState};
 use super::config::{Handshake, TcpConfig};
 use super::knobs::FastRetransmitTimer;
-use super::recovery::{Ctx, Recovery};
+use super::recovery::{AckVerdict, Ctx, Recovery};
 use super::reserved::Reserved;
 use super::rtt::Estimator;
 use super::rtt_ns1::RttSample;
@@ -505,8 +505,11 @@ impl TcpSender {
         if self.snd_nxt < ack {
             self.snd_nxt = ack;
         }
-        let mut cx = ctx!(self);
-        let verdict = self.recovery.on_new_ack(&mut cx, acked);
+        let verdict = if self.recovery.new_ack_is_plain() {
+            AckVerdict::GROW
+        } else {
+            self.recovery.on_new_ack(&mut ctx!(self), acked)
+        };
         if verdict.grow && self.win.cwnd < MAX_CWND {
             self.cc.on_ack(now, &mut self.win, acked, self.cfg.mss as u64);
         }

@@ -34,6 +34,13 @@ impl TcpSender {
         None
     }
 
+    /// Whether `poll_transmit`'s answer depends on the sender's state alone: not on the time
+    /// (pacing) nor on a reservation's tokens, which the driver sets from outside. Such a
+    /// sender that had nothing to send has nothing until one of its `&mut` methods runs.
+    pub fn polls_by_state(&self) -> bool {
+        self.reserved.is_none() && self.sampling.is_none()
+    }
+
     /// The next data segment: a requested retransmission, whatever the recovery policy
     /// chooses, or what the window allows.
     fn next_data(&mut self, now: Time) -> Option<Packet> {
@@ -46,7 +53,9 @@ impl TcpSender {
                 return Some(self.data_packet(now, off, len));
             }
         }
-        let len = match self.recovery.next_send(&mut ctx!(self)) {
+        let choice =
+            if self.recovery.shapes_sends() { self.recovery.next_send(&mut ctx!(self)) } else { SendChoice::Window };
+        let len = match choice {
             SendChoice::Retransmit(off, len) => return Some(self.data_packet(now, off, len)),
             SendChoice::Nothing => return None,
             SendChoice::NewData => self.new_data_len()?,
@@ -178,7 +187,9 @@ impl TcpSender {
         self.ack_due = false;
         self.last_send = now;
         self.burst_left = self.burst_left.saturating_sub(1);
-        self.recovery.on_sent(&mut ctx!(self), off, len);
+        if self.recovery.shapes_sends() {
+            self.recovery.on_sent(&mut ctx!(self), off, len);
+        }
         if let Some(trace) = &mut self.trace {
             trace.send(SendRecord { time: now, offset: off, len, retransmit: resend });
         }

@@ -148,10 +148,17 @@ pub trait LossRecovery {
     fn on_dupack(&mut self, cx: &mut Ctx, count: u32, threshold: u32) -> bool;
     /// An ACK of new data up to `cx.snd_una`, which acknowledged `acked` bytes.
     fn on_new_ack(&mut self, cx: &mut Ctx, acked: u64) -> AckVerdict;
+    /// Whether `on_new_ack` would now answer `AckVerdict::GROW` and change nothing, in itself
+    /// or in the sender: the sender then skips the call and its `Ctx` (issue 26). The default,
+    /// false, is always right.
+    fn new_ack_is_plain(&self) -> bool {
+        false
+    }
     /// The retransmission timer expired (the sender has already reset the window and snd_nxt).
     fn on_timeout(&mut self, cx: &mut Ctx);
     fn in_recovery(&self) -> bool;
-    /// Take over the send decision (SACK's pipe); the default leaves it to the window.
+    /// Take over the send decision (SACK's pipe); the default leaves it to the window. A policy
+    /// that overrides this or `on_sent` is listed in `Recovery::shapes_sends`.
     fn next_send(&mut self, _cx: &mut Ctx) -> SendChoice {
         SendChoice::Window
     }
@@ -235,6 +242,10 @@ impl Recovery {
     pub fn on_new_ack(&mut self, cx: &mut Ctx, acked: u64) -> AckVerdict {
         dispatch!(self, p => p.on_new_ack(cx, acked))
     }
+    #[inline]
+    pub fn new_ack_is_plain(&self) -> bool {
+        dispatch!(self, p => p.new_ack_is_plain())
+    }
     pub fn on_timeout(&mut self, cx: &mut Ctx) {
         dispatch!(self, p => p.on_timeout(cx))
     }
@@ -246,6 +257,13 @@ impl Recovery {
     }
     pub fn window_sends(&self) -> Option<u32> {
         dispatch!(self, p => p.window_sends())
+    }
+    /// Whether the policy has a say in what is sent (its own `next_send` or `on_sent`): the
+    /// SACK policies. The others always answer `Window` and ignore sends, so the sender skips
+    /// building their `Ctx` for every segment it polls or sends (issue 26).
+    #[inline]
+    pub fn shapes_sends(&self) -> bool {
+        matches!(self, Recovery::Sack(_) | Recovery::Sack6675(_))
     }
     pub fn next_send(&mut self, cx: &mut Ctx) -> SendChoice {
         dispatch!(self, p => p.next_send(cx))
@@ -316,6 +334,101 @@ pub(crate) mod fixture {
                 scoreboard: &mut self.scoreboard,
                 cc: &mut self.cc,
                 window_reduced: false,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fixture::State;
+    use super::*;
+
+    /// The fixture's fields a policy may change, and the policy itself, as one comparable value.
+    fn seen(p: &Recovery, s: &State) -> String {
+        format!("{p:?} {:?} {} {:?} {}", s.win, s.snd_nxt, s.retransmit, s.extra_new)
+    }
+
+    /// `new_ack_is_plain` lets the sender skip `on_new_ack`: whenever a policy says so, under
+    /// every stack's rules and at every step of a loss episode, the call must answer GROW and
+    /// change nothing.
+    #[test]
+    fn a_plain_new_ack_grows_and_changes_nothing() {
+        use super::super::stack::Stack;
+        let mut plain_seen = 0;
+        for stack in [Stack::Tcplab, Stack::Bsd44, Stack::Ns2, Stack::Ns1, Stack::Ns235] {
+            for name in RecoveryKind::NAMES {
+                let cfg = TcpConfig { recovery: RecoveryKind::parse(name).expect("listed"), ..stack.preset() };
+                let mut p = Recovery::new(&cfg);
+                let mut s = State::new(8000).halving_flight();
+                let mut check = |p: &mut Recovery, s: &mut State, step: &str| {
+                    if p.new_ack_is_plain() {
+                        plain_seen += 1;
+                        let before = seen(p, s);
+                        assert_eq!(p.on_new_ack(&mut s.cx(), 1000), AckVerdict::GROW, "{stack:?} {name} {step}");
+                        assert_eq!(seen(p, s), before, "{stack:?} {name} {step}");
+                    }
+                };
+                check(&mut p, &mut s, "fresh");
+                for count in 1..=4 {
+                    p.on_dupack(&mut s.cx(), count, 3);
+                    check(&mut p, &mut s, "after a duplicate");
+                }
+                s.snd_una += 1000;
+                p.on_new_ack(&mut s.cx(), 1000);
+                check(&mut p, &mut s, "after a partial ACK");
+                s.snd_una = s.snd_max;
+                p.on_new_ack(&mut s.cx(), 7000);
+                check(&mut p, &mut s, "after the full ACK");
+                p.on_timeout(&mut s.cx());
+                check(&mut p, &mut s, "after a timeout");
+                s.snd_una += 1000;
+                s.snd_max += 2000;
+                p.on_new_ack(&mut s.cx(), 1000);
+                check(&mut p, &mut s, "after the timeout's ACK");
+            }
+        }
+        assert!(plain_seen > 50, "the walk reached plain states: {plain_seen}");
+    }
+
+    /// `shapes_sends` lets the sender skip `next_send` and `on_sent` for the other policies:
+    /// it must list every policy that answers anything but `Window` or changes on a send,
+    /// in recovery or out of it (a new policy has to be placed here: the match is exhaustive).
+    #[test]
+    fn policies_left_out_of_shapes_sends_never_shape_a_send() {
+        for name in RecoveryKind::NAMES {
+            let kind = RecoveryKind::parse(name).expect("a listed name");
+            let listed = match kind {
+                RecoveryKind::Sack | RecoveryKind::Sack6675 => true,
+                RecoveryKind::Vanilla
+                | RecoveryKind::Tahoe
+                | RecoveryKind::Reno
+                | RecoveryKind::NewReno
+                | RecoveryKind::NewRenoNs2 => false,
+            };
+            let cfg = TcpConfig { recovery: kind, ..TcpConfig::default() };
+            let mut p = Recovery::new(&cfg);
+            assert_eq!(p.shapes_sends(), listed, "{name}");
+            if listed {
+                continue;
+            }
+            let mut s = State::new(8000).halving_flight();
+            for step in 0..3 {
+                // Out of recovery, then after a fast retransmit, then after a partial ACK.
+                let before = (format!("{p:?}"), s.win, s.snd_nxt, s.retransmit, s.extra_new);
+                assert_eq!(p.next_send(&mut s.cx()), SendChoice::Window, "{name} step {step}");
+                let next = s.snd_nxt;
+                p.on_sent(&mut s.cx(), next, 1000);
+                let after = (format!("{p:?}"), s.win, s.snd_nxt, s.retransmit, s.extra_new);
+                assert_eq!(before, after, "{name} step {step}");
+                if step == 0 {
+                    for count in 1..=3 {
+                        p.on_dupack(&mut s.cx(), count, 3);
+                    }
+                } else {
+                    s.snd_una += 1000;
+                    p.on_new_ack(&mut s.cx(), 1000);
+                }
             }
         }
     }

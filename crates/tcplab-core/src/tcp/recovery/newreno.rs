@@ -37,6 +37,10 @@ impl LossRecovery for NewReno {
         true
     }
 
+    fn new_ack_is_plain(&self) -> bool {
+        !self.in_recovery
+    }
+
     fn on_new_ack(&mut self, cx: &mut Ctx, acked: u64) -> AckVerdict {
         if !self.in_recovery {
             return AckVerdict::GROW;

@@ -128,6 +128,10 @@ impl LossRecovery for Reno {
         }
     }
 
+    fn new_ack_is_plain(&self) -> bool {
+        !(self.in_recovery || self.inflated_only)
+    }
+
     fn on_new_ack(&mut self, cx: &mut Ctx, _acked: u64) -> AckVerdict {
         if self.in_recovery || self.inflated_only {
             let deflate = match self.deflation {

@@ -59,6 +59,10 @@ impl LossRecovery for Sack6675 {
         true
     }
 
+    fn new_ack_is_plain(&self) -> bool {
+        !self.in_recovery
+    }
+
     fn on_new_ack(&mut self, cx: &mut Ctx, _acked: u64) -> AckVerdict {
         if !self.in_recovery {
             return AckVerdict::GROW;

@@ -53,6 +53,10 @@ impl LossRecovery for Tahoe {
         self.recover = cx.snd_max;
         true
     }
+    fn new_ack_is_plain(&self) -> bool {
+        true
+    }
+
     fn on_new_ack(&mut self, _cx: &mut Ctx, _acked: u64) -> AckVerdict {
         AckVerdict::GROW
     }

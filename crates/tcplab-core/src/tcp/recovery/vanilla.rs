@@ -10,6 +10,10 @@ impl LossRecovery for Vanilla {
     fn on_dupack(&mut self, _cx: &mut Ctx, _count: u32, _threshold: u32) -> bool {
         false
     }
+    fn new_ack_is_plain(&self) -> bool {
+        true
+    }
+
     fn on_new_ack(&mut self, _cx: &mut Ctx, _acked: u64) -> AckVerdict {
         AckVerdict::GROW
     }
