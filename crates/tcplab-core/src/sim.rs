@@ -280,7 +280,7 @@ impl Simulation {
         if hop != END {
             self.channels[hop as usize].prefetch_for_offer();
         }
-        if let Some(t) = self.channels[c as usize].arrive(&self.pool) {
+        if let Some(t) = self.channels[c as usize].arrive(self.now, &self.pool) {
             self.q.schedule(t, Event::Arrive(c));
         }
         let mut pkt = self.pool.take(head.id);
@@ -324,6 +324,7 @@ impl Simulation {
     fn offer(&mut self, c: u32, pkt: Packet, after: u32) {
         match self.channels[c as usize].offer(self.now, pkt, after, &mut self.pool) {
             Ok(Next::TxDoneAt(t)) => self.q.schedule(t, Event::TxDone(c)),
+            Ok(Next::ArriveAt(t)) => self.q.schedule(t, Event::Arrive(c)),
             Ok(Next::Nothing) => {}
             Ok(Next::DroppedWaiting) => self.take_discipline_drops(c, DropCause::Overflow),
             Err(p) => self.dropped(&p),
