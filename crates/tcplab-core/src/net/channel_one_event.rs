@@ -88,7 +88,15 @@ impl Channel {
 
     /// The departures due at or before `now`, as the two-event path's `TxDone`s would have
     /// run them: the packet on the wire is counted as sent and the next waiting one starts.
+    #[inline]
     pub(super) fn depart_until(&mut self, now: Time) {
+        if self.busy && self.tx_start <= now {
+            self.depart_due(now);
+        }
+    }
+
+    /// `depart_until`, with the packet on the wire due.
+    fn depart_due(&mut self, now: Time) {
         while self.busy && self.tx_start <= now {
             self.tx_packets += 1;
             self.tx_bytes += self.on_wire.wire_bytes as u64;
