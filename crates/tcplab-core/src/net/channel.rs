@@ -80,6 +80,9 @@ pub struct Channel {
     pub delay: Dur,
     /// A capture watches what reaches the far end (`pcap_rx`).
     rx_watched: bool,
+    /// `one_event` again, on the line an arrival reads (so that the two-event path's arrival
+    /// reads no other line).
+    one_event_pipe: bool,
     pub queue: Queue,
     pub from: u32,
     pub to: u32,
@@ -162,6 +165,7 @@ impl Channel {
             atm: false,
             watched: false,
             one_event: false,
+            one_event_pipe: false,
             head: InFlight::NONE,
             pipe: VecDeque::new(),
             delay,
@@ -333,7 +337,7 @@ impl Channel {
     #[inline]
     pub fn arrive(&mut self, now: Time, pool: &PacketPool) -> Option<Time> {
         assert!(self.head.is_some(), "Arrive with an empty pipe");
-        if self.one_event {
+        if self.one_event_pipe {
             // The packet leaving the pipe has departed: out of the queue or off the wire
             // before it leaves the pipe, where `depart_until` finds the waiting packets.
             self.depart_until(now);
@@ -428,6 +432,7 @@ mod tests {
             (offset_of!(Channel, lossy), 1),
             (offset_of!(Channel, atm), 1),
             (offset_of!(Channel, watched), 1),
+            (offset_of!(Channel, one_event), 1),
         ] {
             assert_eq!(line(offset, size), 0);
         }
@@ -437,6 +442,7 @@ mod tests {
             (offset_of!(Channel, pipe), size_of::<VecDeque<InFlight>>()),
             (offset_of!(Channel, delay), 8),
             (offset_of!(Channel, rx_watched), 1),
+            (offset_of!(Channel, one_event_pipe), 1),
         ] {
             assert_eq!(line(offset, size), 1);
         }

@@ -36,7 +36,7 @@ impl Channel {
     /// Make packets crossing this channel cost one event (it must qualify, and be unused).
     pub fn set_one_event(&mut self) {
         assert!(self.may_be_one_event() && !self.busy && !self.head.is_some());
-        self.one_event = true;
+        (self.one_event, self.one_event_pipe) = (true, true);
     }
 
     /// Whether packets crossing this channel cost one event.
