@@ -122,8 +122,9 @@ pub struct RunReport {
     /// Events handled.
     pub events: u64,
     /// Of those, the events that went through the event queue: all but the ones handled at once
-    /// (arrivals over links without delay, lone cells' switch services; `Simulation`). Not in
-    /// the JSON, whose `events` counts every event however it was run.
+    /// (arrivals over links without delay, lone cells' switch services, and with `[sim]
+    /// one_event_channels` the departures computed at admission; `Simulation`). Not in the
+    /// JSON, whose `events` counts every event however it was run.
     #[serde(skip)]
     pub queued_events: u64,
     /// Packet transmissions over all links.

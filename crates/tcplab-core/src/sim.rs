@@ -284,7 +284,7 @@ impl Simulation {
         if let Step::Deliver { .. } = step {
             self.prefetch_reply(c);
         }
-        if let Some(t) = self.channels[c as usize].arrive(&self.pool) {
+        if let Some(t) = self.channels[c as usize].arrive(self.now, &self.pool) {
             self.q.schedule(t, Event::Arrive(c));
             // The packet behind it arrives a few events from now on a busy link (1.2 us at
             // 10 Gb/s), some hundreds on an access link: early enough to load where it goes

@@ -11,6 +11,15 @@ use crate::error::{Error, ScenarioError};
 /// The environment variable that enables the hook.
 pub const ENABLE_VAR: &str = "TCPLAB_TEST_HOOKS";
 
+/// With the hooks enabled, `TCPLAB_TEST_ONE_EVENT_CHANNELS=1` turns `[sim] one_event_channels`
+/// on in every run, so that the identity tool can show which shipped outputs it would change.
+pub const ONE_EVENT_VAR: &str = "TCPLAB_TEST_ONE_EVENT_CHANNELS";
+
+/// Whether the environment forces `[sim] one_event_channels` on (see `ONE_EVENT_VAR`).
+pub fn force_one_event_channels() -> bool {
+    std::env::var(ENABLE_VAR).as_deref() == Ok("1") && std::env::var(ONE_EVENT_VAR).as_deref() == Ok("1")
+}
+
 /// What to break.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Corruption {

@@ -16,6 +16,7 @@ pub mod loss;
 pub mod model;
 pub mod paths;
 pub mod queue;
+pub mod sim;
 pub mod tcp;
 pub mod tcp_read;
 pub mod udp;
@@ -71,6 +72,9 @@ pub struct Scenario {
     /// WWW client-server pairs (Goyal et al. 1998, Sec. 5), each on a persistent connection.
     #[serde(default)]
     pub www: Option<app::WwwSpec>,
+    /// How the run is carried out (`[sim]`).
+    #[serde(default)]
+    pub sim: sim::SimSpec,
 }
 
 /// Parse a scenario from TOML text; errors name the field.
@@ -199,6 +203,7 @@ impl Scenario {
             flows,
             pcaps,
             www,
+            one_event_channels: self.sim.one_event_channels,
         })
     }
 

@@ -25,4 +25,6 @@ pub struct Model {
     pub pcaps: Vec<String>,
     /// WWW pairs; their flows are in `flows` after the scenario's own.
     pub www: Vec<WwwPairModel>,
+    /// Packets crossing the channels that qualify cost one event (`[sim] one_event_channels`).
+    pub one_event_channels: bool,
 }

@@ -57,7 +57,8 @@ pub struct Channel {
     pub rate_bps: u64,
     /// Sub-nanosecond remainder of serialisation times.
     rem: u64,
-    /// When the packet on the wire started serialisation (a burst loss model needs the interval).
+    /// On the two-event path, when the packet on the wire started serialisation (a burst loss
+    /// model needs the interval); on the one-event path, when it finishes (`one_event`).
     tx_start: Time,
     /// IP bytes serialised (`stats.tx_bytes` at the end).
     tx_bytes: u64,
@@ -70,6 +71,9 @@ pub struct Channel {
     pub atm: bool,
     /// A send capture or a series watches what this channel sends (`watch`).
     watched: bool,
+    /// A packet crossing this channel costs one event, its `Arrive`: its departure is fixed
+    /// when it is admitted (`channel_one_event.rs`).
+    one_event: bool,
     /// The first packet propagating (`InFlight::NONE` when none): the next to arrive.
     head: InFlight,
     /// The packets propagating behind `head`, in arrival order.
@@ -77,6 +81,9 @@ pub struct Channel {
     pub delay: Dur,
     /// A capture watches what reaches the far end (`pcap_rx`).
     rx_watched: bool,
+    /// `one_event` again, on the line an arrival reads (so that the two-event path's arrival
+    /// reads no other line).
+    one_event_pipe: bool,
     pub queue: Queue,
     pub from: u32,
     pub to: u32,
@@ -138,6 +145,8 @@ impl Series {
 pub enum Next {
     Nothing,
     TxDoneAt(Time),
+    /// The packet went into an empty pipe of a one-event channel: its Arrive is to be scheduled.
+    ArriveAt(Time),
     /// The packet was queued, and the discipline dropped waiting packets to make room
     /// (`Queue::enqueue_drops`, for the caller to take from the pool).
     DroppedWaiting,
@@ -156,6 +165,8 @@ impl Channel {
             lossy: !matches!(loss, LossModel::None),
             atm: false,
             watched: false,
+            one_event: false,
+            one_event_pipe: false,
             head: InFlight::NONE,
             pipe: VecDeque::new(),
             delay,
@@ -215,6 +226,9 @@ impl Channel {
     /// if the link was idle, or Err(id) if the queue dropped it (its record stays in the pool
     /// for the caller to take). `next` is where the packet goes after this channel.
     pub fn offer(&mut self, now: Time, id: PacketId, next: Onward, pool: &mut PacketPool) -> Result<Next, PacketId> {
+        if self.one_event {
+            return self.offer_one_event(now, id, next, pool);
+        }
         let idle = !self.busy;
         let pkt = pool.get(id);
         let admission = self.queue.admit(now, &pkt, idle);
@@ -319,11 +333,16 @@ impl Channel {
         self.head
     }
 
-    /// The packet at the head of the pipe has arrived (its record stays in the pool for the
-    /// caller to take); returns the next arrival time.
+    /// The packet at the head of the pipe has arrived at `now` (its record stays in the pool
+    /// for the caller to take); returns the next arrival time.
     #[inline]
-    pub fn arrive(&mut self, pool: &PacketPool) -> Option<Time> {
+    pub fn arrive(&mut self, now: Time, pool: &PacketPool) -> Option<Time> {
         assert!(self.head.is_some(), "Arrive with an empty pipe");
+        if self.one_event_pipe {
+            // The packet leaving the pipe has departed: out of the queue or off the wire
+            // before it leaves the pipe, where `depart_until` finds the waiting packets.
+            self.depart_until(now);
+        }
         let Some(next) = self.pipe.pop_front() else {
             self.head = InFlight::NONE;
             return None;
@@ -336,9 +355,13 @@ impl Channel {
 
     /// The records inside the channel: waiting, on the wire, propagating.
     pub fn ids(&self) -> impl Iterator<Item = PacketId> + '_ {
-        let on_wire = self.busy.then_some(self.on_wire.id);
+        // A one-event channel's pipe holds every packet it admitted and has not delivered;
+        // its queue and transmitter hold some of them again.
+        let two_event = !self.one_event;
+        let on_wire = (self.busy && two_event).then_some(self.on_wire.id);
         let head = self.head.is_some().then_some(self.head.id);
-        self.queue.ids().chain(on_wire).chain(head).chain(self.pipe.iter().map(|f| f.id))
+        let waiting = self.queue.ids().filter(move |_| two_event);
+        waiting.chain(on_wire).chain(head).chain(self.pipe.iter().map(|f| f.id))
     }
 
     /// Records inside the channel (waiting, on the wire, propagating): (packets, cells).
@@ -356,10 +379,15 @@ impl Channel {
 
     /// Fill in the counters the hot path does not keep: every packet sent was lost, delivered
     /// or is still in the pipe, and every packet offered was dropped by the queue, sent, or is
-    /// still waiting or on the wire.
-    pub fn finish_stats(&mut self) {
+    /// still waiting or on the wire. `end` is when the run ended: on a one-event channel, the
+    /// packets whose departure is before it were sent.
+    pub fn finish_stats(&mut self, end: Time) {
+        let mut propagating = self.head.is_some() as u64 + self.pipe.len() as u64;
+        if self.one_event {
+            self.depart_before(end);
+            propagating -= self.queue.len() as u64 + self.busy as u64;
+        }
         let s = &mut self.stats;
-        let propagating = self.head.is_some() as u64 + self.pipe.len() as u64;
         s.tx_bytes = self.tx_bytes;
         s.tx_packets = self.tx_packets;
         s.delivered = self.tx_packets - s.drops_loss - propagating;
@@ -368,6 +396,9 @@ impl Channel {
         self.stats.queue = self.queue.final_stats();
     }
 }
+
+#[path = "channel_one_event.rs"]
+mod one_event;
 
 pub struct TxOutcome {
     pub id: PacketId,
@@ -402,6 +433,7 @@ mod tests {
             (offset_of!(Channel, lossy), 1),
             (offset_of!(Channel, atm), 1),
             (offset_of!(Channel, watched), 1),
+            (offset_of!(Channel, one_event), 1),
         ] {
             assert_eq!(line(offset, size), 0);
         }
@@ -411,6 +443,7 @@ mod tests {
             (offset_of!(Channel, pipe), size_of::<VecDeque<InFlight>>()),
             (offset_of!(Channel, delay), 8),
             (offset_of!(Channel, rx_watched), 1),
+            (offset_of!(Channel, one_event_pipe), 1),
         ] {
             assert_eq!(line(offset, size), 1);
         }
@@ -450,12 +483,12 @@ mod tests {
         while let Some(t) = at {
             let head = ch.arriving();
             assert_eq!((head.at, head.next), (t, Onward::for_test(7)));
-            at = ch.arrive(&pool);
+            at = ch.arrive(t, &pool);
             seen.push(pool.take(head.id).seq);
         }
         assert_eq!(seen, [0, 1, 2]);
         assert_eq!(ch.ids().count(), 0);
-        ch.finish_stats();
+        ch.finish_stats(10_000_000);
         let s = &ch.stats;
         assert_eq!((s.arrivals, s.tx_packets, s.delivered, s.tx_bytes), (3, 3, 3, 3000));
     }

@@ -614,6 +614,12 @@ impl Queue {
         }
     }
 
+    /// Whether the queue is plain drop-tail: it admits a packet from its size and what is
+    /// waiting alone, and serves first in, first out.
+    pub fn is_drop_tail(&self) -> bool {
+        matches!(self.disc, Discipline::DropTail)
+    }
+
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

@@ -35,6 +35,7 @@ impl Simulation {
     /// validated model never has.
     pub fn new(mut model: Model) -> Result<Self, Error> {
         jitter_starts(&mut model);
+        model.one_event_channels |= crate::test_hooks::force_one_event_channels();
         let mut channels: Vec<Channel> =
             model.channels.iter().enumerate().map(|(i, c)| channel(&model, i, c)).collect();
         crate::cache::advise_huge_pages(&channels); // 20 MB at 10^4 flows, read at random
@@ -114,6 +115,9 @@ fn channel(model: &Model, i: usize, c: &ChannelModel) -> Channel {
         _ => None,
     };
     ch.watch(c.pcap, series, per_flow);
+    if model.one_event_channels && ch.may_be_one_event() {
+        ch.set_one_event();
+    }
     ch
 }
 

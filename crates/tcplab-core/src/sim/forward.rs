@@ -80,6 +80,7 @@ impl Simulation {
         let next = Onward::after(&self.routes.hops, pkt.route_pos + 1, pkt.flow, pkt.dir == Dir::Reverse);
         match self.channels[c as usize].offer(self.now, id, next, &mut self.pool) {
             Ok(Next::TxDoneAt(t)) => self.q.schedule(t, Event::TxDone(c)),
+            Ok(Next::ArriveAt(t)) => self.q.schedule(t, Event::Arrive(c)),
             Ok(Next::Nothing) => {}
             Ok(Next::DroppedWaiting) => self.take_discipline_drops(c, DropCause::Overflow),
             Err(id) => {

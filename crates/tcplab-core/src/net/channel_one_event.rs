@@ -1,0 +1,129 @@
+//! A channel crossing as one event (`[sim] one_event_channels`).
+//!
+//! On a channel whose queue is drop-tail, with no loss model and nothing watching what it
+//! sends, a packet's departure is fixed when it is admitted: the link serves first in, first
+//! out at a fixed rate, so it starts at the later of now and the previous packet's departure
+//! and leaves one serialisation later. Such a channel schedules no `TxDone`: the admitted
+//! packet goes straight into the pipe, with its arrival time, and only the pipe's head has
+//! an `Arrive` queued, as on the two-event path. The queue and the transmitter are brought
+//! up to date lazily, at the next offer (`depart_until`): the packet on the wire left if its
+//! departure is at or before now, and the next waiting one started then. So the queue holds
+//! exactly the packets not yet started, with their bytes, and admission sees what it sees on
+//! the two-event path.
+//!
+//! What can differ from the two-event path is the order of events at one instant only (see
+//! docs/scenario.md, "One event per channel crossing"): an offer at the very instant of a
+//! departure counts the departure as done, and the head's `Arrive` is queued at admission (or
+//! at the previous arrival) rather than at its departure, so among events at its arrival
+//! instant it may come before events queued in between. Times, and so everything that does
+//! not tie, are the same.
+
+use crate::time::{serialization_ns, Time};
+
+use crate::net::pool::{PacketId, PacketPool};
+use crate::net::queue::{Admission, Waiting};
+use crate::net::route::Onward;
+
+use super::{Channel, InFlight, Next};
+
+impl Channel {
+    /// Whether packets crossing this channel may cost one event: a drop-tail queue, no loss
+    /// model, no capture or series of what it sends, not a cell link.
+    pub fn may_be_one_event(&self) -> bool {
+        self.queue.is_drop_tail() && !self.lossy && !self.watched && !self.atm
+    }
+
+    /// Make packets crossing this channel cost one event (it must qualify, and be unused).
+    pub fn set_one_event(&mut self) {
+        assert!(self.may_be_one_event() && !self.busy && !self.head.is_some());
+        (self.one_event, self.one_event_pipe) = (true, true);
+    }
+
+    /// Whether packets crossing this channel cost one event.
+    pub fn is_one_event(&self) -> bool {
+        self.one_event
+    }
+
+    /// `offer` on a one-event channel.
+    pub(super) fn offer_one_event(
+        &mut self,
+        now: Time,
+        id: PacketId,
+        next: Onward,
+        pool: &mut PacketPool,
+    ) -> Result<Next, PacketId> {
+        self.depart_until(now);
+        let idle = !self.busy;
+        let pkt = pool.get(id);
+        // A drop-tail queue accepts or refuses; it never marks.
+        if self.queue.admit(now, &pkt, idle) == Admission::Refused {
+            self.stats.drops_queue += 1;
+            return Err(id);
+        }
+        let w = Waiting::new(id, &pkt, next);
+        let start = if idle { now } else { self.last_departure() };
+        // In admission order, which is the order of service: the same remainders as on the
+        // two-event path, which takes them at each start.
+        let depart = start + serialization_ns(w.wire_bytes as u64 * 8, self.rate_bps, &mut self.rem);
+        if idle {
+            (self.on_wire, self.tx_start, self.busy) = (w, depart, true);
+        } else {
+            let dropped = self.queue.push_waiting(now, w, &pkt);
+            debug_assert!(!dropped, "a drop-tail queue drops no waiting packet");
+        }
+        let f = InFlight { at: depart + self.delay, id, next };
+        if self.head.is_some() {
+            self.pipe.push_back(f);
+            return Ok(Next::Nothing);
+        }
+        self.head = f;
+        Ok(Next::ArriveAt(f.at))
+    }
+
+    /// The departure of the last packet admitted, on a busy link (it is still in the pipe:
+    /// it arrives no earlier than it departs, which is after now).
+    fn last_departure(&self) -> Time {
+        self.pipe.back().unwrap_or(&self.head).at - self.delay
+    }
+
+    /// The departures due at or before `now`, as the two-event path's `TxDone`s would have
+    /// run them: the packet on the wire is counted as sent and the next waiting one starts.
+    #[inline]
+    pub(super) fn depart_until(&mut self, now: Time) {
+        if self.busy && self.tx_start <= now {
+            self.depart_due(now);
+        }
+    }
+
+    /// `depart_until`, with the packet on the wire due.
+    fn depart_due(&mut self, now: Time) {
+        while self.busy && self.tx_start <= now {
+            self.tx_packets += 1;
+            self.tx_bytes += self.on_wire.wire_bytes as u64;
+            // The waiting packets are the last ones in the pipe: the first of them is there
+            // at this position (0 is the head).
+            let waiting = self.queue.len();
+            let pos = self.head.is_some() as usize + self.pipe.len() - waiting;
+            match self.queue.pop(self.tx_start) {
+                None => self.busy = false,
+                Some(w) => {
+                    let entry = if pos == 0 { self.head } else { self.pipe[pos - 1] };
+                    debug_assert_eq!(entry.id, w.id);
+                    (self.on_wire, self.tx_start) = (w, entry.at - self.delay);
+                }
+            }
+        }
+    }
+
+    /// At the end of a run: what departed before `end` was sent (the run's `Stop`, queued
+    /// first, runs before any departure at `end` itself).
+    pub(super) fn depart_before(&mut self, end: Time) {
+        if end > 0 {
+            self.depart_until(end - 1);
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "channel_one_event_tests.rs"]
+mod tests;
