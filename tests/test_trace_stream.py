@@ -230,7 +230,12 @@ def test_ctrl_c_in_the_api_waits_for_the_core_to_drop_its_files(tmp_path: Path) 
         out = tmp_path / f"out{delay}"
         timer = threading.Timer(delay, _thread.interrupt_main)
         timer.start()
-        with pytest.raises(KeyboardInterrupt):
-            tl.run(BULK.format(duration="300s"), out_dir=out, plots=False)
-        timer.cancel()
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                tl.run(BULK.format(duration="300s"), out_dir=out, plots=False)
+        finally:
+            # A run refused at once (a full disk) must not leave the timer to interrupt
+            # whatever test this worker runs next.
+            timer.cancel()
+            timer.join()
         assert not out.exists(), sorted(p.name for p in out.rglob("*"))
