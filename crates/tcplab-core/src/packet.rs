@@ -136,6 +136,35 @@ pub struct Packet {
     pub ts: crate::time::Time,
 }
 
+/// What a hop reads of a packet to admit and route it: a queue's decision (size, flow,
+/// direction, cell, mark, ECN) and the next step of its route. The pool hands this out read
+/// in place from a packet's slot (`PacketPool::head`), so admission does not rebuild the
+/// whole 96-byte `Packet` (issue 26).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PacketHead {
+    pub flow: u32,
+    pub dir: Dir,
+    pub route_pos: u32,
+    pub wire_bytes: u32,
+    pub cell: CellInfo,
+    pub marked: bool,
+    pub ecn: Ecn,
+}
+
+impl PacketHead {
+    pub fn of(p: &Packet) -> Self {
+        Self {
+            flow: p.flow,
+            dir: p.dir,
+            route_pos: p.route_pos,
+            wire_bytes: p.wire_bytes,
+            cell: p.cell,
+            marked: p.marked,
+            ecn: p.ecn,
+        }
+    }
+}
+
 impl Packet {
     /// A bare 40-byte ACK of flow 0 acknowledging stream offset `off` with window `wnd`, as a
     /// receiver whose ISN is 0 sends it: the one packet sender tests feed segment by segment.

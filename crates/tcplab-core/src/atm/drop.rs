@@ -11,7 +11,7 @@
 //!   more than R cells and VC i holds more than Z * X / Na of them (X the occupancy, Na the
 //!   VCs with cells buffered); otherwise as EPD below R.
 
-use crate::packet::Packet;
+use crate::packet::{Dir, Packet, PacketHead};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum CellPolicy {
@@ -51,7 +51,13 @@ pub struct CellDropper {
 
 /// A VC is one direction of one flow.
 pub fn vc_of(p: &Packet) -> usize {
-    p.flow as usize * 2 + (p.dir == crate::packet::Dir::Reverse) as usize
+    vc_of_flow(p.flow, p.dir)
+}
+
+/// `vc_of` for flow `flow`'s direction `dir`.
+#[inline]
+pub fn vc_of_flow(flow: u32, dir: Dir) -> usize {
+    flow as usize * 2 + (dir == Dir::Reverse) as usize
 }
 
 impl CellDropper {
@@ -72,8 +78,8 @@ impl CellDropper {
     }
 
     /// Whether to accept `cell` into a buffer now holding `occupancy` cells.
-    pub fn admit(&mut self, cell: &Packet, occupancy: usize) -> bool {
-        let vc = vc_of(cell);
+    pub fn admit(&mut self, cell: &PacketHead, occupancy: usize) -> bool {
+        let vc = vc_of_flow(cell.flow, cell.dir);
         let full = occupancy >= self.capacity;
         if let Some(d) = self.discarding[vc] {
             if d.pdu == cell.cell.pdu {
@@ -110,7 +116,7 @@ impl CellDropper {
         }
     }
 
-    fn discard_rest(&mut self, vc: usize, cell: &Packet, keep_last: bool) {
+    fn discard_rest(&mut self, vc: usize, cell: &PacketHead, keep_last: bool) {
         if !cell.cell.is_last() {
             self.discarding[vc] = Some(Discard { pdu: cell.cell.pdu, keep_last });
         }
@@ -139,11 +145,11 @@ mod tests {
     use super::*;
     use crate::packet::CellInfo;
 
-    fn cell(flow: u32, pdu: u32, index: u16, cells: u16) -> Packet {
+    fn cell(flow: u32, pdu: u32, index: u16, cells: u16) -> PacketHead {
         let mut p = crate::packet::test_packet();
         p.flow = flow;
         p.cell = CellInfo { cells, index, pdu };
-        p
+        PacketHead::of(&p)
     }
 
     /// Offer a frame of `n` cells at occupancy `occ` (unchanged by admissions), return the
@@ -178,9 +184,9 @@ mod tests {
         let mut d = CellDropper::new(CellPolicy::Sd { threshold: 8, z: 0.8 }, 20, 4);
         // VC 0 (flow 0) holds 8 cells, VC 2 (flow 1) holds 1: occupancy 9, two active VCs.
         for _ in 0..8 {
-            d.on_enqueue(vc_of(&cell(0, 1, 0, 1)) as u32);
+            d.on_enqueue(vc_of_flow(0, Dir::Forward) as u32);
         }
-        d.on_enqueue(vc_of(&cell(1, 2, 0, 1)) as u32);
+        d.on_enqueue(vc_of_flow(1, Dir::Forward) as u32);
         assert!(!d.admit(&cell(0, 3, 0, 2), 9), "8 > 0.8 * 9 / 2");
         assert!(d.admit(&cell(1, 4, 0, 2), 9), "1 < 3.6");
     }

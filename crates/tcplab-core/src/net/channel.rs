@@ -10,7 +10,7 @@ use std::collections::VecDeque;
 
 use serde::Serialize;
 
-use crate::packet::Packet;
+use crate::packet::{Packet, PacketHead};
 use crate::time::{serialization_ns, Dur, Time};
 
 use super::drop_trace::DropCause;
@@ -224,26 +224,33 @@ impl Channel {
 
     /// Packet `id` (its record in `pool`) is offered at `now`. Returns the TxDone to schedule
     /// if the link was idle, or Err(id) if the queue dropped it (its record stays in the pool
-    /// for the caller to take). `next` is where the packet goes after this channel.
-    pub fn offer(&mut self, now: Time, id: PacketId, next: Onward, pool: &mut PacketPool) -> Result<Next, PacketId> {
+    /// for the caller to take). `pkt` is its head as the pool holds it (`PacketPool::head`,
+    /// which the caller read to route it), `next` where it goes after this channel.
+    pub fn offer(
+        &mut self,
+        now: Time,
+        id: PacketId,
+        pkt: &PacketHead,
+        next: Onward,
+        pool: &mut PacketPool,
+    ) -> Result<Next, PacketId> {
         if self.one_event {
-            return self.offer_one_event(now, id, next, pool);
+            return self.offer_one_event(now, id, pkt, next, pool);
         }
         let idle = !self.busy;
-        let pkt = pool.get(id);
-        let admission = self.queue.admit(now, &pkt, idle);
+        let admission = self.queue.admit(now, pkt, idle, || pool.get(id));
         if admission == Admission::Refused {
             self.stats.drops_queue += 1;
             return Err(id);
         }
-        let w = Waiting::new(id, &pkt, next);
+        let w = Waiting::new(id, pkt, next);
         if admission == Admission::Marked {
             pool.mark_ce(id);
         }
         if idle {
             return Ok(Next::TxDoneAt(self.start_tx(now, w)));
         }
-        if self.queue.push_waiting(now, w, &pkt) {
+        if self.queue.push_waiting(now, w, pkt) {
             return Ok(Next::DroppedWaiting);
         }
         Ok(Next::Nothing)
@@ -291,7 +298,7 @@ impl Channel {
             s.add(now, w.wire_bytes as u64);
         }
         if let Some(per_flow) = &mut self.per_flow_series {
-            per_flow[pool.get(w.id).flow as usize].add(now, w.wire_bytes as u64);
+            per_flow[pool.head(w.id).flow as usize].add(now, w.wire_bytes as u64);
         }
     }
 
@@ -368,7 +375,7 @@ impl Channel {
     pub fn in_flight(&self, pool: &PacketPool) -> (u64, u64) {
         let (mut pkts, mut cells) = (0, 0);
         for id in self.ids() {
-            if pool.get(id).cell.is_cell() {
+            if pool.head(id).cell.is_cell() {
                 cells += 1;
             } else {
                 pkts += 1;
@@ -464,7 +471,7 @@ mod tests {
         for seq in 0..3 {
             p.seq = seq;
             let id = pool.put(p);
-            if let Ok(Next::TxDoneAt(t)) = ch.offer(0, id, Onward::for_test(7), &mut pool) {
+            if let Ok(Next::TxDoneAt(t)) = ch.offer(0, id, &pool.head(id), Onward::for_test(7), &mut pool) {
                 tx.push(t);
             }
         }

@@ -23,6 +23,7 @@ use crate::time::{serialization_ns, Time};
 use crate::net::pool::{PacketId, PacketPool};
 use crate::net::queue::{Admission, Waiting};
 use crate::net::route::Onward;
+use crate::packet::PacketHead;
 
 use super::{Channel, InFlight, Next};
 
@@ -49,18 +50,18 @@ impl Channel {
         &mut self,
         now: Time,
         id: PacketId,
+        pkt: &PacketHead,
         next: Onward,
         pool: &mut PacketPool,
     ) -> Result<Next, PacketId> {
         self.depart_until(now);
         let idle = !self.busy;
-        let pkt = pool.get(id);
         // A drop-tail queue accepts or refuses; it never marks.
-        if self.queue.admit(now, &pkt, idle) == Admission::Refused {
+        if self.queue.admit(now, pkt, idle, || pool.get(id)) == Admission::Refused {
             self.stats.drops_queue += 1;
             return Err(id);
         }
-        let w = Waiting::new(id, &pkt, next);
+        let w = Waiting::new(id, pkt, next);
         let start = if idle { now } else { self.last_departure() };
         // In admission order, which is the order of service: the same remainders as on the
         // two-event path, which takes them at each start.
@@ -68,7 +69,7 @@ impl Channel {
         if idle {
             (self.on_wire, self.tx_start, self.busy) = (w, depart, true);
         } else {
-            let dropped = self.queue.push_waiting(now, w, &pkt);
+            let dropped = self.queue.push_waiting(now, w, pkt);
             debug_assert!(!dropped, "a drop-tail queue drops no waiting packet");
         }
         let f = InFlight { at: depart + self.delay, id, next };

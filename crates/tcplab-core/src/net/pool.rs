@@ -9,7 +9,7 @@
 //! Slots are reused last-freed-first, so the slot a new packet gets is usually the one the
 //! packet just delivered was read from, still in the cache.
 
-use crate::packet::{CellInfo, Dir, Ecn, Packet, SackBlock, Shards, MAX_SACK_BLOCKS};
+use crate::packet::{CellInfo, Dir, Ecn, Packet, PacketHead, SackBlock, Shards, MAX_SACK_BLOCKS};
 
 /// A packet's place in the pool; valid from `put` until `take`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -171,6 +171,22 @@ impl PacketPool {
         }
     }
 
+    /// What a hop reads of the packet (its queue's decision, its route), read in place: a
+    /// channel admits a packet on this, not on `get`'s rebuilt record.
+    #[inline]
+    pub fn head(&self, id: PacketId) -> PacketHead {
+        let s = &self.slots[id.0 as usize];
+        PacketHead {
+            flow: s.flow,
+            dir: s.dir,
+            route_pos: s.route_pos,
+            wire_bytes: s.wire_bytes,
+            cell: s.cell,
+            marked: s.marked,
+            ecn: s.ecn,
+        }
+    }
+
     /// Mark the packet Congestion Experienced (a queue marking it at enqueue or dequeue).
     pub fn mark_ce(&mut self, id: PacketId) {
         self.slots[id.0 as usize].ecn = Ecn::Ce;
@@ -241,6 +257,7 @@ mod tests {
         p.cell = CellInfo { cells: 3, index: 1, pdu: 77 };
         let plain = pool.put(p);
         assert_eq!(pool.get(plain), p);
+        assert_eq!(pool.head(plain), PacketHead::of(&p));
         // A packet with SACK blocks, shard fields, or only a stale SACK block past n_sack.
         let mut sacked = p;
         (sacked.n_sack, sacked.sack[0]) = (1, SackBlock { left: 10, right: 20 });

@@ -13,9 +13,9 @@ use std::collections::VecDeque;
 
 use serde::Serialize;
 
-use crate::atm::drop::{vc_of, CellDropper};
+use crate::atm::drop::{vc_of_flow, CellDropper};
 use crate::csv::Rows;
-use crate::packet::{Ecn, Packet};
+use crate::packet::{Ecn, Packet, PacketHead};
 use crate::time::Time;
 
 use super::codel::{Codel, Head};
@@ -43,8 +43,8 @@ impl Waiting {
     /// The transmitter's slot when it sends nothing.
     pub const NONE: Waiting = Waiting { id: PacketId::NONE, wire_bytes: 0, vc: 0, next: Onward::NONE };
 
-    pub fn new(id: PacketId, pkt: &Packet, next: Onward) -> Self {
-        Self { id, wire_bytes: pkt.wire_bytes, vc: vc_of(pkt) as u32, next }
+    pub fn new(id: PacketId, pkt: &PacketHead, next: Onward) -> Self {
+        Self { id, wire_bytes: pkt.wire_bytes, vc: vc_of_flow(pkt.flow, pkt.dir) as u32, next }
     }
 
     /// A waiting packet of `bytes` with made-up id `n`, for a discipline's unit tests.
@@ -254,12 +254,12 @@ impl Queue {
         }
     }
 
-    fn fits(&self, pkt: &Packet) -> bool {
+    fn fits(&self, pkt: &PacketHead) -> bool {
         Self::room(self.limit, self.buf.len(), self.bytes, pkt)
     }
 
     /// Whether `pkt` fits beside `len` packets of `bytes` under `limit`.
-    fn room(limit: QueueLimit, len: usize, bytes: u64, pkt: &Packet) -> bool {
+    fn room(limit: QueueLimit, len: usize, bytes: u64, pkt: &PacketHead) -> bool {
         match limit {
             QueueLimit::Packets(n) => len < n as usize,
             QueueLimit::Bytes(b) => bytes + pkt.wire_bytes as u64 <= b,
@@ -269,7 +269,8 @@ impl Queue {
     /// Whether a packet arriving at `now` may stay (on an idle link it goes straight on). A
     /// discipline that marks ECN instead of dropping sets `pkt.ecn` to CE.
     pub fn accepts(&mut self, now: Time, pkt: &mut Packet, link_idle: bool) -> bool {
-        match self.admit(now, pkt, link_idle) {
+        let (head, full) = (PacketHead::of(pkt), *pkt);
+        match self.admit(now, &head, link_idle, || full) {
             Admission::Refused => false,
             Admission::Accepted => true,
             Admission::Marked => {
@@ -279,11 +280,13 @@ impl Queue {
         }
     }
 
-    /// `accepts` for the channel: the packet is only read, and a mark is returned for the
-    /// caller to set where the packet ends up (the pool). Taking `&mut Packet` on this path
-    /// made the simulation copy every 96-byte packet once more on its way to a queue.
+    /// `accepts` for the channel: the packet's head is only read (in place in the pool), and
+    /// a mark is returned for the caller to set where the packet ends up (the pool). `full`
+    /// gives the whole record, read only to write a refused packet into the drop trace.
+    /// Taking `&mut Packet`, then `&Packet`, on this path made the simulation copy every
+    /// 96-byte packet on its way to a queue.
     #[inline]
-    pub fn admit(&mut self, now: Time, pkt: &Packet, link_idle: bool) -> Admission {
+    pub fn admit(&mut self, now: Time, pkt: &PacketHead, link_idle: bool, full: impl FnOnce() -> Packet) -> Admission {
         let mut marked_ce = false;
         let (ok, early) = match &mut self.disc {
             Discipline::DropTail => (link_idle || self.fits(pkt), None),
@@ -331,7 +334,7 @@ impl Queue {
             self.account(now, pkt, ok, early);
         }
         if !ok && self.drops.is_some() {
-            self.trace_drop(now, pkt, link_idle, early);
+            self.trace_drop(now, &full(), link_idle, early);
         }
         match (ok, marked_ce) {
             (false, _) => Admission::Refused,
@@ -353,7 +356,7 @@ impl Queue {
         len: usize,
         bytes: u64,
         now: Time,
-        pkt: &Packet,
+        pkt: &PacketHead,
         link_idle: bool,
     ) -> bool {
         let ok = link_idle || Self::room(limit, len, bytes, pkt);
@@ -378,7 +381,7 @@ impl Queue {
         len: usize,
         bytes: u64,
         now: Time,
-        pkt: &Packet,
+        pkt: &PacketHead,
         link_idle: bool,
     ) -> (bool, Option<RedDrop>, bool) {
         // The one place PIE signals congestion: its drop at enqueue (RFC 8033 4.1).
@@ -409,7 +412,7 @@ impl Queue {
         let cause = match (early, &self.disc) {
             (Some(RedDrop::Early), _) => DropCause::Early,
             (Some(RedDrop::Forced), _) => DropCause::Forced,
-            (None, Discipline::Cells(_)) if link_idle || self.fits(pkt) => DropCause::CellPolicy,
+            (None, Discipline::Cells(_)) if link_idle || self.fits(&PacketHead::of(pkt)) => DropCause::CellPolicy,
             (None, _) => DropCause::Overflow,
         };
         if let Some(d) = &mut self.drops {
@@ -418,7 +421,7 @@ impl Queue {
     }
 
     #[cold]
-    fn account(&mut self, now: Time, pkt: &Packet, ok: bool, early: Option<RedDrop>) {
+    fn account(&mut self, now: Time, pkt: &PacketHead, ok: bool, early: Option<RedDrop>) {
         let avg = match &self.disc {
             Discipline::Red(r) => Some(r.avg),
             _ => None,
@@ -443,13 +446,14 @@ impl Queue {
     /// Enqueue `pkt`, stored as `id`, after `accepts` let it in, with no route (a queue used
     /// on its own). Returns what `push_waiting` returns.
     pub fn push(&mut self, now: Time, id: PacketId, pkt: &Packet) -> bool {
-        self.push_waiting(now, Waiting::new(id, pkt, Onward::NONE), pkt)
+        let head = PacketHead::of(pkt);
+        self.push_waiting(now, Waiting::new(id, &head, Onward::NONE), &head)
     }
 
     /// Enqueue `w`, the waiting form of `pkt`, after `accepts` let it in.
     /// Returns whether the discipline dropped waiting packets to make room (FQ-CoDel's
     /// overflow rule): `enqueue_drops` lists them.
-    pub fn push_waiting(&mut self, now: Time, w: Waiting, pkt: &Packet) -> bool {
+    pub fn push_waiting(&mut self, now: Time, w: Waiting, pkt: &PacketHead) -> bool {
         match &mut self.disc {
             Discipline::Cells(d) => d.on_enqueue(w.vc),
             Discipline::Codel(c) => {
@@ -470,7 +474,7 @@ impl Queue {
 
     /// FQ-CoDel's enqueue into the queue of `pkt`'s flow, over `limit` its overflow rule.
     #[inline(never)]
-    fn push_fq(fq: &mut FqCodel, limit: QueueLimit, peak: &mut usize, now: Time, w: Waiting, pkt: &Packet) -> bool {
+    fn push_fq(fq: &mut FqCodel, limit: QueueLimit, peak: &mut usize, now: Time, w: Waiting, pkt: &PacketHead) -> bool {
         let over = |len: usize, bytes: u64| match limit {
             QueueLimit::Packets(n) => len > n as usize,
             QueueLimit::Bytes(b) => bytes > b,

@@ -74,7 +74,7 @@ impl Simulation {
     /// A switch sends a cell onto its next link (`forward` for a record left in the pool: a
     /// cell is never cut again).
     fn forward_cell(&mut self, cell: PacketId) {
-        let c = self.routes.hops[self.pool.get(cell).route_pos as usize];
+        let c = self.routes.hops[self.pool.head(cell).route_pos as usize];
         self.offer(c, cell);
     }
 

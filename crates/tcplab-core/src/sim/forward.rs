@@ -76,9 +76,9 @@ impl Simulation {
 
     /// Offer packet `id`, whose route is at channel `c`, to that channel.
     pub(super) fn offer(&mut self, c: u32, id: PacketId) {
-        let pkt = self.pool.get(id);
+        let pkt = self.pool.head(id);
         let next = Onward::after(&self.routes.hops, pkt.route_pos + 1, pkt.flow, pkt.dir == Dir::Reverse);
-        match self.channels[c as usize].offer(self.now, id, next, &mut self.pool) {
+        match self.channels[c as usize].offer(self.now, id, &pkt, next, &mut self.pool) {
             Ok(Next::TxDoneAt(t)) => self.q.schedule(t, Event::TxDone(c)),
             Ok(Next::ArriveAt(t)) => self.q.schedule(t, Event::Arrive(c)),
             Ok(Next::Nothing) => {}

@@ -48,7 +48,7 @@ impl Simulation {
         let mut per_flow = vec![0u64; self.flows.len()];
         for c in &self.channels {
             for id in c.ids() {
-                per_flow[self.pool.get(id).flow as usize] += 1;
+                per_flow[self.pool.head(id).flow as usize] += 1;
             }
         }
         per_flow
