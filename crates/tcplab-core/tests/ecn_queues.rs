@@ -4,6 +4,8 @@
 //! forced drops never mark"), segment by segment and in whole runs (PIE's and FQ-CoDel's
 //! segment-by-segment tests are beside them: net/pie_tests.rs, net/fq_codel_tests.rs).
 
+mod common;
+
 use tcplab_core::metrics::RunReport;
 use tcplab_core::net::codel::{Codel, CodelConfig, Head};
 use tcplab_core::net::queue::{Discipline, Queue, QueueLimit};
@@ -204,6 +206,7 @@ fn codel_marks_where_it_would_drop_spaced_by_the_control_law() {
 }
 
 fn scenario(qdisc: &str, tcp_ecn: bool) -> String {
+    let sources = common::TWO_SOURCES_UNEQUAL_RTT;
     format!(
         r#"
 duration = "20s"
@@ -221,23 +224,7 @@ rate = "5Mbps"
 delay = "10ms"
 queue = 80
 qdisc = {qdisc}
-[[link]]
-a = "s0"
-b = "r"
-rate = "100Mbps"
-delay = "5ms"
-[[link]]
-a = "s1"
-b = "r"
-rate = "100Mbps"
-delay = "20ms"
-[[flow]]
-src = "s0"
-dst = "d"
-[[flow]]
-src = "s1"
-dst = "d"
-tcp = {{ cc = "reno" }}
+{sources}tcp = {{ cc = "reno" }}
 "#
     )
 }

@@ -2,6 +2,8 @@
 //! "ns235"`), checked against red.cc 1.90's formulas (REDQueue::initialize_params, reset,
 //! calculate_p_new, modify_p, enque) with ns-default.tcl 1.388's defaults, computed by hand.
 
+mod common;
+
 use tcplab_core::config::parse;
 use tcplab_core::net::qdisc::QdiscModel;
 use tcplab_core::net::queue::{Discipline, Queue, QueueLimit};
@@ -181,6 +183,7 @@ fn a_full_buffer_of_limit_times_500_bytes_drops_and_restarts_the_count() {
 /// Two flows of `stack` (window_ raised to 200 kB, so the queue fills) through a 10 Mb/s, 10 ms bottleneck with a RED queue of 50
 /// `qdisc` (first link, forward direction), for 20 s.
 fn bottleneck_run(stack: &str, qdisc: &str) -> tcplab_core::metrics::RunReport {
+    let sources = common::TWO_SOURCES_UNEQUAL_RTT;
     let text = format!(
         r#"
 duration = "20s"
@@ -196,23 +199,7 @@ rate = "10Mbps"
 delay = "10ms"
 queue = 50
 qdisc = {qdisc}
-[[link]]
-a = "s0"
-b = "r"
-rate = "100Mbps"
-delay = "5ms"
-[[link]]
-a = "s1"
-b = "r"
-rate = "100Mbps"
-delay = "20ms"
-[[flow]]
-src = "s0"
-dst = "d"
-[[flow]]
-src = "s1"
-dst = "d"
-"#
+{sources}"#
     );
     tcplab_core::run_scenario(&text, &tcplab_core::RunOptions::default()).expect("runs").0
 }

@@ -6,6 +6,27 @@ use tcplab_core::{run_scenario, RunOptions};
 
 pub const MS: f64 = 1e-3;
 
+/// Two senders into router `r` of a dumbbell whose bottleneck `r`-`d` the scenario declares:
+/// `s0` over 100 Mb/s and 5 ms, `s1` over 100 Mb/s and 20 ms (unequal round trips), a flow
+/// from each to `d`; keys written right after it belong to `s1`'s flow.
+pub const TWO_SOURCES_UNEQUAL_RTT: &str = r#"[[link]]
+a = "s0"
+b = "r"
+rate = "100Mbps"
+delay = "5ms"
+[[link]]
+a = "s1"
+b = "r"
+rate = "100Mbps"
+delay = "20ms"
+[[flow]]
+src = "s0"
+dst = "d"
+[[flow]]
+src = "s1"
+dst = "d"
+"#;
+
 /// A scenario: one flow of `bytes` from a to b over a 10 Mb/s, 10 ms link (both ways),
 /// with `tcp` lines for the flow's TCP table and `loss_ab` for the data direction.
 pub fn two_hosts(tcp: &str, loss_ab: &str, bytes: u64, duration_s: f64) -> String {
