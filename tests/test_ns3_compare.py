@@ -7,27 +7,16 @@ compare.py uses only the standard library, so it is imported here; ns3_dumbbell.
 from __future__ import annotations
 
 import ast
-import importlib.util
-import sys
 import tomllib
 from pathlib import Path
-from types import ModuleType
 
+import bench_scripts
 import pytest
 
 HERE = Path(__file__).resolve().parents[1] / "bench" / "ns3_compare"
 
 
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("ns3_compare", HERE / "compare.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # dataclasses look their module up there
-    spec.loader.exec_module(mod)
-    return mod
-
-
-cmp = _load()
+cmp = bench_scripts.load("ns3_compare/compare.py", "ns3_compare")
 
 
 def _scenario(codel: object) -> dict:

@@ -8,27 +8,12 @@ the release build in well under a second per point.
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
-from pathlib import Path
-from types import ModuleType
 
+import bench_scripts
 import pytest
 
-PATH = Path(__file__).resolve().parents[1] / "bench" / "padhye" / "padhye_check.py"
-
-
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("padhye_check", PATH)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # dataclasses look their module up there
-    spec.loader.exec_module(mod)
-    return mod
-
-
-pc = _load()
+pc = bench_scripts.load("padhye/padhye_check.py", "padhye_check")
 
 
 @pytest.mark.parametrize("delayed_ack", [False, True])
