@@ -184,6 +184,10 @@ pub struct Queue {
     /// Largest number of packets ever waiting.
     pub peak_packets: usize,
     limit: QueueLimit,
+    /// Drop-tail with no counters or traces (`keep_*` clear it): an arrival needs only a room
+    /// check, and a packet in or out only the buffer, so `admit`, `push_waiting` and `pop`
+    /// take a straight path decided once here, not a match per packet (issue 26).
+    plain: bool,
     /// Counters by cause and mark (queues with an explicit discipline).
     pub stats: Option<Box<QueueStats>>,
     /// A sample per arrival, when the link asks for a queue trace.
@@ -204,22 +208,36 @@ impl Queue {
     }
 
     pub fn with_discipline(limit: QueueLimit, disc: Discipline) -> Self {
-        Self { buf: VecDeque::new(), bytes: 0, limit, disc, stats: None, trace: None, drops: None, peak_packets: 0 }
+        let plain = matches!(disc, Discipline::DropTail);
+        Self {
+            buf: VecDeque::new(),
+            bytes: 0,
+            limit,
+            plain,
+            disc,
+            stats: None,
+            trace: None,
+            drops: None,
+            peak_packets: 0,
+        }
     }
 
     /// Count drops by cause and mark from now on.
     pub fn keep_stats(&mut self) {
         self.stats = Some(Box::default());
+        self.plain = false;
     }
 
     /// Record every dropped packet from now on.
     pub fn keep_drops(&mut self) {
         self.drops = Some(Box::default());
+        self.plain = false;
     }
 
     /// Record a sample at every arrival from now on.
     pub fn keep_trace(&mut self) {
         self.trace = Some(Box::default());
+        self.plain = false;
     }
 
     /// Record every departure's sojourn time from now on (an AQM queue: CoDel, PIE, FQ-CoDel;
@@ -287,6 +305,10 @@ impl Queue {
     /// 96-byte packet on its way to a queue.
     #[inline]
     pub fn admit(&mut self, now: Time, pkt: &PacketHead, link_idle: bool, full: impl FnOnce() -> Packet) -> Admission {
+        if self.plain {
+            // What the drop-tail arm below decides, with nothing to count or trace.
+            return if link_idle || self.fits(pkt) { Admission::Accepted } else { Admission::Refused };
+        }
         let mut marked_ce = false;
         let (ok, early) = match &mut self.disc {
             Discipline::DropTail => (link_idle || self.fits(pkt), None),
@@ -453,7 +475,17 @@ impl Queue {
     /// Enqueue `w`, the waiting form of `pkt`, after `accepts` let it in.
     /// Returns whether the discipline dropped waiting packets to make room (FQ-CoDel's
     /// overflow rule): `enqueue_drops` lists them.
+    #[inline]
     pub fn push_waiting(&mut self, now: Time, w: Waiting, pkt: &PacketHead) -> bool {
+        if !self.plain {
+            return self.push_waiting_disc(now, w, pkt);
+        }
+        self.push_buf(w);
+        false
+    }
+
+    /// `push_waiting` through the discipline.
+    fn push_waiting_disc(&mut self, now: Time, w: Waiting, pkt: &PacketHead) -> bool {
         match &mut self.disc {
             Discipline::Cells(d) => d.on_enqueue(w.vc),
             Discipline::Codel(c) => {
@@ -466,10 +498,15 @@ impl Queue {
             }
             _ => {}
         }
+        self.push_buf(w);
+        false
+    }
+
+    #[inline]
+    fn push_buf(&mut self, w: Waiting) {
         self.bytes += w.wire_bytes as u64;
         self.buf.push_back(w);
         self.peak_packets = self.peak_packets.max(self.buf.len());
-        false
     }
 
     /// FQ-CoDel's enqueue into the queue of `pkt`'s flow, over `limit` its overflow rule.
@@ -485,7 +522,27 @@ impl Queue {
     }
 
     /// The next packet to send at `now`; None leaves the link idle.
+    #[inline]
     pub fn pop(&mut self, now: Time) -> Option<Waiting> {
+        if !self.plain {
+            return self.pop_disc(now);
+        }
+        self.pop_drop_tail()
+    }
+
+    /// `pop` on a drop-tail queue, which does nothing else on a departure whatever it counts
+    /// or traces (the one-event channel's, `channel_one_event.rs`): a leaf, with no call out
+    /// to the other disciplines for its caller to save registers around.
+    #[inline]
+    pub fn pop_drop_tail(&mut self) -> Option<Waiting> {
+        debug_assert!(self.is_drop_tail());
+        let w = self.buf.pop_front()?;
+        self.bytes -= w.wire_bytes as u64;
+        Some(w)
+    }
+
+    /// `pop` through the discipline.
+    fn pop_disc(&mut self, now: Time) -> Option<Waiting> {
         match &mut self.disc {
             Discipline::Codel(c) => return Self::pop_codel(c, &mut self.buf, &mut self.bytes, now),
             Discipline::Pie(p) => return Self::pop_pie(p, &mut self.buf, &mut self.bytes, now),
@@ -611,7 +668,11 @@ impl Queue {
     }
 
     /// Packets waiting.
+    #[inline]
     pub fn len(&self) -> usize {
+        if self.plain {
+            return self.buf.len();
+        }
         match &self.disc {
             Discipline::FqCodel(fq) => fq.len(),
             _ => self.buf.len(),
