@@ -98,10 +98,14 @@ pub struct Shards {
     pub relative: bool,
 }
 
+/// A packet's record. `repr(C)`, in this order, so that its first 54 bytes are what every
+/// hop and endpoint reads, laid out as the pool's 64-byte slot keeps them (`net/pool.rs`):
+/// storing a packet and rebuilding it are then a few wide copies, not one per field, and the
+/// rarely set SACK blocks and Boston shard fields come last, apart (issue 26).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(C)]
 pub struct Packet {
     pub flow: u32,
-    pub dir: Dir,
     /// Position in the simulation's route arena of the next link to take.
     pub route_pos: u32,
     /// Wire sequence number of the first byte (or of the SYN).
@@ -114,26 +118,26 @@ pub struct Packet {
     pub payload: u32,
     /// Bytes on the wire at the IP layer: payload + IP/TCP headers (+ options).
     pub wire_bytes: u32,
+    /// Digest of the stream range carried, checked at the receiver.
+    pub tag: u32,
+    /// ns's timestamp (hdr_tcp ts_): a data segment carries its send time, an ACK echoes the
+    /// send time of the segment that triggered it, for senders that sample the RTT on every
+    /// ACK (`rtt_sample = "timestamp"`, tcp/rtt_ns1.rs). Not counted in `wire_bytes`: ns
+    /// carried it in its packet header at no cost.
+    pub ts: crate::time::Time,
+    pub cell: CellInfo,
+    pub dir: Dir,
     pub flags: u8,
     pub n_sack: u8,
     /// True when this data segment resends bytes sent before (for counters and traces).
     pub retransmit: bool,
     /// Sent with tokens from its flow's token bucket (conformant to a reservation); carried in
-    /// the IP header's DS field. The pool's 96-byte slot has room for it (see `pool.rs`).
+    /// the IP header's DS field.
     pub marked: bool,
-    /// The IP header's ECN field. One byte in what was padding: the record stays 96 bytes.
+    /// The IP header's ECN field.
     pub ecn: Ecn,
     pub sack: [SackBlock; MAX_SACK_BLOCKS],
-    /// Digest of the stream range carried, checked at the receiver.
-    pub tag: u32,
-    pub cell: CellInfo,
     pub shards: Shards,
-    /// ns's timestamp (hdr_tcp ts_): a data segment carries its send time, an ACK echoes the
-    /// send time of the segment that triggered it, for senders that sample the RTT on every
-    /// ACK (`rtt_sample = "timestamp"`, tcp/rtt_ns1.rs). Not counted in `wire_bytes`: ns
-    /// carried it in its packet header at no cost. The record grows from 88 to 96 bytes, the
-    /// pool's slot size, so the slot does not grow (net/pool.rs).
-    pub ts: crate::time::Time,
 }
 
 /// What a hop reads of a packet to admit and route it: a queue's decision (size, flow,

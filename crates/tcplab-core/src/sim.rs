@@ -350,6 +350,9 @@ impl Simulation {
         }
     }
 
+    /// Hand a packet to its flow's end. Inlined (into `on_arrive`, where nearly every packet
+    /// is delivered from): its own call and frame were a tenth of its cost (issue 26).
+    #[inline(always)]
     fn deliver(&mut self, pkt: Packet) {
         self.ledger.delivered += 1;
         if let Some(m) = self.marking.get_mut(pkt.flow as usize) {
