@@ -218,8 +218,17 @@ impl Estimator {
     pub fn srtt_ns(&self) -> Dur {
         dispatch!(self, e => e.srtt_ns())
     }
+    /// The fine timer's deadline is an addition (`rtt_fine.rs`), taken inline: the sender
+    /// re-arms its timer on every ACK of new data (issue 26); the tick-based ones are called.
     #[inline]
     pub fn deadline(&self, now: Time, backoff: u32) -> Time {
+        match &self.kind {
+            EstimatorKind::Fine(e) => e.deadline(now, backoff),
+            _ => self.tick_deadline(now, backoff),
+        }
+    }
+    #[inline(never)]
+    fn tick_deadline(&self, now: Time, backoff: u32) -> Time {
         dispatch!(self, e => e.deadline(now, backoff))
     }
     #[inline]

@@ -14,11 +14,14 @@ pub struct FineRtt {
     rttvar: u64,
     has_sample: bool,
     limits: RtoLimits,
+    /// The timeout before backoff, clamped to the limits: it changes only with a sample, and
+    /// the sender re-arms its timer from it on every ACK of new data (issue 26).
+    timeout: Dur,
 }
 
 impl FineRtt {
     pub fn new(limits: RtoLimits) -> Self {
-        Self { srtt: 0, rttvar: 0, has_sample: false, limits }
+        Self { srtt: 0, rttvar: 0, has_sample: false, limits, timeout: limits.initial.clamp(limits.min, limits.max) }
     }
 }
 
@@ -35,6 +38,7 @@ impl RttEstimator for FineRtt {
             self.rttvar = r / 2;
         }
         self.has_sample = true;
+        self.timeout = self.rto();
     }
 
     #[inline]
@@ -49,7 +53,11 @@ impl RttEstimator for FineRtt {
         self.srtt
     }
 
+    #[inline]
     fn deadline(&self, now: Time, backoff: u32) -> Time {
+        if backoff == 0 {
+            return now + self.timeout;
+        }
         now + self.rto().saturating_mul(backoff_multiplier(backoff)).clamp(self.limits.min, self.limits.max)
     }
 }
@@ -89,5 +97,19 @@ mod tests {
         assert_eq!(r.deadline(0, 1), 3 * SEC);
         assert_eq!(r.deadline(0, 2), 5 * SEC, "6 s capped");
         assert_eq!(r.srtt_ns(), 500 * MS);
+    }
+
+    #[test]
+    fn the_unbacked_timeout_follows_each_sample_and_the_limits() {
+        let limits =
+            RtoLimits { min: 2 * SEC, max: 5 * SEC, initial: SEC, min_before_backoff: false, backoff_to_max: false };
+        let mut r = FineRtt::new(limits);
+        assert_eq!(r.deadline(SEC, 0), 3 * SEC, "the initial RTO is clamped to min_rto too");
+        r.sample(0, 100 * MS);
+        assert_eq!(r.deadline(SEC, 0), 3 * SEC, "300 ms raised to min_rto");
+        r.sample(0, 2 * SEC);
+        // srtt 337.5 ms, rttvar 512.5 ms: 2.3875 s, inside the limits.
+        assert_eq!(r.deadline(SEC, 0), SEC + r.rto());
+        assert_eq!(r.rto(), 2_387_500 * crate::time::US);
     }
 }

@@ -316,6 +316,7 @@ impl TcpSender {
         }
     }
 
+    #[cold]
     fn on_syn(&mut self, now: Time, pkt: &Packet) {
         match self.state {
             SenderState::Listen | SenderState::SynReceived if !pkt.has_ack() => {
@@ -339,6 +340,7 @@ impl TcpSender {
         }
     }
 
+    #[cold]
     fn become_established(&mut self, now: Time, acceptor: bool) {
         self.state = SenderState::Established;
         let sampled = self.syn_timing.take().map(|sent| {
@@ -376,7 +378,9 @@ impl TcpSender {
         let sack_check =
             self.cfg.dupack_needs_new_sack && self.cfg.recovery.uses_sack() && !self.recovery.in_recovery();
         let sacked_before = if sack_check { self.scoreboard.sacked_bytes() } else { 0 };
-        self.update_scoreboard(ack, pkt);
+        if self.cfg.recovery.uses_sack() {
+            self.update_scoreboard(ack, pkt);
+        }
         let mut dupack = ack == self.snd_una && pkt.payload == 0 && self.snd_max > self.snd_una;
         if sack_check && self.scoreboard.sacked_bytes() <= sacked_before {
             // ns-2.35's Sack1 counts a duplicate only if scb_->CheckUpdate(): its SACK blocks
@@ -393,39 +397,7 @@ impl TcpSender {
         if ack > self.snd_una {
             self.on_new_ack(now, ack, pkt.ts);
         } else if dupack {
-            self.dupacks += 1;
-            let threshold = self.cfg.dupack_threshold;
-            let count = self.dupacks;
-            let before = self.win;
-            let reduced = self.ecn_window_reduced();
-            let mut cx = ctx!(self);
-            cx.window_reduced = reduced;
-            if self.recovery.on_dupack(&mut cx, count, threshold) {
-                if let Some(r) = &self.reserved {
-                    r.after_fast_retransmit(
-                        &mut self.win,
-                        before,
-                        self.rtt.srtt_ns(),
-                        self.peer_wnd,
-                        self.cfg.mss as u64,
-                    );
-                }
-                self.stats.fast_retransmits += 1;
-                if !reduced {
-                    self.ecn_reduced();
-                }
-                // The RTT measurement stops (Karn); the timer restarts when the retransmission
-                // leaves, unless the stack re-arms it now (ns-1's reset_rtx_timer, backing off),
-                // or the knob `fast_retransmit_timer` says otherwise.
-                self.timing = None;
-                self.rto_at = match self.cfg.fast_retransmit_timer {
-                    FastRetransmitTimer::Clock => self.rtt.on_fast_retransmit(now, &mut self.backoff),
-                    FastRetransmitTimer::Backoff => Some(self.rtt.on_timeout(now, &mut self.backoff)),
-                    FastRetransmitTimer::Keep => Some(self.rtt.deadline(now, self.backoff)),
-                };
-            } else if self.cfg.limited_transmit && count < threshold {
-                self.limited_transmit(count);
-            }
+            self.on_dupack(now);
         }
         if let Some(seg) = partial {
             self.answer_partial(seg, pkt.shards.held);
@@ -437,6 +409,40 @@ impl TcpSender {
             self.after_sample(&s);
         }
         self.record(now);
+    }
+
+    /// A duplicate ACK: count it, and let the recovery policy fast-retransmit (or send one
+    /// more segment, limited transmit). Kept out of `on_ack`, whose every-ACK path it would
+    /// otherwise weigh on (registers and stack it needs only a few times per window).
+    #[cold]
+    fn on_dupack(&mut self, now: Time) {
+        self.dupacks += 1;
+        let threshold = self.cfg.dupack_threshold;
+        let count = self.dupacks;
+        let before = self.win;
+        let reduced = self.ecn_window_reduced();
+        let mut cx = ctx!(self);
+        cx.window_reduced = reduced;
+        if self.recovery.on_dupack(&mut cx, count, threshold) {
+            if let Some(r) = &self.reserved {
+                r.after_fast_retransmit(&mut self.win, before, self.rtt.srtt_ns(), self.peer_wnd, self.cfg.mss as u64);
+            }
+            self.stats.fast_retransmits += 1;
+            if !reduced {
+                self.ecn_reduced();
+            }
+            // The RTT measurement stops (Karn); the timer restarts when the retransmission
+            // leaves, unless the stack re-arms it now (ns-1's reset_rtx_timer, backing off),
+            // or the knob `fast_retransmit_timer` says otherwise.
+            self.timing = None;
+            self.rto_at = match self.cfg.fast_retransmit_timer {
+                FastRetransmitTimer::Clock => self.rtt.on_fast_retransmit(now, &mut self.backoff),
+                FastRetransmitTimer::Backoff => Some(self.rtt.on_timeout(now, &mut self.backoff)),
+                FastRetransmitTimer::Keep => Some(self.rtt.deadline(now, self.backoff)),
+            };
+        } else if self.cfg.limited_transmit && count < threshold {
+            self.limited_transmit(count);
+        }
     }
 
     /// TCP Boston with `boston_partial = "fresh"`: the partial ACK for the first
@@ -451,11 +457,10 @@ impl TcpSender {
         }
     }
 
-    /// Fold the ACK's SACK blocks into the scoreboard (SACK variants only).
+    /// Fold the ACK's SACK blocks into the scoreboard (SACK variants only). Out of line: a
+    /// sender without SACK does not carry its code and stack in `on_ack`.
+    #[inline(never)]
     fn update_scoreboard(&mut self, ack: u64, pkt: &Packet) {
-        if !self.cfg.recovery.uses_sack() {
-            return;
-        }
         let (blocks, n) = self.sack_offsets(ack, pkt);
         let floor = ack.max(self.snd_una);
         self.scoreboard.update(floor, blocks[..n].iter().copied());

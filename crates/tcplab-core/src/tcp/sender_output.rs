@@ -21,12 +21,13 @@ impl TcpSender {
         if let Some(p) = self.next_data(now) {
             return Some(p);
         }
-        if let Some(p) = self.reserved_send(now) {
-            return Some(p);
+        if self.reserved.is_some() {
+            if let Some(p) = self.reserved_send(now) {
+                return Some(p);
+            }
         }
         if self.ack_due {
-            self.ack_due = false;
-            return Some(self.packet(0, 0, flags::ACK, 0));
+            return Some(self.pure_ack());
         }
         if self.sampling.is_some() && self.next_piece().is_none() {
             self.note_app_limited();
@@ -85,8 +86,17 @@ impl TcpSender {
         resend || self.reserved.as_mut().is_none_or(|r| r.window_send(now, size))
     }
 
+    /// The ACK of the handshake's SYN-ACK when no data can carry it (once per connection).
+    #[cold]
+    fn pure_ack(&mut self) -> Packet {
+        self.ack_due = false;
+        self.packet(0, 0, flags::ACK, 0)
+    }
+
     /// Timer-triggered data of a reserved connection: delayed send's one segment at expiry
     /// (when MaxBurst kept the window path shut), or timed send's marked segments beyond cwnd.
+    /// Out of line: `poll_transmit` calls it for reserved connections only.
+    #[inline(never)]
     fn reserved_send(&mut self, now: Time) -> Option<Packet> {
         let r = self.reserved.as_mut()?;
         r.start(now);
@@ -210,6 +220,7 @@ impl TcpSender {
         p
     }
 
+    #[cold]
     fn syn_packet(&mut self, now: Time) -> Packet {
         if self.stats.syn_retransmits == 0 {
             self.syn_timing = Some(now);
