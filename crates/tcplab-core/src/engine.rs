@@ -100,13 +100,6 @@ impl EventQueue {
         }
     }
 
-    pub fn len(&self) -> usize {
-        match self {
-            EventQueue::Heap(q) => q.len(),
-            EventQueue::Radix(q) => q.len,
-        }
-    }
-
     /// Whether an event is queued at `now`, the time of the last event popped (or 0 before the
     /// first): if not, an event scheduled at `now` would be the very next one popped, so a
     /// handler may do that work at once instead: the same steps in the same order, one event
@@ -122,10 +115,6 @@ impl EventQueue {
                 q.head < q.buckets[0].len()
             }
         }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 }
 
@@ -185,10 +174,6 @@ impl QuadHeap {
         }
         Some((top.time, top.event))
     }
-
-    fn len(&self) -> usize {
-        self.heap.len()
-    }
 }
 
 const BUCKETS: usize = 65;
@@ -208,12 +193,11 @@ pub struct RadixQueue {
     head: usize,
     /// The time of the last event popped: no event may be scheduled before it.
     last: Time,
-    len: usize,
 }
 
 impl Default for RadixQueue {
     fn default() -> Self {
-        Self { buckets: std::array::from_fn(|_| Vec::new()), occupied: 0, head: 0, last: 0, len: 0 }
+        Self { buckets: std::array::from_fn(|_| Vec::new()), occupied: 0, head: 0, last: 0 }
     }
 }
 
@@ -234,59 +218,66 @@ fn bucket_of(time: Time, last: Time) -> usize {
 
 impl RadixQueue {
     /// Schedule `event` at `time`, which must not be before the last event popped.
+    #[inline]
     pub fn schedule(&mut self, time: Time, event: Event) {
         assert!(time >= self.last, "event scheduled in the past: {time} < {}", self.last);
-        self.put(Slot { time, event });
-        self.len += 1;
-    }
-
-    #[inline]
-    fn put(&mut self, slot: Slot) {
-        let b = bucket_of(slot.time, self.last);
-        self.buckets[b].push(slot);
+        let b = bucket_of(time, self.last);
+        self.buckets[b].push(Slot { time, event });
         if b > 0 {
             self.occupied |= 1 << (b - 1);
         }
     }
 
+    /// The next event. Inlined into the event loop for the common case, the next event
+    /// already in bucket 0 (at the last time popped); `pop_later` does the rest out of line,
+    /// so the loop does not pay its register saves on every event.
+    #[inline]
     pub fn pop(&mut self) -> Option<(Time, Event)> {
-        if self.head == self.buckets[0].len() {
-            self.buckets[0].clear();
-            self.head = 0;
-            if self.occupied == 0 {
-                return None;
+        match self.buckets[0].get(self.head) {
+            Some(e) => {
+                self.head += 1;
+                Some((e.time, e.event))
             }
-            let i = self.occupied.trailing_zeros() as usize + 1;
-            if self.buckets[i].len() == 1 {
-                // The earliest bucket holds one event: it is the next, and alone at its time
-                // (equal times share a bucket), so it pops straight from there, bucket 0 left
-                // empty. Most pops of a cell-level run are such (issue 26).
-                let e = self.buckets[i].pop().expect("one event");
-                self.occupied &= !(1 << (i - 1));
-                self.last = e.time;
-                self.len -= 1;
-                return Some((e.time, e.event));
-            }
-            self.refill(i);
+            None => self.pop_later(),
         }
-        let e = self.buckets[0][self.head];
-        self.head += 1;
-        self.len -= 1;
-        Some((e.time, e.event))
     }
 
-    /// Bucket 0 is used up and bucket `i` is the earliest non-empty one: move its events down
-    /// around their minimum.
-    fn refill(&mut self, i: usize) {
+    /// Bucket 0 is used up: the next event is the earliest of the first non-empty bucket `i`.
+    #[inline(never)]
+    fn pop_later(&mut self) -> Option<(Time, Event)> {
+        self.buckets[0].clear();
+        if self.occupied == 0 {
+            self.head = 0;
+            return None;
+        }
+        let i = self.occupied.trailing_zeros() as usize + 1;
         self.occupied &= !(1 << (i - 1));
-        let mut moving = std::mem::take(&mut self.buckets[i]);
-        self.last = moving.iter().map(|s| s.time).min().expect("bucket is not empty");
-        // Every event of bucket i now differs from `last` only below bit i-1: it moves down.
-        for &slot in &moving {
-            self.put(slot);
+        let (lower, from_i) = self.buckets.split_at_mut(i);
+        let moving = &mut from_i[0];
+        if let [e] = moving[..] {
+            // The earliest bucket holds one event: it is the next, and alone at its time
+            // (equal times share a bucket), so it pops straight from there, bucket 0 left
+            // empty. Most pops of a cell-level run are such (issue 26).
+            moving.clear();
+            self.head = 0;
+            self.last = e.time;
+            return Some((e.time, e.event));
+        }
+        // Move bucket i's events down around their minimum: each now differs from it only
+        // below bit i - 1 (the minimum itself, and its ties, to bucket 0, in their order).
+        let last = moving.iter().map(|s| s.time).min().expect("bucket is not empty");
+        for &slot in moving.iter() {
+            let b = bucket_of(slot.time, last);
+            lower[b].push(slot);
+            if b > 0 {
+                self.occupied |= 1 << (b - 1);
+            }
         }
         moving.clear();
-        self.buckets[i] = moving; // keep the allocation
+        self.last = last;
+        self.head = 1;
+        let e = lower[0][0];
+        Some((e.time, e.event))
     }
 }
 
