@@ -48,9 +48,9 @@ impl Entry {
 }
 
 /// The simulation's event queue: (time, insertion order), earliest first, ties first-in
-/// first-out. Two exact implementations with the same order, chosen by the size of the run
-/// (so the choice never changes a result, only the speed): a 4-ary heap for runs with at most
-/// about 200 pending events (it stays in L1), a radix heap for more.
+/// first-out. Two exact implementations with the same order, chosen by what the run is (so the
+/// choice never changes a result, only the speed): a 4-ary heap for small runs (it stays in
+/// L1), a radix heap for the rest (`for_run`).
 #[derive(Debug, Clone)]
 pub enum EventQueue {
     Heap(QuadHeap),
@@ -58,11 +58,11 @@ pub enum EventQueue {
     Radix(Box<RadixQueue>),
 }
 
-/// Above this many possible pending events the radix heap is faster. Measured on dumbbells
-/// (600 s, NewReno; a dumbbell of n flows allows 11n + 7): at 20 flows the two tie; at 10 the
-/// heap is 5-10% faster (and 16% on the 16-source ATM bench), at 50 to 300 flows the radix
-/// heap 15-25%.
-const RADIX_ABOVE: usize = 200;
+/// Above this many possible pending events a packet-level run gets the radix heap (a dumbbell
+/// of n flows allows 11n + 7: the heap up to 5 flows, the radix heap from 6).
+const RADIX_ABOVE_PACKETS: usize = 64;
+/// Above this many a run with a cell-level (ATM) link gets the radix heap.
+const RADIX_ABOVE_CELLS: usize = 200;
 
 impl Default for EventQueue {
     fn default() -> Self {
@@ -75,9 +75,19 @@ impl EventQueue {
         Self::default()
     }
 
-    /// A queue suited to at most about `pending` events at once.
-    pub fn for_pending(pending: usize) -> Self {
-        if pending > RADIX_ABOVE {
+    /// The queue for a run with at most about `pending` events at once, `cells` if it has a
+    /// cell-level (ATM) link. The radix heap runs fewer instructions at every size (callgrind,
+    /// 2026-11-26: htsim's 10-flow dumbbell 2,380 -> 1,818 per injected packet, a 4-flow
+    /// dumbbell 541 -> 449 per event, the 16-source ATM star 621 -> 472), but on the smallest
+    /// runs it takes more CPU time (cause not found: perhaps its chain of dependent loads per
+    /// pop). CPU time of 60 s NewReno dumbbells, radix against heap, alternating, load 4-5:
+    /// 1 flow +13%, 2 +5%, 3 +4%, 4 +2%, 5 +2%, 6 -1%, 7 -2%, 8 -5%, 10 -6%, 14 -7%; the ATM
+    /// star (a bound of about 100) +7%, so cell-level runs keep the heap up to 200 (as TCP
+    /// Boston's star, also about 100, measured before); satellite_meo (about 1,200) is faster
+    /// on the radix heap. The choice never changes a result.
+    pub fn for_run(pending: usize, cells: bool) -> Self {
+        let radix_above = if cells { RADIX_ABOVE_CELLS } else { RADIX_ABOVE_PACKETS };
+        if pending > radix_above {
             EventQueue::Radix(Box::default())
         } else {
             EventQueue::Heap(QuadHeap::default())
@@ -294,7 +304,7 @@ mod tests {
             ops in proptest::collection::vec((prop_oneof![0u64..50, 0u64..1 << 40], 0u8..3), 1..400),
             radix: bool,
         ) {
-            let mut q = EventQueue::for_pending(if radix { usize::MAX } else { 0 });
+            let mut q = EventQueue::for_run(if radix { usize::MAX } else { 0 }, true);
             let mut reference: Vec<(u64, u64)> = Vec::new(); // (time, id)
             let mut now = 0;
             for (id, (dt, pops)) in ops.into_iter().enumerate() {
@@ -328,7 +338,7 @@ mod tests {
             ),
             radix: bool,
         ) {
-            let mut q = EventQueue::for_pending(if radix { usize::MAX } else { 0 });
+            let mut q = EventQueue::for_run(if radix { usize::MAX } else { 0 }, true);
             prop_assert!(!q.has_event_at(0));
             let mut now = 0;
             for (id, (dt, pops)) in ops.into_iter().enumerate() {
@@ -350,7 +360,7 @@ mod tests {
 
     #[test]
     fn equal_times_pop_in_insertion_order() {
-        for mut q in [EventQueue::for_pending(0), EventQueue::for_pending(usize::MAX)] {
+        for mut q in [EventQueue::for_run(0, true), EventQueue::for_run(usize::MAX, true)] {
             q.schedule(5, Event::Arrive(1));
             q.schedule(3, Event::Arrive(2));
             q.schedule(5, Event::Arrive(3));

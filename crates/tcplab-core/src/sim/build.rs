@@ -74,7 +74,7 @@ impl Simulation {
             apps,
             has_udp: model.flows.iter().any(|f| f.udp.is_some()),
             pcaps: model.pcaps.iter().map(|_| PcapWriter::default()).collect(),
-            q: EventQueue::for_pending(pending_bound),
+            q: EventQueue::for_run(pending_bound, model.channels.iter().any(|c| c.atm)),
             events: 0,
             events_in_line: 0,
             channels,
