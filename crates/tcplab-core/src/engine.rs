@@ -77,14 +77,17 @@ impl EventQueue {
 
     /// The queue for a run with at most about `pending` events at once, `cells` if it has a
     /// cell-level (ATM) link. The radix heap runs fewer instructions at every size (callgrind,
-    /// 2026-11-26: htsim's 10-flow dumbbell 2,380 -> 1,818 per injected packet, a 4-flow
-    /// dumbbell 541 -> 449 per event, the 16-source ATM star 621 -> 472), but on the smallest
-    /// runs it takes more CPU time (cause not found: perhaps its chain of dependent loads per
-    /// pop). CPU time of 60 s NewReno dumbbells, radix against heap, alternating, load 4-5:
-    /// 1 flow +13%, 2 +5%, 3 +4%, 4 +2%, 5 +2%, 6 -1%, 7 -2%, 8 -5%, 10 -6%, 14 -7%; the ATM
-    /// star (a bound of about 100) +7%, so cell-level runs keep the heap up to 200 (as TCP
-    /// Boston's star, also about 100, measured before); satellite_meo (about 1,200) is faster
-    /// on the radix heap. The choice never changes a result.
+    /// 2026-11-26: htsim's 10-flow dumbbell 2,380 -> 1,818 per injected packet, the example
+    /// 4-flow dumbbell 541 -> 449 per event, the 16-source ATM star 621 -> 472), but on the
+    /// smallest runs it takes more CPU time. Part of it is store forwarding: a push writes the
+    /// time, the event's tag and its payload as three stores, read back by wider loads, which
+    /// stall while the stores are young, as in a small run where an event is soon popped (the
+    /// event packed into one u64 recovered a quarter to two fifths of the gap, at 25 more
+    /// instructions per packet). CPU time of 60 s NewReno dumbbells, radix against heap,
+    /// alternating, load 4-5: 1 flow +13%, 2 +5%, 3 +4%, 4 +2%, 5 +2%, 6 -1%, 7 -2%, 8 -5%,
+    /// 10 -6%, 14 -7%; the ATM star (a bound of about 100) +7%, so cell-level runs keep the
+    /// heap up to 200 (as TCP Boston's star, also about 100, measured before); satellite_meo
+    /// (about 1,200) is faster on the radix heap. The choice never changes a result.
     pub fn for_run(pending: usize, cells: bool) -> Self {
         let radix_above = if cells { RADIX_ABOVE_CELLS } else { RADIX_ABOVE_PACKETS };
         if pending > radix_above {
