@@ -8,22 +8,20 @@ use crate::engine::Event;
 use crate::net::channel::Next;
 use crate::net::drop_trace::DropCause;
 use crate::net::route::{Onward, Step};
+use crate::net::Channel;
 use crate::net::PacketId;
 use crate::packet::{Dir, Packet};
 
 impl Simulation {
     /// Start loading what a packet's next step reads: the next channel's lines that an offer
     /// touches, or its flow's state (both ends: a delivery runs one end's handler, then polls
-    /// both for what to send and for their timers).
+    /// both for what to send and for their timers). Hints with no bounds checks: an arriving
+    /// head that is `InFlight::NONE` names no real step (`cache::prefetch_item`).
     #[inline]
     pub(super) fn prefetch_onward(&self, step: Step) {
         match step {
-            Step::Hop(hop) => self.channels[hop as usize].prefetch_for_offer(),
-            Step::Deliver { flow, .. } => {
-                if let Some(f) = self.flows.get(flow as usize) {
-                    crate::cache::prefetch(f);
-                }
-            }
+            Step::Hop(hop) => Channel::prefetch_for_offer(&self.channels, hop),
+            Step::Deliver { flow, .. } => crate::cache::prefetch_item(&self.flows, flow as usize, usize::MAX),
         }
     }
 
@@ -34,9 +32,7 @@ impl Simulation {
     /// loads its channel when it gets there.
     #[inline]
     pub(super) fn prefetch_reply(&self, c: u32) {
-        if let Some(back) = self.channels.get((c ^ 1) as usize) {
-            back.prefetch_for_offer();
-        }
+        Channel::prefetch_for_offer(&self.channels, c ^ 1);
     }
 
     /// Send a packet (or cell) onto its next link; a packet entering a cell link is cut into
