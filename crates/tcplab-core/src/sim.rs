@@ -289,18 +289,27 @@ impl Simulation {
         if let Step::Deliver { .. } = step {
             self.prefetch_reply(c);
         }
-        if let Some(t) = self.channels[c as usize].arrive(self.now, &self.pool) {
+        // The channel again, three times: looked up unchecked, as `c` was checked at the
+        // top, and the run never adds or removes a channel. Each look-up after a call that
+        // takes `&mut self` reloaded the length and compared (issue 26).
+        debug_assert!((c as usize) < self.channels.len());
+        // SAFETY: `channels[c]` was looked up, bounds-checked, at the top (`arriving`).
+        let arrived = unsafe { self.channels.get_unchecked_mut(c as usize) }.arrive(self.now, &self.pool);
+        if let Some(t) = arrived {
             self.q.schedule(t, Event::Arrive(c));
             // The packet behind it arrives a few events from now on a busy link (1.2 us at
             // 10 Gb/s), some hundreds on an access link: early enough to load where it goes
             // into the cache by then, not so early that it is evicted again (`arrive` loads
             // its record).
-            self.prefetch_onward(self.channels[c as usize].arriving().next.step());
+            // SAFETY: as above.
+            let behind = unsafe { self.channels.get_unchecked(c as usize) }.arriving();
+            self.prefetch_onward(behind.next.step());
         }
         // The record stays in its slot while the packet moves on: taken only if it leaves the
         // pool here (delivered, or a cell whose path goes on as cells or ends in AAL5).
         let id = head.id;
-        if let Some(p) = self.channels[c as usize].pcap_rx() {
+        // SAFETY: as above.
+        if let Some(p) = unsafe { self.channels.get_unchecked(c as usize) }.pcap_rx() {
             let pkt = self.pool.get(id);
             self.pcaps[p].record(self.now, &pkt, &self.pcap_flows[pkt.flow as usize]);
         }

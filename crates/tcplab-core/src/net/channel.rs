@@ -215,11 +215,11 @@ impl Channel {
         }
     }
 
-    /// Start loading what offering a packet here reads (the transmitter and the queue), ahead
-    /// of the offer.
+    /// Start loading what offering a packet to `channels[c]` reads (the transmitter and the
+    /// queue), ahead of the offer; no bounds check, as any prefetch (`cache::prefetch_item`).
     #[inline]
-    pub fn prefetch_for_offer(&self) {
-        crate::cache::prefetch_lines(self, 4);
+    pub fn prefetch_for_offer(channels: &[Channel], c: u32) {
+        crate::cache::prefetch_item(channels, c as usize, 4);
     }
 
     /// Packet `id` (its record in `pool`) is offered at `now`. Returns the TxDone to schedule

@@ -208,10 +208,11 @@ impl PacketPool {
         s.cell.is_cell()
     }
 
-    /// Start loading the packet into the cache: it will be read soon.
+    /// Start loading the packet into the cache: it will be read soon. Any id, even `NONE`:
+    /// a prefetch needs no bounds check (`cache::prefetch_item`).
     #[inline]
     pub fn prefetch(&self, id: PacketId) {
-        crate::cache::prefetch(&self.slots[id.0 as usize]);
+        crate::cache::prefetch_item(&self.slots, id.0 as usize, 1);
     }
 
     /// Remove the packet; its id may be handed out again.
