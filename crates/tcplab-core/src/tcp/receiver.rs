@@ -198,8 +198,32 @@ impl TcpReceiver {
             self.state = ReceiverState::Established;
         }
         if self.state == ReceiverState::Established {
-            self.on_data_cells(now, pkt, None);
+            match self.boston {
+                None => self.on_plain_data(now, pkt),
+                Some(_) => self.on_data_cells(now, pkt, None),
+            }
         }
+    }
+
+    /// A data segment (`payload > 0`) of plain TCP (no Boston codec). The common case is
+    /// taken here, before `on_data`'s general one (issue 26: about 40 instructions fewer per
+    /// segment): the next segment in order with no hole above it, so nothing to reassemble
+    /// and no SACK state (`recent` empties whenever `ooo` does: a start stays in `recent`
+    /// only while a range of `ooo` holds it). Its offset is `rcv_nxt` itself, which is what
+    /// `unwrap` would return for that wire value.
+    #[inline]
+    fn on_plain_data(&mut self, now: Time, pkt: &Packet) {
+        if pkt.seq != to_wire(self.peer_isn.wrapping_add(1), self.rcv_nxt) || !self.ooo.is_empty() {
+            return self.on_data(now, pkt);
+        }
+        debug_assert!(self.recent.is_empty(), "flow {}: SACK starts with no hole", self.flow);
+        if pkt.tag != payload_tag(self.flow, self.rcv_nxt, pkt.payload) {
+            self.stats.corrupt += 1;
+            return;
+        }
+        self.rcv_nxt += pkt.payload as u64;
+        self.unacked += pkt.payload as u64;
+        self.after_in_order(now, false);
     }
 
     /// Data, whole or (Boston) as the cells that arrived.
@@ -300,6 +324,12 @@ impl TcpReceiver {
             b.forget_below(nxt);
         }
         self.unacked += self.rcv_nxt - before;
+        self.after_in_order(now, had_holes);
+    }
+
+    /// `rcv_nxt` moved (filling `had_holes`, part of a hole, or not): completion and the ACK.
+    #[inline]
+    fn after_in_order(&mut self, now: Time, had_holes: bool) {
         if self.total.is_some_and(|t| self.rcv_nxt >= t) && self.completed_at.is_none() {
             self.completed_at = Some(now);
         }
@@ -508,6 +538,22 @@ mod tests {
         old.on_packet(10 * MS, &data(1000, 1000));
         assert_eq!(acks(&mut old, 10), Vec::<u64>::new());
         assert_eq!(old.next_deadline(), Some(200 * MS));
+    }
+
+    #[test]
+    fn in_order_data_across_the_wire_wrap_is_delivered_and_acked() {
+        // The in-order fast path compares wire values: the stream's 32-bit sequence numbers
+        // wrap after its second segment here.
+        let peer_isn = u32::MAX - 1500;
+        let mut r = TcpReceiver::new(TcpConfig { mss: 1000, ..TcpConfig::default() }, 0, 0, Some(3000), 0);
+        r.open(peer_isn);
+        for off in [0, 1000, 2000] {
+            let p = Packet { seq: peer_isn.wrapping_add(1).wrapping_add(off as u32), ..data(off, 1000) };
+            r.on_packet(MS, &p);
+        }
+        assert_eq!((r.delivered(), r.completed_at(), r.stats.out_of_order), (3000, Some(MS), 0));
+        let ack = r.poll_transmit(MS).unwrap();
+        assert_eq!(ack.ack, peer_isn.wrapping_add(3001));
     }
 
     #[test]
