@@ -145,6 +145,15 @@ impl TcpReceiver {
         self.state
     }
 
+    /// Whether `poll_transmit` would return nothing (no SYN or ACK due): only `on_packet`,
+    /// `on_partial_packet` and `on_timer` make a packet due (the driver's `pump_sender`
+    /// relies on it).
+    pub fn is_quiet(&self) -> bool {
+        !self.syn_due && !self.ack_now
+    }
+
+    /// The receiver's earliest timer: moved only by `on_packet`, `on_partial_packet`,
+    /// `on_timer` and a `poll_transmit` that returns a packet (the driver relies on it).
     pub fn next_deadline(&self) -> Option<Time> {
         match (self.delack_at, self.syn_at) {
             (Some(a), Some(b)) => Some(a.min(b)),
