@@ -73,6 +73,18 @@ enum Ends {
     Udp(Box<UdpFlow>),
 }
 
+/// Queue a timer event for flow `i` at `deadline` (not before `now`) unless one is queued no
+/// later (`timer_pending`).
+#[inline]
+fn queue_flow_timer(q: &mut EventQueue, timer_pending: &mut Option<Time>, deadline: Option<Time>, now: Time, i: u32) {
+    if let Some(d) = deadline {
+        if timer_pending.is_none_or(|p| d < p) {
+            *timer_pending = Some(d);
+            q.schedule(d.max(now), Event::FlowTimer(i));
+        }
+    }
+}
+
 impl FlowRt {
     /// When the receiving end held everything the flow will ever send (see `udp` for UDP).
     fn completed_at(&self) -> Option<Time> {
@@ -396,7 +408,10 @@ impl Simulation {
                 self.app_io(app);
             }
         }
-        self.pump_ends(pkt.flow, sender_done);
+        match pkt.dir {
+            Dir::Forward => self.pump_ends(pkt.flow, sender_done),
+            Dir::Reverse => self.pump_sender(pkt.flow),
+        }
     }
 
     fn on_app_timer(&mut self, a: u32) {
@@ -500,12 +515,38 @@ impl Simulation {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
-        if let Some(d) = deadline {
-            if timer_pending.is_none_or(|p| d < p) {
-                *timer_pending = Some(d);
-                self.q.schedule(d.max(now), Event::FlowTimer(i));
+        queue_flow_timer(&mut self.q, timer_pending, deadline, now, i);
+    }
+
+    /// `pump_ends` after an ACK reached flow `i`'s sender: the receiver is neither asked nor
+    /// its deadline read (issue 26). Only `on_packet`, `on_partial_packet`, `on_timer` and a
+    /// `poll_transmit` that returns a packet make a receiver's packet due or move its
+    /// deadline; the first three run in `deliver` (forward), `deliver_partial` and
+    /// `on_flow_timer`, each followed by a full pump, and the fourth only inside one. That
+    /// pump left the receiver with nothing due (its loop ends on the receiver's `None`) and a
+    /// timer queued no later than its deadline, and `timer_pending` only falls until
+    /// `on_flow_timer` clears it (and pumps in full). The debug assertions check both. So the
+    /// receiver's deadline is never below `timer_pending`, and the sender's deadline alone
+    /// queues exactly the timer the earlier of the two would.
+    fn pump_sender(&mut self, i: u32) {
+        let now = self.now;
+        let (sender, receiver, timer_pending) = loop {
+            let f = &mut self.flows[i as usize];
+            let Ends::Tcp { sender, receiver } = &mut f.ends else { return self.pump_udp(i) };
+            if let (Some(r), Some(m)) = (&mut sender.reserved, self.marking.get_mut(i as usize)) {
+                r.set_tokens(m.available_bytes(now));
             }
-        }
+            let Some(p) = sender.poll_transmit(now) else { break (sender, receiver, &mut f.timer_pending) };
+            let route = f.fwd_route;
+            self.inject(p, route);
+        };
+        debug_assert!(receiver.is_quiet(), "flow {i}: a receiver thought quiet has a packet due");
+        debug_assert!(
+            receiver.next_deadline().is_none_or(|r| timer_pending.is_some_and(|p| p <= r)),
+            "flow {i}: a quiet receiver's deadline has no timer queued"
+        );
+        self.trace_files.drain(i, sender.trace_mut());
+        queue_flow_timer(&mut self.q, timer_pending, sender.next_deadline(), now, i);
     }
 
     fn inject(&mut self, mut pkt: Packet, route: u32) {

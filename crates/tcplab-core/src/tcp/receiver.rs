@@ -43,6 +43,9 @@ pub struct TcpReceiver {
     cfg: Arc<TcpConfig>,
     flow: u32,
     isn: u32,
+    /// The window every ACK advertises (`TcpConfig::advertised_window`, taken once: the
+    /// application reads every byte at once, so it never shrinks).
+    wnd: u32,
     /// The sender's ISN: stream offset 0 is `peer_isn + 1`.
     peer_isn: u32,
     state: ReceiverState,
@@ -81,6 +84,7 @@ impl TcpReceiver {
         let cfg = cfg.into();
         Self {
             boston: cfg.boston.map(|b| Box::new(BostonRx::new(b, flow))),
+            wnd: cfg.advertised_window(),
             cfg,
             flow,
             isn,
@@ -141,6 +145,15 @@ impl TcpReceiver {
         self.state
     }
 
+    /// Whether `poll_transmit` would return nothing (no SYN or ACK due): only `on_packet`,
+    /// `on_partial_packet` and `on_timer` make a packet due (the driver's `pump_sender`
+    /// relies on it).
+    pub fn is_quiet(&self) -> bool {
+        !self.syn_due && !self.ack_now
+    }
+
+    /// The receiver's earliest timer: moved only by `on_packet`, `on_partial_packet`,
+    /// `on_timer` and a `poll_transmit` that returns a packet (the driver relies on it).
     pub fn next_deadline(&self) -> Option<Time> {
         match (self.delack_at, self.syn_at) {
             (Some(a), Some(b)) => Some(a.min(b)),
@@ -198,8 +211,32 @@ impl TcpReceiver {
             self.state = ReceiverState::Established;
         }
         if self.state == ReceiverState::Established {
-            self.on_data_cells(now, pkt, None);
+            match self.boston {
+                None => self.on_plain_data(now, pkt),
+                Some(_) => self.on_data_cells(now, pkt, None),
+            }
         }
+    }
+
+    /// A data segment (`payload > 0`) of plain TCP (no Boston codec). The common case is
+    /// taken here, before `on_data`'s general one (issue 26: about 40 instructions fewer per
+    /// segment): the next segment in order with no hole above it, so nothing to reassemble
+    /// and no SACK state (`recent` empties whenever `ooo` does: a start stays in `recent`
+    /// only while a range of `ooo` holds it). Its offset is `rcv_nxt` itself, which is what
+    /// `unwrap` would return for that wire value.
+    #[inline]
+    fn on_plain_data(&mut self, now: Time, pkt: &Packet) {
+        if pkt.seq != to_wire(self.peer_isn.wrapping_add(1), self.rcv_nxt) || !self.ooo.is_empty() {
+            return self.on_data(now, pkt);
+        }
+        debug_assert!(self.recent.is_empty(), "flow {}: SACK starts with no hole", self.flow);
+        if pkt.tag != payload_tag(self.flow, self.rcv_nxt, pkt.payload) {
+            self.stats.corrupt += 1;
+            return;
+        }
+        self.rcv_nxt += pkt.payload as u64;
+        self.unacked += pkt.payload as u64;
+        self.after_in_order(now, false);
     }
 
     /// Data, whole or (Boston) as the cells that arrived.
@@ -300,6 +337,12 @@ impl TcpReceiver {
             b.forget_below(nxt);
         }
         self.unacked += self.rcv_nxt - before;
+        self.after_in_order(now, had_holes);
+    }
+
+    /// `rcv_nxt` moved (filling `had_holes`, part of a hole, or not): completion and the ACK.
+    #[inline]
+    fn after_in_order(&mut self, now: Time, had_holes: bool) {
         if self.total.is_some_and(|t| self.rcv_nxt >= t) && self.completed_at.is_none() {
             self.completed_at = Some(now);
         }
@@ -375,38 +418,51 @@ impl TcpReceiver {
         (out, n as u8)
     }
 
+    /// An ACK (or SYN) carrying `flags`. Nearly every ACK is plain, built from the
+    /// connection's constants and three fields that move; SACK blocks (a hole behind
+    /// `rcv_nxt`) and a Boston partial count are added apart (issue 26: building the plain
+    /// ACK without testing and copying them saves about 20 instructions per ACK).
     fn packet(&self, flags: u8) -> Packet {
-        let (sack, n_sack) = if self.cfg.recovery.uses_sack() && !self.ooo.is_empty() {
-            self.sack_blocks()
-        } else {
-            ([SackBlock::default(); MAX_SACK_BLOCKS], 0)
-        };
-        // Option bytes: kind, length, 8 per block, padded to a multiple of 4 with NOPs.
-        let sack_bytes = if n_sack > 0 { (2 + 8 * n_sack as u32).div_ceil(4) * 4 } else { 0 };
-        let mut shards = crate::packet::Shards::default();
-        if let Some((seg, held)) = self.partial_ack {
-            shards.seg = seg;
-            shards.held = held;
-        }
-        Packet {
+        let mut p = Packet {
             flow: self.flow,
             dir: Dir::Reverse,
             route_pos: 0,
             seq: self.isn.wrapping_add(1),
             ack: to_wire(self.peer_isn.wrapping_add(1), self.rcv_nxt),
-            wnd: self.cfg.advertised_window(),
+            wnd: self.wnd,
             payload: 0,
-            wire_bytes: self.cfg.ack_bytes + sack_bytes,
+            wire_bytes: self.cfg.ack_bytes,
             flags,
-            n_sack,
+            n_sack: 0,
             retransmit: false,
             marked: false,
             ecn: crate::packet::Ecn::NotEct,
-            sack,
+            sack: [SackBlock::default(); MAX_SACK_BLOCKS],
             tag: 0,
             cell: Default::default(),
-            shards,
+            shards: Default::default(),
             ts: self.echo_ts,
+        };
+        if !self.ooo.is_empty() || self.partial_ack.is_some() {
+            self.add_sack_and_partial(&mut p);
+        }
+        p
+    }
+
+    /// The SACK blocks (if the variant uses SACK) and their option bytes, and a Boston
+    /// partial count, on an ACK `packet` built.
+    #[cold]
+    fn add_sack_and_partial(&self, p: &mut Packet) {
+        if self.cfg.recovery.uses_sack() && !self.ooo.is_empty() {
+            (p.sack, p.n_sack) = self.sack_blocks();
+            if p.n_sack > 0 {
+                // Option bytes: kind, length, 8 per block, padded to a multiple of 4 with NOPs.
+                p.wire_bytes += (2 + 8 * p.n_sack as u32).div_ceil(4) * 4;
+            }
+        }
+        if let Some((seg, held)) = self.partial_ack {
+            p.shards.seg = seg;
+            p.shards.held = held;
         }
     }
 }
@@ -508,6 +564,22 @@ mod tests {
         old.on_packet(10 * MS, &data(1000, 1000));
         assert_eq!(acks(&mut old, 10), Vec::<u64>::new());
         assert_eq!(old.next_deadline(), Some(200 * MS));
+    }
+
+    #[test]
+    fn in_order_data_across_the_wire_wrap_is_delivered_and_acked() {
+        // The in-order fast path compares wire values: the stream's 32-bit sequence numbers
+        // wrap after its second segment here.
+        let peer_isn = u32::MAX - 1500;
+        let mut r = TcpReceiver::new(TcpConfig { mss: 1000, ..TcpConfig::default() }, 0, 0, Some(3000), 0);
+        r.open(peer_isn);
+        for off in [0, 1000, 2000] {
+            let p = Packet { seq: peer_isn.wrapping_add(1).wrapping_add(off as u32), ..data(off, 1000) };
+            r.on_packet(MS, &p);
+        }
+        assert_eq!((r.delivered(), r.completed_at(), r.stats.out_of_order), (3000, Some(MS), 0));
+        let ack = r.poll_transmit(MS).unwrap();
+        assert_eq!(ack.ack, peer_isn.wrapping_add(3001));
     }
 
     #[test]
