@@ -18,13 +18,14 @@ impl TcpSender {
         if self.state != SenderState::Established {
             return None;
         }
-        if let Some(p) = self.next_data(now) {
-            return Some(p);
-        }
-        if self.reserved.is_some() {
-            if let Some(p) = self.reserved_send(now) {
-                return Some(p);
-            }
+        // The segment is chosen first and built in one place, so the packet is written
+        // straight into the answer and its builder is inlined here (issue 26).
+        let segment = match self.next_data(now) {
+            None if self.reserved.is_some() => self.reserved_send(now),
+            segment => segment,
+        };
+        if let Some((off, len)) = segment {
+            return Some(self.data_packet(now, off, len));
         }
         if self.ack_due {
             return Some(self.pure_ack());
@@ -42,22 +43,22 @@ impl TcpSender {
         self.reserved.is_none() && self.sampling.is_none()
     }
 
-    /// The next data segment: a requested retransmission, whatever the recovery policy
-    /// chooses, or what the window allows.
-    fn next_data(&mut self, now: Time) -> Option<Packet> {
+    /// The next data segment (offset, length): a requested retransmission, whatever the
+    /// recovery policy chooses, or what the window allows.
+    fn next_data(&mut self, now: Time) -> Option<(u64, u64)> {
         if self.burst_left == 0 || self.paced_out(now) {
             return None;
         }
         if let Some(off) = self.retransmit.take() {
             if off >= self.snd_una && off < self.snd_max {
                 let len = (self.snd_max - off).min(self.cfg.mss as u64);
-                return Some(self.data_packet(now, off, len));
+                return Some((off, len));
             }
         }
         let choice =
             if self.recovery.shapes_sends() { self.recovery.next_send(&mut ctx!(self)) } else { SendChoice::Window };
         let len = match choice {
-            SendChoice::Retransmit(off, len) => return Some(self.data_packet(now, off, len)),
+            SendChoice::Retransmit(off, len) => return Some((off, len)),
             SendChoice::Nothing => return None,
             SendChoice::NewData => self.new_data_len()?,
             SendChoice::Window => match self.sendable_len().filter(|_| self.window_left > 0) {
@@ -76,7 +77,7 @@ impl TcpSender {
         };
         let off = self.snd_nxt;
         self.snd_nxt += len;
-        Some(self.data_packet(now, off, len))
+        Some((off, len))
     }
 
     /// Delayed send's gate on a segment the window lets go (`reserved.rs`).
@@ -97,7 +98,7 @@ impl TcpSender {
     /// (when MaxBurst kept the window path shut), or timed send's marked segments beyond cwnd.
     /// Out of line: `poll_transmit` calls it for reserved connections only.
     #[inline(never)]
-    fn reserved_send(&mut self, now: Time) -> Option<Packet> {
+    fn reserved_send(&mut self, now: Time) -> Option<(u64, u64)> {
         let r = self.reserved.as_mut()?;
         r.start(now);
         let len = if r.take_expired_credit() {
@@ -112,7 +113,7 @@ impl TcpSender {
         };
         let off = self.snd_nxt;
         self.snd_nxt += len;
-        Some(self.data_packet(now, off, len))
+        Some((off, len))
     }
 
     /// Limited transmit (RFC 3042) as ns-2.35's send_one does it (`singledup_`, tcp.cc 1.101,
@@ -179,6 +180,9 @@ impl TcpSender {
         (whole || resending || half_window || !self.cfg.sws_avoidance).then_some(len)
     }
 
+    /// The data segment at `off`, `len` bytes long, as it leaves now. Inlined into its one
+    /// caller, `poll_transmit`, which then writes the packet straight into its answer.
+    #[inline]
     fn data_packet(&mut self, now: Time, off: u64, len: u64) -> Packet {
         let resend = off < self.snd_max;
         if self.sampling.is_some() {
