@@ -46,14 +46,14 @@ impl TcpSender {
     /// The next data segment (offset, length): a requested retransmission, whatever the
     /// recovery policy chooses, or what the window allows.
     fn next_data(&mut self, now: Time) -> Option<(u64, u64)> {
+        if self.plain {
+            return self.plain_next_data();
+        }
         if self.burst_left == 0 || self.paced_out(now) {
             return None;
         }
-        if let Some(off) = self.retransmit.take() {
-            if off >= self.snd_una && off < self.snd_max {
-                let len = (self.snd_max - off).min(self.cfg.mss as u64);
-                return Some((off, len));
-            }
+        if let Some(segment) = self.requested_retransmit() {
+            return Some(segment);
         }
         let choice =
             if self.recovery.shapes_sends() { self.recovery.next_send(&mut ctx!(self)) } else { SendChoice::Window };
@@ -67,17 +67,48 @@ impl TcpSender {
                     self.window_left -= 1;
                     len
                 }
-                None if self.extra_new > 0 && self.snd_nxt == self.snd_max => {
-                    let len = self.new_data_len()?;
-                    self.extra_new -= 1;
-                    len
-                }
-                None => return None,
+                None => self.limited_transmit_len()?,
             },
         };
         let off = self.snd_nxt;
         self.snd_nxt += len;
         Some((off, len))
+    }
+
+    /// `next_data` for a plain sender (`TcpSender::uses_no_rare_feature`): no MaxBurst, pacer,
+    /// SACK policy, ns-2 send budget or reservation has a say, so the segment is a requested
+    /// retransmission, what the window allows, or limited transmit's one more.
+    #[inline]
+    fn plain_next_data(&mut self) -> Option<(u64, u64)> {
+        if let Some(segment) = self.requested_retransmit() {
+            return Some(segment);
+        }
+        let len = match self.sendable_len() {
+            Some(len) => len,
+            None => self.limited_transmit_len()?,
+        };
+        let off = self.snd_nxt;
+        self.snd_nxt += len;
+        Some((off, len))
+    }
+
+    /// The segment a fast retransmit (or TCP Boston's partial ACK) asked to resend, if it is
+    /// still unacknowledged.
+    #[inline]
+    fn requested_retransmit(&mut self) -> Option<(u64, u64)> {
+        let off = self.retransmit.take()?;
+        let unacked = off >= self.snd_una && off < self.snd_max;
+        unacked.then(|| (off, (self.snd_max - off).min(self.cfg.mss as u64)))
+    }
+
+    /// The new segment limited transmit allowed beyond a full window (`extra_new`), if any.
+    fn limited_transmit_len(&mut self) -> Option<u64> {
+        if self.extra_new == 0 || self.snd_nxt != self.snd_max {
+            return None;
+        }
+        let len = self.new_data_len()?;
+        self.extra_new -= 1;
+        Some(len)
     }
 
     /// Delayed send's gate on a segment the window lets go (`reserved.rs`).
@@ -200,9 +231,11 @@ impl TcpSender {
         }
         self.ack_due = false;
         self.last_send = now;
-        self.burst_left = self.burst_left.saturating_sub(1);
-        if self.recovery.shapes_sends() {
-            self.recovery.on_sent(&mut ctx!(self), off, len);
+        if !self.plain {
+            self.burst_left = self.burst_left.saturating_sub(1);
+            if self.recovery.shapes_sends() {
+                self.recovery.on_sent(&mut ctx!(self), off, len);
+            }
         }
         if let Some(trace) = &mut self.trace {
             trace.send(SendRecord { time: now, offset: off, len, retransmit: resend });
@@ -215,11 +248,13 @@ impl TcpSender {
         if off + len == self.total.unwrap_or(u64::MAX) {
             p.flags |= flags::PSH;
         }
-        if self.ecn.on {
-            self.ecn_mark_data(&mut p, resend);
-        }
-        if let Some(b) = &mut self.boston {
-            b.encode(&mut p, off, !resend, self.cfg.header_bytes);
+        if !self.plain {
+            if self.ecn.on {
+                self.ecn_mark_data(&mut p, resend);
+            }
+            if let Some(b) = &mut self.boston {
+                b.encode(&mut p, off, !resend, self.cfg.header_bytes);
+            }
         }
         p
     }
