@@ -70,9 +70,7 @@ impl TcpSender {
                 None => self.limited_transmit_len()?,
             },
         };
-        let off = self.snd_nxt;
-        self.snd_nxt += len;
-        Some((off, len))
+        Some(self.claim_new(len))
     }
 
     /// `next_data` for a plain sender (`TcpSender::uses_no_rare_feature`): no MaxBurst, pacer,
@@ -87,9 +85,15 @@ impl TcpSender {
             Some(len) => len,
             None => self.limited_transmit_len()?,
         };
+        Some(self.claim_new(len))
+    }
+
+    /// The next `len` bytes at snd_nxt, as the segment (offset, length) that sends them.
+    #[inline]
+    fn claim_new(&mut self, len: u64) -> (u64, u64) {
         let off = self.snd_nxt;
         self.snd_nxt += len;
-        Some((off, len))
+        (off, len)
     }
 
     /// The segment a fast retransmit (or TCP Boston's partial ACK) asked to resend, if it is
@@ -142,9 +146,7 @@ impl TcpSender {
             }
             len
         };
-        let off = self.snd_nxt;
-        self.snd_nxt += len;
-        Some((off, len))
+        Some(self.claim_new(len))
     }
 
     /// Limited transmit (RFC 3042) as ns-2.35's send_one does it (`singledup_`, tcp.cc 1.101,
