@@ -81,7 +81,7 @@ impl TcpSender {
         if let Some(segment) = self.requested_retransmit() {
             return Some(segment);
         }
-        let len = match self.sendable_len() {
+        let len = match self.sendable_len_as::<true>() {
             Some(len) => len,
             None => self.limited_transmit_len()?,
         };
@@ -178,6 +178,13 @@ impl TcpSender {
     /// MSS-aligned pieces of the stream and are always resent whole, since a segment's shards
     /// belong to one dispersal.
     fn next_piece(&self) -> Option<u64> {
+        self.next_piece_as::<false>()
+    }
+
+    /// `next_piece`; `PLAIN`: the sender is plain (`TcpSender::plain`), so TCP Boston's rule
+    /// is compiled out of its every-poll test (issue 26).
+    #[inline]
+    fn next_piece_as<const PLAIN: bool>(&self) -> Option<u64> {
         let mut end = self.total.unwrap_or(u64::MAX);
         if let Some(w) = self.cfg.first_write {
             // A segment never spans the end of the first write: it went out before the rest
@@ -190,19 +197,25 @@ impl TcpSender {
             return None;
         }
         let mss = self.cfg.mss as u64;
-        let piece = if self.cfg.boston.is_some() { mss - self.snd_nxt % mss } else { mss };
+        let piece = if !PLAIN && self.cfg.boston.is_some() { mss - self.snd_nxt % mss } else { mss };
         Some(piece.min(end - self.snd_nxt))
     }
 
     /// How many bytes may leave at snd_nxt now: limited by the window and the data, and
     /// never a small segment that only the window cut short (silly-window avoidance).
     fn sendable_len(&self) -> Option<u64> {
-        let piece = self.next_piece()?;
+        self.sendable_len_as::<false>()
+    }
+
+    /// `sendable_len`; `PLAIN` as for `next_piece_as`. The plain copy has one caller,
+    /// `plain_next_data`, and is inlined there: every poll's window test without a call.
+    fn sendable_len_as<const PLAIN: bool>(&self) -> Option<u64> {
+        let piece = self.next_piece_as::<PLAIN>()?;
         let cwnd = self.cc.usable(self.win.cwnd, self.cfg.mss as u64);
         let wnd = cwnd.min(self.peer_wnd).min(self.cfg.snd_buf as u64);
         let room = (self.snd_una + wnd).saturating_sub(self.snd_nxt);
         let len = piece.min(room);
-        if len == 0 || (self.cfg.boston.is_some() && len < piece) {
+        if len == 0 || (!PLAIN && self.cfg.boston.is_some() && len < piece) {
             return None;
         }
         let resending = self.snd_nxt < self.snd_max;
