@@ -12,6 +12,7 @@ fn sender(cfg: TcpConfig, rc: ReservedConfig) -> TcpSender {
     let mut s = TcpSender::new(TcpConfig { mss: 1000, ..cfg }, 0, 0, None, 0, false);
     s.reserved = Some(Box::new(Reserved::new(rc, stream(1, "reserved", 0))));
     s.open(0);
+    assert!(!s.is_plain(), "a reservation has a say in every send: not a plain sender");
     s
 }
 

@@ -205,9 +205,18 @@ impl Estimator {
         self.last_sample = Some(now.saturating_sub(sent));
         dispatch_mut!(self, e => e.sample(sent, now))
     }
+    /// Every ACK of new data with timestamps takes a sample: the fine estimator's is taken
+    /// inline, the tick-based ones are called (as `deadline`; issue 26).
     #[inline]
     pub fn sample_echo(&mut self, echoed: Time, now: Time) {
         self.last_sample = Some(now.saturating_sub(echoed));
+        match &mut self.kind {
+            EstimatorKind::Fine(e) => e.sample_echo(echoed, now),
+            _ => self.tick_sample_echo(echoed, now),
+        }
+    }
+    #[inline(never)]
+    fn tick_sample_echo(&mut self, echoed: Time, now: Time) {
         dispatch_mut!(self, e => e.sample_echo(echoed, now))
     }
     #[inline]
@@ -241,8 +250,16 @@ impl Estimator {
     pub fn on_fast_retransmit(&mut self, now: Time, backoff: &mut u32) -> Option<Time> {
         dispatch_mut!(self, e => e.on_fast_retransmit(now, backoff))
     }
+    /// Asked on every ACK of new data: the fine estimator's answer (None) is taken inline.
     #[inline]
     pub fn deadline_before_update(&self, now: Time, backoff: u32) -> Option<Time> {
+        match &self.kind {
+            EstimatorKind::Fine(e) => e.deadline_before_update(now, backoff),
+            _ => self.tick_deadline_before_update(now, backoff),
+        }
+    }
+    #[inline(never)]
+    fn tick_deadline_before_update(&self, now: Time, backoff: u32) -> Option<Time> {
         dispatch!(self, e => e.deadline_before_update(now, backoff))
     }
 }

@@ -135,6 +135,10 @@ pub struct TcpSender {
     sampling: Option<Box<Sampling>>,
     /// ECN's state (`sender_ecn.rs`).
     ecn: EcnTx,
+    /// The connection uses none of the features the every-ACK and every-segment paths would
+    /// otherwise test one by one (`uses_no_rare_feature`), so they take a straight path that
+    /// tests this alone (issue 26). Decided in `open`, after any reservation is attached.
+    plain: bool,
 }
 
 impl TcpSender {
@@ -186,6 +190,7 @@ impl TcpSender {
             reserved: None,
             sampling: None,
             ecn: EcnTx::default(),
+            plain: false,
         }
         .with_sampling()
     }
@@ -194,6 +199,7 @@ impl TcpSender {
     pub fn open(&mut self, peer_isn: u32) {
         self.peer_isn = peer_isn;
         self.ecn_open();
+        self.plain = self.uses_no_rare_feature();
         self.state = match self.cfg.handshake {
             Handshake::None => SenderState::Established,
             Handshake::SenderOpens => {
@@ -244,6 +250,26 @@ impl TcpSender {
         self.trace.as_deref_mut()
     }
 
+    /// Whether none of these is in use: MaxBurst, a reservation, delivery sampling and pacing
+    /// (Vegas, BBR), SACK (the scoreboard and the policies' own sends), ns-2 NewReno's budget
+    /// of sends per ACK, ECN, TCP Boston. Each is fixed when the connection opens (ECN's
+    /// negotiation only turns on what the knob allows), so a plain sender stays plain.
+    fn uses_no_rare_feature(&self) -> bool {
+        self.cfg.max_burst.is_none()
+            && self.reserved.is_none()
+            && self.sampling.is_none()
+            && !self.cfg.recovery.uses_sack()
+            && !self.recovery.shapes_sends()
+            && !self.recovery.may_cap_window_sends()
+            && !self.cfg.ecn
+            && self.boston.is_none()
+    }
+
+    /// Whether the sender took its plain paths (decided in `open`).
+    pub fn is_plain(&self) -> bool {
+        self.plain
+    }
+
     /// ns-2.35's `bugfix_ss_` lets dupack_action fast-retransmit while `highest_ack_ == 0`:
     /// with a SYN (packet 0) nothing but the SYN is acknowledged, without one the first packet.
     fn bugfix_ss_exempt(&self) -> bool {
@@ -292,9 +318,11 @@ impl TcpSender {
 
     /// A packet from the receiver.
     pub fn on_packet(&mut self, now: Time, pkt: &Packet) {
-        self.burst_left = self.cfg.max_burst.unwrap_or(u32::MAX);
-        if let Some(r) = &mut self.reserved {
-            r.on_ack();
+        if !self.plain {
+            self.burst_left = self.cfg.max_burst.unwrap_or(u32::MAX);
+            if let Some(r) = &mut self.reserved {
+                r.on_ack();
+            }
         }
         if pkt.is_syn() {
             self.on_syn(now, pkt);
@@ -312,7 +340,9 @@ impl TcpSender {
         }
         if self.state == SenderState::Established {
             self.on_ack(now, pkt);
-            self.window_left = self.recovery.window_sends().unwrap_or(u32::MAX);
+            if !self.plain {
+                self.window_left = self.recovery.window_sends().unwrap_or(u32::MAX);
+            }
         }
     }
 
@@ -375,13 +405,31 @@ impl TcpSender {
         }
         self.peer_wnd = pkt.wnd as u64;
         self.max_peer_wnd = self.max_peer_wnd.max(self.peer_wnd);
+        let dupack = ack == self.snd_una && pkt.payload == 0 && self.snd_max > self.snd_una;
+        if !self.plain {
+            self.on_ack_with_features(now, ack, pkt, dupack);
+            return;
+        }
+        // What `on_ack_with_features` does when no SACK, delivery sampling, TCP Boston or ECN
+        // is in use.
+        if ack > self.snd_una {
+            self.on_new_ack(now, ack, pkt.ts);
+        } else if dupack {
+            self.on_dupack(now);
+        }
+        self.record(now);
+    }
+
+    /// `on_ack` with the rare features: the SACK scoreboard, delivery sampling, TCP Boston's
+    /// partial ACKs, ECN. Out of line, so a plain sender's every-ACK code does not carry them.
+    #[inline(never)]
+    fn on_ack_with_features(&mut self, now: Time, ack: u64, pkt: &Packet, mut dupack: bool) {
         let sack_check =
             self.cfg.dupack_needs_new_sack && self.cfg.recovery.uses_sack() && !self.recovery.in_recovery();
         let sacked_before = if sack_check { self.scoreboard.sacked_bytes() } else { 0 };
         if self.cfg.recovery.uses_sack() {
             self.update_scoreboard(ack, pkt);
         }
-        let mut dupack = ack == self.snd_una && pkt.payload == 0 && self.snd_max > self.snd_una;
         if sack_check && self.scoreboard.sacked_bytes() <= sacked_before {
             // ns-2.35's Sack1 counts a duplicate only if scb_->CheckUpdate(): its SACK blocks
             // report data not SACKed before (tcp-sack1.cc 1.41, 2000/07/23).
@@ -476,7 +524,9 @@ impl TcpSender {
         (blocks, pkt.n_sack as usize)
     }
 
-    /// An ACK of new data up to `ack`, echoing the timestamp `echoed`.
+    /// An ACK of new data up to `ack`, echoing the timestamp `echoed`. Inlined into both of
+    /// `on_ack`'s paths: most ACKs are new ACKs, and its call and frame cost about 20.
+    #[inline(always)]
     fn on_new_ack(&mut self, now: Time, ack: u64, echoed: Time) {
         // ns restarts the timer from the estimate before this ACK's sample (rtt_ns2.rs).
         let early_deadline = self.rtt.deadline_before_update(now, self.backoff);

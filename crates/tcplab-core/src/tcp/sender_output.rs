@@ -18,13 +18,14 @@ impl TcpSender {
         if self.state != SenderState::Established {
             return None;
         }
-        if let Some(p) = self.next_data(now) {
-            return Some(p);
-        }
-        if self.reserved.is_some() {
-            if let Some(p) = self.reserved_send(now) {
-                return Some(p);
-            }
+        // The segment is chosen first and built in one place, so the packet is written
+        // straight into the answer and its builder is inlined here (issue 26).
+        let segment = match self.next_data(now) {
+            None if self.reserved.is_some() => self.reserved_send(now),
+            segment => segment,
+        };
+        if let Some((off, len)) = segment {
+            return Some(self.data_packet(now, off, len));
         }
         if self.ack_due {
             return Some(self.pure_ack());
@@ -42,22 +43,22 @@ impl TcpSender {
         self.reserved.is_none() && self.sampling.is_none()
     }
 
-    /// The next data segment: a requested retransmission, whatever the recovery policy
-    /// chooses, or what the window allows.
-    fn next_data(&mut self, now: Time) -> Option<Packet> {
+    /// The next data segment (offset, length): a requested retransmission, whatever the
+    /// recovery policy chooses, or what the window allows.
+    fn next_data(&mut self, now: Time) -> Option<(u64, u64)> {
+        if self.plain {
+            return self.plain_next_data();
+        }
         if self.burst_left == 0 || self.paced_out(now) {
             return None;
         }
-        if let Some(off) = self.retransmit.take() {
-            if off >= self.snd_una && off < self.snd_max {
-                let len = (self.snd_max - off).min(self.cfg.mss as u64);
-                return Some(self.data_packet(now, off, len));
-            }
+        if let Some(segment) = self.requested_retransmit() {
+            return Some(segment);
         }
         let choice =
             if self.recovery.shapes_sends() { self.recovery.next_send(&mut ctx!(self)) } else { SendChoice::Window };
         let len = match choice {
-            SendChoice::Retransmit(off, len) => return Some(self.data_packet(now, off, len)),
+            SendChoice::Retransmit(off, len) => return Some((off, len)),
             SendChoice::Nothing => return None,
             SendChoice::NewData => self.new_data_len()?,
             SendChoice::Window => match self.sendable_len().filter(|_| self.window_left > 0) {
@@ -66,17 +67,52 @@ impl TcpSender {
                     self.window_left -= 1;
                     len
                 }
-                None if self.extra_new > 0 && self.snd_nxt == self.snd_max => {
-                    let len = self.new_data_len()?;
-                    self.extra_new -= 1;
-                    len
-                }
-                None => return None,
+                None => self.limited_transmit_len()?,
             },
         };
+        Some(self.claim_new(len))
+    }
+
+    /// `next_data` for a plain sender (`TcpSender::uses_no_rare_feature`): no MaxBurst, pacer,
+    /// SACK policy, ns-2 send budget or reservation has a say, so the segment is a requested
+    /// retransmission, what the window allows, or limited transmit's one more.
+    #[inline]
+    fn plain_next_data(&mut self) -> Option<(u64, u64)> {
+        if let Some(segment) = self.requested_retransmit() {
+            return Some(segment);
+        }
+        let len = match self.sendable_len_as::<true>() {
+            Some(len) => len,
+            None => self.limited_transmit_len()?,
+        };
+        Some(self.claim_new(len))
+    }
+
+    /// The next `len` bytes at snd_nxt, as the segment (offset, length) that sends them.
+    #[inline]
+    fn claim_new(&mut self, len: u64) -> (u64, u64) {
         let off = self.snd_nxt;
         self.snd_nxt += len;
-        Some(self.data_packet(now, off, len))
+        (off, len)
+    }
+
+    /// The segment a fast retransmit (or TCP Boston's partial ACK) asked to resend, if it is
+    /// still unacknowledged.
+    #[inline]
+    fn requested_retransmit(&mut self) -> Option<(u64, u64)> {
+        let off = self.retransmit.take()?;
+        let unacked = off >= self.snd_una && off < self.snd_max;
+        unacked.then(|| (off, (self.snd_max - off).min(self.cfg.mss as u64)))
+    }
+
+    /// The new segment limited transmit allowed beyond a full window (`extra_new`), if any.
+    fn limited_transmit_len(&mut self) -> Option<u64> {
+        if self.extra_new == 0 || self.snd_nxt != self.snd_max {
+            return None;
+        }
+        let len = self.new_data_len()?;
+        self.extra_new -= 1;
+        Some(len)
     }
 
     /// Delayed send's gate on a segment the window lets go (`reserved.rs`).
@@ -97,7 +133,7 @@ impl TcpSender {
     /// (when MaxBurst kept the window path shut), or timed send's marked segments beyond cwnd.
     /// Out of line: `poll_transmit` calls it for reserved connections only.
     #[inline(never)]
-    fn reserved_send(&mut self, now: Time) -> Option<Packet> {
+    fn reserved_send(&mut self, now: Time) -> Option<(u64, u64)> {
         let r = self.reserved.as_mut()?;
         r.start(now);
         let len = if r.take_expired_credit() {
@@ -110,9 +146,7 @@ impl TcpSender {
             }
             len
         };
-        let off = self.snd_nxt;
-        self.snd_nxt += len;
-        Some(self.data_packet(now, off, len))
+        Some(self.claim_new(len))
     }
 
     /// Limited transmit (RFC 3042) as ns-2.35's send_one does it (`singledup_`, tcp.cc 1.101,
@@ -144,6 +178,13 @@ impl TcpSender {
     /// MSS-aligned pieces of the stream and are always resent whole, since a segment's shards
     /// belong to one dispersal.
     fn next_piece(&self) -> Option<u64> {
+        self.next_piece_as::<false>()
+    }
+
+    /// `next_piece`; `PLAIN`: the sender is plain (`TcpSender::plain`), so TCP Boston's rule
+    /// is compiled out of its every-poll test (issue 26).
+    #[inline]
+    fn next_piece_as<const PLAIN: bool>(&self) -> Option<u64> {
         let mut end = self.total.unwrap_or(u64::MAX);
         if let Some(w) = self.cfg.first_write {
             // A segment never spans the end of the first write: it went out before the rest
@@ -156,19 +197,25 @@ impl TcpSender {
             return None;
         }
         let mss = self.cfg.mss as u64;
-        let piece = if self.cfg.boston.is_some() { mss - self.snd_nxt % mss } else { mss };
+        let piece = if !PLAIN && self.cfg.boston.is_some() { mss - self.snd_nxt % mss } else { mss };
         Some(piece.min(end - self.snd_nxt))
     }
 
     /// How many bytes may leave at snd_nxt now: limited by the window and the data, and
     /// never a small segment that only the window cut short (silly-window avoidance).
     fn sendable_len(&self) -> Option<u64> {
-        let piece = self.next_piece()?;
+        self.sendable_len_as::<false>()
+    }
+
+    /// `sendable_len`; `PLAIN` as for `next_piece_as`. The plain copy has one caller,
+    /// `plain_next_data`, and is inlined there: every poll's window test without a call.
+    fn sendable_len_as<const PLAIN: bool>(&self) -> Option<u64> {
+        let piece = self.next_piece_as::<PLAIN>()?;
         let cwnd = self.cc.usable(self.win.cwnd, self.cfg.mss as u64);
         let wnd = cwnd.min(self.peer_wnd).min(self.cfg.snd_buf as u64);
         let room = (self.snd_una + wnd).saturating_sub(self.snd_nxt);
         let len = piece.min(room);
-        if len == 0 || (self.cfg.boston.is_some() && len < piece) {
+        if len == 0 || (!PLAIN && self.cfg.boston.is_some() && len < piece) {
             return None;
         }
         let resending = self.snd_nxt < self.snd_max;
@@ -179,6 +226,9 @@ impl TcpSender {
         (whole || resending || half_window || !self.cfg.sws_avoidance).then_some(len)
     }
 
+    /// The data segment at `off`, `len` bytes long, as it leaves now. Inlined into its one
+    /// caller, `poll_transmit`, which then writes the packet straight into its answer.
+    #[inline]
     fn data_packet(&mut self, now: Time, off: u64, len: u64) -> Packet {
         let resend = off < self.snd_max;
         if self.sampling.is_some() {
@@ -196,9 +246,11 @@ impl TcpSender {
         }
         self.ack_due = false;
         self.last_send = now;
-        self.burst_left = self.burst_left.saturating_sub(1);
-        if self.recovery.shapes_sends() {
-            self.recovery.on_sent(&mut ctx!(self), off, len);
+        if !self.plain {
+            self.burst_left = self.burst_left.saturating_sub(1);
+            if self.recovery.shapes_sends() {
+                self.recovery.on_sent(&mut ctx!(self), off, len);
+            }
         }
         if let Some(trace) = &mut self.trace {
             trace.send(SendRecord { time: now, offset: off, len, retransmit: resend });
@@ -211,11 +263,13 @@ impl TcpSender {
         if off + len == self.total.unwrap_or(u64::MAX) {
             p.flags |= flags::PSH;
         }
-        if self.ecn.on {
-            self.ecn_mark_data(&mut p, resend);
-        }
-        if let Some(b) = &mut self.boston {
-            b.encode(&mut p, off, !resend, self.cfg.header_bytes);
+        if !self.plain {
+            if self.ecn.on {
+                self.ecn_mark_data(&mut p, resend);
+            }
+            if let Some(b) = &mut self.boston {
+                b.encode(&mut p, off, !resend, self.cfg.header_bytes);
+            }
         }
         p
     }

@@ -230,3 +230,62 @@ fn fast_retransmit_timer_knob_keeps_stops_or_doubles_the_backoff() {
     assert_eq!(run(F::Keep), (Some(21 * MS + 3 * SEC), Some(21 * MS + 3 * SEC)));
     assert_eq!(run(F::Backoff), (Some(21 * MS + 6 * SEC), Some(21 * MS + 6 * SEC)), "doubled");
 }
+
+#[test]
+fn a_sender_is_plain_unless_a_rare_feature_is_on() {
+    use crate::tcp::config::RecoveryKind as R;
+    use crate::tcp::knobs::Congestion as C;
+    assert!(sender_with(cfg(), None).is_plain(), "the defaults use no rare feature");
+    for recovery in [R::Vanilla, R::Tahoe, R::Reno, R::NewReno] {
+        assert!(sender_with(TcpConfig { recovery, limited_transmit: true, ..cfg() }, None).is_plain());
+    }
+    let rare = [
+        ("max_burst", TcpConfig { max_burst: Some(4), ..cfg() }),
+        ("sack", TcpConfig { recovery: R::Sack, ..cfg() }),
+        ("sack_rfc6675", TcpConfig { recovery: R::Sack6675, ..cfg() }),
+        ("newreno_ns2", TcpConfig { recovery: R::NewRenoNs2, ..cfg() }),
+        ("vegas", TcpConfig { cc: C::Vegas, ..cfg() }),
+        ("bbr", TcpConfig { cc: C::Bbr, ..cfg() }),
+        ("ecn", TcpConfig { ecn: true, ..cfg() }),
+        ("boston", TcpConfig { boston: Some(crate::tcp::boston::BostonConfig::default()), ..cfg() }),
+    ];
+    for (knob, c) in rare {
+        assert!(!sender_with(c, None).is_plain(), "{knob} must clear plain");
+    }
+}
+
+/// Drives a sender through slow start, a fast retransmit with limited transmit and recovery,
+/// and a timeout, recording every packet it sends and its state after each step.
+fn lossy_run(mut s: TcpSender) -> Vec<String> {
+    let mut log = Vec::new();
+    let step = |s: &mut TcpSender, t: u64, log: &mut Vec<String>| {
+        while let Some(p) = s.poll_transmit(t * MS) {
+            log.push(format!("{p:?}"));
+        }
+        log.push(format!("{:?} {} {} {:?} {:?}", s.window(), s.snd_nxt(), s.snd_max(), s.next_deadline(), s.stats));
+    };
+    step(&mut s, 0, &mut log);
+    for (t, off) in [(20, 1000), (21, 2000), (40, 2000), (41, 2000), (42, 2000), (43, 2000), (60, 5000), (61, 9000)] {
+        ack!(s, t = t, off);
+        step(&mut s, t, &mut log);
+    }
+    let d = s.next_deadline().unwrap();
+    s.on_timer(d);
+    step(&mut s, d / MS, &mut log);
+    ack!(s, t = d / MS + 20, 12000);
+    step(&mut s, d / MS + 20, &mut log);
+    log
+}
+
+#[test]
+fn the_plain_paths_decide_what_the_general_ones_do() {
+    use crate::tcp::config::RecoveryKind as R;
+    for recovery in [R::Tahoe, R::Reno, R::NewReno] {
+        let c = TcpConfig { recovery, initial_cwnd: 4, limited_transmit: true, ..cfg() };
+        let plain = sender_with(c.clone(), Some(40_000));
+        let mut general = sender_with(c, Some(40_000));
+        assert!(plain.is_plain());
+        general.plain = false;
+        assert_eq!(lossy_run(plain), lossy_run(general), "{recovery:?}");
+    }
+}

@@ -199,12 +199,34 @@ impl Controller {
         matches!(self, Controller::Vegas(_) | Controller::Bbr(_))
     }
 
+    /// Every ACK of new data calls this: the classic controllers' few instructions are
+    /// inlined into the sender (a monomorphic call each), the boxed ones stay out of line, so
+    /// the sender does not pay a call and a frame per ACK for the common case (issue 26).
     #[inline]
     pub fn on_ack(&mut self, now: Time, win: &mut Window, acked: u64, mss: u64) {
+        match self {
+            Controller::Tcplab(c) => c.on_ack(now, win, acked, mss),
+            Controller::Bsd44(c) => c.on_ack(now, win, acked, mss),
+            Controller::Ns2(c) => c.on_ack(now, win, acked, mss),
+            _ => self.on_ack_boxed(now, win, acked, mss),
+        }
+    }
+    #[inline(never)]
+    fn on_ack_boxed(&mut self, now: Time, win: &mut Window, acked: u64, mss: u64) {
         dispatch!(self, c => c.on_ack(now, win, acked, mss))
     }
+    /// Every RTT sample calls this: split as `on_ack` is (the classic controllers ignore it).
     #[inline]
     pub fn on_rtt(&mut self, now: Time, srtt: Dur) {
+        match self {
+            Controller::Tcplab(c) => c.on_rtt(now, srtt),
+            Controller::Bsd44(c) => c.on_rtt(now, srtt),
+            Controller::Ns2(c) => c.on_rtt(now, srtt),
+            _ => self.on_rtt_boxed(now, srtt),
+        }
+    }
+    #[inline(never)]
+    fn on_rtt_boxed(&mut self, now: Time, srtt: Dur) {
         dispatch!(self, c => c.on_rtt(now, srtt))
     }
     pub fn on_congestion_event(&mut self, loss: &LossState) -> u64 {

@@ -258,6 +258,10 @@ impl Recovery {
     pub fn window_sends(&self) -> Option<u32> {
         dispatch!(self, p => p.window_sends())
     }
+    /// Whether `window_sends` can ever answer Some: only ns-2's NewReno overrides it.
+    pub fn may_cap_window_sends(&self) -> bool {
+        matches!(self, Recovery::NewRenoNs2(_))
+    }
     /// Whether the policy has a say in what is sent (its own `next_send` or `on_sent`): the
     /// SACK policies. The others always answer `Window` and ignore sends, so the sender skips
     /// building their `Ctx` for every segment it polls or sends (issue 26).
