@@ -496,16 +496,16 @@ impl Simulation {
             if let (Some(r), Some(m)) = (&mut sender.reserved, self.marking.get_mut(i as usize)) {
                 r.set_tokens(m.available_bytes(now));
             }
-            // Each branch injects its own packet: moving it out through a `(packet, route)`
-            // pair cost one or two copies of the 96-byte record per packet (issue 26).
+            // Each branch injects its own packet, by reference: moving it out through a
+            // `(packet, route)` pair or by value cost copies of the 96-byte record (issue 26).
             if !sender_done {
-                if let Some(p) = sender.poll_transmit(now) {
+                if let Some(p) = &mut sender.poll_transmit(now) {
                     let route = f.fwd_route;
                     self.inject(p, route);
                     continue;
                 }
             }
-            let Some(p) = receiver.poll_transmit(now) else { break (sender, receiver, &mut f.timer_pending) };
+            let Some(p) = &mut receiver.poll_transmit(now) else { break (sender, receiver, &mut f.timer_pending) };
             sender_done = sender.reserved.is_none();
             let route = f.rev_route;
             self.inject(p, route);
@@ -536,7 +536,7 @@ impl Simulation {
             if let (Some(r), Some(m)) = (&mut sender.reserved, self.marking.get_mut(i as usize)) {
                 r.set_tokens(m.available_bytes(now));
             }
-            let Some(p) = sender.poll_transmit(now) else { break (sender, receiver, &mut f.timer_pending) };
+            let Some(p) = &mut sender.poll_transmit(now) else { break (sender, receiver, &mut f.timer_pending) };
             let route = f.fwd_route;
             self.inject(p, route);
         };
@@ -549,10 +549,11 @@ impl Simulation {
         queue_flow_timer(&mut self.q, timer_pending, sender.next_deadline(), now, i);
     }
 
-    fn inject(&mut self, mut pkt: Packet, route: u32) {
+    /// Send a packet onto `route` from where its end's poll left it: no copy before the pool's.
+    fn inject(&mut self, pkt: &mut Packet, route: u32) {
         self.ledger.injected += 1;
         if let Some(m) = self.marking.get_mut(pkt.flow as usize) {
-            m.on_send(self.now, &mut pkt);
+            m.on_send(self.now, pkt);
         }
         pkt.route_pos = route;
         self.forward(pkt);

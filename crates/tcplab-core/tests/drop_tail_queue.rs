@@ -15,7 +15,7 @@ fn offer_three(q: &mut Queue) -> Vec<bool> {
             p.wire_bytes = 1040;
             let ok = q.accepts(i * 1000, &mut p, false);
             if ok {
-                let id = pool.put(p);
+                let id = pool.put(&p);
                 q.push(i * 1000, id, &p);
             }
             ok

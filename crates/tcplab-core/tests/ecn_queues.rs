@@ -65,7 +65,7 @@ fn offer(q: &mut Queue, hold: usize, n: usize, ecn: Ecn) -> Vec<Fate> {
     // Pushed without a verdict: with w_q = 1 the first arrival's average is the queue itself.
     while q.len() < hold {
         let p = pkt(Ecn::NotEct);
-        q.push(t, pool.put(p), &p);
+        q.push(t, pool.put(&p), &p);
     }
     (0..n)
         .map(|_| {
@@ -74,7 +74,7 @@ fn offer(q: &mut Queue, hold: usize, n: usize, ecn: Ecn) -> Vec<Fate> {
             if !q.accepts(t, &mut p, false) {
                 return Fate::Dropped;
             }
-            q.push(t, pool.put(p), &p);
+            q.push(t, pool.put(&p), &p);
             let head = q.pop(t).expect("a packet waits");
             pool.take(head.id);
             if p.ecn == Ecn::Ce && ecn != Ecn::Ce {
@@ -135,7 +135,7 @@ fn red_forced_drops_and_overflow_always_drop() {
     for _ in 0..10 {
         let mut p = pkt(Ecn::NotEct);
         q.accepts(0, &mut p, false);
-        q.push(0, pool.put(p), &p);
+        q.push(0, pool.put(&p), &p);
     }
     assert_eq!(q.len(), 10);
     let fates: Vec<bool> = (0..50)

@@ -162,7 +162,7 @@ fn a_full_buffer_of_limit_times_500_bytes_drops_and_restarts_the_count() {
         let mut p = Packet::test_ack(0, 65535);
         (p.payload, p.wire_bytes) = (1000, 1040);
         if q.accepts(i * US, &mut p, false) {
-            q.push(i * US, pool.put(p), &p);
+            q.push(i * US, pool.put(&p), &p);
             kept += 1;
         }
     }
@@ -243,7 +243,7 @@ fn marks_and_drops(hold: usize, n: usize) -> (usize, usize) {
     };
     while q.len() < hold {
         let p = arrival(tcplab_core::packet::Ecn::NotEct);
-        q.push(0, pool.put(p), &p);
+        q.push(0, pool.put(&p), &p);
     }
     let (mut marked, mut dropped) = (0, 0);
     for i in 1..=n as u64 {
@@ -253,7 +253,7 @@ fn marks_and_drops(hold: usize, n: usize) -> (usize, usize) {
             continue;
         }
         marked += (p.ecn == tcplab_core::packet::Ecn::Ce) as usize;
-        q.push(i * US, pool.put(p), &p);
+        q.push(i * US, pool.put(&p), &p);
         let head = q.pop(i * US).expect("a packet waits");
         pool.take(head.id);
     }

@@ -473,7 +473,7 @@ mod tests {
         let mut tx = Vec::new();
         for seq in 0..3 {
             p.seq = seq;
-            let id = pool.put(p);
+            let id = pool.put(&p);
             if let Ok(Next::TxDoneAt(t)) = ch.offer(0, id, &pool.head(id), Onward::for_test(7), &mut pool) {
                 tx.push(t);
             }

@@ -22,7 +22,7 @@ fn packet(bytes: u32, seq: u32) -> Packet {
 }
 
 fn offer(ch: &mut Channel, pool: &mut PacketPool, now: Time, bytes: u32, seq: u32) -> Result<Next, u32> {
-    let id = pool.put(packet(bytes, seq));
+    let id = pool.put(&packet(bytes, seq));
     ch.offer(now, id, &pool.head(id), crate::net::route::Onward::for_test(3), pool).map_err(|id| pool.take(id).seq)
 }
 

@@ -237,7 +237,7 @@ fn pie_fates(
     let mut pool = super::super::PacketPool::default();
     for _ in 0..20 {
         let k = packet(crate::packet::Ecn::NotEct);
-        q.push(now, pool.put(k), &k);
+        q.push(now, pool.put(&k), &k);
     }
     let fates = (0..n)
         .map(|_| {

@@ -101,9 +101,10 @@ pub struct PacketPool {
 
 impl PacketPool {
     /// Store a packet. Inlined into its few callers: the call and the frame it needs cost
-    /// more than the copy (issue 26); a full pool grows out of line.
+    /// more than the copy (issue 26); a full pool grows out of line. By reference, so the
+    /// record is read where its end built it and written once, here (issue 26).
     #[inline(always)]
-    pub fn put(&mut self, pkt: Packet) -> PacketId {
+    pub fn put(&mut self, pkt: &Packet) -> PacketId {
         let i = match self.free.pop() {
             Some(i) => i,
             None => self.grow(),
@@ -242,15 +243,15 @@ mod tests {
     fn ids_are_reused_last_freed_first_and_live_counts_stored_packets() {
         let mut pool = PacketPool::default();
         let mut p = test_packet();
-        let a = pool.put(p);
+        let a = pool.put(&p);
         p.seq = 7;
-        let b = pool.put(p);
+        let b = pool.put(&p);
         assert_eq!(pool.live(), 2);
         assert_eq!(pool.get(b).seq, 7);
         assert_eq!(pool.take(a).seq, 1);
         assert_eq!(pool.live(), 1);
         p.seq = 9;
-        let c = pool.put(p);
+        let c = pool.put(&p);
         assert_eq!(c, a, "the freed slot is reused");
         assert_eq!(pool.get(c).seq, 9);
         assert_eq!(pool.get(b).seq, 7, "other packets are untouched");
@@ -270,7 +271,7 @@ mod tests {
         (p.flow, p.route_pos, p.seq, p.ack, p.wnd, p.tag, p.ts) = (3, 4, 5, 6, 7, 8, 9);
         (p.dir, p.flags, p.retransmit, p.marked, p.ecn) = (Dir::Reverse, 0x12, true, true, Ecn::Ect0);
         p.cell = CellInfo { cells: 3, index: 1, pdu: 77 };
-        let plain = pool.put(p);
+        let plain = pool.put(&p);
         assert_eq!(pool.get(plain), p);
         assert_eq!(pool.head(plain), PacketHead::of(&p));
         // A packet with SACK blocks, shard fields, or only a stale SACK block past n_sack.
@@ -280,13 +281,13 @@ mod tests {
         coded.shards = Shards { m: 8, start: 2, count: 3, held: 1, seg: 99, relative: true };
         let mut stale = p;
         stale.sack[2] = SackBlock { left: 1, right: 2 };
-        let ids = [sacked, coded, stale].map(|q| pool.put(q));
+        let ids = [sacked, coded, stale].map(|q| pool.put(&q));
         for (id, q) in ids.iter().zip([sacked, coded, stale]) {
             assert_eq!(pool.get(*id), q);
         }
         assert_eq!(pool.get(plain), p, "a plain packet reads no other packet's cold part");
         pool.take(ids[0]);
-        let reused = pool.put(p);
+        let reused = pool.put(&p);
         assert_eq!((reused, pool.get(reused)), (ids[0], p), "a reused slot forgets its SACK blocks");
         pool.mark_ce(reused);
         assert!(pool.advance(reused), "p is a cell of a 3-cell frame");

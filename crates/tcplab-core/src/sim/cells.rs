@@ -55,7 +55,7 @@ impl Simulation {
             let at_destination = self.routes.hops[r.pkt.route_pos as usize] == END;
             match (r.complete, at_destination) {
                 (true, true) => self.deliver(r.pkt),
-                (true, false) => self.forward(r.pkt),
+                (true, false) => self.forward(&r.pkt),
                 (false, true) => self.deliver_partial(r.pkt, &r.cells),
                 // A partial packet cannot continue over IP: nothing downstream could use it.
                 (false, false) => self.lose_as_cells(1),

@@ -38,10 +38,10 @@ impl Simulation {
     /// Send a packet (or cell) onto its next link; a packet entering a cell link is cut into
     /// cells there. The record goes into the pool here, once: it stays in its slot until the
     /// packet is delivered or dropped (`forward_stored` moves it on from an arrival).
-    pub(super) fn forward(&mut self, pkt: Packet) {
+    pub(super) fn forward(&mut self, pkt: &Packet) {
         let c = self.routes.hops[pkt.route_pos as usize];
         if self.channels[c as usize].atm && !pkt.cell.is_cell() {
-            return self.segment_onto(c, pkt);
+            return self.segment_onto(c, *pkt);
         }
         let id = self.pool.put(pkt);
         // SAFETY: `channels[c]` was looked up (bounds-checked) just above.
@@ -69,7 +69,7 @@ impl Simulation {
         let first = cells.len();
         self.atm.segment(pkt, &mut cells);
         for cell in cells.drain(first..) {
-            let id = self.pool.put(cell);
+            let id = self.pool.put(&cell);
             // SAFETY: both callers (`forward`, `forward_stored`) looked `channels[c]` up.
             unsafe { self.offer(c, id) };
         }
