@@ -10,7 +10,43 @@ use super::{SendRecord, SenderState, TcpSender};
 
 impl TcpSender {
     /// The next packet to send now, if any.
+    ///
+    /// Inlined into the driver, which asks again after every packet until the answer is None,
+    /// so about half of a plain sender's polls find the window shut. With no SYN, pure ACK or
+    /// requested retransmission due, a plain sender's answer is the window's (or limited
+    /// transmit's) alone: that test runs here, and only a segment to build pays a call (issue
+    /// 26: the empty poll without the full poll's call and frame). No memo: the test reads
+    /// the state as it is.
+    #[inline(always)]
     pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+        let window_only = self.plain
+            && !self.ctl_due
+            && !self.ack_due
+            && self.retransmit.is_none()
+            && self.state == SenderState::Established;
+        if !window_only {
+            return self.poll_any(now);
+        }
+        let len = match self.sendable_len_as::<true>() {
+            Some(len) => len,
+            None => self.limited_transmit_len()?,
+        };
+        self.new_data_packet(now, len)
+    }
+
+    /// A plain sender's window send of `len` new bytes: `poll_transmit`'s one call per
+    /// segment on its common path. Always Some, so the packet is written straight into the
+    /// driver's answer.
+    #[inline(never)]
+    fn new_data_packet(&mut self, now: Time, len: u64) -> Option<Packet> {
+        let (off, len) = self.claim_new(len);
+        Some(self.data_packet(now, off, len))
+    }
+
+    /// `poll_transmit` for whatever its inlined window test does not decide: a SYN or pure ACK
+    /// due, a requested retransmission, the handshake, or a sender that is not plain.
+    #[inline(never)]
+    fn poll_any(&mut self, now: Time) -> Option<Packet> {
         if self.ctl_due {
             self.ctl_due = false;
             return Some(self.syn_packet(now));
@@ -207,8 +243,10 @@ impl TcpSender {
         self.sendable_len_as::<false>()
     }
 
-    /// `sendable_len`; `PLAIN` as for `next_piece_as`. The plain copy has one caller,
-    /// `plain_next_data`, and is inlined there: every poll's window test without a call.
+    /// `sendable_len`; `PLAIN` as for `next_piece_as`. The plain copy is inlined into its
+    /// callers (`poll_transmit`, `plain_next_data`): every poll's window test without a call.
+    /// (The general copy is inlined into `sendable_len`, its one caller.)
+    #[inline(always)]
     fn sendable_len_as<const PLAIN: bool>(&self) -> Option<u64> {
         let piece = self.next_piece_as::<PLAIN>()?;
         let cwnd = self.cc.usable(self.win.cwnd, self.cfg.mss as u64);
@@ -226,9 +264,10 @@ impl TcpSender {
         (whole || resending || half_window || !self.cfg.sws_avoidance).then_some(len)
     }
 
-    /// The data segment at `off`, `len` bytes long, as it leaves now. Inlined into its one
-    /// caller, `poll_transmit`, which then writes the packet straight into its answer.
-    #[inline]
+    /// The data segment at `off`, `len` bytes long, as it leaves now. Inlined into its two
+    /// callers, `poll_any` and `new_data_packet`, which then write the packet straight into
+    /// their answer.
+    #[inline(always)]
     fn data_packet(&mut self, now: Time, off: u64, len: u64) -> Packet {
         let resend = off < self.snd_max;
         if self.sampling.is_some() {
