@@ -42,6 +42,7 @@ mod cells;
 mod forward;
 mod invariants;
 mod output;
+mod pump;
 mod report;
 #[cfg(test)]
 mod switch_service_tests;
@@ -71,18 +72,6 @@ const NO_APP: u32 = u32::MAX;
 enum Ends {
     Tcp { sender: TcpSender, receiver: TcpReceiver },
     Udp(Box<UdpFlow>),
-}
-
-/// Queue a timer event for flow `i` at `deadline` (not before `now`) unless one is queued no
-/// later (`timer_pending`).
-#[inline]
-fn queue_flow_timer(q: &mut EventQueue, timer_pending: &mut Option<Time>, deadline: Option<Time>, now: Time, i: u32) {
-    if let Some(d) = deadline {
-        if timer_pending.is_none_or(|p| d < p) {
-            *timer_pending = Some(d);
-            q.schedule(d.max(now), Event::FlowTimer(i));
-        }
-    }
 }
 
 impl FlowRt {
@@ -470,93 +459,6 @@ impl Simulation {
             receiver.end_stream(self.now, end);
         }
         self.pump(i);
-    }
-
-    /// Send whatever both endpoints of flow `i` have ready, then make sure a timer event
-    /// is queued for their earliest deadline.
-    fn pump(&mut self, i: u32) {
-        self.pump_ends(i, false);
-    }
-
-    /// `pump`, told whether the sender is known to have nothing to send (`sender_done`).
-    ///
-    /// The sender is asked first, again after each packet, until it has nothing; then the
-    /// receiver. A sender that had nothing is not asked again at this instant unless it has a
-    /// reservation: its answer depends only on its own state and the time, which the
-    /// receiver's packets do not change (`inject` only queues them: nothing arrives inside
-    /// it), except a reservation's tokens (`marking`), which they spend (issue 26: one
-    /// `poll_transmit` fewer per data segment received).
-    fn pump_ends(&mut self, i: u32, mut sender_done: bool) {
-        let now = self.now;
-        // The loop ends holding its last look-up of the flow, which the timer below reuses
-        // rather than indexing (and bounds-checking) the flow again (issue 26).
-        let (sender, receiver, timer_pending) = loop {
-            let f = &mut self.flows[i as usize];
-            let Ends::Tcp { sender, receiver } = &mut f.ends else { return self.pump_udp(i) };
-            if let (Some(r), Some(m)) = (&mut sender.reserved, self.marking.get_mut(i as usize)) {
-                r.set_tokens(m.available_bytes(now));
-            }
-            // Each branch injects its own packet, by reference: moving it out through a
-            // `(packet, route)` pair or by value cost copies of the 96-byte record (issue 26).
-            if !sender_done {
-                if let Some(p) = &mut sender.poll_transmit(now) {
-                    let route = f.fwd_route;
-                    self.inject(p, route);
-                    continue;
-                }
-            }
-            let Some(p) = &mut receiver.poll_transmit(now) else { break (sender, receiver, &mut f.timer_pending) };
-            sender_done = sender.reserved.is_none();
-            let route = f.rev_route;
-            self.inject(p, route);
-        };
-        self.trace_files.drain(i, sender.trace_mut());
-        let deadline = match (sender.next_deadline(), receiver.next_deadline()) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
-        queue_flow_timer(&mut self.q, timer_pending, deadline, now, i);
-    }
-
-    /// `pump_ends` after an ACK reached flow `i`'s sender: the receiver is neither asked nor
-    /// its deadline read (issue 26). Only `on_packet`, `on_partial_packet`, `on_timer` and a
-    /// `poll_transmit` that returns a packet make a receiver's packet due or move its
-    /// deadline; the first three run in `deliver` (forward), `deliver_partial` and
-    /// `on_flow_timer`, each followed by a full pump, and the fourth only inside one. That
-    /// pump left the receiver with nothing due (its loop ends on the receiver's `None`) and a
-    /// timer queued no later than its deadline, and `timer_pending` only falls until
-    /// `on_flow_timer` clears it (and pumps in full). The debug assertions check both. So the
-    /// receiver's deadline is never below `timer_pending`, and the sender's deadline alone
-    /// queues exactly the timer the earlier of the two would.
-    fn pump_sender(&mut self, i: u32) {
-        let now = self.now;
-        let (sender, receiver, timer_pending) = loop {
-            let f = &mut self.flows[i as usize];
-            let Ends::Tcp { sender, receiver } = &mut f.ends else { return self.pump_udp(i) };
-            if let (Some(r), Some(m)) = (&mut sender.reserved, self.marking.get_mut(i as usize)) {
-                r.set_tokens(m.available_bytes(now));
-            }
-            let Some(p) = &mut sender.poll_transmit(now) else { break (sender, receiver, &mut f.timer_pending) };
-            let route = f.fwd_route;
-            self.inject(p, route);
-        };
-        debug_assert!(receiver.is_quiet(), "flow {i}: a receiver thought quiet has a packet due");
-        debug_assert!(
-            receiver.next_deadline().is_none_or(|r| timer_pending.is_some_and(|p| p <= r)),
-            "flow {i}: a quiet receiver's deadline has no timer queued"
-        );
-        self.trace_files.drain(i, sender.trace_mut());
-        queue_flow_timer(&mut self.q, timer_pending, sender.next_deadline(), now, i);
-    }
-
-    /// Send a packet onto `route` from where its end's poll left it: no copy before the pool's.
-    fn inject(&mut self, pkt: &mut Packet, route: u32) {
-        self.ledger.injected += 1;
-        if let Some(m) = self.marking.get_mut(pkt.flow as usize) {
-            m.on_send(self.now, pkt);
-        }
-        pkt.route_pos = route;
-        self.forward(pkt);
     }
 
     /// Stream the traces (flows' and queues') into files in `dir` from now on, instead of

@@ -43,8 +43,8 @@ pub struct TcpReceiver {
     cfg: Arc<TcpConfig>,
     flow: u32,
     isn: u32,
-    /// The window every ACK advertises (`TcpConfig::advertised_window`, taken once: the
-    /// application reads every byte at once, so it never shrinks).
+    /// The window every ACK advertises (`TcpConfig::advertised_window`, a function of the
+    /// shared configuration alone, which never changes: taken once instead of per ACK).
     wnd: u32,
     /// The sender's ISN: stream offset 0 is `peer_isn + 1`.
     peer_isn: u32,
