@@ -11,7 +11,7 @@ use std::collections::VecDeque;
 use serde::Serialize;
 
 use crate::packet::{Packet, PacketHead};
-use crate::time::{serialization_ns, Dur, Time};
+use crate::time::{Dur, SizeCache, Time};
 
 use super::drop_trace::DropCause;
 use super::loss::{FlowWire, LossModel};
@@ -85,6 +85,9 @@ pub struct Channel {
     /// reads no other line).
     one_event_pipe: bool,
     pub queue: Queue,
+    /// The serialisation time of the last size sent, in the queue's last line (an offer and a
+    /// departure read the queue's limit there; issue 26).
+    serialised: SizeCache,
     pub from: u32,
     pub to: u32,
     pub loss: LossModel,
@@ -172,6 +175,7 @@ impl Channel {
             delay,
             rx_watched: false,
             queue,
+            serialised: SizeCache::default(),
             from,
             to,
             loss,
@@ -257,11 +261,10 @@ impl Channel {
     }
 
     fn start_tx(&mut self, now: Time, w: Waiting) -> Time {
-        let bits = w.wire_bytes as u64 * 8;
         self.on_wire = w;
         self.busy = true;
         self.tx_start = now;
-        now + serialization_ns(bits, self.rate_bps, &mut self.rem)
+        now + self.serialised.serialization_ns(w.wire_bytes, self.rate_bps, &mut self.rem)
     }
 
     /// The packet on the wire is fully serialised at `now`.
@@ -460,7 +463,11 @@ mod tests {
         // Lines 2 and 3: the queue, its per-packet fields first (queue.rs).
         assert_eq!(offset_of!(Channel, queue), 128);
         assert!(size_of::<Queue>() <= 128, "{}", size_of::<Queue>());
-        assert_eq!(offset_of!(Channel, from), 128 + size_of::<Queue>());
+        // The last size's serialisation time, on the queue's last line, which an offer and a
+        // departure read.
+        let serialised = offset_of!(Channel, serialised);
+        assert_eq!(serialised, 128 + size_of::<Queue>());
+        assert_eq!(line(serialised, size_of::<SizeCache>()), line(128 + size_of::<Queue>() - 1, 1));
     }
 
     #[test]

@@ -18,7 +18,7 @@
 //! instant it may come before events queued in between. Times, and so everything that does
 //! not tie, are the same.
 
-use crate::time::{serialization_ns, Time};
+use crate::time::Time;
 
 use crate::net::pool::{PacketId, PacketPool};
 use crate::net::queue::{Admission, Waiting};
@@ -65,7 +65,7 @@ impl Channel {
         let start = if idle { now } else { self.last_departure() };
         // In admission order, which is the order of service: the same remainders as on the
         // two-event path, which takes them at each start.
-        let depart = start + serialization_ns(w.wire_bytes as u64 * 8, self.rate_bps, &mut self.rem);
+        let depart = start + self.serialised.serialization_ns(w.wire_bytes, self.rate_bps, &mut self.rem);
         if idle {
             (self.on_wire, self.tx_start, self.busy) = (w, depart, true);
         } else {
