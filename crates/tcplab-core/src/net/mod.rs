@@ -16,6 +16,7 @@ pub mod red_ns;
 pub mod red_ns235;
 pub mod route;
 pub mod sojourn_trace;
+pub mod waiting;
 
 pub use channel::{Channel, ChannelStats};
 pub use loss::LossModel;

@@ -13,7 +13,7 @@ use std::collections::VecDeque;
 
 use serde::Serialize;
 
-use crate::atm::drop::{vc_of_flow, CellDropper};
+use crate::atm::drop::CellDropper;
 use crate::csv::Rows;
 use crate::packet::{Ecn, Packet, PacketHead};
 use crate::time::Time;
@@ -26,33 +26,7 @@ use super::pool::PacketId;
 use super::red::{Red, RedDrop};
 use super::route::Onward;
 use super::sojourn_trace::SojournTrace;
-
-/// A waiting packet: its id, its size, its virtual circuit (for cell policies), and where it
-/// goes after this channel (`Onward`: the next channel, or its flow's end). The far end reads
-/// that from the pipe, so it can load the next channel's record or the flow's state while the
-/// packet's own record is still on its way from memory (`Simulation::on_arrive`).
-#[derive(Debug, Clone, Copy)]
-pub struct Waiting {
-    pub id: PacketId,
-    pub wire_bytes: u32,
-    vc: u32,
-    pub next: Onward,
-}
-
-impl Waiting {
-    /// The transmitter's slot when it sends nothing.
-    pub const NONE: Waiting = Waiting { id: PacketId::NONE, wire_bytes: 0, vc: 0, next: Onward::NONE };
-
-    pub fn new(id: PacketId, pkt: &PacketHead, next: Onward) -> Self {
-        Self { id, wire_bytes: pkt.wire_bytes, vc: vc_of_flow(pkt.flow, pkt.dir) as u32, next }
-    }
-
-    /// A waiting packet of `bytes` with made-up id `n`, for a discipline's unit tests.
-    #[cfg(test)]
-    pub(crate) fn for_test(n: u32, bytes: u32) -> Self {
-        Self { id: PacketId::for_test(n), wire_bytes: bytes, vc: 0, next: Onward::NONE }
-    }
-}
+pub use super::waiting::Waiting;
 
 /// Write a queue's trace as CSV (time_s, packets, bytes, avg; avg empty without RED), if it
 /// kept one in memory (a streamed trace is already in its file).
@@ -478,14 +452,25 @@ impl Queue {
     #[inline]
     pub fn push_waiting(&mut self, now: Time, w: Waiting, pkt: &PacketHead) -> bool {
         if !self.plain {
-            return self.push_waiting_disc(now, w, pkt);
+            // The record's fields, not the record, so that the callers keep it in registers
+            // (`Waiting`: a record passed by reference costs a store-forwarding stall).
+            return self.push_waiting_disc(now, w.id, w.wire_bytes, w.vc, w.next, pkt);
         }
         self.push_buf(w);
         false
     }
 
-    /// `push_waiting` through the discipline.
-    fn push_waiting_disc(&mut self, now: Time, w: Waiting, pkt: &PacketHead) -> bool {
+    /// `push_waiting` through the discipline, of the waiting record with these fields.
+    fn push_waiting_disc(
+        &mut self,
+        now: Time,
+        id: PacketId,
+        wire_bytes: u32,
+        vc: u32,
+        next: Onward,
+        pkt: &PacketHead,
+    ) -> bool {
+        let w = Waiting { id, wire_bytes, vc, next };
         match &mut self.disc {
             Discipline::Cells(d) => d.on_enqueue(w.vc),
             Discipline::Codel(c) => {
