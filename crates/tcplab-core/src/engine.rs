@@ -371,9 +371,9 @@ mod tests {
         }
     }
 
-    /// The radix heap's two ways out of an empty bucket 0: a lone event popped in place (inline)
-    /// and a refill (out of line); after either, an event scheduled at the time just popped is
-    /// the next one (bucket 0 left empty, read from its start).
+    /// The radix heap's two ways out of an empty bucket 0: a lone event popped in place and a
+    /// refill; after either, an event scheduled at the time just popped is the next one
+    /// (bucket 0 read from its start, or after the refill's events at that time).
     #[test]
     fn lone_events_and_refills_interleave_with_ties_at_now() {
         let mut q = EventQueue::for_run(usize::MAX, false);
