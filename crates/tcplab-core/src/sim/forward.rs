@@ -50,7 +50,10 @@ impl Simulation {
 
     /// `forward` for a packet its end has just written into pool slot `id` (`sim/pump.rs`'s
     /// `Outbox`). A packet entering a cell link is taken back out and cut into cells, which
-    /// then take the slots `forward` would have given them (the freed one first).
+    /// then take the slots `forward` would have given them (the freed one first). Inlined into
+    /// the pumps: its call, six saved registers and frame were about 21 instructions per
+    /// injected packet (issue 26).
+    #[inline(always)]
     pub(super) fn forward_put(&mut self, id: PacketId) {
         let head = self.pool.head(id);
         let c = self.routes.hops[head.route_pos as usize];
