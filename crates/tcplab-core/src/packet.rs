@@ -140,6 +140,23 @@ pub struct Packet {
     pub shards: Shards,
 }
 
+/// Where an end's poll writes the packet it sends. The simulation's sink writes it straight
+/// into the pool slot it will live in (`sim/pump.rs`), so the record is stored once, from the
+/// values the end computed: built on the stack field by field and then copied whole, each
+/// 16-byte load of the copy waited for the narrow stores before it to retire (a failed store
+/// forward: a third of a data segment's build and of an ACK's, issue 26). A unit test's sink
+/// is an `Option` (`poll_transmit`).
+pub trait PacketSink {
+    fn send(&mut self, p: Packet);
+}
+
+impl PacketSink for Option<Packet> {
+    #[inline(always)]
+    fn send(&mut self, p: Packet) {
+        *self = Some(p);
+    }
+}
+
 /// What a hop reads of a packet to admit and route it: a queue's decision (size, flow,
 /// direction, cell, mark, ECN) and the next step of its route. The pool hands this out read
 /// in place from a packet's slot (`PacketPool::head`), so admission does not rebuild the

@@ -4,7 +4,8 @@
 use super::{Ends, Simulation};
 use crate::engine::{Event, EventQueue};
 use crate::net::marker::FlowMarking;
-use crate::packet::Packet;
+use crate::net::{PacketId, PacketPool};
+use crate::packet::{Packet, PacketSink};
 use crate::tcp::TcpSender;
 use crate::time::Time;
 
@@ -31,19 +32,22 @@ impl Simulation {
             let f = &mut self.flows[i as usize];
             let Ends::Tcp { sender, receiver } = &mut f.ends else { return self.pump_udp(i) };
             refresh_tokens(sender, &mut self.marking, i, now);
-            // Each branch injects its own packet, by reference: moving it out through a
-            // `(packet, route)` pair or by value cost copies of the 96-byte record (issue 26).
+            // Each end writes its packet into its pool slot (`Outbox`), then it goes on by id.
             if !sender_done {
-                if let Some(p) = &mut sender.poll_transmit(now) {
-                    let route = f.fwd_route;
-                    self.inject(p, route);
+                let mut out = Outbox::new(&mut self.pool, &mut self.marking, now, f.fwd_route);
+                if sender.poll_transmit_into(now, &mut out) {
+                    let id = out.sent;
+                    self.inject_stored(id);
                     continue;
                 }
             }
-            let Some(p) = &mut receiver.poll_transmit(now) else { break (sender, receiver, &mut f.timer_pending) };
+            let mut out = Outbox::new(&mut self.pool, &mut self.marking, now, f.rev_route);
+            if !receiver.poll_transmit_into(now, &mut out) {
+                break (sender, receiver, &mut f.timer_pending);
+            }
             sender_done = sender.reserved.is_none();
-            let route = f.rev_route;
-            self.inject(p, route);
+            let id = out.sent;
+            self.inject_stored(id);
         };
         self.trace_files.drain(i, sender.trace_mut());
         let deadline = match (sender.next_deadline(), receiver.next_deadline()) {
@@ -69,9 +73,12 @@ impl Simulation {
             let f = &mut self.flows[i as usize];
             let Ends::Tcp { sender, receiver } = &mut f.ends else { return self.pump_udp(i) };
             refresh_tokens(sender, &mut self.marking, i, now);
-            let Some(p) = &mut sender.poll_transmit(now) else { break (sender, receiver, &mut f.timer_pending) };
-            let route = f.fwd_route;
-            self.inject(p, route);
+            let mut out = Outbox::new(&mut self.pool, &mut self.marking, now, f.fwd_route);
+            if !sender.poll_transmit_into(now, &mut out) {
+                break (sender, receiver, &mut f.timer_pending);
+            }
+            let id = out.sent;
+            self.inject_stored(id);
         };
         debug_assert!(receiver.is_quiet(), "flow {i}: a receiver thought quiet has a packet due");
         debug_assert!(
@@ -82,6 +89,13 @@ impl Simulation {
         queue_flow_timer(&mut self.q, timer_pending, sender.next_deadline(), now, i);
     }
 
+    /// Send the packet an end's poll wrote into pool slot `id` (`Outbox`) onto its route.
+    #[inline(always)]
+    fn inject_stored(&mut self, id: PacketId) {
+        self.ledger.injected += 1;
+        self.forward_put(id);
+    }
+
     /// Send a packet onto `route` from where its end's poll left it: no copy before the pool's.
     pub(super) fn inject(&mut self, pkt: &mut Packet, route: u32) {
         self.ledger.injected += 1;
@@ -90,6 +104,39 @@ impl Simulation {
         }
         pkt.route_pos = route;
         self.forward(pkt);
+    }
+}
+
+/// The pool as the sink of a TCP end's poll (`PacketSink`): the packet is written once, from
+/// the values its end computed, into the slot it lives in until it is delivered or dropped,
+/// with its reservation's mark (`FlowMarking::on_send`) and its route set on the way, as
+/// `inject` sets them. Built on the stack and then copied whole into the slot, each 16-byte
+/// load of the copy waited for the narrow stores of the build (a failed store forward: a
+/// third of a data segment's build and of `pump_ends`' samples, issue 26).
+struct Outbox<'a> {
+    pool: &'a mut PacketPool,
+    marking: &'a mut [FlowMarking],
+    now: Time,
+    route: u32,
+    /// The slot of the packet sent (meaningful once the poll says it sent one).
+    sent: PacketId,
+}
+
+impl<'a> Outbox<'a> {
+    #[inline(always)]
+    fn new(pool: &'a mut PacketPool, marking: &'a mut [FlowMarking], now: Time, route: u32) -> Self {
+        Self { pool, marking, now, route, sent: PacketId::NONE }
+    }
+}
+
+impl PacketSink for Outbox<'_> {
+    #[inline(always)]
+    fn send(&mut self, mut p: Packet) {
+        if let Some(m) = self.marking.get_mut(p.flow as usize) {
+            m.on_send(self.now, &mut p);
+        }
+        p.route_pos = self.route;
+        self.sent = self.pool.put(&p);
     }
 }
 

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use crate::packet::{flags, payload_tag, Dir, Ecn, Packet, SackBlock, MAX_SACK_BLOCKS};
+use crate::packet::{flags, payload_tag, Dir, Ecn, Packet, PacketSink, SackBlock, MAX_SACK_BLOCKS};
 use crate::time::{next_tick_after, Dur, Time};
 
 use super::boston::{BostonRx, Progress};
@@ -368,23 +368,40 @@ impl TcpReceiver {
         }
     }
 
-    #[inline]
+    /// The SYN or ACK due now, if any: `poll_transmit_into` with an `Option` for its sink
+    /// (unit tests look at the packet).
     pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+        let mut out = None;
+        self.poll_transmit_into(now, &mut out);
+        out
+    }
+
+    /// Write the SYN or ACK due now into `out`, if any; whether there was one.
+    #[inline]
+    pub fn poll_transmit_into(&mut self, now: Time, out: &mut impl PacketSink) -> bool {
         if self.syn_due {
             self.syn_due = false;
-            return Some(self.syn_packet(now));
+            out.send(self.syn_packet(now));
+            return true;
         }
         if !self.ack_now {
-            return None;
+            return false;
         }
         self.ack_now = false;
         self.unacked = 0;
         self.delack_at = None;
         self.stats.acks_sent += 1;
         let echo = if self.ecn_echo { flags::ECE } else { 0 };
-        let ack = self.packet(flags::ACK | echo);
+        // Two sends, so that each ACK goes to `out` from its values: joined with the cold
+        // path's packet before one send, every ACK was built in a stack record and copied
+        // whole into the sink, a failed store forward per 16 bytes (issue 26).
+        if self.has_sack_or_partial() {
+            self.send_sack_ack(flags::ACK | echo, out);
+        } else {
+            out.send(self.plain_packet(flags::ACK | echo));
+        }
         self.partial_ack = None; // a partial count rides on one ACK only
-        Some(ack)
+        true
     }
 
     fn syn_packet(&mut self, now: Time) -> Packet {
@@ -418,12 +435,29 @@ impl TcpReceiver {
         (out, n as u8)
     }
 
-    /// An ACK (or SYN) carrying `flags`. Nearly every ACK is plain, built from the
-    /// connection's constants and three fields that move; SACK blocks (a hole behind
-    /// `rcv_nxt`) and a Boston partial count are added apart (issue 26: building the plain
-    /// ACK without testing and copying them saves about 20 instructions per ACK).
+    /// An ACK (or SYN) carrying `flags`, with its SACK blocks and partial count if due.
     fn packet(&self, flags: u8) -> Packet {
-        let mut p = Packet {
+        let p = self.plain_packet(flags);
+        if self.has_sack_or_partial() {
+            return self.with_sack_and_partial(p);
+        }
+        p
+    }
+
+    /// Whether an ACK now carries SACK blocks (a hole behind `rcv_nxt`) or a Boston partial
+    /// count (`with_sack_and_partial`).
+    #[inline(always)]
+    fn has_sack_or_partial(&self) -> bool {
+        !self.ooo.is_empty() || self.partial_ack.is_some()
+    }
+
+    /// An ACK (or SYN) carrying `flags`, without SACK blocks or a partial count. Nearly every
+    /// ACK is this, built from the connection's constants and three fields that move; SACK
+    /// blocks and a Boston partial count are added apart (issue 26: building the plain ACK
+    /// without testing and copying them saves about 20 instructions per ACK).
+    #[inline(always)]
+    fn plain_packet(&self, flags: u8) -> Packet {
+        Packet {
             flow: self.flow,
             dir: Dir::Reverse,
             route_pos: 0,
@@ -442,17 +476,21 @@ impl TcpReceiver {
             cell: Default::default(),
             shards: Default::default(),
             ts: self.echo_ts,
-        };
-        if !self.ooo.is_empty() || self.partial_ack.is_some() {
-            self.add_sack_and_partial(&mut p);
         }
-        p
     }
 
-    /// The SACK blocks (if the variant uses SACK) and their option bytes, and a Boston
-    /// partial count, on an ACK `packet` built.
+    /// `poll_transmit_into`'s ACK with SACK blocks or a partial count (after a loss), out of
+    /// the plain ACK's way and sent from its own values too.
     #[cold]
-    fn add_sack_and_partial(&self, p: &mut Packet) {
+    #[inline(never)]
+    fn send_sack_ack(&self, flags: u8, out: &mut impl PacketSink) {
+        out.send(self.with_sack_and_partial(self.plain_packet(flags)));
+    }
+
+    /// `p` with the SACK blocks (if the variant uses SACK) and their option bytes, and a
+    /// Boston partial count. By value and inlined, so the packet stays in registers.
+    #[inline(always)]
+    fn with_sack_and_partial(&self, mut p: Packet) -> Packet {
         if self.cfg.recovery.uses_sack() && !self.ooo.is_empty() {
             (p.sack, p.n_sack) = self.sack_blocks();
             if p.n_sack > 0 {
@@ -464,6 +502,7 @@ impl TcpReceiver {
             p.shards.seg = seg;
             p.shards.held = held;
         }
+        p
     }
 }
 

@@ -1,7 +1,7 @@
 //! The sender's output: what leaves next (`poll_transmit`), how big it may be, and how each
 //! segment is built. A child module of `sender`, so it works on the sender's own fields.
 
-use crate::packet::{flags, payload_tag, Dir, Packet, SackBlock, MAX_SACK_BLOCKS};
+use crate::packet::{flags, payload_tag, Dir, Packet, PacketSink, SackBlock, MAX_SACK_BLOCKS};
 use crate::time::Time;
 
 use super::super::recovery::{Ctx, SendChoice};
@@ -9,7 +9,17 @@ use super::super::seq::to_wire;
 use super::{SendRecord, SenderState, TcpSender};
 
 impl TcpSender {
-    /// The next packet to send now, if any.
+    /// The next packet to send now, if any: `poll_transmit_into` with an `Option` for its sink
+    /// (unit tests look at the packet).
+    pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+        let mut out = None;
+        self.poll_transmit_into(now, &mut out);
+        out
+    }
+
+    /// Write the next packet to send now into `out`, if any; whether there was one. The
+    /// packet goes from its builder's values into the sink (the driver's: its pool slot), never
+    /// through a record on the stack copied whole (`PacketSink`, issue 26).
     ///
     /// Inlined into the driver, which asks again after every packet until the answer is None,
     /// so about half of a plain sender's polls find the window shut. With no SYN, pure ACK or
@@ -18,41 +28,46 @@ impl TcpSender {
     /// 26: the empty poll without the full poll's call and frame). No memo: the test reads
     /// the state as it is.
     #[inline(always)]
-    pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+    pub fn poll_transmit_into(&mut self, now: Time, out: &mut impl PacketSink) -> bool {
         let window_only = self.plain
             && !self.ctl_due
             && !self.ack_due
             && self.retransmit.is_none()
             && self.state == SenderState::Established;
         if !window_only {
-            return self.poll_any(now);
+            return self.poll_any(now, out);
         }
         let len = match self.sendable_len_as::<true>() {
             Some(len) => len,
-            None => self.limited_transmit_len()?,
+            None => match self.limited_transmit_len() {
+                Some(len) => len,
+                None => return false,
+            },
         };
-        self.new_data_packet(now, len)
+        self.new_data_packet(now, len, out);
+        true
     }
 
     /// A plain sender's window send of `len` new bytes: `poll_transmit`'s one call per
-    /// segment on its common path. Always Some, so the packet is written straight into the
-    /// driver's answer.
+    /// segment on its common path, written straight into `out`.
     #[inline(never)]
-    fn new_data_packet(&mut self, now: Time, len: u64) -> Option<Packet> {
+    fn new_data_packet(&mut self, now: Time, len: u64, out: &mut impl PacketSink) {
+        debug_assert!(self.plain, "only a plain sender's poll decides on its window alone");
         let (off, len) = self.claim_new(len);
-        Some(self.data_packet(now, off, len))
+        out.send(self.data_packet::<true>(now, off, len));
     }
 
     /// `poll_transmit` for whatever its inlined window test does not decide: a SYN or pure ACK
     /// due, a requested retransmission, the handshake, or a sender that is not plain.
     #[inline(never)]
-    fn poll_any(&mut self, now: Time) -> Option<Packet> {
+    fn poll_any(&mut self, now: Time, out: &mut impl PacketSink) -> bool {
         if self.ctl_due {
             self.ctl_due = false;
-            return Some(self.syn_packet(now));
+            out.send(self.syn_packet(now));
+            return true;
         }
         if self.state != SenderState::Established {
-            return None;
+            return false;
         }
         // The segment is chosen first and built in one place, so the packet is written
         // straight into the answer and its builder is inlined here (issue 26).
@@ -61,15 +76,17 @@ impl TcpSender {
             segment => segment,
         };
         if let Some((off, len)) = segment {
-            return Some(self.data_packet(now, off, len));
+            out.send(self.data_packet::<false>(now, off, len));
+            return true;
         }
         if self.ack_due {
-            return Some(self.pure_ack());
+            out.send(self.pure_ack());
+            return true;
         }
         if self.sampling.is_some() && self.next_piece().is_none() {
             self.note_app_limited();
         }
-        None
+        false
     }
 
     /// Whether `poll_transmit`'s answer depends on the sender's state alone: not on the time
@@ -265,10 +282,11 @@ impl TcpSender {
     }
 
     /// The data segment at `off`, `len` bytes long, as it leaves now. Inlined into its two
-    /// callers, `poll_any` and `new_data_packet`, which then write the packet straight into
-    /// their answer.
+    /// callers, `poll_any` and `new_data_packet`, which hand the packet's values to their sink.
+    /// `PLAIN`: the sender is plain, so the rare features' code, which takes the packet's
+    /// address (and so would keep it in a stack record), is compiled out (issue 26).
     #[inline(always)]
-    fn data_packet(&mut self, now: Time, off: u64, len: u64) -> Packet {
+    fn data_packet<const PLAIN: bool>(&mut self, now: Time, off: u64, len: u64) -> Packet {
         let resend = off < self.snd_max;
         if self.sampling.is_some() {
             self.sampled_send(now, off, len, resend);
@@ -285,7 +303,7 @@ impl TcpSender {
         }
         self.ack_due = false;
         self.last_send = now;
-        if !self.plain {
+        if !PLAIN && !self.plain {
             self.burst_left = self.burst_left.saturating_sub(1);
             if self.recovery.shapes_sends() {
                 self.recovery.on_sent(&mut ctx!(self), off, len);
@@ -302,7 +320,7 @@ impl TcpSender {
         if off + len == self.total.unwrap_or(u64::MAX) {
             p.flags |= flags::PSH;
         }
-        if !self.plain {
+        if !PLAIN && !self.plain {
             if self.ecn.on {
                 self.ecn_mark_data(&mut p, resend);
             }
