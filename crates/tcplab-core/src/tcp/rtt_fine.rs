@@ -53,11 +53,21 @@ impl RttEstimator for FineRtt {
         self.srtt
     }
 
-    #[inline]
+    /// Inlined whole into the sender's ACK of new data (its timer re-armed from the kept
+    /// timeout: one addition); a backed-off deadline, rare, is a call (issue 26).
+    #[inline(always)]
     fn deadline(&self, now: Time, backoff: u32) -> Time {
         if backoff == 0 {
             return now + self.timeout;
         }
+        self.backed_off_deadline(now, backoff)
+    }
+}
+
+impl FineRtt {
+    #[cold]
+    #[inline(never)]
+    fn backed_off_deadline(&self, now: Time, backoff: u32) -> Time {
         now + self.rto().saturating_mul(backoff_multiplier(backoff)).clamp(self.limits.min, self.limits.max)
     }
 }

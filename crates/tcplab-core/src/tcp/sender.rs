@@ -89,6 +89,9 @@ pub struct TcpSender {
     isn: u32,
     /// The receiver's initial sequence number (learnt from its SYN or SYN-ACK).
     peer_isn: u32,
+    /// The window every packet advertises (`TcpConfig::advertised_window`, a function of the
+    /// shared configuration alone, which never changes: taken once instead of per segment).
+    wnd: u32,
     state: SenderState,
     snd_una: u64,
     snd_nxt: u64,
@@ -159,6 +162,7 @@ impl TcpSender {
             win: Window { cwnd: cfg.initial_cwnd as u64 * mss, ssthresh: cfg.initial_ssthresh },
             peer_wnd: cfg.advertised_window() as u64,
             max_peer_wnd: cfg.advertised_window() as u64,
+            wnd: cfg.advertised_window(),
             recovery: Recovery::new(&cfg),
             cc: Controller::new(&cfg, isn as u64),
             boston: cfg.boston.map(|b| Box::new(BostonTx::new(b))),
@@ -560,10 +564,13 @@ impl TcpSender {
         if self.snd_nxt < ack {
             self.snd_nxt = ack;
         }
-        let verdict = if self.recovery.new_ack_is_plain() {
-            AckVerdict::GROW
+        // One dispatch for a plain ACK: a policy whose new ACK is plain is not in recovery
+        // (`LossRecovery::new_ack_is_plain`), so its duplicate count resets below.
+        let (verdict, in_recovery) = if self.recovery.new_ack_is_plain() {
+            (AckVerdict::GROW, false)
         } else {
-            self.recovery.on_new_ack(&mut ctx!(self), acked)
+            let verdict = self.recovery.on_new_ack(&mut ctx!(self), acked);
+            (verdict, self.recovery.in_recovery())
         };
         if verdict.grow && self.win.cwnd < MAX_CWND {
             self.cc.on_ack(now, &mut self.win, acked, self.cfg.mss as u64);
@@ -571,7 +578,7 @@ impl TcpSender {
         if self.retransmit.is_some_and(|r| r < self.snd_una) {
             self.retransmit = None;
         }
-        if !self.recovery.in_recovery() {
+        if !in_recovery {
             self.dupacks = 0;
         }
         if self.snd_una >= self.snd_max {

@@ -357,7 +357,7 @@ impl TcpSender {
             route_pos: 0,
             seq: to_wire(self.isn.wrapping_add(1), off),
             ack: self.peer_isn.wrapping_add(1),
-            wnd: self.cfg.advertised_window(),
+            wnd: self.wnd,
             payload: len,
             wire_bytes: if len == 0 { self.cfg.ack_bytes } else { len + self.cfg.header_bytes },
             flags,

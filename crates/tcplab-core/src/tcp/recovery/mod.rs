@@ -150,7 +150,7 @@ pub trait LossRecovery {
     fn on_new_ack(&mut self, cx: &mut Ctx, acked: u64) -> AckVerdict;
     /// Whether `on_new_ack` would now answer `AckVerdict::GROW` and change nothing, in itself
     /// or in the sender: the sender then skips the call and its `Ctx` (issue 26). The default,
-    /// false, is always right.
+    /// false, is always right. True promises `!in_recovery()`: the sender then does not ask.
     fn new_ack_is_plain(&self) -> bool {
         false
     }
@@ -368,6 +368,7 @@ mod tests {
                 let mut check = |p: &mut Recovery, s: &mut State, step: &str| {
                     if p.new_ack_is_plain() {
                         plain_seen += 1;
+                        assert!(!p.in_recovery(), "{stack:?} {name} {step}: a plain new ACK in recovery");
                         let before = seen(p, s);
                         assert_eq!(p.on_new_ack(&mut s.cx(), 1000), AckVerdict::GROW, "{stack:?} {name} {step}");
                         assert_eq!(seen(p, s), before, "{stack:?} {name} {step}");
