@@ -53,21 +53,11 @@ impl RttEstimator for FineRtt {
         self.srtt
     }
 
-    /// Inlined whole into the sender's ACK of new data (its timer re-armed from the kept
-    /// timeout: one addition); a backed-off deadline, rare, is a call (issue 26).
-    #[inline(always)]
+    #[inline]
     fn deadline(&self, now: Time, backoff: u32) -> Time {
         if backoff == 0 {
             return now + self.timeout;
         }
-        self.backed_off_deadline(now, backoff)
-    }
-}
-
-impl FineRtt {
-    #[cold]
-    #[inline(never)]
-    fn backed_off_deadline(&self, now: Time, backoff: u32) -> Time {
         now + self.rto().saturating_mul(backoff_multiplier(backoff)).clamp(self.limits.min, self.limits.max)
     }
 }
