@@ -244,7 +244,7 @@ impl RadixQueue {
     /// The next event, inlined into the event loop whole. The two common cases come first:
     /// the next event already in bucket 0 (at the last time popped), or alone in the earliest
     /// other bucket (most instants of a packet-level run have one event: 33 k of the 100-flow
-    /// htsim dumbbell's 82 k pops); then the refill (`pop_later`). Out of line, each of these
+    /// htsim dumbbell's 82 k pops); then the refill (`refill`). Out of line, each of these
     /// paid a six-register prologue and epilogue (about 17 instructions), more than the loop
     /// pays for holding the inlined code (callgrind: 20 to 28 fewer instructions per packet
     /// with the refill inlined too, the loop's time level).
@@ -254,38 +254,32 @@ impl RadixQueue {
             self.head += 1;
             return Some((e.time, e.event));
         }
-        if self.occupied != 0 {
-            let i = self.occupied.trailing_zeros() as usize + 1;
-            if let [e] = self.buckets[i][..] {
-                // The next event, and alone at its time (equal times share a bucket): it pops
-                // straight from there, bucket 0 left empty. Most pops of a cell-level run are
-                // such (issue 26).
-                self.buckets[0].clear();
-                self.buckets[i].clear();
-                self.occupied &= !(1 << (i - 1));
-                self.head = 0;
-                self.last = e.time;
-                return Some((e.time, e.event));
-            }
-        }
-        self.pop_later()
-    }
-
-    /// Bucket 0 is used up and the first non-empty bucket `i` holds several events (or there
-    /// is none): the next event is their earliest. Inlined into `pop`, hence the loop (see
-    /// `pop`): `always`, as the compiler would keep a function this size apart.
-    #[inline(always)]
-    fn pop_later(&mut self) -> Option<(Time, Event)> {
+        // Bucket 0 is used up: the next event is the earliest of the first non-empty bucket.
         self.buckets[0].clear();
+        self.head = 0;
         if self.occupied == 0 {
-            self.head = 0;
             return None;
         }
         let i = self.occupied.trailing_zeros() as usize + 1;
         self.occupied &= !(1 << (i - 1));
+        if let [e] = self.buckets[i][..] {
+            // The next event, and alone at its time (equal times share a bucket): it pops
+            // straight from there, bucket 0 left empty. Most pops of a cell-level run are
+            // such (issue 26).
+            self.buckets[i].clear();
+            self.last = e.time;
+            return Some((e.time, e.event));
+        }
+        self.refill(i)
+    }
+
+    /// Bucket `i` (its occupied bit already cleared), the first non-empty one, holds several
+    /// events: move them down around their earliest, which pops. Inlined into `pop`, hence
+    /// the loop (see `pop`): `always`, as the compiler would keep a function this size apart.
+    #[inline(always)]
+    fn refill(&mut self, i: usize) -> Option<(Time, Event)> {
         let (lower, from_i) = self.buckets.split_at_mut(i);
         let moving = &mut from_i[0];
-        debug_assert!(moving.len() > 1, "a lone event pops in `pop`");
         // Move bucket i's events down around their minimum: each now differs from it only
         // below bit i - 1 (the minimum itself, and its ties, to bucket 0, in their order).
         let last = moving.iter().map(|s| s.time).min().expect("bucket is not empty");

@@ -49,20 +49,15 @@ impl Simulation {
     }
 
     /// `forward` for a packet its end has just written into pool slot `id` (`sim/pump.rs`'s
-    /// `Outbox`). A packet entering a cell link is taken back out and cut into cells, which
-    /// then take the slots `forward` would have given them (the freed one first). Inlined into
-    /// the pumps: its call, six saved registers and frame were about 21 instructions per
-    /// injected packet (issue 26).
+    /// `Outbox`): `forward_stored` at its route's first channel. A packet entering a cell link
+    /// is taken back out and cut into cells, which then take the slots `forward` would have
+    /// given them (the freed one first). Inlined into the pumps: its call, six saved registers
+    /// and frame were about 21 instructions per injected packet (issue 26).
     #[inline(always)]
     pub(super) fn forward_put(&mut self, id: PacketId) {
         let head = self.pool.head(id);
-        let c = self.routes.hops[head.route_pos as usize];
-        if self.channels[c as usize].atm && !head.cell.is_cell() {
-            let pkt = self.pool.take(id);
-            return self.segment_onto(c, pkt);
-        }
-        // SAFETY: `channels[c]` was looked up (bounds-checked) just above.
-        unsafe { self.offer(c, id) };
+        debug_assert!(!head.cell.is_cell(), "an end sends packets, not cells");
+        self.forward_stored(self.routes.hops[head.route_pos as usize], id);
     }
 
     /// `forward` for a packet (not a cell) already in the pool, its next channel `c` already

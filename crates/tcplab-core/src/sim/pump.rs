@@ -21,7 +21,7 @@ impl Simulation {
     /// The sender is asked first, again after each packet, until it has nothing; then the
     /// receiver. A sender that had nothing is not asked again at this instant unless it has a
     /// reservation: its answer depends only on its own state and the time, which the
-    /// receiver's packets do not change (`inject` only queues them: nothing arrives inside
+    /// receiver's packets do not change (`inject_stored` only queues them: nothing arrives inside
     /// it), except a reservation's tokens (`marking`), which they spend (issue 26: one
     /// `poll_transmit` fewer per data segment received).
     pub(super) fn pump_ends(&mut self, i: u32, mut sender_done: bool) {
@@ -96,21 +96,19 @@ impl Simulation {
         self.forward_put(id);
     }
 
-    /// Send a packet onto `route` from where its end's poll left it: no copy before the pool's.
-    pub(super) fn inject(&mut self, pkt: &mut Packet, route: u32) {
-        self.ledger.injected += 1;
-        if let Some(m) = self.marking.get_mut(pkt.flow as usize) {
-            m.on_send(self.now, pkt);
-        }
-        pkt.route_pos = route;
-        self.forward(pkt);
+    /// Send a packet an end built itself (a UDP source's) onto `route`, through the same
+    /// sink as a TCP end's (`Outbox`: its mark, its route, its slot).
+    pub(super) fn inject(&mut self, pkt: Packet, route: u32) {
+        let mut out = Outbox::new(&mut self.pool, &mut self.marking, self.now, route);
+        out.send(pkt);
+        let id = out.sent;
+        self.inject_stored(id);
     }
 }
 
 /// The pool as the sink of a TCP end's poll (`PacketSink`): the packet is written once, from
 /// the values its end computed, into the slot it lives in until it is delivered or dropped,
-/// with its reservation's mark (`FlowMarking::on_send`) and its route set on the way, as
-/// `inject` sets them. Built on the stack and then copied whole into the slot, each 16-byte
+/// with its reservation's mark (`FlowMarking::on_send`) and its route set on the way. Built on the stack and then copied whole into the slot, each 16-byte
 /// load of the copy waited for the narrow stores of the build (a failed store forward: a
 /// third of a data segment's build and of `pump_ends`' samples, issue 26).
 struct Outbox<'a> {

@@ -13,7 +13,7 @@ impl Simulation {
         loop {
             let f = &mut self.flows[i as usize];
             let Ends::Udp(u) = &mut f.ends else { return };
-            let Some(pkt) = &mut u.poll_transmit(now) else { break };
+            let Some(pkt) = u.poll_transmit(now) else { break };
             let route = f.fwd_route;
             self.inject(pkt, route);
         }
