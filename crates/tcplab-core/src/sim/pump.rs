@@ -73,10 +73,12 @@ impl Simulation {
             let f = &mut self.flows[i as usize];
             let Ends::Tcp { sender, receiver } = &mut f.ends else { return self.pump_udp(i) };
             refresh_tokens(sender, &mut self.marking, i, now);
-            let mut out = Outbox::new(&mut self.pool, &mut self.marking, now, f.fwd_route);
-            if !sender.poll_transmit_into(now, &mut out) {
+            // The sink is built only for a packet that leaves (the last poll finds nothing).
+            let route = f.fwd_route;
+            let (pool, marking) = (&mut self.pool, &mut self.marking);
+            let Some(out) = sender.poll_transmit_lazy(now, || Outbox::new(pool, marking, now, route)) else {
                 break (sender, receiver, &mut f.timer_pending);
-            }
+            };
             let id = out.sent;
             self.inject_stored(id);
         };

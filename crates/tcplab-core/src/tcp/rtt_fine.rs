@@ -23,6 +23,12 @@ impl FineRtt {
     pub fn new(limits: RtoLimits) -> Self {
         Self { srtt: 0, rttvar: 0, has_sample: false, limits, timeout: limits.initial.clamp(limits.min, limits.max) }
     }
+
+    /// The timeout before backoff: `deadline(now, 0)` is `now + timeout()`.
+    #[inline(always)]
+    pub fn timeout(&self) -> Dur {
+        self.timeout
+    }
 }
 
 impl RttEstimator for FineRtt {

@@ -106,6 +106,8 @@ pub struct TcpSender {
     recovery: Recovery,
     /// How the window grows and falls back (`cc/`).
     cc: Controller,
+    /// `cc.usable_is_cwnd()`, taken once: the window test of every poll reads it.
+    usable_is_cwnd: bool,
     rtt: Estimator,
     /// The segment being timed for an RTT sample: (offset just past it, time sent).
     timing: Option<(u64, Time)>,
@@ -158,13 +160,15 @@ impl TcpSender {
         let rtt = Estimator::for_config(&cfg, tick_phase);
         let mss = cfg.mss as u64;
         let burst_left = cfg.max_burst.unwrap_or(u32::MAX);
+        let cc = Controller::new(&cfg, isn as u64);
         Self {
             win: Window { cwnd: cfg.initial_cwnd as u64 * mss, ssthresh: cfg.initial_ssthresh },
             peer_wnd: cfg.advertised_window() as u64,
             max_peer_wnd: cfg.advertised_window() as u64,
             wnd: cfg.advertised_window(),
             recovery: Recovery::new(&cfg),
-            cc: Controller::new(&cfg, isn as u64),
+            usable_is_cwnd: cc.usable_is_cwnd(),
+            cc,
             boston: cfg.boston.map(|b| Box::new(BostonTx::new(b))),
             cfg,
             flow,
@@ -584,7 +588,7 @@ impl TcpSender {
         if self.snd_una >= self.snd_max {
             self.rto_at = None;
         } else if verdict.restart_timer || self.rto_at.is_none() {
-            self.rto_at = Some(early_deadline.unwrap_or_else(|| self.rtt.deadline(now, self.backoff)));
+            self.rto_at = Some(early_deadline.unwrap_or_else(|| self.rtt.restart_deadline(now, self.backoff)));
         }
     }
 

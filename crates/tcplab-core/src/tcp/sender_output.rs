@@ -8,6 +8,16 @@ use super::super::recovery::{Ctx, SendChoice};
 use super::super::seq::to_wire;
 use super::{SendRecord, SenderState, TcpSender};
 
+/// What a poll sends (`TcpSender::poll_plan`).
+enum Plan {
+    /// Nothing: a plain sender's window (and limited transmit) is shut.
+    Nothing,
+    /// A plain sender's window send of this many new bytes (`new_data_packet`).
+    Window(u64),
+    /// Whatever `poll_any` decides.
+    Any,
+}
+
 impl TcpSender {
     /// The next packet to send now, if any: `poll_transmit_into` with an `Option` for its sink
     /// (unit tests look at the packet).
@@ -22,30 +32,58 @@ impl TcpSender {
     /// through a record on the stack copied whole (`PacketSink`, issue 26).
     ///
     /// Inlined into the driver, which asks again after every packet until the answer is None,
-    /// so about half of a plain sender's polls find the window shut. With no SYN, pure ACK or
-    /// requested retransmission due, a plain sender's answer is the window's (or limited
-    /// transmit's) alone: that test runs here, and only a segment to build pays a call (issue
-    /// 26: the empty poll without the full poll's call and frame). No memo: the test reads
-    /// the state as it is.
+    /// so about half of a plain sender's polls find the window shut (`poll_plan`).
     #[inline(always)]
     pub fn poll_transmit_into(&mut self, now: Time, out: &mut impl PacketSink) -> bool {
+        match self.poll_plan() {
+            Plan::Nothing => false,
+            Plan::Window(len) => {
+                self.new_data_packet(now, len, out);
+                true
+            }
+            Plan::Any => self.poll_any(now, out),
+        }
+    }
+
+    /// `poll_transmit_into` with a sink made only when a packet leaves (`make`): the driver's
+    /// sink (its pool, marks and route) is not built for the poll that finds the window shut,
+    /// about half of them (issue 26). The sink is returned with the packet in it.
+    #[inline(always)]
+    pub fn poll_transmit_lazy<S: PacketSink>(&mut self, now: Time, make: impl FnOnce() -> S) -> Option<S> {
+        let len = match self.poll_plan() {
+            Plan::Nothing => return None,
+            Plan::Window(len) => len,
+            Plan::Any => {
+                let mut out = make();
+                return self.poll_any(now, &mut out).then_some(out);
+            }
+        };
+        let mut out = make();
+        self.new_data_packet(now, len, &mut out);
+        Some(out)
+    }
+
+    /// What a poll does. With no SYN, pure ACK or requested retransmission due, a plain
+    /// sender's answer is the window's (or limited transmit's) alone: that test runs inline,
+    /// and only a segment to build pays a call (issue 26: the empty poll without the full
+    /// poll's call and frame). No memo: the test reads the state as it is.
+    #[inline(always)]
+    fn poll_plan(&mut self) -> Plan {
         let window_only = self.plain
             && !self.ctl_due
             && !self.ack_due
             && self.retransmit.is_none()
             && self.state == SenderState::Established;
         if !window_only {
-            return self.poll_any(now, out);
+            return Plan::Any;
         }
-        let len = match self.sendable_len_as::<true>() {
-            Some(len) => len,
+        match self.sendable_len_as::<true>() {
+            Some(len) => Plan::Window(len),
             None => match self.limited_transmit_len() {
-                Some(len) => len,
-                None => return false,
+                Some(len) => Plan::Window(len),
+                None => Plan::Nothing,
             },
-        };
-        self.new_data_packet(now, len, out);
-        true
+        }
     }
 
     /// A plain sender's window send of `len` new bytes: `poll_transmit`'s one call per
@@ -266,7 +304,7 @@ impl TcpSender {
     #[inline(always)]
     fn sendable_len_as<const PLAIN: bool>(&self) -> Option<u64> {
         let piece = self.next_piece_as::<PLAIN>()?;
-        let cwnd = self.cc.usable(self.win.cwnd, self.cfg.mss as u64);
+        let cwnd = if self.usable_is_cwnd { self.win.cwnd } else { self.cc.usable(self.win.cwnd, self.cfg.mss as u64) };
         let wnd = cwnd.min(self.peer_wnd).min(self.cfg.snd_buf as u64);
         let room = (self.snd_una + wnd).saturating_sub(self.snd_nxt);
         let len = piece.min(room);

@@ -4,7 +4,7 @@
 use super::*;
 use crate::packet::{flags, Packet};
 use crate::tcp::config::{Handshake, TcpConfig};
-use crate::time::{MS, SEC};
+use crate::time::{Time, MS, SEC};
 
 fn cfg() -> TcpConfig {
     TcpConfig { mss: 1000, rcv_buf: 1 << 20, ..TcpConfig::default() }
@@ -256,10 +256,22 @@ fn a_sender_is_plain_unless_a_rare_feature_is_on() {
 
 /// Drives a sender through slow start, a fast retransmit with limited transmit and recovery,
 /// and a timeout, recording every packet it sends and its state after each step.
-fn lossy_run(mut s: TcpSender) -> Vec<String> {
+fn lossy_run(s: TcpSender) -> Vec<String> {
+    lossy_run_polled(s, false)
+}
+
+/// `lossy_run`, polling with `poll_transmit_lazy` (an `Option` made for each packet) if `lazy`.
+fn lossy_run_polled(mut s: TcpSender, lazy: bool) -> Vec<String> {
     let mut log = Vec::new();
+    let poll = move |s: &mut TcpSender, now: Time| {
+        if lazy {
+            s.poll_transmit_lazy(now, || None).flatten()
+        } else {
+            s.poll_transmit(now)
+        }
+    };
     let step = |s: &mut TcpSender, t: u64, log: &mut Vec<String>| {
-        while let Some(p) = s.poll_transmit(t * MS) {
+        while let Some(p) = poll(s, t * MS) {
             log.push(format!("{p:?}"));
         }
         log.push(format!("{:?} {} {} {:?} {:?}", s.window(), s.snd_nxt(), s.snd_max(), s.next_deadline(), s.stats));
@@ -287,5 +299,18 @@ fn the_plain_paths_decide_what_the_general_ones_do() {
         assert!(plain.is_plain());
         general.plain = false;
         assert_eq!(lossy_run(plain), lossy_run(general), "{recovery:?}");
+    }
+}
+
+#[test]
+fn the_lazy_poll_sends_what_the_poll_does() {
+    use crate::tcp::config::RecoveryKind as R;
+    for recovery in [R::Tahoe, R::Reno, R::NewReno, R::Sack] {
+        let c = TcpConfig { recovery, initial_cwnd: 4, limited_transmit: true, ..cfg() };
+        for plain in [true, false] {
+            let mut s = sender_with(c.clone(), Some(40_000));
+            s.plain &= plain;
+            assert_eq!(lossy_run_polled(s.clone(), true), lossy_run_polled(s, false), "{recovery:?} plain {plain}");
+        }
     }
 }

@@ -239,6 +239,13 @@ impl Controller {
     pub fn usable(&self, cwnd: u64, mss: u64) -> u64 {
         dispatch!(self, c => c.usable(cwnd, mss))
     }
+    /// Whether `usable(cwnd, mss)` is `cwnd` itself, whatever the controller's state: all but
+    /// ns-2's whole packets and BBR's added-back bytes. Fixed for the connection, so the
+    /// sender takes it once (`TcpSender::usable_is_cwnd`) instead of decoding the controller's
+    /// variant on every poll (issue 26).
+    pub fn usable_is_cwnd(&self) -> bool {
+        !matches!(self, Controller::Ns2(_) | Controller::Bbr(_))
+    }
     pub fn on_sample(&mut self, s: &AckSample) {
         dispatch!(self, c => c.on_sample(s))
     }
@@ -294,6 +301,44 @@ mod tests {
             assert_eq!(c.on_congestion_event(&l), fast, "{kind:?}");
             assert_eq!(c.on_timeout(&l), Window { cwnd: 1000, ssthresh: 4000 }, "{kind:?}");
         }
+    }
+
+    proptest::proptest! {
+        /// `usable_is_cwnd` promises `usable(cwnd, mss) == cwnd` in every state: each
+        /// controller, grown by a run of ACKs and RTT samples, then asked at any window.
+        #[test]
+        fn usable_is_cwnd_holds_whatever_the_state(
+            acks in 0usize..40, acked in 1u64..5000, cwnd in 0u64..1 << 40, mss in 1u64..10_000,
+        ) {
+            let cfgs = [
+                TcpConfig { window_rule: WindowRule::Tcplab, ..TcpConfig::default() },
+                TcpConfig { window_rule: WindowRule::Bsd44, ..TcpConfig::default() },
+                TcpConfig { window_rule: WindowRule::Ns2, ..TcpConfig::default() },
+                TcpConfig { cc: Congestion::Cubic, ..TcpConfig::default() },
+                TcpConfig { cc: Congestion::Vegas, ..TcpConfig::default() },
+                TcpConfig { cc: Congestion::Bbr, ..TcpConfig::default() },
+            ];
+            for cfg in cfgs {
+                let mut c = Controller::new(&cfg, 7);
+                let mut win = Window { cwnd: 10 * mss, ssthresh: 40 * mss };
+                for k in 0..acks as u64 {
+                    c.on_rtt(k * 1_000_000, 20_000_000 + k * 1000);
+                    c.on_ack(k * 1_000_000, &mut win, acked, mss);
+                }
+                if c.usable_is_cwnd() {
+                    proptest::prop_assert_eq!(c.usable(cwnd, mss), cwnd, "{:?}", cfg.cc);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn usable_is_cwnd_is_false_where_usable_differs() {
+        let ns2 = Controller::new(&TcpConfig { window_rule: WindowRule::Ns2, ..TcpConfig::default() }, 0);
+        assert!(!ns2.usable_is_cwnd());
+        assert_eq!(ns2.usable(2500, 1000), 2000, "ns-2 uses whole packets");
+        let bbr = Controller::new(&TcpConfig { cc: Congestion::Bbr, ..TcpConfig::default() }, 0);
+        assert!(!bbr.usable_is_cwnd());
     }
 
     #[test]
