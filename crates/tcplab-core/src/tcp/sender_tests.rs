@@ -305,7 +305,7 @@ fn the_plain_paths_decide_what_the_general_ones_do() {
 #[test]
 fn the_lazy_poll_sends_what_the_poll_does() {
     use crate::tcp::config::RecoveryKind as R;
-    for recovery in [R::Tahoe, R::Reno, R::NewReno, R::Sack] {
+    for recovery in [R::Vanilla, R::Tahoe, R::Reno, R::NewReno, R::NewRenoNs2, R::Sack, R::Sack6675] {
         let c = TcpConfig { recovery, initial_cwnd: 4, limited_transmit: true, ..cfg() };
         for plain in [true, false] {
             let mut s = sender_with(c.clone(), Some(40_000));
