@@ -347,11 +347,17 @@ impl Simulation {
     }
 
     fn record_delivery(&mut self, flow: u32, before: u64) {
+        let now_delivered = self.flows[flow as usize].delivered();
+        if now_delivered > before {
+            self.record_delivered_bytes(flow, now_delivered - before);
+        }
+    }
+
+    /// `bytes` more of `flow` delivered now, into its delivery series if it keeps one.
+    #[inline(always)]
+    fn record_delivered_bytes(&mut self, flow: u32, bytes: u64) {
         if let Some(s) = self.delivered_series.get_mut(flow as usize) {
-            let now_delivered = self.flows[flow as usize].delivered();
-            if now_delivered > before {
-                s.add(self.now, now_delivered - before);
-            }
+            s.add(self.now, bytes);
         }
     }
 
@@ -373,34 +379,36 @@ impl Simulation {
         if let Some(m) = self.marking.get_mut(pkt.flow as usize) {
             m.on_deliver(self.now, &pkt);
         }
-        let Ends::Tcp { sender, receiver } = &mut self.flows[pkt.flow as usize].ends else {
+        let f = &mut self.flows[pkt.flow as usize];
+        let (app, port) = f.app;
+        let Ends::Tcp { sender, receiver } = &mut f.ends else {
             return self.deliver_udp(&pkt);
         };
-        let before = receiver.delivered();
+        if pkt.dir == Dir::Reverse {
+            // An ACK (or the receiver's SYN) moves the sender alone: no byte reaches the
+            // receiver's application, so there is no delivery to record nor application to
+            // tell (issue 26: those checks were made per ACK, for nothing).
+            sender.on_packet(self.now, &pkt);
+            return self.pump_sender(pkt.flow);
+        }
         // Every event that touches a sender ends in a pump that asked it until it had nothing,
         // so a segment for the receiver leaves a sender that answers by its state alone with
         // nothing to send still (issue 26: its `poll_transmit` skipped per data segment).
-        let sender_done = pkt.dir == Dir::Forward && sender.polls_by_state();
-        match pkt.dir {
-            Dir::Forward => receiver.on_packet(self.now, &pkt),
-            Dir::Reverse => sender.on_packet(self.now, &pkt),
+        let sender_done = sender.polls_by_state();
+        let before = receiver.delivered();
+        receiver.on_packet(self.now, &pkt);
+        let delivered = receiver.delivered();
+        if delivered > before {
+            self.record_delivered_bytes(pkt.flow, delivered - before);
         }
-        self.record_delivery(pkt.flow, before);
-        if pkt.dir == Dir::Forward && pkt.shards.m > 0 {
+        if pkt.shards.m > 0 {
             self.check_rebuilt(pkt.flow);
         }
-        let (app, port) = self.flows[pkt.flow as usize].app;
-        if app != NO_APP && pkt.dir == Dir::Forward {
-            let delivered = self.flows[pkt.flow as usize].delivered();
-            if delivered > before {
-                self.apps.delivered(app, port, self.now, delivered);
-                self.app_io(app);
-            }
+        if app != NO_APP && delivered > before {
+            self.apps.delivered(app, port, self.now, delivered);
+            self.app_io(app);
         }
-        match pkt.dir {
-            Dir::Forward => self.pump_ends(pkt.flow, sender_done),
-            Dir::Reverse => self.pump_sender(pkt.flow),
-        }
+        self.pump_ends(pkt.flow, sender_done)
     }
 
     fn on_app_timer(&mut self, a: u32) {

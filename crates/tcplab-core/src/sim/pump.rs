@@ -24,8 +24,15 @@ impl Simulation {
     /// receiver's packets do not change (`inject_stored` only queues them: nothing arrives inside
     /// it), except a reservation's tokens (`marking`), which they spend (issue 26: one
     /// `poll_transmit` fewer per data segment received).
+    ///
+    /// Such a sender (`sender_done` on entry, which `polls_by_state` gave: no reservation) is
+    /// not touched here at all, and the pump that last touched it queued a timer no later
+    /// than its deadline, as `pump_sender` argues for a quiet receiver: so only the
+    /// receiver's deadline is read for the timer (issue 26: the sender's, per data segment,
+    /// could not lower it). The debug assertion checks it.
     pub(super) fn pump_ends(&mut self, i: u32, mut sender_done: bool) {
         let now = self.now;
+        let sender_untouched = sender_done;
         // The loop ends holding its last look-up of the flow, which the timer below reuses
         // rather than indexing (and bounds-checking) the flow again (issue 26).
         let (sender, receiver, timer_pending) = loop {
@@ -41,18 +48,30 @@ impl Simulation {
                     continue;
                 }
             }
-            let mut out = Outbox::new(&mut self.pool, &mut self.marking, now, f.rev_route);
-            if !receiver.poll_transmit_into(now, &mut out) {
+            // Asked only when it has something (`is_quiet`): the sink is not even built for
+            // the poll that ends the loop (issue 26: its stores were per data segment).
+            if receiver.is_quiet() {
                 break (sender, receiver, &mut f.timer_pending);
             }
+            let mut out = Outbox::new(&mut self.pool, &mut self.marking, now, f.rev_route);
+            let sent = receiver.poll_transmit_into(now, &mut out);
+            debug_assert!(sent, "flow {i}: a receiver that is not quiet sent nothing");
             sender_done = sender.reserved.is_none();
             let id = out.sent;
             self.inject_stored(id);
         };
         self.trace_files.drain(i, sender.trace_mut());
-        let deadline = match (sender.next_deadline(), receiver.next_deadline()) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
+        let deadline = if sender_untouched {
+            debug_assert!(
+                sender.next_deadline().is_none_or(|s| timer_pending.is_some_and(|p| p <= s)),
+                "flow {i}: an untouched sender's deadline has no timer queued"
+            );
+            receiver.next_deadline()
+        } else {
+            match (sender.next_deadline(), receiver.next_deadline()) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            }
         };
         queue_flow_timer(&mut self.q, timer_pending, deadline, now, i);
     }

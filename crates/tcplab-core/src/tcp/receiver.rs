@@ -147,7 +147,7 @@ impl TcpReceiver {
 
     /// Whether `poll_transmit` would return nothing (no SYN or ACK due): only `on_packet`,
     /// `on_partial_packet` and `on_timer` make a packet due (the driver's `pump_sender`
-    /// relies on it).
+    /// relies on it; `pump_ends` asks this before it polls).
     pub fn is_quiet(&self) -> bool {
         !self.syn_due && !self.ack_now
     }
