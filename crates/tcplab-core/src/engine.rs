@@ -159,6 +159,11 @@ impl QuadHeap {
         self.heap[i] = e;
     }
 
+    /// Inlined into the event loop, as the radix heap's pop is: called, it returned its result
+    /// through the stack, and the loop stored the radix heap's result there as well to meet it
+    /// (two stores per pop on every run: callgrind, 8 to 10 fewer instructions per packet on
+    /// htsim's dumbbells with one event per crossing, 4 to 5 by default).
+    #[inline(always)]
     pub fn pop(&mut self) -> Option<(Time, Event)> {
         let top = *self.heap.first()?;
         let last = self.heap.pop().expect("not empty");
