@@ -47,10 +47,38 @@ fn dumbbell(n: usize, access_delay: &str, queue: &str, header: u32, jitter: bool
     s
 }
 
+/// A dumbbell of `n` flows starting `stagger_us` apart over access links of 1 ms (an ACK's
+/// arrival was queued long before the instant it arrives), a bottleneck of `rate` and a queue
+/// of `queue` packets: full queues at departure instants, offered by events queued before the
+/// packet on the wire started (it is still there on the two-event path) and after (it has
+/// left).
+fn delayed_dumbbell(n: usize, queue: u32, rate: &str, stagger_us: u64) -> String {
+    let mut s = format!(
+        "duration = \"2s\"\nseed = 3\nnodes = [\"r\", \"d\"{}]\n\n[tcp]\nvariant = \"newreno\"\nmss = 1460\n\
+         rcv_buf = \"256KiB\"\nmin_rto = \"200ms\"\n\n[[link]]\na = \"r\"\nb = \"d\"\nrate = \"{rate}\"\ndelay = \"5ms\"\n\
+         queue = {queue}\n",
+        (0..n).map(|i| format!(", \"s{i}\"")).collect::<String>()
+    );
+    for i in 0..n {
+        s += &format!("\n[[link]]\na = \"s{i}\"\nb = \"r\"\nrate = \"100Mbps\"\ndelay = \"1ms\"\n");
+    }
+    for i in 0..n {
+        s += &format!(
+            "\n[[flow]]\nsrc = \"s{i}\"\ndst = \"d\"\nbytes = 3000000\nstart = \"{}us\"\n",
+            stagger_us * i as u64
+        );
+    }
+    s
+}
+
 /// Scenarios full of ties: the two paths agree on them (they may not agree on every
 /// scenario: docs/scenario.md, "One event per channel crossing").
 fn tie_scenarios() -> Vec<(&'static str, String)> {
     vec![
+        // Both differ from the two-event path if an offer at a departure instant counts the
+        // departure as done whenever its event was queued (the rule before the queue time).
+        ("delayed access links, full queues at departures, synchronised", delayed_dumbbell(10, 20, "200Mbps", 0)),
+        ("delayed access links, full small queues at departures", delayed_dumbbell(30, 5, "1Gbps", 120)),
         ("zero-delay access links, 1-byte ACKs, packet queue", dumbbell(10, "", "queue = 20", 1, false)),
         ("equal round trips, byte queue", dumbbell(10, "delay = \"1ms\"", "queue_bytes = 30000", 40, false)),
         ("staggered starts, packet queue", dumbbell(10, "delay = \"1ms\"", "queue = 20", 40, true)),

@@ -77,6 +77,8 @@ impl Simulation {
             q: EventQueue::for_run(pending_bound, model.channels.iter().any(|c| c.atm)),
             events: 0,
             events_in_line: 0,
+            event: super::EventQueued::BEFORE_RUN,
+            delays: channels.iter().map(|c| c.delay).collect(),
             channels,
             pool: PacketPool::default(),
             routes: built.arena,

@@ -104,7 +104,8 @@ impl Simulation {
         debug_assert!((c as usize) < self.channels.len());
         // SAFETY: `c < channels.len()`, this function's precondition.
         let ch = unsafe { self.channels.get_unchecked_mut(c as usize) };
-        match ch.offer(self.now, id, &pkt, next, &mut self.pool) {
+        let (now, event, delays) = (self.now, self.event, &self.delays);
+        match ch.offer(now, || event.resolve(now, delays), id, &pkt, next, &mut self.pool) {
             Ok(Next::TxDoneAt(t)) => self.q.schedule(t, Event::TxDone(c)),
             Ok(Next::ArriveAt(t)) => self.q.schedule(t, Event::Arrive(c)),
             Ok(Next::Nothing) => {}
