@@ -154,7 +154,7 @@ struct EventQueued {
 
 impl EventQueued {
     const NOT_ARRIVAL: u32 = u32::MAX;
-    const BEFORE_RUN: Self = Self::other(Queued::BeforeRun);
+    const BEFORE_RUN: Self = Self::other(Queued::BEFORE_RUN);
 
     const fn other(other: Queued) -> Self {
         Self { chan: Self::NOT_ARRIVAL, prev_low: 0, other }
@@ -439,7 +439,7 @@ impl Simulation {
     }
 
     fn on_app_timer(&mut self, a: u32) {
-        self.event = EventQueued::other(Queued::Unknown);
+        self.event = EventQueued::other(Queued::UNKNOWN);
         if self.apps.timer_fired(a, self.now) {
             self.app_io(a);
         }
@@ -468,7 +468,7 @@ impl Simulation {
     }
 
     fn on_flow_timer(&mut self, i: u32) {
-        self.event = EventQueued::other(Queued::Unknown);
+        self.event = EventQueued::other(Queued::UNKNOWN);
         let f = &mut self.flows[i as usize];
         if f.timer_pending == Some(self.now) {
             f.timer_pending = None;

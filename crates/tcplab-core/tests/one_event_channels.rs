@@ -1,6 +1,7 @@
-//! `[sim] one_event_channels`: a packet crossing a drop-tail channel costs one event. Runs
-//! of the same scenario both ways, on scenarios full of same-instant ties (synchronised
-//! starts, equal round trips, links without delay, 1-byte ACKs).
+//! `[sim] one_event_channels` (the default): a packet crossing a drop-tail channel costs one
+//! event. Runs of the same scenario both ways (`false` keeps the two-event path), on
+//! scenarios full of same-instant ties (synchronised starts, equal round trips, links
+//! without delay, 1-byte ACKs, full queues at departure instants).
 
 use tcplab_core::metrics::{FlowTrace, RunReport};
 use tcplab_core::{run_scenario, RunOptions};
@@ -24,6 +25,10 @@ fn traces_text(traces: &[FlowTrace]) -> String {
 
 fn one_event(text: &str) -> String {
     format!("{text}\n[sim]\none_event_channels = true\n")
+}
+
+fn two_event(text: &str) -> String {
+    format!("{text}\n[sim]\none_event_channels = false\n")
 }
 
 /// A dumbbell of `n` flows, all starting at 0 with equal round trips: access links of
@@ -90,8 +95,9 @@ fn tie_scenarios() -> Vec<(&'static str, String)> {
 #[test]
 fn both_paths_give_the_same_report_and_traces_on_scenarios_full_of_ties() {
     for (what, text) in tie_scenarios() {
-        let (r2, j2, t2) = outcome(&text);
-        let (r1, j1, t1) = outcome(&one_event(&text));
+        let (r2, j2, t2) = outcome(&two_event(&text));
+        let (r1, j1, t1) = outcome(&text);
+        assert!(outcome(&one_event(&text)).1 == j1, "{what}: one event per crossing is the default");
         assert!(r2.links.iter().map(|l| l.stats.drops_queue).sum::<u64>() > 0, "{what}: the queue drops");
         assert!(j1 == j2, "{what}: the reports differ");
         assert!(t1 == t2, "{what}: the traces differ");

@@ -156,6 +156,9 @@ pub enum Next {
     /// The packet was queued, and the discipline dropped waiting packets to make room
     /// (`Queue::enqueue_drops`, for the caller to take from the pool).
     DroppedWaiting,
+    /// Nothing was done: the one-event channel's packet on the wire finishes now, and only
+    /// when the offering event was queued tells whether it has left (`Queued::ASK`).
+    Undecided,
 }
 
 impl Channel {
@@ -234,12 +237,13 @@ impl Channel {
     /// if the link was idle, or Err(id) if the queue dropped it (its record stays in the pool
     /// for the caller to take). `pkt` is its head as the pool holds it (`PacketPool::head`,
     /// which the caller read to route it), `next` where it goes after this channel.
-    /// `queued` says when the event making the offer was queued (`Queued`): asked only on a
-    /// one-event channel whose packet on the wire finishes exactly now.
+    /// `queued` is when the event making the offer was queued, which matters only on a
+    /// one-event channel whose packet on the wire finishes exactly now: `Queued::ASK` there
+    /// answers `Next::Undecided`, for the caller to offer again with it.
     pub fn offer(
         &mut self,
         now: Time,
-        queued: impl FnOnce() -> Queued,
+        queued: Queued,
         id: PacketId,
         pkt: &PacketHead,
         next: Onward,
@@ -500,8 +504,7 @@ mod tests {
         for seq in 0..3 {
             p.seq = seq;
             let id = pool.put(&p);
-            if let Ok(Next::TxDoneAt(t)) =
-                ch.offer(0, || Queued::Unknown, id, &pool.head(id), Onward::for_test(7), &mut pool)
+            if let Ok(Next::TxDoneAt(t)) = ch.offer(0, Queued::ASK, id, &pool.head(id), Onward::for_test(7), &mut pool)
             {
                 tx.push(t);
             }

@@ -21,7 +21,7 @@
 //!
 //! What can still differ from the two-event path is the order of events at one instant only
 //! (see docs/scenario.md, "One event per channel crossing"): such a tie of queue times, an
-//! event whose queue time is not known (`Queued::Unknown`), and the head's `Arrive`, queued at
+//! event whose queue time is not known (`Queued::UNKNOWN`), and the head's `Arrive`, queued at
 //! admission (or at the previous arrival) rather than at its departure, so among events at
 //! its arrival instant it may come before events queued in between. Times, and so
 //! everything that does not tie, are the same.
@@ -38,17 +38,23 @@ use super::{Channel, InFlight, Next};
 /// When the event that makes an offer was queued, on the two-event path: whether it runs
 /// before or after a `TxDone` queued at the instant the packet on the wire started
 /// serialisation, and so whether an offer at the instant that packet finishes still sees it.
+/// One word, passed in a register on every offer: the instant plus one, 0 before the run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Queued {
-    /// Before the run started (the flows' starts and stops): before every `TxDone`.
-    BeforeRun,
-    /// At this instant.
-    At(Time),
-    /// Not known (events of kinds that do not say): the packet has left, as if queued now.
-    Unknown,
-}
+pub struct Queued(u64);
 
 impl Queued {
+    /// Before the run started (the flows' starts and stops): before every `TxDone`.
+    pub const BEFORE_RUN: Queued = Queued(0);
+    /// Not known (events of kinds that do not say): the packet has left, as if queued now.
+    pub const UNKNOWN: Queued = Queued(u64::MAX);
+    /// Known to the caller, who is asked only if it matters (`Next::Undecided`).
+    pub const ASK: Queued = Queued(u64::MAX - 1);
+
+    /// At instant `t`.
+    pub const fn at(t: Time) -> Queued {
+        Queued(t + 1)
+    }
+
     /// An `Arrive` over a channel of propagation delay `delay`, at `now`, the previous one
     /// over it at a time whose low 32 bits are `prev_low` (`Channel::arrival_low`, read
     /// before this arrival). On the two-event path only the pipe's head has its `Arrive`
@@ -58,17 +64,14 @@ impl Queued {
     #[inline]
     pub fn of_arrival(now: Time, delay: Time, prev_low: u32) -> Queued {
         let prev = now - (now as u32).wrapping_sub(prev_low) as Time;
-        Queued::At(now.saturating_sub(delay).max(prev))
+        Queued::at(now.saturating_sub(delay).max(prev))
     }
 
     /// Whether the event runs after a `TxDone` queued at `start` (at the same instant: yes).
     #[inline]
     fn after(self, start: Time) -> bool {
-        match self {
-            Queued::BeforeRun => false,
-            Queued::At(q) => q >= start,
-            Queued::Unknown => true,
-        }
+        debug_assert!(self != Queued::ASK);
+        self.0 > start
     }
 }
 
@@ -90,19 +93,48 @@ impl Channel {
         self.one_event
     }
 
-    /// `offer` on a one-event channel.
+    /// `offer` on a one-event channel, by an event queued at `queued`. If the packet on the
+    /// wire finishes exactly now, whether it has left depends on when that event was queued:
+    /// asked with `Queued::ASK`, the offer then admits nothing and answers `Next::Undecided`,
+    /// for the caller to offer again with the event's queue time.
+    #[inline(always)]
     pub(super) fn offer_one_event(
         &mut self,
         now: Time,
-        queued: impl FnOnce() -> Queued,
+        queued: Queued,
         id: PacketId,
         pkt: &PacketHead,
         next: Onward,
         pool: &mut PacketPool,
     ) -> Result<Next, PacketId> {
-        if self.busy && self.tx_start <= now {
-            self.depart_due(now, |start| queued().after(start));
+        if self.busy && self.tx_start <= now && self.depart_due(now, false) {
+            if queued == Queued::ASK {
+                return Ok(Next::Undecided);
+            }
+            if queued.after(self.started()) {
+                self.depart_at_tie();
+            }
         }
+        self.admit_one_event(now, id, pkt, next, pool)
+    }
+
+    /// The packet on the wire, finishing now, has left by the time of the offering event.
+    #[cold]
+    #[inline(never)]
+    fn depart_at_tie(&mut self) {
+        self.depart_one();
+    }
+
+    /// Admit or refuse a packet, the transmitter brought up to now.
+    #[inline(always)]
+    fn admit_one_event(
+        &mut self,
+        now: Time,
+        id: PacketId,
+        pkt: &PacketHead,
+        next: Onward,
+        pool: &mut PacketPool,
+    ) -> Result<Next, PacketId> {
         let idle = !self.busy;
         // A drop-tail queue accepts or refuses; it never marks.
         if self.queue.admit(now, pkt, idle, || pool.get(id)) == Admission::Refused {
@@ -139,7 +171,7 @@ impl Channel {
     /// When the packet on the wire started serialisation: its start's low 32 bits are kept
     /// in its `vc` (a cell link's virtual circuit, unused on a one-event channel), and it
     /// finishes at `tx_start`, under 2^32 ns later (a packet serialised for longer than
-    /// 4.3 s can be judged as `Queued::Unknown`).
+    /// 4.3 s can be judged as `Queued::UNKNOWN`).
     #[inline]
     fn started(&self) -> Time {
         self.tx_start - (self.tx_start as u32).wrapping_sub(self.on_wire.vc) as Time
@@ -148,35 +180,36 @@ impl Channel {
     /// At an arrival: the departures due before `now`, as the two-event path's `TxDone`s
     /// would have run them, and at `now` only the arriving packet's own (a link without
     /// delay), whose `TxDone` came first. Another departure at `now` is for the next offer
-    /// to judge.
+    /// to judge (`Next::Undecided`).
     #[inline]
     pub(super) fn depart_arriving(&mut self, now: Time) {
         if self.busy && self.tx_start <= now {
-            let own = self.delay == 0;
-            self.depart_due(now, |_| own);
+            self.depart_due(now, self.delay == 0);
         }
     }
 
-    /// The departures due before `now`, and the one due at `now` if `gone(its start)` says
-    /// the two-event path had run its `TxDone`: the packet on the wire is counted as sent
-    /// and the next waiting one starts. Out of line: inlined, it makes the arrival that
-    /// calls it save more registers on every packet than it saves here. Nearly always one
-    /// packet is due: that one departs on a straight path, and only a second one enters the
-    /// loop (whose set-up the compiler hoists out of it).
+    /// The departures due before `now`, and the one due at `now` if `at_now`: the packet on
+    /// the wire is counted as sent and the next waiting one starts. Returns whether a packet
+    /// finishing exactly now is still on the wire. Out of line: inlined, it makes the arrival
+    /// that calls it save more registers on every packet than it saves here. Nearly always
+    /// one packet is due: that one departs on a straight path, and only a second one enters
+    /// the loop (whose set-up the compiler hoists out of it).
     #[inline(never)]
-    fn depart_due(&mut self, now: Time, gone: impl FnOnce(Time) -> bool) {
+    fn depart_due(&mut self, now: Time, at_now: bool) -> bool {
         if self.tx_start < now {
             self.depart_one();
             while self.busy && self.tx_start < now {
                 self.depart_one();
             }
             if !(self.busy && self.tx_start == now) {
-                return;
+                return false;
             }
         }
-        if gone(self.started()) {
+        if at_now {
             self.depart_one();
+            return false;
         }
+        true
     }
 
     /// The packet on the wire departs (at `tx_start`): counted as sent, and the next waiting
@@ -204,7 +237,7 @@ impl Channel {
     /// first, runs before any departure at `end` itself).
     pub(super) fn depart_before(&mut self, end: Time) {
         if self.busy && self.tx_start <= end {
-            self.depart_due(end, |_| false);
+            self.depart_due(end, false);
         }
     }
 }
