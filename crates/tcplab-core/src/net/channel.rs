@@ -84,6 +84,9 @@ pub struct Channel {
     /// `one_event` again, on the line an arrival reads (so that the two-event path's arrival
     /// reads no other line).
     one_event_pipe: bool,
+    /// 1 if the channel has a propagation delay, else 0: an arrival at `now` departs what
+    /// finished by `now` less this (`depart_arriving`).
+    arrival_lag: u8,
     /// The low 32 bits of the time of the last arrival at the far end (`arrive`): with the
     /// delay, when the two-event path queued the next arrival's event (`Queued`).
     arrival_low: u32,
@@ -177,6 +180,7 @@ impl Channel {
             one_event: false,
             one_event_pipe: false,
             arrival_low: 0,
+            arrival_lag: 0,
             head: InFlight::NONE,
             pipe: VecDeque::new(),
             delay,
@@ -480,6 +484,7 @@ mod tests {
             (offset_of!(Channel, rx_watched), 1),
             (offset_of!(Channel, one_event_pipe), 1),
             (offset_of!(Channel, arrival_low), 4),
+            (offset_of!(Channel, arrival_lag), 1),
         ] {
             assert_eq!(line(offset, size), 1);
         }

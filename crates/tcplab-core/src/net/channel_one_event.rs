@@ -86,6 +86,7 @@ impl Channel {
     pub fn set_one_event(&mut self) {
         assert!(self.may_be_one_event() && !self.busy && !self.head.is_some());
         (self.one_event, self.one_event_pipe) = (true, true);
+        self.arrival_lag = (self.delay > 0) as u8;
     }
 
     /// Whether packets crossing this channel cost one event.
@@ -107,7 +108,7 @@ impl Channel {
         next: Onward,
         pool: &mut PacketPool,
     ) -> Result<Next, PacketId> {
-        if self.busy && self.tx_start <= now && self.depart_due(now, false) {
+        if self.busy && self.tx_start <= now && self.depart_for_offer(now) {
             if queued == Queued::ASK {
                 return Ok(Next::Undecided);
             }
@@ -179,37 +180,37 @@ impl Channel {
 
     /// At an arrival: the departures due before `now`, as the two-event path's `TxDone`s
     /// would have run them, and at `now` only the arriving packet's own (a link without
-    /// delay), whose `TxDone` came first. Another departure at `now` is for the next offer
-    /// to judge (`Next::Undecided`).
-    #[inline]
+    /// delay: `arrival_lag` 0), whose `TxDone` came first. Another departure at `now` is for
+    /// the next offer to judge (`Next::Undecided`).
+    #[inline(always)]
     pub(super) fn depart_arriving(&mut self, now: Time) {
-        if self.busy && self.tx_start <= now {
-            self.depart_due(now, self.delay == 0);
+        let through = now - self.arrival_lag as Time;
+        if self.busy && self.tx_start <= through {
+            self.depart_through(through);
         }
     }
 
-    /// The departures due before `now`, and the one due at `now` if `at_now`: the packet on
-    /// the wire is counted as sent and the next waiting one starts. Returns whether a packet
-    /// finishing exactly now is still on the wire. Out of line: inlined, it makes the arrival
-    /// that calls it save more registers on every packet than it saves here. Nearly always
-    /// one packet is due: that one departs on a straight path, and only a second one enters
-    /// the loop (whose set-up the compiler hoists out of it).
+    /// The departures due at or before `through`: the packet on the wire is counted as sent
+    /// and the next waiting one starts. Out of line: inlined, it makes the arrival that calls
+    /// it save more registers on every packet than it saves here. Nearly always one packet is
+    /// due: that one departs on a straight path, and only a second one enters the loop (whose
+    /// set-up the compiler hoists out of it).
     #[inline(never)]
-    fn depart_due(&mut self, now: Time, at_now: bool) -> bool {
+    fn depart_through(&mut self, through: Time) {
+        self.depart_one();
+        while self.busy && self.tx_start <= through {
+            self.depart_one();
+        }
+    }
+
+    /// At an offer, with a departure due at or before `now`: the departures before `now`
+    /// (`depart_through`); whether the packet on the wire finishes exactly now.
+    #[inline(always)]
+    fn depart_for_offer(&mut self, now: Time) -> bool {
         if self.tx_start < now {
-            self.depart_one();
-            while self.busy && self.tx_start < now {
-                self.depart_one();
-            }
-            if !(self.busy && self.tx_start == now) {
-                return false;
-            }
+            self.depart_through(now - 1);
         }
-        if at_now {
-            self.depart_one();
-            return false;
-        }
-        true
+        self.busy && self.tx_start == now
     }
 
     /// The packet on the wire departs (at `tx_start`): counted as sent, and the next waiting
@@ -236,8 +237,8 @@ impl Channel {
     /// At the end of a run: what departed before `end` was sent (the run's `Stop`, queued
     /// first, runs before any departure at `end` itself).
     pub(super) fn depart_before(&mut self, end: Time) {
-        if self.busy && self.tx_start <= end {
-            self.depart_due(end, false);
+        if self.busy && self.tx_start < end {
+            self.depart_through(end - 1);
         }
     }
 }
