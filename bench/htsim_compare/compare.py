@@ -95,7 +95,7 @@ def link(a: str, b: str, rate: str, queue_bytes: int, delay: str | None = None) 
     return lines + [f"queue_bytes = {queue_bytes}", ""]
 
 
-def matched_scenario(flows: int, qs: int, seed: int, one_event: bool = False) -> str:
+def matched_scenario(flows: int, qs: int, seed: int, two_event: bool = False) -> str:
     """tcplab's version of htsim's stock dumbbell with `flows` connections (see README).
 
     htsim's routes: flow i's data crosses its own access Queue (10 Gb/s, 10 qs packets; flow 0
@@ -103,7 +103,8 @@ def matched_scenario(flows: int, qs: int, seed: int, one_event: bool = False) ->
     qs packets), then pipe1 (10 us) to its sink; every ACK crosses pipe2 (10 us) to its source.
     Here: s_i -> r is the access queue, r -> d the shared queue and pipe1, and every sink sits
     at d. ACKs are 1 byte, so d -> r takes its 10 us (pipe2) and r -> s_i no time.
-    With `one_event`, `[sim] one_event_channels` (a channel crossing costs one event).
+    With `two_event`, `[sim] one_event_channels = false` (a channel crossing costs two events,
+    its end of serialisation and its arrival; one is the default).
     """
     buffer = qs * PKT  # BUFFER = memFromPkt(qs)
     sources = ", ".join(f'"s{i}"' for i in range(flows))
@@ -125,8 +126,8 @@ def matched_scenario(flows: int, qs: int, seed: int, one_event: bool = False) ->
     for i in range(flows):
         lines += ["[[flow]]", f'src = "s{i}"', 'dst = "d"', f"bytes = {FLOW_BYTES}",
                   f'start_jitter = "{START_SPREAD}"', ""]
-    if one_event:
-        lines += ["[sim]", "one_event_channels = true", ""]
+    if two_event:
+        lines += ["[sim]", "one_event_channels = false", ""]
     return "\n".join(lines)
 
 
@@ -448,7 +449,7 @@ def htsim_summary(run: HtsimRun, cg: Callgrind | None, counted: HtsimRun | None,
 
 def compare_one(args: argparse.Namespace, flows: int, tmp: Path) -> dict:
     scenario = tmp / f"htsim_dumbbell_{flows}.toml"
-    scenario.write_text(matched_scenario(flows, args.qs, args.seed, args.one_event_channels))
+    scenario.write_text(matched_scenario(flows, args.qs, args.seed, args.two_event_channels))
     valgrind = shutil.which("valgrind") if args.count else None
     cg = counted = None
     if valgrind:
@@ -548,8 +549,12 @@ def main() -> int:
     ap.add_argument("--perf-freq", type=int, default=5000, help="perf's sampling frequency, Hz")
     ap.add_argument("--write-scenarios", type=Path, default=None, metavar="DIR",
                     help="write the matched tcplab scenarios to DIR and stop")
+    ap.add_argument("--two-event-channels", action="store_true",
+                    help="run tcplab with [sim] one_event_channels = false (a channel crossing as two "
+                         "events; one is the default)")
     ap.add_argument("--one-event-channels", action="store_true",
-                    help="run tcplab with [sim] one_event_channels = true (a channel crossing as one event)")
+                    help="one event per channel crossing: tcplab's default, so this changes nothing "
+                         "(kept for older commands)")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     ap.add_argument("--json-out", type=Path, default=None, metavar="FILE",
                     help="also write that JSON object to FILE")
@@ -558,7 +563,7 @@ def main() -> int:
     if args.write_scenarios is not None:
         args.write_scenarios.mkdir(parents=True, exist_ok=True)
         for n in args.flows:
-            text = matched_scenario(n, args.qs, args.seed, args.one_event_channels)
+            text = matched_scenario(n, args.qs, args.seed, args.two_event_channels)
             (args.write_scenarios / f"htsim_dumbbell_{n}.toml").write_text(text)
         return 0
     if args.htsim_bin is None or not (args.htsim_bin.is_file() and os.access(args.htsim_bin, os.X_OK)):
@@ -584,7 +589,7 @@ def main() -> int:
                 print(f"error: {n} flows: {e}", file=sys.stderr)
                 return 1
     meta = {"load_average_after": os.getloadavg(), "seed": args.seed, "qs": args.qs, "repeat": args.repeat,
-            "perf_runs": args.perf_runs, "one_event_channels": args.one_event_channels}
+            "perf_runs": args.perf_runs, "one_event_channels": not args.two_event_channels}
     text = json.dumps({"meta": meta, "flows": results}, indent=2)
     if args.json_out is not None:
         args.json_out.write_text(text + "\n")

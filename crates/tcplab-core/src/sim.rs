@@ -10,6 +10,7 @@ use crate::config::{self, model::Model};
 use crate::engine::{Event, EventQueue};
 use crate::error::Error;
 use crate::metrics::{Conservation, FlowTrace, RunReport};
+use crate::net::channel::Queued;
 use crate::net::drop_trace::DropCause;
 use crate::net::loss::FlowWire;
 use crate::net::route::{RouteArena, Step};
@@ -132,6 +133,39 @@ pub struct Simulation {
     apps: crate::app::Apps,
     /// Any UDP flow in the run (a drop is then told to its flow).
     has_udp: bool,
+    /// When the event being handled was queued, for its offers (`Queued`).
+    event: EventQueued,
+    /// Each channel's propagation delay, for `EventQueued::resolve`.
+    delays: Vec<crate::time::Dur>,
+}
+
+/// When the event being handled was queued (`Queued`), kept as cheaply as each handler can:
+/// an arrival records its channel and the low bits of the previous arrival over it, worked
+/// out (`Queued::of_arrival`) only if an offer asks, which it does only at the very instant
+/// a one-event channel's packet finishes serialisation; other kinds record `other`.
+#[derive(Debug, Clone, Copy)]
+struct EventQueued {
+    /// The channel an arrival came over, or `NOT_ARRIVAL`.
+    chan: u32,
+    /// `Channel::arrival_low` of `chan` before this arrival.
+    prev_low: u32,
+    other: Queued,
+}
+
+impl EventQueued {
+    const NOT_ARRIVAL: u32 = u32::MAX;
+    const BEFORE_RUN: Self = Self::other(Queued::BEFORE_RUN);
+
+    const fn other(other: Queued) -> Self {
+        Self { chan: Self::NOT_ARRIVAL, prev_low: 0, other }
+    }
+
+    fn resolve(self, now: Time, delays: &[crate::time::Dur]) -> Queued {
+        if self.chan == Self::NOT_ARRIVAL {
+            return self.other;
+        }
+        Queued::of_arrival(now, delays[self.chan as usize], self.prev_low)
+    }
 }
 
 impl Simulation {
@@ -301,6 +335,7 @@ impl Simulation {
         // for the packet behind it. All of them are known from the head, on the channel's
         // line 1; the packet's own record says the same, but only once it has come from memory.
         let head = self.channels[c as usize].arriving();
+        (self.event.chan, self.event.prev_low) = (c, self.channels[c as usize].arrival_low());
         self.pool.prefetch(head.id);
         let step = head.next.step();
         self.prefetch_onward(step);
@@ -429,6 +464,7 @@ impl Simulation {
     }
 
     fn on_app_timer(&mut self, a: u32) {
+        self.event = EventQueued::other(Queued::UNKNOWN);
         if self.apps.timer_fired(a, self.now) {
             self.app_io(a);
         }
@@ -457,6 +493,7 @@ impl Simulation {
     }
 
     fn on_flow_timer(&mut self, i: u32) {
+        self.event = EventQueued::other(Queued::UNKNOWN);
         let f = &mut self.flows[i as usize];
         if f.timer_pending == Some(self.now) {
             f.timer_pending = None;
@@ -469,6 +506,7 @@ impl Simulation {
     }
 
     fn on_flow_start(&mut self, i: u32) {
+        self.event = EventQueued::BEFORE_RUN; // queued as the run started
         if let Ends::Udp(u) = &mut self.flows[i as usize].ends {
             u.start(self.now);
         }
@@ -479,6 +517,7 @@ impl Simulation {
     /// (`advance 0`: TcpAgent::command sets curseq_ to maxseq_, so no new data leaves and what
     /// was sent is still delivered); its stream now ends where the sender got to.
     fn on_flow_stop(&mut self, i: u32) {
+        self.event = EventQueued::BEFORE_RUN; // queued as the run started
         if let Ends::Tcp { sender, receiver } = &mut self.flows[i as usize].ends {
             let end = sender.stop_writing();
             receiver.end_stream(self.now, end);

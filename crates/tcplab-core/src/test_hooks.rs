@@ -12,12 +12,20 @@ use crate::error::{Error, ScenarioError};
 pub const ENABLE_VAR: &str = "TCPLAB_TEST_HOOKS";
 
 /// With the hooks enabled, `TCPLAB_TEST_ONE_EVENT_CHANNELS=1` turns `[sim] one_event_channels`
-/// on in every run, so that the identity tool can show which shipped outputs it would change.
+/// on in every run and `=0` off (two events per crossing), so that the identity tool can
+/// compare whole outputs both ways.
 pub const ONE_EVENT_VAR: &str = "TCPLAB_TEST_ONE_EVENT_CHANNELS";
 
-/// Whether the environment forces `[sim] one_event_channels` on (see `ONE_EVENT_VAR`).
-pub fn force_one_event_channels() -> bool {
-    std::env::var(ENABLE_VAR).as_deref() == Ok("1") && std::env::var(ONE_EVENT_VAR).as_deref() == Ok("1")
+/// What the environment forces `[sim] one_event_channels` to, if anything (`ONE_EVENT_VAR`).
+pub fn forced_one_event_channels() -> Option<bool> {
+    if std::env::var(ENABLE_VAR).as_deref() != Ok("1") {
+        return None;
+    }
+    match std::env::var(ONE_EVENT_VAR).as_deref() {
+        Ok("1") => Some(true),
+        Ok("0") => Some(false),
+        _ => None,
+    }
 }
 
 /// What to break.

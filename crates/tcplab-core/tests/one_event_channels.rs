@@ -1,6 +1,7 @@
-//! `[sim] one_event_channels`: a packet crossing a drop-tail channel costs one event. Runs
-//! of the same scenario both ways, on scenarios full of same-instant ties (synchronised
-//! starts, equal round trips, links without delay, 1-byte ACKs).
+//! `[sim] one_event_channels` (the default): a packet crossing a drop-tail channel costs one
+//! event. Runs of the same scenario both ways (`false` keeps the two-event path), on
+//! scenarios full of same-instant ties (synchronised starts, equal round trips, links
+//! without delay, 1-byte ACKs, full queues at departure instants).
 
 use tcplab_core::metrics::{FlowTrace, RunReport};
 use tcplab_core::{run_scenario, RunOptions};
@@ -26,6 +27,10 @@ fn one_event(text: &str) -> String {
     format!("{text}\n[sim]\none_event_channels = true\n")
 }
 
+fn two_event(text: &str) -> String {
+    format!("{text}\n[sim]\none_event_channels = false\n")
+}
+
 /// A dumbbell of `n` flows, all starting at 0 with equal round trips: access links of
 /// `access_delay` (none: arrivals at the instant of departure), a bottleneck queue of
 /// `queue` (a TOML line), ACKs of `header` bytes.
@@ -47,10 +52,38 @@ fn dumbbell(n: usize, access_delay: &str, queue: &str, header: u32, jitter: bool
     s
 }
 
+/// A dumbbell of `n` flows starting `stagger_us` apart over access links of 1 ms (an ACK's
+/// arrival was queued long before the instant it arrives), a bottleneck of `rate` and a queue
+/// of `queue` packets: full queues at departure instants, offered by events queued before the
+/// packet on the wire started (it is still there on the two-event path) and after (it has
+/// left).
+fn delayed_dumbbell(n: usize, queue: u32, rate: &str, stagger_us: u64) -> String {
+    let mut s = format!(
+        "duration = \"2s\"\nseed = 3\nnodes = [\"r\", \"d\"{}]\n\n[tcp]\nvariant = \"newreno\"\nmss = 1460\n\
+         rcv_buf = \"256KiB\"\nmin_rto = \"200ms\"\n\n[[link]]\na = \"r\"\nb = \"d\"\nrate = \"{rate}\"\ndelay = \"5ms\"\n\
+         queue = {queue}\n",
+        (0..n).map(|i| format!(", \"s{i}\"")).collect::<String>()
+    );
+    for i in 0..n {
+        s += &format!("\n[[link]]\na = \"s{i}\"\nb = \"r\"\nrate = \"100Mbps\"\ndelay = \"1ms\"\n");
+    }
+    for i in 0..n {
+        s += &format!(
+            "\n[[flow]]\nsrc = \"s{i}\"\ndst = \"d\"\nbytes = 3000000\nstart = \"{}us\"\n",
+            stagger_us * i as u64
+        );
+    }
+    s
+}
+
 /// Scenarios full of ties: the two paths agree on them (they may not agree on every
 /// scenario: docs/scenario.md, "One event per channel crossing").
 fn tie_scenarios() -> Vec<(&'static str, String)> {
     vec![
+        // Both differ from the two-event path if an offer at a departure instant counts the
+        // departure as done whenever its event was queued (the rule before the queue time).
+        ("delayed access links, full queues at departures, synchronised", delayed_dumbbell(10, 20, "200Mbps", 0)),
+        ("delayed access links, full small queues at departures", delayed_dumbbell(30, 5, "1Gbps", 120)),
         ("zero-delay access links, 1-byte ACKs, packet queue", dumbbell(10, "", "queue = 20", 1, false)),
         ("equal round trips, byte queue", dumbbell(10, "delay = \"1ms\"", "queue_bytes = 30000", 40, false)),
         ("staggered starts, packet queue", dumbbell(10, "delay = \"1ms\"", "queue = 20", 40, true)),
@@ -62,8 +95,9 @@ fn tie_scenarios() -> Vec<(&'static str, String)> {
 #[test]
 fn both_paths_give_the_same_report_and_traces_on_scenarios_full_of_ties() {
     for (what, text) in tie_scenarios() {
-        let (r2, j2, t2) = outcome(&text);
-        let (r1, j1, t1) = outcome(&one_event(&text));
+        let (r2, j2, t2) = outcome(&two_event(&text));
+        let (r1, j1, t1) = outcome(&text);
+        assert!(outcome(&one_event(&text)).1 == j1, "{what}: one event per crossing is the default");
         assert!(r2.links.iter().map(|l| l.stats.drops_queue).sum::<u64>() > 0, "{what}: the queue drops");
         assert!(j1 == j2, "{what}: the reports differ");
         assert!(t1 == t2, "{what}: the traces differ");

@@ -84,6 +84,12 @@ pub struct Channel {
     /// `one_event` again, on the line an arrival reads (so that the two-event path's arrival
     /// reads no other line).
     one_event_pipe: bool,
+    /// 1 if the channel has a propagation delay, else 0: an arrival at `now` departs what
+    /// finished by `now` less this (`depart_arriving`).
+    arrival_lag: u8,
+    /// The low 32 bits of the time of the last arrival at the far end (`arrive`): with the
+    /// delay, when the two-event path queued the next arrival's event (`Queued`).
+    arrival_low: u32,
     pub queue: Queue,
     /// The serialisation time of the last size sent, in the queue's last line (an offer and a
     /// departure read the queue's limit there; issue 26).
@@ -153,6 +159,9 @@ pub enum Next {
     /// The packet was queued, and the discipline dropped waiting packets to make room
     /// (`Queue::enqueue_drops`, for the caller to take from the pool).
     DroppedWaiting,
+    /// Nothing was done: the one-event channel's packet on the wire finishes now, and only
+    /// when the offering event was queued tells whether it has left (`Queued::ASK`).
+    Undecided,
 }
 
 impl Channel {
@@ -170,6 +179,8 @@ impl Channel {
             watched: false,
             one_event: false,
             one_event_pipe: false,
+            arrival_low: 0,
+            arrival_lag: 0,
             head: InFlight::NONE,
             pipe: VecDeque::new(),
             delay,
@@ -230,16 +241,20 @@ impl Channel {
     /// if the link was idle, or Err(id) if the queue dropped it (its record stays in the pool
     /// for the caller to take). `pkt` is its head as the pool holds it (`PacketPool::head`,
     /// which the caller read to route it), `next` where it goes after this channel.
+    /// `queued` is when the event making the offer was queued, which matters only on a
+    /// one-event channel whose packet on the wire finishes exactly now: `Queued::ASK` there
+    /// answers `Next::Undecided`, for the caller to offer again with it.
     pub fn offer(
         &mut self,
         now: Time,
+        queued: Queued,
         id: PacketId,
         pkt: &PacketHead,
         next: Onward,
         pool: &mut PacketPool,
     ) -> Result<Next, PacketId> {
         if self.one_event {
-            return self.offer_one_event(now, id, pkt, next, pool);
+            return self.offer_one_event(now, queued, id, pkt, next, pool);
         }
         let idle = !self.busy;
         let admission = self.queue.admit(now, pkt, idle, || pool.get(id));
@@ -338,6 +353,13 @@ impl Channel {
         }
     }
 
+    /// The low 32 bits of the time of the last arrival (`Queued::of_arrival`), read before
+    /// the next one.
+    #[inline(always)]
+    pub fn arrival_low(&self) -> u32 {
+        self.arrival_low
+    }
+
     /// The packet that arrives next (at an `Arrive` event: the one arriving now), read from
     /// the channel's own line: the caller can start loading its record and its next channel
     /// before `arrive` reads the pipe's buffer.
@@ -353,9 +375,12 @@ impl Channel {
         assert!(self.head.is_some(), "Arrive with an empty pipe");
         if self.one_event_pipe {
             // The packet leaving the pipe has departed: out of the queue or off the wire
-            // before it leaves the pipe, where `depart_until` finds the waiting packets.
-            self.depart_until(now);
+            // before it leaves the pipe, where `depart_until` finds the waiting packets. A
+            // departure at this very instant is left to the next offer to judge (`Queued`),
+            // unless it is this packet's own (a link without delay).
+            self.depart_arriving(now);
         }
+        self.arrival_low = now as u32;
         let Some(next) = self.pipe.pop_front() else {
             self.head = InFlight::NONE;
             return None;
@@ -412,6 +437,7 @@ impl Channel {
 
 #[path = "channel_one_event.rs"]
 mod one_event;
+pub use one_event::Queued;
 
 pub struct TxOutcome {
     pub id: PacketId,
@@ -457,6 +483,8 @@ mod tests {
             (offset_of!(Channel, delay), 8),
             (offset_of!(Channel, rx_watched), 1),
             (offset_of!(Channel, one_event_pipe), 1),
+            (offset_of!(Channel, arrival_low), 4),
+            (offset_of!(Channel, arrival_lag), 1),
         ] {
             assert_eq!(line(offset, size), 1);
         }
@@ -481,7 +509,8 @@ mod tests {
         for seq in 0..3 {
             p.seq = seq;
             let id = pool.put(&p);
-            if let Ok(Next::TxDoneAt(t)) = ch.offer(0, id, &pool.head(id), Onward::for_test(7), &mut pool) {
+            if let Ok(Next::TxDoneAt(t)) = ch.offer(0, Queued::ASK, id, &pool.head(id), Onward::for_test(7), &mut pool)
+            {
                 tx.push(t);
             }
         }

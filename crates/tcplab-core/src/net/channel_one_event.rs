@@ -11,12 +11,20 @@
 //! exactly the packets not yet started, with their bytes, and admission sees what it sees on
 //! the two-event path.
 //!
-//! What can differ from the two-event path is the order of events at one instant only (see
-//! docs/scenario.md, "One event per channel crossing"): an offer at the very instant of a
-//! departure counts the departure as done, and the head's `Arrive` is queued at admission (or
-//! at the previous arrival) rather than at its departure, so among events at its arrival
-//! instant it may come before events queued in between. Times, and so everything that does
-//! not tie, are the same.
+//! An offer at the very instant a packet finishes serialisation sees it gone exactly when
+//! the two-event path would: there its `TxDone`, queued when the packet started, runs before
+//! the offering event if that event was queued before the start, after it if queued after.
+//! The offer is told when its event was queued (`Queued`) and the channel keeps when the
+//! packet on the wire started (`on_wire.vc`, unused on a one-event channel): the packet has
+//! left iff the event was queued at or after its start (at the same instant: one event
+//! cannot tell its place among that instant's, and counting it gone is the old rule).
+//!
+//! What can still differ from the two-event path is the order of events at one instant only
+//! (see docs/scenario.md, "One event per channel crossing"): such a tie of queue times, an
+//! event whose queue time is not known (`Queued::UNKNOWN`), and the head's `Arrive`, queued at
+//! admission (or at the previous arrival) rather than at its departure, so among events at
+//! its arrival instant it may come before events queued in between. Times, and so
+//! everything that does not tie, are the same.
 
 use crate::time::Time;
 
@@ -26,6 +34,46 @@ use crate::net::route::Onward;
 use crate::packet::PacketHead;
 
 use super::{Channel, InFlight, Next};
+
+/// When the event that makes an offer was queued, on the two-event path: whether it runs
+/// before or after a `TxDone` queued at the instant the packet on the wire started
+/// serialisation, and so whether an offer at the instant that packet finishes still sees it.
+/// One word, passed in a register on every offer: the instant plus one, 0 before the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Queued(u64);
+
+impl Queued {
+    /// Before the run started (the flows' starts and stops): before every `TxDone`.
+    pub const BEFORE_RUN: Queued = Queued(0);
+    /// Not known (events of kinds that do not say): the packet has left, as if queued now.
+    pub const UNKNOWN: Queued = Queued(u64::MAX);
+    /// Known to the caller, who is asked only if it matters (`Next::Undecided`).
+    pub const ASK: Queued = Queued(u64::MAX - 1);
+
+    /// At instant `t`.
+    pub const fn at(t: Time) -> Queued {
+        Queued(t + 1)
+    }
+
+    /// An `Arrive` over a channel of propagation delay `delay`, at `now`, the previous one
+    /// over it at a time whose low 32 bits are `prev_low` (`Channel::arrival_low`, read
+    /// before this arrival). On the two-event path only the pipe's head has its `Arrive`
+    /// queued: at its departure if the pipe was empty then, else when the packet before it
+    /// arrived, so at the later of the two. Exact while arrivals on a channel are under
+    /// 2^32 ns (4.3 s) apart or its delay is under their gap modulo 2^32.
+    #[inline]
+    pub fn of_arrival(now: Time, delay: Time, prev_low: u32) -> Queued {
+        let prev = now - (now as u32).wrapping_sub(prev_low) as Time;
+        Queued::at(now.saturating_sub(delay).max(prev))
+    }
+
+    /// Whether the event runs after a `TxDone` queued at `start` (at the same instant: yes).
+    #[inline]
+    fn after(self, start: Time) -> bool {
+        debug_assert!(self != Queued::ASK);
+        self.0 > start
+    }
+}
 
 impl Channel {
     /// Whether packets crossing this channel may cost one event: a drop-tail queue, no loss
@@ -38,6 +86,7 @@ impl Channel {
     pub fn set_one_event(&mut self) {
         assert!(self.may_be_one_event() && !self.busy && !self.head.is_some());
         (self.one_event, self.one_event_pipe) = (true, true);
+        self.arrival_lag = (self.delay > 0) as u8;
     }
 
     /// Whether packets crossing this channel cost one event.
@@ -45,8 +94,41 @@ impl Channel {
         self.one_event
     }
 
-    /// `offer` on a one-event channel.
+    /// `offer` on a one-event channel, by an event queued at `queued`. If the packet on the
+    /// wire finishes exactly now, whether it has left depends on when that event was queued:
+    /// asked with `Queued::ASK`, the offer then admits nothing and answers `Next::Undecided`,
+    /// for the caller to offer again with the event's queue time.
+    #[inline(always)]
     pub(super) fn offer_one_event(
+        &mut self,
+        now: Time,
+        queued: Queued,
+        id: PacketId,
+        pkt: &PacketHead,
+        next: Onward,
+        pool: &mut PacketPool,
+    ) -> Result<Next, PacketId> {
+        if self.busy && self.tx_start <= now && self.depart_for_offer(now) {
+            if queued == Queued::ASK {
+                return Ok(Next::Undecided);
+            }
+            if queued.after(self.started()) {
+                self.depart_at_tie();
+            }
+        }
+        self.admit_one_event(now, id, pkt, next, pool)
+    }
+
+    /// The packet on the wire, finishing now, has left by the time of the offering event.
+    #[cold]
+    #[inline(never)]
+    fn depart_at_tie(&mut self) {
+        self.depart_one();
+    }
+
+    /// Admit or refuse a packet, the transmitter brought up to now.
+    #[inline(always)]
+    fn admit_one_event(
         &mut self,
         now: Time,
         id: PacketId,
@@ -54,19 +136,19 @@ impl Channel {
         next: Onward,
         pool: &mut PacketPool,
     ) -> Result<Next, PacketId> {
-        self.depart_until(now);
         let idle = !self.busy;
         // A drop-tail queue accepts or refuses; it never marks.
         if self.queue.admit(now, pkt, idle, || pool.get(id)) == Admission::Refused {
             self.stats.drops_queue += 1;
             return Err(id);
         }
-        let w = Waiting::new(id, pkt, next);
+        let mut w = Waiting::new(id, pkt, next);
         let start = if idle { now } else { self.last_departure() };
         // In admission order, which is the order of service: the same remainders as on the
         // two-event path, which takes them at each start.
         let depart = start + self.serialised.serialization_ns(w.wire_bytes, self.rate_bps, &mut self.rem);
         if idle {
+            w.vc = now as u32; // its start (`started`)
             (self.on_wire, self.tx_start, self.busy) = (w, depart, true);
         } else {
             let dropped = self.queue.push_waiting(now, w, pkt);
@@ -87,25 +169,48 @@ impl Channel {
         self.pipe.back().unwrap_or(&self.head).at - self.delay
     }
 
-    /// The departures due at or before `now`, as the two-event path's `TxDone`s would have
-    /// run them: the packet on the wire is counted as sent and the next waiting one starts.
+    /// When the packet on the wire started serialisation: its start's low 32 bits are kept
+    /// in its `vc` (a cell link's virtual circuit, unused on a one-event channel), and it
+    /// finishes at `tx_start`, under 2^32 ns later (a packet serialised for longer than
+    /// 4.3 s can be judged as `Queued::UNKNOWN`).
     #[inline]
-    pub(super) fn depart_until(&mut self, now: Time) {
-        if self.busy && self.tx_start <= now {
-            self.depart_due(now);
+    fn started(&self) -> Time {
+        self.tx_start - (self.tx_start as u32).wrapping_sub(self.on_wire.vc) as Time
+    }
+
+    /// At an arrival: the departures due before `now`, as the two-event path's `TxDone`s
+    /// would have run them, and at `now` only the arriving packet's own (a link without
+    /// delay: `arrival_lag` 0), whose `TxDone` came first. Another departure at `now` is for
+    /// the next offer to judge (`Next::Undecided`).
+    #[inline(always)]
+    pub(super) fn depart_arriving(&mut self, now: Time) {
+        let through = now - self.arrival_lag as Time;
+        if self.busy && self.tx_start <= through {
+            self.depart_through(through);
         }
     }
 
-    /// `depart_until`, with the packet on the wire due. Out of line: inlined, it makes the
-    /// arrival that calls it save more registers on every packet than it saves here. Nearly
-    /// always one packet is due: that one departs on a straight path, and only a second one
-    /// enters the loop (whose set-up the compiler hoists out of it).
+    /// The departures due at or before `through`: the packet on the wire is counted as sent
+    /// and the next waiting one starts. Out of line: inlined, it makes the arrival that calls
+    /// it save more registers on every packet than it saves here. Nearly always one packet is
+    /// due: that one departs on a straight path, and only a second one enters the loop (whose
+    /// set-up the compiler hoists out of it).
     #[inline(never)]
-    fn depart_due(&mut self, now: Time) {
+    fn depart_through(&mut self, through: Time) {
         self.depart_one();
-        while self.busy && self.tx_start <= now {
+        while self.busy && self.tx_start <= through {
             self.depart_one();
         }
+    }
+
+    /// At an offer, with a departure due at or before `now`: the departures before `now`
+    /// (`depart_through`); whether the packet on the wire finishes exactly now.
+    #[inline(always)]
+    fn depart_for_offer(&mut self, now: Time) -> bool {
+        if self.tx_start < now {
+            self.depart_through(now - 1);
+        }
+        self.busy && self.tx_start == now
     }
 
     /// The packet on the wire departs (at `tx_start`): counted as sent, and the next waiting
@@ -120,9 +225,10 @@ impl Channel {
         let pos = self.head.is_some() as usize + self.pipe.len() - waiting;
         match self.queue.pop_drop_tail() {
             None => self.busy = false,
-            Some(w) => {
+            Some(mut w) => {
                 let entry = if pos == 0 { self.head } else { self.pipe[pos - 1] };
                 debug_assert_eq!(entry.id, w.id);
+                w.vc = self.tx_start as u32; // it starts as the last one leaves (`started`)
                 (self.on_wire, self.tx_start) = (w, entry.at - self.delay);
             }
         }
@@ -131,8 +237,8 @@ impl Channel {
     /// At the end of a run: what departed before `end` was sent (the run's `Stop`, queued
     /// first, runs before any departure at `end` itself).
     pub(super) fn depart_before(&mut self, end: Time) {
-        if end > 0 {
-            self.depart_until(end - 1);
+        if self.busy && self.tx_start < end {
+            self.depart_through(end - 1);
         }
     }
 }

@@ -22,8 +22,25 @@ fn packet(bytes: u32, seq: u32) -> Packet {
 }
 
 fn offer(ch: &mut Channel, pool: &mut PacketPool, now: Time, bytes: u32, seq: u32) -> Result<Next, u32> {
+    offer_queued(ch, pool, now, Queued::UNKNOWN, bytes, seq)
+}
+
+/// `offer` by an event queued at `queued`.
+fn offer_queued(
+    ch: &mut Channel,
+    pool: &mut PacketPool,
+    now: Time,
+    queued: Queued,
+    bytes: u32,
+    seq: u32,
+) -> Result<Next, u32> {
     let id = pool.put(&packet(bytes, seq));
-    ch.offer(now, id, &pool.head(id), crate::net::route::Onward::for_test(3), pool).map_err(|id| pool.take(id).seq)
+    let (head, next) = (pool.head(id), crate::net::route::Onward::for_test(3));
+    match ch.offer(now, Queued::ASK, id, &head, next, pool) {
+        Ok(Next::Undecided) => ch.offer(now, queued, id, &head, next, pool),
+        other => other,
+    }
+    .map_err(|id| pool.take(id).seq)
 }
 
 /// The sequence numbers of the records inside a channel, sorted.
@@ -121,4 +138,104 @@ fn packets_still_waiting_at_the_end_are_counted_as_the_two_event_path_counts_the
     assert_eq!(lazy.stats, two.stats);
     assert_eq!((lazy.stats.tx_packets, lazy.stats.delivered, lazy.stats.arrivals), (2, 1, 4));
     assert_eq!((lazy.queue.len(), lazy.busy), (1, true), "3 waits, 2 is on the wire");
+}
+
+const US: Time = MS / 1000;
+
+/// A one-event channel and a two-event one, each with packet 0 on the wire from 100 us to
+/// 1.1 ms and packet 1 waiting (room for one): the two-event one has run no `TxDone` yet.
+fn full_at_a_departure() -> (PacketPool, Channel, Channel) {
+    let mut pool = PacketPool::default();
+    let mut lazy = channel(QueueLimit::Packets(1), MS / 2, true);
+    let mut two = channel(QueueLimit::Packets(1), MS / 2, false);
+    for seq in 0..2 {
+        offer(&mut lazy, &mut pool, 100 * US, 1000, seq).unwrap();
+        offer(&mut two, &mut pool, 100 * US, 1000, seq).unwrap();
+    }
+    (pool, lazy, two)
+}
+
+/// An offer at the departure instant by an event queued at `queued`: whether the one-event
+/// channel admits it (`Ok`) or drops it (`Err`).
+fn at_departure(queued: Queued) -> Result<(), ()> {
+    let (mut pool, mut lazy, _) = full_at_a_departure();
+    offer_queued(&mut lazy, &mut pool, MS + 100 * US, queued, 1000, 2).map(|_| ()).map_err(|_| ())
+}
+
+#[test]
+fn an_offer_by_an_event_queued_before_the_start_sees_the_packet_on_the_wire() {
+    // Two-event path: the offering event (queued at 50 us, or before the run) runs before the
+    // TxDone queued at 100 us: packet 0 is still on the wire, 1 waits, the queue is full.
+    let (mut pool, _, mut two) = full_at_a_departure();
+    let now = MS + 100 * US;
+    assert_eq!(offer(&mut two, &mut pool, now, 1000, 2).map(|_| ()), Err(2), "the two-event order drops");
+    assert_eq!(at_departure(Queued::at(50 * US)), Err(()));
+    assert_eq!(at_departure(Queued::at(100 * US - 1)), Err(()));
+    assert_eq!(at_departure(Queued::BEFORE_RUN), Err(()));
+}
+
+#[test]
+fn an_offer_by_an_event_queued_after_the_start_sees_the_packet_gone() {
+    // Two-event path: the TxDone at 1.1 ms (queued at 100 us) runs first: 1 starts, 2 waits.
+    let (mut pool, _, mut two) = full_at_a_departure();
+    let now = MS + 100 * US;
+    assert_eq!(two.tx_done(now, &[], &pool).next_tx, Some(2 * MS + 100 * US));
+    assert!(offer(&mut two, &mut pool, now, 1000, 2).is_ok(), "the two-event order admits");
+    assert_eq!(at_departure(Queued::at(100 * US + 1)), Ok(()));
+    assert_eq!(at_departure(Queued::at(MS)), Ok(()));
+    assert_eq!(at_departure(Queued::UNKNOWN), Ok(()), "an event of an unknown queue time: the old rule");
+}
+
+#[test]
+fn an_offer_by_an_event_queued_at_the_very_start_sees_the_packet_gone() {
+    // Queued at the instant the TxDone was: their order is not known, and the rule keeps the
+    // old choice (gone).
+    assert_eq!(at_departure(Queued::at(100 * US)), Ok(()));
+}
+
+#[test]
+fn a_packet_that_starts_as_another_leaves_started_then() {
+    // Packet 1 starts at 1.1 ms, when 0 leaves, and finishes at 2.1 ms.
+    let (mut pool, mut lazy, _) = full_at_a_departure();
+    let gone = |lazy: &mut Channel, pool: &mut PacketPool, queued: Time, seq: u32| {
+        let mut ch = lazy.clone();
+        offer(&mut ch, pool, 2 * MS, 1000, 90).unwrap(); // 0 leaves, 1 starts, 90 waits
+        offer_queued(&mut ch, pool, 2 * MS + 100 * US, Queued::at(queued), 1000, seq).is_ok()
+    };
+    assert!(!gone(&mut lazy, &mut pool, MS + 100 * US - 1, 3), "queued before 1 started");
+    assert!(gone(&mut lazy, &mut pool, MS + 100 * US, 4), "queued as 1 started");
+    assert!(gone(&mut lazy, &mut pool, 2 * MS, 5), "queued after 1 started");
+}
+
+#[test]
+fn an_arrival_leaves_a_departure_at_its_instant_to_the_next_offer() {
+    // A delay of one serialisation: packet 0 arrives at 2 ms, as packet 1 finishes (it
+    // started at 1 ms). An offer at 2 ms by an event queued before 1 ms sees 1 still on the
+    // wire, as on the two-event path, whatever the arrival before it did.
+    let mut pool = PacketPool::default();
+    let mut ch = channel(QueueLimit::Packets(1), MS, true);
+    for seq in 0..3 {
+        let _ = offer(&mut ch, &mut pool, 0, 1000, seq);
+    }
+    assert_eq!(ch.stats.drops_queue, 1, "2 found 1 waiting");
+    let head = ch.arriving();
+    assert_eq!(ch.arrive(2 * MS, &pool), Some(3 * MS));
+    assert_eq!(pool.take(head.id).seq, 0);
+    let early = Queued::at(MS / 2);
+    assert!(offer_queued(&mut ch, &mut pool, 2 * MS, early, 1000, 3).is_ok(), "3 waits behind 1");
+    assert_eq!(offer_queued(&mut ch, &mut pool, 2 * MS, early, 1000, 4), Err(4), "1 on the wire, 3 waiting");
+}
+
+#[test]
+fn an_arrival_was_queued_at_its_departure_or_at_the_arrival_before_it() {
+    // 1 ms of delay: departed at 4 ms, the one before arrived at 3 ms (the pipe was empty as
+    // it departed) or at 4.5 ms (it was not).
+    let now = 5 * MS;
+    assert_eq!(Queued::of_arrival(now, MS, (3 * MS) as u32), Queued::at(4 * MS));
+    assert_eq!(Queued::of_arrival(now, MS, (4 * MS + MS / 2) as u32), Queued::at(4 * MS + MS / 2));
+    assert_eq!(Queued::of_arrival(now, MS, now as u32), Queued::at(now), "two arrivals at one instant");
+    // Only the low 32 bits of the previous arrival are kept: exact across a wrap of them.
+    let late = (1 << 40) + 7;
+    assert_eq!(Queued::of_arrival(late, MS, (late - 100) as u32), Queued::at(late - 100));
+    assert_eq!(Queued::of_arrival(late, 0, (late - 100) as u32), Queued::at(late));
 }

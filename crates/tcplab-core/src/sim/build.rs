@@ -35,7 +35,9 @@ impl Simulation {
     /// validated model never has.
     pub fn new(mut model: Model) -> Result<Self, Error> {
         jitter_starts(&mut model);
-        model.one_event_channels |= crate::test_hooks::force_one_event_channels();
+        if let Some(forced) = crate::test_hooks::forced_one_event_channels() {
+            model.one_event_channels = forced;
+        }
         let mut channels: Vec<Channel> =
             model.channels.iter().enumerate().map(|(i, c)| channel(&model, i, c)).collect();
         crate::cache::advise_huge_pages(&channels); // 20 MB at 10^4 flows, read at random
@@ -77,6 +79,8 @@ impl Simulation {
             q: EventQueue::for_run(pending_bound, model.channels.iter().any(|c| c.atm)),
             events: 0,
             events_in_line: 0,
+            event: super::EventQueued::BEFORE_RUN,
+            delays: channels.iter().map(|c| c.delay).collect(),
             channels,
             pool: PacketPool::default(),
             routes: built.arena,

@@ -42,6 +42,7 @@ impl Simulation {
     }
 
     pub(super) fn on_reassembly_timer(&mut self, slot: u32) {
+        self.event = super::EventQueued::other(crate::net::channel::Queued::UNKNOWN);
         let mut rebuilt = std::mem::take(&mut self.rebuilt_buf);
         let lost = self.atm.expire(slot, self.now, &mut rebuilt);
         self.lose_as_cells(lost);
@@ -64,6 +65,7 @@ impl Simulation {
     }
 
     pub(super) fn on_switch_service(&mut self, node: u32) {
+        self.event = super::EventQueued::other(crate::net::channel::Queued::UNKNOWN);
         let mut cells = self.atm.switch_batch(node);
         for cell in cells.drain(..) {
             self.forward_cell(cell);

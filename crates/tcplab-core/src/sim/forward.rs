@@ -5,7 +5,7 @@
 
 use super::Simulation;
 use crate::engine::Event;
-use crate::net::channel::Next;
+use crate::net::channel::{Next, Queued};
 use crate::net::drop_trace::DropCause;
 use crate::net::route::{Onward, Step};
 use crate::net::Channel;
@@ -104,15 +104,36 @@ impl Simulation {
         debug_assert!((c as usize) < self.channels.len());
         // SAFETY: `c < channels.len()`, this function's precondition.
         let ch = unsafe { self.channels.get_unchecked_mut(c as usize) };
-        match ch.offer(self.now, id, &pkt, next, &mut self.pool) {
+        let offered = ch.offer(self.now, Queued::ASK, id, &pkt, next, &mut self.pool);
+        self.offered(c, id, offered);
+    }
+
+    /// What follows an offer of a packet to channel `c`.
+    #[inline(always)]
+    fn offered(&mut self, c: u32, id: PacketId, offered: Result<Next, PacketId>) {
+        match offered {
             Ok(Next::TxDoneAt(t)) => self.q.schedule(t, Event::TxDone(c)),
             Ok(Next::ArriveAt(t)) => self.q.schedule(t, Event::Arrive(c)),
             Ok(Next::Nothing) => {}
             Ok(Next::DroppedWaiting) => self.take_discipline_drops(c, DropCause::Overflow),
+            Ok(Next::Undecided) => self.offer_undecided(c, id),
             Err(id) => {
                 let p = self.pool.take(id);
                 self.dropped(&p);
             }
         }
+    }
+
+    /// An offer that found the packet on the wire finishing now, again with when the event
+    /// making it was queued (`Queued::ASK`).
+    #[cold]
+    #[inline(never)]
+    fn offer_undecided(&mut self, c: u32, id: PacketId) {
+        let queued = self.event.resolve(self.now, &self.delays);
+        let pkt = self.pool.head(id);
+        let next = Onward::after(&self.routes.hops, pkt.route_pos + 1, pkt.flow, pkt.dir == Dir::Reverse);
+        let offered = self.channels[c as usize].offer(self.now, queued, id, &pkt, next, &mut self.pool);
+        debug_assert!(offered != Ok(Next::Undecided));
+        self.offered(c, id, offered);
     }
 }
