@@ -153,7 +153,7 @@ struct EventQueued {
 }
 
 impl EventQueued {
-    const NOT_ARRIVAL: u32 = u32::MAX;
+    const NOT_ARRIVAL: u32 = Queued::NO_CHANNEL;
     const BEFORE_RUN: Self = Self::other(Queued::BEFORE_RUN);
 
     const fn other(other: Queued) -> Self {
@@ -164,7 +164,7 @@ impl EventQueued {
         if self.chan == Self::NOT_ARRIVAL {
             return self.other;
         }
-        Queued::of_arrival(now, delays[self.chan as usize], self.prev_low)
+        Queued::of_arrival(now, delays[self.chan as usize], self.prev_low, self.chan)
     }
 }
 

@@ -69,11 +69,16 @@ pub struct Channel {
     lossy: bool,
     /// An ATM link: it carries cells, and packets are cut into cells on entering it.
     pub atm: bool,
-    /// A send capture or a series watches what this channel sends (`watch`).
-    watched: bool,
     /// A packet crossing this channel costs one event, its `Arrive`: its departure is fixed
     /// when it is admitted (`channel_one_event.rs`).
     one_event: bool,
+    /// On a one-event channel, the channel over which the arrival that admitted the packet on
+    /// the wire to the idle link came (`Queued::NO_CHANNEL`: another kind of event, or the
+    /// packet started as the one before it left). That arrival queued the next `Arrive` over
+    /// its channel before it offered anything, so before this packet's `TxDone` on the
+    /// two-event path: an offer by that `Arrive` at this packet's end still sees it
+    /// (`Queued::after`). Written at an idle admission, read only at such a tie.
+    started_by: u32,
     /// The first packet propagating (`InFlight::NONE` when none): the next to arrive.
     head: InFlight,
     /// The packets propagating behind `head`, in arrival order.
@@ -87,6 +92,10 @@ pub struct Channel {
     /// 1 if the channel has a propagation delay, else 0: an arrival at `now` departs what
     /// finished by `now` less this (`depart_arriving`).
     arrival_lag: u8,
+    /// A send capture or a series watches what this channel sends (`watch`). On this line,
+    /// which a send reads anyway (it puts the packet into the pipe), to leave room on line 0
+    /// for `started_by`.
+    watched: bool,
     /// The low 32 bits of the time of the last arrival at the far end (`arrive`): with the
     /// delay, when the two-event path queued the next arrival's event (`Queued`).
     arrival_low: u32,
@@ -178,6 +187,7 @@ impl Channel {
             atm: false,
             watched: false,
             one_event: false,
+            started_by: Queued::NO_CHANNEL,
             one_event_pipe: false,
             arrival_low: 0,
             arrival_lag: 0,
@@ -471,8 +481,8 @@ mod tests {
             (offset_of!(Channel, busy), 1),
             (offset_of!(Channel, lossy), 1),
             (offset_of!(Channel, atm), 1),
-            (offset_of!(Channel, watched), 1),
             (offset_of!(Channel, one_event), 1),
+            (offset_of!(Channel, started_by), 4),
         ] {
             assert_eq!(line(offset, size), 0);
         }
@@ -485,6 +495,7 @@ mod tests {
             (offset_of!(Channel, one_event_pipe), 1),
             (offset_of!(Channel, arrival_low), 4),
             (offset_of!(Channel, arrival_lag), 1),
+            (offset_of!(Channel, watched), 1),
         ] {
             assert_eq!(line(offset, size), 1);
         }

@@ -38,40 +38,72 @@ use super::{Channel, InFlight, Next};
 /// When the event that makes an offer was queued, on the two-event path: whether it runs
 /// before or after a `TxDone` queued at the instant the packet on the wire started
 /// serialisation, and so whether an offer at the instant that packet finishes still sees it.
-/// One word, passed in a register on every offer: the instant plus one, 0 before the run.
+/// With it, the channel the event arrived over, if it is an `Arrive`: an idle admission keeps
+/// it (`Channel::started_by`), and it settles a tie of queue times (`after`). Passed in
+/// registers on every offer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Queued(u64);
+pub struct Queued {
+    /// The instant plus one, 0 before the run.
+    at: u64,
+    /// The channel the offering `Arrive` came over, else `NO_CHANNEL`.
+    by: u32,
+    /// That `Arrive` was queued by the arrival before it over `by`, at `at`: first among what
+    /// that arrival did (`Simulation::on_arrive` queues the next head before it delivers or
+    /// forwards), and so before any `TxDone` it queued by an idle admission.
+    first_at: bool,
+}
 
 impl Queued {
+    /// No channel: the offering event is not an arrival, or no arrival admitted the packet.
+    pub const NO_CHANNEL: u32 = u32::MAX;
     /// Before the run started (the flows' starts and stops): before every `TxDone`.
-    pub const BEFORE_RUN: Queued = Queued(0);
+    pub const BEFORE_RUN: Queued = Queued { at: 0, by: Queued::NO_CHANNEL, first_at: false };
     /// Not known (events of kinds that do not say): the packet has left, as if queued now.
-    pub const UNKNOWN: Queued = Queued(u64::MAX);
+    pub const UNKNOWN: Queued = Queued { at: u64::MAX, by: Queued::NO_CHANNEL, first_at: false };
     /// Known to the caller, who is asked only if it matters (`Next::Undecided`).
-    pub const ASK: Queued = Queued(u64::MAX - 1);
+    pub const ASK: Queued = Queued::ask(Queued::NO_CHANNEL);
+    const ASK_AT: u64 = u64::MAX - 1;
 
-    /// At instant `t`.
+    /// At instant `t`, by an event that is not an arrival.
     pub const fn at(t: Time) -> Queued {
-        Queued(t + 1)
+        Queued { at: t + 1, by: Queued::NO_CHANNEL, first_at: false }
     }
 
-    /// An `Arrive` over a channel of propagation delay `delay`, at `now`, the previous one
+    /// `ASK`, by an `Arrive` over channel `by` (or `NO_CHANNEL`), which an idle admission keeps.
+    #[inline(always)]
+    pub const fn ask(by: u32) -> Queued {
+        Queued { at: Queued::ASK_AT, by, first_at: false }
+    }
+
+    /// An `Arrive` over channel `by`, of propagation delay `delay`, at `now`, the previous one
     /// over it at a time whose low 32 bits are `prev_low` (`Channel::arrival_low`, read
     /// before this arrival). On the two-event path only the pipe's head has its `Arrive`
     /// queued: at its departure if the pipe was empty then, else when the packet before it
-    /// arrived, so at the later of the two. Exact while arrivals on a channel are under
-    /// 2^32 ns (4.3 s) apart or its delay is under their gap modulo 2^32.
+    /// arrived, so at the later of the two; by that arrival for sure if it came after the
+    /// departure (at the same instant the order of the two is not known). Exact while
+    /// arrivals on a channel are under 2^32 ns (4.3 s) apart or its delay is under their gap
+    /// modulo 2^32.
     #[inline]
-    pub fn of_arrival(now: Time, delay: Time, prev_low: u32) -> Queued {
+    pub fn of_arrival(now: Time, delay: Time, prev_low: u32, by: u32) -> Queued {
         let prev = now - (now as u32).wrapping_sub(prev_low) as Time;
-        Queued::at(now.saturating_sub(delay).max(prev))
+        let departed = now.saturating_sub(delay);
+        Queued { at: departed.max(prev) + 1, by, first_at: prev > departed }
     }
 
-    /// Whether the event runs after a `TxDone` queued at `start` (at the same instant: yes).
+    fn is_ask(self) -> bool {
+        self.at == Queued::ASK_AT
+    }
+
+    /// Whether the event runs after a `TxDone` queued at `start` by an idle admission of an
+    /// event that arrived over `started_by`. At the same instant: after, as the old rule had
+    /// it, unless that admission was by the arrival that queued this event first.
     #[inline]
-    fn after(self, start: Time) -> bool {
-        debug_assert!(self != Queued::ASK);
-        self.0 > start
+    fn after(self, start: Time, started_by: u32) -> bool {
+        debug_assert!(!self.is_ask());
+        if self.at != start + 1 {
+            return self.at > start;
+        }
+        !(self.first_at && self.by == started_by)
     }
 }
 
@@ -109,14 +141,14 @@ impl Channel {
         pool: &mut PacketPool,
     ) -> Result<Next, PacketId> {
         if self.busy && self.tx_start <= now && self.depart_for_offer(now) {
-            if queued == Queued::ASK {
+            if queued.is_ask() {
                 return Ok(Next::Undecided);
             }
-            if queued.after(self.started()) {
+            if queued.after(self.started(), self.started_by) {
                 self.depart_at_tie();
             }
         }
-        self.admit_one_event(now, id, pkt, next, pool)
+        self.admit_one_event(now, queued.by, id, pkt, next, pool)
     }
 
     /// The packet on the wire, finishing now, has left by the time of the offering event.
@@ -126,11 +158,13 @@ impl Channel {
         self.depart_one();
     }
 
-    /// Admit or refuse a packet, the transmitter brought up to now.
+    /// Admit or refuse a packet, the transmitter brought up to now, by an event that arrived
+    /// over channel `by` (`Queued::NO_CHANNEL`: not an arrival).
     #[inline(always)]
     fn admit_one_event(
         &mut self,
         now: Time,
+        by: u32,
         id: PacketId,
         pkt: &PacketHead,
         next: Onward,
@@ -149,7 +183,7 @@ impl Channel {
         let depart = start + self.serialised.serialization_ns(w.wire_bytes, self.rate_bps, &mut self.rem);
         if idle {
             w.vc = now as u32; // its start (`started`)
-            (self.on_wire, self.tx_start, self.busy) = (w, depart, true);
+            (self.on_wire, self.tx_start, self.busy, self.started_by) = (w, depart, true, by);
         } else {
             let dropped = self.queue.push_waiting(now, w, pkt);
             debug_assert!(!dropped, "a drop-tail queue drops no waiting packet");
@@ -230,6 +264,7 @@ impl Channel {
                 debug_assert_eq!(entry.id, w.id);
                 w.vc = self.tx_start as u32; // it starts as the last one leaves (`started`)
                 (self.on_wire, self.tx_start) = (w, entry.at - self.delay);
+                self.started_by = Queued::NO_CHANNEL; // by a departure, not an arrival
             }
         }
     }

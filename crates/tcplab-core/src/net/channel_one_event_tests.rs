@@ -193,6 +193,59 @@ fn an_offer_by_an_event_queued_at_the_very_start_sees_the_packet_gone() {
     assert_eq!(at_departure(Queued::at(100 * US)), Ok(()));
 }
 
+/// `full_at_a_departure`'s one-event channel, packet 0 admitted to the idle link (at 100 us)
+/// by an arrival over channel `by`.
+fn full_at_a_departure_by(by: u32) -> (PacketPool, Channel) {
+    let mut pool = PacketPool::default();
+    let mut lazy = channel(QueueLimit::Packets(1), MS / 2, true);
+    for seq in 0..2 {
+        let id = pool.put(&packet(1000, seq));
+        let (head, next) = (pool.head(id), crate::net::route::Onward::for_test(3));
+        assert!(lazy.offer(100 * US, Queued::ask(by), id, &head, next, &mut pool).is_ok());
+    }
+    (pool, lazy)
+}
+
+/// An offer at `now` by the `Arrive` over channel `c` (of 2 ms delay, or `delay`) whose
+/// previous arrival was at 100 us: whether the channel admits it.
+fn offered_by_arrival(ch: &mut Channel, pool: &mut PacketPool, now: Time, c: u32, delay: Time, seq: u32) -> bool {
+    let queued = Queued::of_arrival(now, delay, (100 * US) as u32, c);
+    offer_queued(ch, pool, now, queued, 1000, seq).is_ok()
+}
+
+#[test]
+fn an_offer_by_the_arrival_queued_first_by_the_one_that_started_the_packet_sees_it_on_the_wire() {
+    // Two-event path: the arrival over channel 5 at 100 us queued the next `Arrive` over 5
+    // before it offered packet 0, so before 0's `TxDone` (both at 1.1 ms): that `Arrive`'s
+    // offer finds 0 on the wire and 1 waiting, and is refused. The old rule (a tie of queue
+    // times: gone) admitted it.
+    let end = MS + 100 * US;
+    let (mut pool, mut ch) = full_at_a_departure_by(5);
+    assert!(!offered_by_arrival(&mut ch, &mut pool, end, 5, 2 * MS, 2), "0 still on the wire");
+    // An arrival over another channel at the same instant: its place is not known (gone).
+    let (mut pool, mut ch) = full_at_a_departure_by(5);
+    assert!(offered_by_arrival(&mut ch, &mut pool, end, 6, 2 * MS, 2));
+    // Queued at its own departure (100 us, 1 ms of delay), as the arrival before it came:
+    // whether by that arrival is not known (gone).
+    let (mut pool, mut ch) = full_at_a_departure_by(5);
+    assert!(offered_by_arrival(&mut ch, &mut pool, end, 5, MS, 2));
+    // Admitted by an event that is not an arrival: gone.
+    let (mut pool, mut ch) = full_at_a_departure_by(Queued::NO_CHANNEL);
+    assert!(offered_by_arrival(&mut ch, &mut pool, end, 5, 2 * MS, 2));
+}
+
+#[test]
+fn a_packet_started_by_a_departure_is_not_the_arrivals() {
+    // Packet 1 starts at 1.1 ms as 0 leaves (a departure, not the arrival over 5 that
+    // admitted 0): at its end (2.1 ms) an arrival over 5 queued at 1.1 ms sees it gone.
+    let (mut pool, mut ch) = full_at_a_departure_by(5);
+    let queued = Queued::of_arrival(MS + 100 * US, 2 * MS, (100 * US) as u32, 7);
+    assert!(offer_queued(&mut ch, &mut pool, MS + 100 * US, queued, 1000, 2).is_ok(), "0 gone, 2 waits");
+    let queued = Queued::of_arrival(2 * MS + 100 * US, 2 * MS, (MS + 100 * US) as u32, 5);
+    assert!(queued.first_at);
+    assert!(offer_queued(&mut ch, &mut pool, 2 * MS + 100 * US, queued, 1000, 3).is_ok(), "1 gone, 3 waits");
+}
+
 #[test]
 fn a_packet_that_starts_as_another_leaves_started_then() {
     // Packet 1 starts at 1.1 ms, when 0 leaves, and finishes at 2.1 ms.
@@ -231,11 +284,16 @@ fn an_arrival_was_queued_at_its_departure_or_at_the_arrival_before_it() {
     // 1 ms of delay: departed at 4 ms, the one before arrived at 3 ms (the pipe was empty as
     // it departed) or at 4.5 ms (it was not).
     let now = 5 * MS;
-    assert_eq!(Queued::of_arrival(now, MS, (3 * MS) as u32), Queued::at(4 * MS));
-    assert_eq!(Queued::of_arrival(now, MS, (4 * MS + MS / 2) as u32), Queued::at(4 * MS + MS / 2));
-    assert_eq!(Queued::of_arrival(now, MS, now as u32), Queued::at(now), "two arrivals at one instant");
+    let at = |t: Time| Queued::of_arrival(now, MS, t as u32, 7);
+    assert_eq!(at(3 * MS).at, 4 * MS + 1);
+    assert!(!at(3 * MS).first_at, "queued at its departure");
+    assert_eq!(at(4 * MS + MS / 2).at, 4 * MS + MS / 2 + 1);
+    assert!(at(4 * MS + MS / 2).first_at, "queued by the arrival before it");
+    assert!(!at(4 * MS).first_at, "departed as the one before arrived: their order is not known");
+    assert_eq!(at(now).at, now + 1, "two arrivals at one instant");
+    assert_eq!(at(now).by, 7);
     // Only the low 32 bits of the previous arrival are kept: exact across a wrap of them.
     let late = (1 << 40) + 7;
-    assert_eq!(Queued::of_arrival(late, MS, (late - 100) as u32), Queued::at(late - 100));
-    assert_eq!(Queued::of_arrival(late, 0, (late - 100) as u32), Queued::at(late));
+    assert_eq!(Queued::of_arrival(late, MS, (late - 100) as u32, 7).at, late - 100 + 1);
+    assert_eq!(Queued::of_arrival(late, 0, (late - 100) as u32, 7).at, late + 1);
 }

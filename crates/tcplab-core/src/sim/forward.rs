@@ -104,7 +104,7 @@ impl Simulation {
         debug_assert!((c as usize) < self.channels.len());
         // SAFETY: `c < channels.len()`, this function's precondition.
         let ch = unsafe { self.channels.get_unchecked_mut(c as usize) };
-        let offered = ch.offer(self.now, Queued::ASK, id, &pkt, next, &mut self.pool);
+        let offered = ch.offer(self.now, Queued::ask(self.event.chan), id, &pkt, next, &mut self.pool);
         self.offered(c, id, offered);
     }
 
