@@ -56,8 +56,13 @@ fn dumbbell(n: usize, access_delay: &str, queue: &str, header: u32, jitter: bool
 /// arrival was queued long before the instant it arrives), a bottleneck of `rate` and a queue
 /// of `queue` packets: full queues at departure instants, offered by events queued before the
 /// packet on the wire started (it is still there on the two-event path) and after (it has
-/// left).
+/// left), and by the ACK whose arrival was queued by the one that started it (still there).
 fn delayed_dumbbell(n: usize, queue: u32, rate: &str, stagger_us: u64) -> String {
+    access_dumbbell(n, queue, rate, stagger_us, "delay = \"1ms\"")
+}
+
+/// `delayed_dumbbell` with access links of `access_delay` (a TOML line; empty: none).
+fn access_dumbbell(n: usize, queue: u32, rate: &str, stagger_us: u64, access_delay: &str) -> String {
     let mut s = format!(
         "duration = \"2s\"\nseed = 3\nnodes = [\"r\", \"d\"{}]\n\n[tcp]\nvariant = \"newreno\"\nmss = 1460\n\
          rcv_buf = \"256KiB\"\nmin_rto = \"200ms\"\n\n[[link]]\na = \"r\"\nb = \"d\"\nrate = \"{rate}\"\ndelay = \"5ms\"\n\
@@ -65,7 +70,7 @@ fn delayed_dumbbell(n: usize, queue: u32, rate: &str, stagger_us: u64) -> String
         (0..n).map(|i| format!(", \"s{i}\"")).collect::<String>()
     );
     for i in 0..n {
-        s += &format!("\n[[link]]\na = \"s{i}\"\nb = \"r\"\nrate = \"100Mbps\"\ndelay = \"1ms\"\n");
+        s += &format!("\n[[link]]\na = \"s{i}\"\nb = \"r\"\nrate = \"100Mbps\"\n{access_delay}\n");
     }
     for i in 0..n {
         s += &format!(
@@ -84,6 +89,12 @@ fn tie_scenarios() -> Vec<(&'static str, String)> {
         // departure as done whenever its event was queued (the rule before the queue time).
         ("delayed access links, full queues at departures, synchronised", delayed_dumbbell(10, 20, "200Mbps", 0)),
         ("delayed access links, full small queues at departures", delayed_dumbbell(30, 5, "1Gbps", 120)),
+        // These differ if such a tie always counts the packet gone (the rule before the
+        // channel of the arrival that started it was kept): the ACK-clocked sender.
+        ("synchronised, small queue, delayed access links", delayed_dumbbell(10, 5, "200Mbps", 0)),
+        ("synchronised, 30 flows, delayed access links", delayed_dumbbell(30, 20, "1Gbps", 0)),
+        ("synchronised, 15 flows, delayed access links", delayed_dumbbell(15, 8, "300Mbps", 0)),
+        ("synchronised, small queue, zero-delay access links", access_dumbbell(10, 5, "200Mbps", 0, "")),
         ("zero-delay access links, 1-byte ACKs, packet queue", dumbbell(10, "", "queue = 20", 1, false)),
         ("equal round trips, byte queue", dumbbell(10, "delay = \"1ms\"", "queue_bytes = 30000", 40, false)),
         ("staggered starts, packet queue", dumbbell(10, "delay = \"1ms\"", "queue = 20", 40, true)),

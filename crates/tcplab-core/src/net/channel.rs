@@ -251,20 +251,22 @@ impl Channel {
     /// if the link was idle, or Err(id) if the queue dropped it (its record stays in the pool
     /// for the caller to take). `pkt` is its head as the pool holds it (`PacketPool::head`,
     /// which the caller read to route it), `next` where it goes after this channel.
-    /// `queued` is when the event making the offer was queued, which matters only on a
-    /// one-event channel whose packet on the wire finishes exactly now: `Queued::ASK` there
-    /// answers `Next::Undecided`, for the caller to offer again with it.
+    /// `offering` says the channel the event making the offer arrived over, which a one-event
+    /// channel keeps if it starts the packet at once. When that event was queued matters only
+    /// on a one-event channel whose packet on the wire finishes exactly now: asked
+    /// (`Offering::ask`), the offer there answers `Next::Undecided`, for the caller to offer
+    /// again with `judge_tie`'s answer.
     pub fn offer(
         &mut self,
         now: Time,
-        queued: Queued,
+        offering: Offering,
         id: PacketId,
         pkt: &PacketHead,
         next: Onward,
         pool: &mut PacketPool,
     ) -> Result<Next, PacketId> {
         if self.one_event {
-            return self.offer_one_event(now, queued, id, pkt, next, pool);
+            return self.offer_one_event(now, offering, id, pkt, next, pool);
         }
         let idle = !self.busy;
         let admission = self.queue.admit(now, pkt, idle, || pool.get(id));
@@ -447,7 +449,7 @@ impl Channel {
 
 #[path = "channel_one_event.rs"]
 mod one_event;
-pub use one_event::Queued;
+pub use one_event::{Offering, Queued};
 
 pub struct TxOutcome {
     pub id: PacketId,
@@ -520,7 +522,8 @@ mod tests {
         for seq in 0..3 {
             p.seq = seq;
             let id = pool.put(&p);
-            if let Ok(Next::TxDoneAt(t)) = ch.offer(0, Queued::ASK, id, &pool.head(id), Onward::for_test(7), &mut pool)
+            if let Ok(Next::TxDoneAt(t)) =
+                ch.offer(0, Offering::ask(Queued::NO_CHANNEL), id, &pool.head(id), Onward::for_test(7), &mut pool)
             {
                 tx.push(t);
             }

@@ -38,9 +38,8 @@ use super::{Channel, InFlight, Next};
 /// When the event that makes an offer was queued, on the two-event path: whether it runs
 /// before or after a `TxDone` queued at the instant the packet on the wire started
 /// serialisation, and so whether an offer at the instant that packet finishes still sees it.
-/// With it, the channel the event arrived over, if it is an `Arrive`: an idle admission keeps
-/// it (`Channel::started_by`), and it settles a tie of queue times (`after`). Passed in
-/// registers on every offer.
+/// With it, the channel the event arrived over, if it is an `Arrive`, which settles a tie of
+/// queue times (`after`). Worked out only for an offer at such an instant (`judge_tie`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Queued {
     /// The instant plus one, 0 before the run.
@@ -60,19 +59,10 @@ impl Queued {
     pub const BEFORE_RUN: Queued = Queued { at: 0, by: Queued::NO_CHANNEL, first_at: false };
     /// Not known (events of kinds that do not say): the packet has left, as if queued now.
     pub const UNKNOWN: Queued = Queued { at: u64::MAX, by: Queued::NO_CHANNEL, first_at: false };
-    /// Known to the caller, who is asked only if it matters (`Next::Undecided`).
-    pub const ASK: Queued = Queued::ask(Queued::NO_CHANNEL);
-    const ASK_AT: u64 = u64::MAX - 1;
 
     /// At instant `t`, by an event that is not an arrival.
     pub const fn at(t: Time) -> Queued {
         Queued { at: t + 1, by: Queued::NO_CHANNEL, first_at: false }
-    }
-
-    /// `ASK`, by an `Arrive` over channel `by` (or `NO_CHANNEL`), which an idle admission keeps.
-    #[inline(always)]
-    pub const fn ask(by: u32) -> Queued {
-        Queued { at: Queued::ASK_AT, by, first_at: false }
     }
 
     /// An `Arrive` over channel `by`, of propagation delay `delay`, at `now`, the previous one
@@ -90,20 +80,49 @@ impl Queued {
         Queued { at: departed.max(prev) + 1, by, first_at: prev > departed }
     }
 
-    fn is_ask(self) -> bool {
-        self.at == Queued::ASK_AT
-    }
-
     /// Whether the event runs after a `TxDone` queued at `start` by an idle admission of an
     /// event that arrived over `started_by`. At the same instant: after, as the old rule had
     /// it, unless that admission was by the arrival that queued this event first.
     #[inline]
     fn after(self, start: Time, started_by: u32) -> bool {
-        debug_assert!(!self.is_ask());
         if self.at != start + 1 {
             return self.at > start;
         }
         !(self.first_at && self.by == started_by)
+    }
+}
+
+/// Who makes an offer to a one-event channel, and what the offer does if the packet on the
+/// wire finishes at that very instant. The channel the offering event arrived over
+/// (`Queued::NO_CHANNEL`: not an arrival), which an idle admission keeps
+/// (`Channel::started_by`), in the low 32 bits; above them, ask the caller (0: the common
+/// offer, `ask`), or `Channel::judge_tie`'s answer. One word, in a register on every offer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Offering(u64);
+
+impl Offering {
+    const LEFT: u64 = 1 << 32;
+    const ON_WIRE: u64 = 2 << 32;
+
+    /// By an event that arrived over channel `by` (or `Queued::NO_CHANNEL`): ask at a tie.
+    #[inline(always)]
+    pub const fn ask(by: u32) -> Offering {
+        Offering(by as u64)
+    }
+
+    #[inline(always)]
+    fn by(self) -> u32 {
+        self.0 as u32
+    }
+
+    #[inline(always)]
+    fn asks(self) -> bool {
+        self.0 >> 32 == 0
+    }
+
+    #[inline(always)]
+    fn left(self) -> bool {
+        self.0 & Offering::LEFT != 0
     }
 }
 
@@ -126,29 +145,40 @@ impl Channel {
         self.one_event
     }
 
-    /// `offer` on a one-event channel, by an event queued at `queued`. If the packet on the
-    /// wire finishes exactly now, whether it has left depends on when that event was queued:
-    /// asked with `Queued::ASK`, the offer then admits nothing and answers `Next::Undecided`,
-    /// for the caller to offer again with the event's queue time.
+    /// `offer` on a one-event channel. If the packet on the wire finishes exactly now,
+    /// whether it has left depends on when the offering event was queued: asked
+    /// (`Offering::ask`), the offer then admits nothing and answers `Next::Undecided`, for the
+    /// caller to offer again with `judge_tie`'s answer.
     #[inline(always)]
     pub(super) fn offer_one_event(
         &mut self,
         now: Time,
-        queued: Queued,
+        offering: Offering,
         id: PacketId,
         pkt: &PacketHead,
         next: Onward,
         pool: &mut PacketPool,
     ) -> Result<Next, PacketId> {
         if self.busy && self.tx_start <= now && self.depart_for_offer(now) {
-            if queued.is_ask() {
+            if offering.asks() {
                 return Ok(Next::Undecided);
             }
-            if queued.after(self.started(), self.started_by) {
+            if offering.left() {
                 self.depart_at_tie();
             }
         }
-        self.admit_one_event(now, queued.by, id, pkt, next, pool)
+        self.admit_one_event(now, offering.by(), id, pkt, next, pool)
+    }
+
+    /// After an offer answered `Next::Undecided`: whether the packet on the wire, finishing
+    /// now, has left for an event queued at `queued` (it runs after its `TxDone` on the
+    /// two-event path), as the `Offering` to offer again with.
+    #[cold]
+    #[inline(never)]
+    pub fn judge_tie(&self, queued: Queued) -> Offering {
+        debug_assert!(self.one_event && self.busy);
+        let kind = if queued.after(self.started(), self.started_by) { Offering::LEFT } else { Offering::ON_WIRE };
+        Offering(kind | queued.by as u64)
     }
 
     /// The packet on the wire, finishing now, has left by the time of the offering event.

@@ -36,8 +36,8 @@ fn offer_queued(
 ) -> Result<Next, u32> {
     let id = pool.put(&packet(bytes, seq));
     let (head, next) = (pool.head(id), crate::net::route::Onward::for_test(3));
-    match ch.offer(now, Queued::ASK, id, &head, next, pool) {
-        Ok(Next::Undecided) => ch.offer(now, queued, id, &head, next, pool),
+    match ch.offer(now, Offering::ask(queued.by), id, &head, next, pool) {
+        Ok(Next::Undecided) => ch.offer(now, ch.judge_tie(queued), id, &head, next, pool),
         other => other,
     }
     .map_err(|id| pool.take(id).seq)
@@ -201,7 +201,7 @@ fn full_at_a_departure_by(by: u32) -> (PacketPool, Channel) {
     for seq in 0..2 {
         let id = pool.put(&packet(1000, seq));
         let (head, next) = (pool.head(id), crate::net::route::Onward::for_test(3));
-        assert!(lazy.offer(100 * US, Queued::ask(by), id, &head, next, &mut pool).is_ok());
+        assert!(lazy.offer(100 * US, Offering::ask(by), id, &head, next, &mut pool).is_ok());
     }
     (pool, lazy)
 }

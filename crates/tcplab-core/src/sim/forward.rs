@@ -5,7 +5,7 @@
 
 use super::Simulation;
 use crate::engine::Event;
-use crate::net::channel::{Next, Queued};
+use crate::net::channel::{Next, Offering};
 use crate::net::drop_trace::DropCause;
 use crate::net::route::{Onward, Step};
 use crate::net::Channel;
@@ -104,7 +104,7 @@ impl Simulation {
         debug_assert!((c as usize) < self.channels.len());
         // SAFETY: `c < channels.len()`, this function's precondition.
         let ch = unsafe { self.channels.get_unchecked_mut(c as usize) };
-        let offered = ch.offer(self.now, Queued::ask(self.event.chan), id, &pkt, next, &mut self.pool);
+        let offered = ch.offer(self.now, Offering::ask(self.event.chan), id, &pkt, next, &mut self.pool);
         self.offered(c, id, offered);
     }
 
@@ -125,14 +125,16 @@ impl Simulation {
     }
 
     /// An offer that found the packet on the wire finishing now, again with when the event
-    /// making it was queued (`Queued::ASK`).
+    /// making it was queued (`Channel::judge_tie`).
     #[cold]
     #[inline(never)]
     fn offer_undecided(&mut self, c: u32, id: PacketId) {
         let queued = self.event.resolve(self.now, &self.delays);
         let pkt = self.pool.head(id);
         let next = Onward::after(&self.routes.hops, pkt.route_pos + 1, pkt.flow, pkt.dir == Dir::Reverse);
-        let offered = self.channels[c as usize].offer(self.now, queued, id, &pkt, next, &mut self.pool);
+        let ch = &mut self.channels[c as usize];
+        let offering = ch.judge_tie(queued);
+        let offered = ch.offer(self.now, offering, id, &pkt, next, &mut self.pool);
         debug_assert!(offered != Ok(Next::Undecided));
         self.offered(c, id, offered);
     }
