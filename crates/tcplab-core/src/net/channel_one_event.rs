@@ -16,8 +16,11 @@
 //! the offering event if that event was queued before the start, after it if queued after.
 //! The offer is told when its event was queued (`Queued`) and the channel keeps when the
 //! packet on the wire started (`on_wire.vc`, unused on a one-event channel): the packet has
-//! left iff the event was queued at or after its start (at the same instant: one event
-//! cannot tell its place among that instant's, and counting it gone is the old rule).
+//! left iff the event was queued at or after its start. At the same instant one event
+//! cannot in general tell its place among that instant's (counting it gone is the old rule),
+//! but one case is known: an arrival queues the next `Arrive` over its channel before it
+//! offers anything, so that `Arrive` comes before the `TxDone` of a packet the arrival put on
+//! an idle link (the channel keeps which one did: `started_by`).
 //!
 //! What can still differ from the two-event path is the order of events at one instant only
 //! (see docs/scenario.md, "One event per channel crossing"): such a tie of queue times, an
