@@ -135,8 +135,6 @@ pub struct Simulation {
     has_udp: bool,
     /// When the event being handled was queued, for its offers (`Queued`).
     event: EventQueued,
-    /// Each channel's propagation delay, for `EventQueued::resolve`.
-    delays: Vec<crate::time::Dur>,
 }
 
 /// When the event being handled was queued (`Queued`), kept as cheaply as each handler can:
@@ -160,11 +158,11 @@ impl EventQueued {
         Self { chan: Self::NOT_ARRIVAL, prev_low: 0, other }
     }
 
-    fn resolve(self, now: Time, delays: &[crate::time::Dur]) -> Queued {
+    fn resolve(self, now: Time, channels: &[Channel]) -> Queued {
         if self.chan == Self::NOT_ARRIVAL {
             return self.other;
         }
-        Queued::of_arrival(now, delays[self.chan as usize], self.prev_low, self.chan)
+        Queued::of_arrival(now, channels[self.chan as usize].delay, self.prev_low, self.chan)
     }
 }
 

@@ -89,9 +89,6 @@ pub struct Channel {
     /// `one_event` again, on the line an arrival reads (so that the two-event path's arrival
     /// reads no other line).
     one_event_pipe: bool,
-    /// 1 if the channel has a propagation delay, else 0: an arrival at `now` departs what
-    /// finished by `now` less this (`depart_arriving`).
-    arrival_lag: u8,
     /// A send capture or a series watches what this channel sends (`watch`). On this line,
     /// which a send reads anyway (it puts the packet into the pipe), to leave room on line 0
     /// for `started_by`.
@@ -169,7 +166,7 @@ pub enum Next {
     /// (`Queue::enqueue_drops`, for the caller to take from the pool).
     DroppedWaiting,
     /// Nothing was done: the one-event channel's packet on the wire finishes now, and only
-    /// when the offering event was queued tells whether it has left (`Queued::ASK`).
+    /// when the offering event was queued tells whether it has left (`Offering::ask`).
     Undecided,
 }
 
@@ -190,7 +187,6 @@ impl Channel {
             started_by: Queued::NO_CHANNEL,
             one_event_pipe: false,
             arrival_low: 0,
-            arrival_lag: 0,
             head: InFlight::NONE,
             pipe: VecDeque::new(),
             delay,
@@ -387,7 +383,7 @@ impl Channel {
         assert!(self.head.is_some(), "Arrive with an empty pipe");
         if self.one_event_pipe {
             // The packet leaving the pipe has departed: out of the queue or off the wire
-            // before it leaves the pipe, where `depart_until` finds the waiting packets. A
+            // before it leaves the pipe, where `depart_one` finds the waiting packets. A
             // departure at this very instant is left to the next offer to judge (`Queued`),
             // unless it is this packet's own (a link without delay).
             self.depart_arriving(now);
@@ -496,7 +492,6 @@ mod tests {
             (offset_of!(Channel, rx_watched), 1),
             (offset_of!(Channel, one_event_pipe), 1),
             (offset_of!(Channel, arrival_low), 4),
-            (offset_of!(Channel, arrival_lag), 1),
             (offset_of!(Channel, watched), 1),
         ] {
             assert_eq!(line(offset, size), 1);

@@ -6,7 +6,7 @@
 //! and leaves one serialisation later. Such a channel schedules no `TxDone`: the admitted
 //! packet goes straight into the pipe, with its arrival time, and only the pipe's head has
 //! an `Arrive` queued, as on the two-event path. The queue and the transmitter are brought
-//! up to date lazily, at the next offer (`depart_until`): the packet on the wire left if its
+//! up to date lazily, at the next offer (`depart_for_offer`): the packet on the wire left if its
 //! departure is at or before now, and the next waiting one started then. So the queue holds
 //! exactly the packets not yet started, with their bytes, and admission sees what it sees on
 //! the two-event path.
@@ -63,7 +63,8 @@ impl Queued {
     /// Not known (events of kinds that do not say): the packet has left, as if queued now.
     pub const UNKNOWN: Queued = Queued { at: u64::MAX, by: Queued::NO_CHANNEL, first_at: false };
 
-    /// At instant `t`, by an event that is not an arrival.
+    /// At instant `t`, by an event that is not an arrival (the unit tests' events).
+    #[cfg(test)]
     pub const fn at(t: Time) -> Queued {
         Queued { at: t + 1, by: Queued::NO_CHANNEL, first_at: false }
     }
@@ -140,7 +141,6 @@ impl Channel {
     pub fn set_one_event(&mut self) {
         assert!(self.may_be_one_event() && !self.busy && !self.head.is_some());
         (self.one_event, self.one_event_pipe) = (true, true);
-        self.arrival_lag = (self.delay > 0) as u8;
     }
 
     /// Whether packets crossing this channel cost one event.
@@ -247,11 +247,11 @@ impl Channel {
 
     /// At an arrival: the departures due before `now`, as the two-event path's `TxDone`s
     /// would have run them, and at `now` only the arriving packet's own (a link without
-    /// delay: `arrival_lag` 0), whose `TxDone` came first. Another departure at `now` is for
-    /// the next offer to judge (`Next::Undecided`).
+    /// delay), whose `TxDone` came first. Another departure at `now` is for the next offer to
+    /// judge (`Next::Undecided`).
     #[inline(always)]
     pub(super) fn depart_arriving(&mut self, now: Time) {
-        let through = now - self.arrival_lag as Time;
+        let through = now - (self.delay > 0) as Time;
         if self.busy && self.tx_start <= through {
             self.depart_through(through);
         }

@@ -80,7 +80,6 @@ impl Simulation {
             events: 0,
             events_in_line: 0,
             event: super::EventQueued::BEFORE_RUN,
-            delays: channels.iter().map(|c| c.delay).collect(),
             channels,
             pool: PacketPool::default(),
             routes: built.arena,

@@ -129,7 +129,7 @@ impl Simulation {
     #[cold]
     #[inline(never)]
     fn offer_undecided(&mut self, c: u32, id: PacketId) {
-        let queued = self.event.resolve(self.now, &self.delays);
+        let queued = self.event.resolve(self.now, &self.channels);
         let pkt = self.pool.head(id);
         let next = Onward::after(&self.routes.hops, pkt.route_pos + 1, pkt.flow, pkt.dir == Dir::Reverse);
         let ch = &mut self.channels[c as usize];
