@@ -378,17 +378,20 @@ impl Channel {
 
     /// The packet at the head of the pipe has arrived at `now` (its record stays in the pool
     /// for the caller to take); returns the next arrival time.
-    #[inline]
+    #[inline(always)]
     pub fn arrive(&mut self, now: Time, pool: &PacketPool) -> Option<Time> {
         assert!(self.head.is_some(), "Arrive with an empty pipe");
         if self.one_event_pipe {
-            // The packet leaving the pipe has departed: out of the queue or off the wire
-            // before it leaves the pipe, where `depart_one` finds the waiting packets. A
-            // departure at this very instant is left to the next offer to judge (`Queued`),
-            // unless it is this packet's own (a link without delay).
-            self.depart_arriving(now);
+            return self.arrive_one_event(now, pool);
         }
         self.arrival_low = now as u32;
+        self.pop_head(pool)
+    }
+
+    /// The head of the pipe leaves it: the packet behind it, if any, becomes the head, and
+    /// its arrival time is returned.
+    #[inline(always)]
+    fn pop_head(&mut self, pool: &PacketPool) -> Option<Time> {
         let Some(next) = self.pipe.pop_front() else {
             self.head = InFlight::NONE;
             return None;

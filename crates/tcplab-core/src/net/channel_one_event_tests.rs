@@ -297,3 +297,121 @@ fn an_arrival_was_queued_at_its_departure_or_at_the_arrival_before_it() {
     assert_eq!(Queued::of_arrival(late, MS, (late - 100) as u32, 7).at, late - 100 + 1);
     assert_eq!(Queued::of_arrival(late, 0, (late - 100) as u32, 7).at, late + 1);
 }
+
+/// A one-event channel as a list: each packet admitted, with its start and departure. At an
+/// instant `t` the packets that started after `t` wait, and the link is idle if every
+/// departure is at or before `t` (an offer by an event of unknown queue time counts a
+/// departure at its instant as done).
+#[derive(Default)]
+struct Model {
+    sent: Vec<(Time, Time, u32)>,
+    peak: usize,
+}
+
+impl Model {
+    /// Whether an offer of `bytes` at `t` is admitted, and the model's state after it.
+    fn offer(&mut self, t: Time, bytes: u32, limit: QueueLimit) -> bool {
+        let waiting = self.sent.iter().filter(|p| p.0 > t);
+        let (packets, waiting_bytes) = waiting.fold((0, 0), |(n, b), p| (n + 1, b + p.2 as u64));
+        let last = self.sent.last().map_or(0, |p| p.1);
+        let idle = last <= t;
+        let room = match limit {
+            QueueLimit::Packets(n) => packets < n as usize,
+            QueueLimit::Bytes(b) => waiting_bytes + bytes as u64 <= b,
+        };
+        if !idle && !room {
+            return false;
+        }
+        let start = if idle { t } else { last };
+        self.sent.push((start, start + bytes as Time * 1000, bytes));
+        if !idle {
+            self.peak = self.peak.max(packets + 1);
+        }
+        true
+    }
+}
+
+/// Arrivals at every instant before `t` (and at `t` too if `at_too`).
+fn arrive_until(ch: &mut Channel, pool: &mut PacketPool, t: Time, at_too: bool) -> u64 {
+    let mut arrived = 0;
+    while ch.head.is_some() && (ch.head.at < t || at_too && ch.head.at == t) {
+        let head = ch.arriving();
+        ch.arrive(head.at, pool);
+        pool.take(head.id);
+        arrived += 1;
+    }
+    arrived
+}
+
+proptest::proptest! {
+    /// Departures counted lazily (at an arrival only the arriving packet's, at an offer the
+    /// ones due by then) leave admission, the peak and the counters exactly as the list of
+    /// starts and departures has them, whatever the arrivals between the offers.
+    #[test]
+    fn lazy_departures_keep_the_waiting_packets_and_bytes(
+        delay in proptest::sample::select(vec![0, 250 * US, MS, 1100 * US]),
+        by_bytes: bool,
+        limit in 1u32..4,
+        offers in proptest::collection::vec((0u64..5, 1u32..5, proptest::bool::ANY), 1..60),
+        tail in 0u64..20,
+    ) {
+        let limit = if by_bytes { QueueLimit::Bytes(limit as u64 * 500) } else { QueueLimit::Packets(limit) };
+        let mut pool = PacketPool::default();
+        let mut ch = channel(limit, delay, true);
+        let (mut model, mut t, mut delivered) = (Model::default(), 0, 0);
+        for (seq, (gap, quarters, at_too)) in offers.iter().copied().enumerate() {
+            t += gap * 125 * US;
+            delivered += arrive_until(&mut ch, &mut pool, t, at_too);
+            let bytes = quarters * 250;
+            let admitted = offer(&mut ch, &mut pool, t, bytes, seq as u32).is_ok();
+            proptest::prop_assert_eq!(admitted, model.offer(t, bytes, limit), "offer {} at {}", seq, t);
+        }
+        // After the last offer: one at the end itself may have counted a departure there.
+        let end = t + 1 + tail * 125 * US;
+        delivered += arrive_until(&mut ch, &mut pool, end, false);
+        proptest::prop_assert_eq!(ch.ids().count(), model.sent.len() - delivered as usize);
+        ch.finish_stats(end);
+        let sent = model.sent.iter().filter(|p| p.1 < end);
+        let s = &ch.stats;
+        proptest::prop_assert_eq!((s.tx_packets, s.tx_bytes), sent.fold((0, 0), |(n, b), p| (n + 1, b + p.2 as u64)));
+        proptest::prop_assert_eq!((s.arrivals, s.delivered), (offers.len() as u64, delivered));
+        proptest::prop_assert_eq!(s.drops_queue as usize, offers.len() - model.sent.len());
+        proptest::prop_assert_eq!(s.peak_queue_packets as usize, model.peak);
+    }
+}
+
+#[test]
+fn an_arrival_over_a_link_without_delay_starts_the_packet_behind_it() {
+    // 0 on the wire, 1 and 2 waiting: 0's arrival at 1 ms (its departure) starts 1, which
+    // leaves room for one more; 1's arrival at 2 ms starts 2.
+    let mut pool = PacketPool::default();
+    let mut ch = channel(QueueLimit::Packets(2), 0, true);
+    for seq in 0..3 {
+        offer(&mut ch, &mut pool, 0, 1000, seq).unwrap();
+    }
+    assert_eq!(offer(&mut ch, &mut pool, 0, 1000, 3), Err(3));
+    assert_eq!(arrive_until(&mut ch, &mut pool, MS, true), 1);
+    assert_eq!(ch.tx_start, 2 * MS, "1 departs at 2 ms");
+    assert!(offer(&mut ch, &mut pool, MS, 1000, 4).is_ok(), "2 waits alone");
+    assert_eq!(arrive_until(&mut ch, &mut pool, 2 * MS, true), 1);
+    assert_eq!((ch.tx_start, ch.queue.len()), (3 * MS, 1), "2 on the wire, 4 waiting");
+    ch.finish_stats(10 * MS);
+    assert_eq!((ch.stats.tx_packets, ch.stats.tx_bytes, ch.stats.delivered), (4, 4000, 2));
+}
+
+#[test]
+fn an_arrival_departs_a_packet_of_no_serialisation_time_behind_it() {
+    // 0 bytes take no time: on a link without delay, 1 departs as 0 arrives, and an offer at
+    // that instant finds the link idle, as before departures were left to the offers.
+    let mut pool = PacketPool::default();
+    let mut ch = channel(QueueLimit::Packets(1), 0, true);
+    offer(&mut ch, &mut pool, 0, 1000, 0).unwrap();
+    offer(&mut ch, &mut pool, 0, 0, 1).unwrap();
+    let head = ch.arriving();
+    assert_eq!(ch.arrive(MS, &pool), Some(MS), "1 arrives at 1 ms too");
+    pool.take(head.id);
+    assert!(!ch.busy, "1 departed at 1 ms too");
+    let at_start = Queued::BEFORE_RUN;
+    assert_eq!(offer_queued(&mut ch, &mut pool, MS, at_start, 1000, 2), Ok(Next::Nothing));
+    assert!(ch.busy);
+}
