@@ -401,9 +401,11 @@ impl TcpReceiver {
         let echo = if self.ecn_echo { flags::ECE } else { 0 };
         // Two sends, so that each ACK goes to `out` from its values: joined with the cold
         // path's packet before one send, every ACK was built in a stack record and copied
-        // whole into the sink, a failed store forward per 16 bytes (issue 26).
+        // whole into the sink, a failed store forward per 16 bytes (issue 26). The cold one
+        // is sent here, not in `sack_ack`: a sink passed to a call that is not inlined lives
+        // in memory, and the driver's (`Outbox`) was stored there for every ACK.
         if self.has_sack_or_partial() {
-            self.send_sack_ack(flags::ACK | echo, out);
+            out.send(self.sack_ack(flags::ACK | echo));
         } else {
             out.send(self.plain_packet(flags::ACK | echo));
         }
@@ -495,11 +497,11 @@ impl TcpReceiver {
     }
 
     /// `poll_transmit_into`'s ACK with SACK blocks or a partial count (after a loss), out of
-    /// the plain ACK's way and sent from its own values too.
+    /// the plain ACK's way.
     #[cold]
     #[inline(never)]
-    fn send_sack_ack(&self, flags: u8, out: &mut impl PacketSink) {
-        out.send(self.with_sack_and_partial(self.plain_packet(flags)));
+    fn sack_ack(&self, flags: u8) -> Packet {
+        self.with_sack_and_partial(self.plain_packet(flags))
     }
 
     /// `p` with the SACK blocks (if the variant uses SACK) and their option bytes, and a
