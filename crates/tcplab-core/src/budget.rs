@@ -265,23 +265,28 @@ const BUFFER_MOST: u64 = 256;
 /// The packets each channel's queue and pipe have room for from the start
 /// (`Channel::reserve`), so that the run does not grow them while it warms up (issue 26: 617
 /// growths, 11 instructions per packet, at 100 flows on htsim's dumbbell): what the channel
-/// can hold (`channel_packets`, and the one on the wire), at most `BUFFER_MOST`, all of them
-/// within `BUFFER_ALLOWANCE`, in a power of two (a buffer doubles from there, as it would
-/// have); none below 8 (a buffer's growth from nothing is then cheap, and 10^5 flows' buffers
-/// are left as they were).
+/// can hold (`channel_packets`, and the one on the wire), at most `buffer_share`.
 pub(crate) fn buffer_reserves(model: &Model) -> Vec<usize> {
-    let channels = model.channels.len().max(1) as u64;
-    let share = (BUFFER_ALLOWANCE / BUFFER_ENTRY / channels).min(BUFFER_MOST);
-    if share < 8 {
-        return vec![0; model.channels.len()];
-    }
-    let most = 1u64 << share.ilog2();
+    let most = buffer_share(model.channels.len());
     let smallest = smallest_packet(model);
     let room = |ch: &ChannelModel| {
         let (queued, delayed) = channel_packets(ch, smallest);
         queued.saturating_add(delayed).saturating_add(1).min(most) as usize
     };
     model.channels.iter().map(room).collect()
+}
+
+/// The most packets a channel's buffers are sized for at build among `channels`: all of them
+/// within `BUFFER_ALLOWANCE`, at most `BUFFER_MOST`, a power of two (a buffer doubles from
+/// there, as it would have), and none below 8 (a buffer's growth from nothing is then cheap;
+/// the 10^5 flows of `scale_100k` leave theirs as they were).
+fn buffer_share(channels: usize) -> u64 {
+    let share = (BUFFER_ALLOWANCE / BUFFER_ENTRY / channels.max(1) as u64).min(BUFFER_MOST);
+    if share < 8 {
+        0
+    } else {
+        1 << share.ilog2()
+    }
 }
 
 /// Traced flows and queues (`trace_budget` counts their rows): their rows, or with `streamed`
@@ -466,6 +471,20 @@ mod tests {
         assert_eq!(routes.bytes, 2000 * 2 * 1000 * PER_HOP);
         let e = check(&m, 20_000_000).unwrap_err();
         assert!(e.field == "flow" && e.message.contains("of routes"), "{e}");
+    }
+
+    #[test]
+    fn queue_and_pipe_buffers_are_sized_from_what_a_channel_holds_within_an_allowance() {
+        assert_eq!(BUFFER_ENTRY, 32);
+        // htsim's dumbbell at 100 and 1000 flows, and 10^5 flows (none sized).
+        assert_eq!([202, 2002, 200_000].map(buffer_share), [256, 128, 0]);
+        // 20 packets queued, one on the wire; 10 Mb/s over 10 ms holds 312 ACKs of 40 bytes.
+        let no_delay = model(&format!("duration = \"1s\"\n{}queue = 20\n{FLOW}", LINK.replace("10ms", "0s")));
+        assert_eq!(buffer_reserves(&no_delay), [21, 21]);
+        let delayed = model(&format!("duration = \"1s\"\n{LINK}queue = 20\n{FLOW}"));
+        assert_eq!(buffer_reserves(&delayed), [256, 256]);
+        let part = estimate(&delayed).into_iter().find(|p| p.what == "queue and pipe buffers sized at build");
+        assert_eq!(part.unwrap().bytes, 2 * 256 * BUFFER_ENTRY);
     }
 
     #[test]
