@@ -126,6 +126,23 @@ fn sack_blocks_put_the_newest_segment_first() {
     assert_eq!(ack.wire_bytes, 40 + 28);
 }
 
+#[test]
+fn without_sack_an_ack_behind_a_hole_is_the_plain_one_and_no_sack_order_is_kept() {
+    // NewReno (the default recovery) uses no SACK: the ACK behind a hole is the plain ACK
+    // (`has_sack_or_partial`), and `recent`, read only for SACK blocks, stays empty.
+    let mut r = receiver(None, None);
+    r.on_packet(0, &data(0, 1000));
+    let plain = r.poll_transmit(0).unwrap();
+    for seg in [2, 3, 5] {
+        r.on_packet(0, &data(seg * 1000, 1000));
+    }
+    let behind = r.poll_transmit(0).unwrap();
+    assert_eq!((behind.n_sack, behind.wire_bytes, behind.sack_blocks().len()), (0, plain.wire_bytes, 0));
+    assert_eq!(behind.ack, plain.ack);
+    assert!(r.recent.is_empty());
+    assert_eq!(r.ooo, vec![(2000, 4000), (5000, 6000)]);
+}
+
 proptest! {
     #[test]
     fn any_arrival_order_with_duplicates_delivers_the_stream_exactly(
