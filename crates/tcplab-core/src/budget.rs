@@ -4,6 +4,7 @@
 //! machine. Each figure is an upper bound of what the run can hold; the refusal names the field
 //! behind the largest one.
 
+use crate::config::link::ChannelModel;
 use crate::config::model::Model;
 use crate::error::ScenarioError;
 use crate::mem_limit::MemoryLimit;
@@ -118,6 +119,8 @@ fn estimate_within(model: &Model, streamed: bool, limit: u64) -> Vec<Part> {
     packets(model, &mut parts);
     captures(model, streamed, &mut parts);
     topology(model, limit, &mut parts);
+    let buffers = buffer_reserves(model).iter().map(|&n| n as u64).sum::<u64>() * BUFFER_ENTRY;
+    parts.push(Part { field: "link".into(), what: "queue and pipe buffers sized at build", bytes: buffers });
     let flows = model.flows.iter().map(flow_state).fold(0u64, u64::saturating_add);
     parts.push(Part { field: "flow".into(), what: "per-flow state", bytes: flows });
     parts
@@ -232,6 +235,60 @@ fn smallest_data_packet(model: &Model) -> u64 {
     model.flows.iter().map(|f| header(f) as u64 + 1).min().unwrap_or(41)
 }
 
+/// The smallest packet a channel's byte limit is counted in (an ACK's size, at least 1 byte).
+fn smallest_packet(model: &Model) -> u64 {
+    smallest_data_packet(model).saturating_sub(1).max(1)
+}
+
+/// The most packets channel `ch` holds at once, as (in its queue, in its delay), of at least
+/// `smallest` bytes; one more is on the wire.
+fn channel_packets(ch: &ChannelModel, smallest: u64) -> (u64, u64) {
+    let queued = match ch.limit {
+        QueueLimit::Packets(n) => n as u64,
+        QueueLimit::Bytes(b) => b / smallest,
+    };
+    let wire_bits = (ch.rate_bps as f64 * ch.delay as f64 / 1e9).min(u64::MAX as f64 / 2.0) as u64;
+    (queued, wire_bits / 8 / if ch.atm { 53 } else { smallest })
+}
+
+/// Bytes of one packet in a channel's queue (`Waiting`) and pipe (`InFlight`) buffers.
+const BUFFER_ENTRY: u64 =
+    (std::mem::size_of::<crate::net::waiting::Waiting>() + std::mem::size_of::<crate::net::channel::InFlight>()) as u64;
+
+/// All channels' buffers together are sized at build (`buffer_reserves`) to at most this.
+const BUFFER_ALLOWANCE: u64 = 8 << 20;
+
+/// No channel's buffers are sized at build for more packets than this (htsim's dumbbell's
+/// bottleneck holds about 100; a buffer that needs more grows from here).
+const BUFFER_MOST: u64 = 256;
+
+/// The packets each channel's queue and pipe have room for from the start
+/// (`Channel::reserve`), so that the run does not grow them while it warms up (issue 26: 617
+/// growths, 11 instructions per packet, at 100 flows on htsim's dumbbell): what the channel
+/// can hold (`channel_packets`, and the one on the wire), at most `buffer_share`.
+pub(crate) fn buffer_reserves(model: &Model) -> Vec<usize> {
+    let most = buffer_share(model.channels.len());
+    let smallest = smallest_packet(model);
+    let room = |ch: &ChannelModel| {
+        let (queued, delayed) = channel_packets(ch, smallest);
+        queued.saturating_add(delayed).saturating_add(1).min(most) as usize
+    };
+    model.channels.iter().map(room).collect()
+}
+
+/// The most packets a channel's buffers are sized for at build among `channels`: all of them
+/// within `BUFFER_ALLOWANCE`, at most `BUFFER_MOST`, a power of two (a buffer doubles from
+/// there, as it would have), and none below 8 (a buffer's growth from nothing is then cheap;
+/// the 10^5 flows of `scale_100k` leave theirs as they were).
+fn buffer_share(channels: usize) -> u64 {
+    let share = (BUFFER_ALLOWANCE / BUFFER_ENTRY / channels.max(1) as u64).min(BUFFER_MOST);
+    if share < 8 {
+        0
+    } else {
+        1 << share.ilog2()
+    }
+}
+
 /// Traced flows and queues (`trace_budget` counts their rows): their rows, or with `streamed`
 /// one file buffer per trace file for the traces `StreamPlan` streams.
 fn traces(model: &Model, streamed: bool, parts: &mut Vec<Part>) {
@@ -305,18 +362,17 @@ fn packets(model: &Model, parts: &mut Vec<Part>) {
             window_field = Some((packets, format!("flow[{i}].tcp.{name}")));
         }
     }
-    let smallest = smallest_data_packet(model).saturating_sub(1).max(1);
+    let smallest = smallest_packet(model);
     let mut held = 0u64;
     let mut queue_field: Option<(u64, String)> = None;
     for (c, ch) in model.channels.iter().enumerate() {
         // Each link gives two channels, a to b then b to a.
         let link = c / 2;
-        let (field, bound) = match ch.limit {
-            QueueLimit::Packets(n) => (format!("link[{link}].queue"), n as u64),
-            QueueLimit::Bytes(b) => (format!("link[{link}].queue_bytes"), b / smallest),
+        let field = match ch.limit {
+            QueueLimit::Packets(_) => format!("link[{link}].queue"),
+            QueueLimit::Bytes(_) => format!("link[{link}].queue_bytes"),
         };
-        let wire_bits = (ch.rate_bps as f64 * ch.delay as f64 / 1e9).min(u64::MAX as f64 / 2.0) as u64;
-        let on_wire = wire_bits / 8 / if ch.atm { 53 } else { smallest };
+        let (bound, on_wire) = channel_packets(ch, smallest);
         held = held.saturating_add(bound).saturating_add(on_wire);
         if queue_field.as_ref().is_none_or(|(b, _)| bound > *b) {
             queue_field = Some((bound, field));
@@ -415,6 +471,20 @@ mod tests {
         assert_eq!(routes.bytes, 2000 * 2 * 1000 * PER_HOP);
         let e = check(&m, 20_000_000).unwrap_err();
         assert!(e.field == "flow" && e.message.contains("of routes"), "{e}");
+    }
+
+    #[test]
+    fn queue_and_pipe_buffers_are_sized_from_what_a_channel_holds_within_an_allowance() {
+        assert_eq!(BUFFER_ENTRY, 32);
+        // htsim's dumbbell at 100 and 1000 flows, and 10^5 flows (none sized).
+        assert_eq!([202, 2002, 200_000].map(buffer_share), [256, 128, 0]);
+        // 20 packets queued, one on the wire; 10 Mb/s over 10 ms holds 312 ACKs of 40 bytes.
+        let no_delay = model(&format!("duration = \"1s\"\n{}queue = 20\n{FLOW}", LINK.replace("10ms", "0s")));
+        assert_eq!(buffer_reserves(&no_delay), [21, 21]);
+        let delayed = model(&format!("duration = \"1s\"\n{LINK}queue = 20\n{FLOW}"));
+        assert_eq!(buffer_reserves(&delayed), [256, 256]);
+        let part = estimate(&delayed).into_iter().find(|p| p.what == "queue and pipe buffers sized at build");
+        assert_eq!(part.unwrap().bytes, 2 * 256 * BUFFER_ENTRY);
     }
 
     #[test]

@@ -171,6 +171,14 @@ pub enum Next {
 }
 
 impl Channel {
+    /// Room for `n` packets in the queue's buffer and in the pipe from the start
+    /// (`budget::buffer_reserves` sizes them from the model at build), so that they do not
+    /// grow while the run warms up (issue 26).
+    pub fn reserve(&mut self, n: usize) {
+        self.queue.reserve(n);
+        self.pipe.reserve_exact(n);
+    }
+
     pub fn new(from: u32, to: u32, rate_bps: u64, delay: Dur, queue: Queue, loss: LossModel) -> Self {
         Self {
             on_wire: Waiting::NONE,

@@ -196,6 +196,11 @@ impl Queue {
         }
     }
 
+    /// Room for `n` waiting packets from the start (`Channel::reserve`).
+    pub fn reserve(&mut self, n: usize) {
+        self.buf.reserve_exact(n);
+    }
+
     /// Count drops by cause and mark from now on.
     pub fn keep_stats(&mut self) {
         self.stats = Some(Box::default());

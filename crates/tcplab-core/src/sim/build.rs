@@ -40,6 +40,9 @@ impl Simulation {
         }
         let mut channels: Vec<Channel> =
             model.channels.iter().enumerate().map(|(i, c)| channel(&model, i, c)).collect();
+        for (ch, n) in channels.iter_mut().zip(crate::budget::buffer_reserves(&model)) {
+            ch.reserve(n);
+        }
         crate::cache::advise_huge_pages(&channels); // 20 MB at 10^4 flows, read at random
         let mut built = Flows::build(&model, &channels)?;
         for d in channels.iter_mut().filter_map(|c| c.queue.drops.as_deref_mut()) {
