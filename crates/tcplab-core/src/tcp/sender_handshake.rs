@@ -12,23 +12,23 @@ impl TcpSender {
     /// A SYN from the receiver: its own (we listen) or its SYN-ACK (we opened).
     #[cold]
     pub(super) fn on_syn(&mut self, now: Time, pkt: &Packet) {
-        match self.state {
+        match self.gates.state {
             SenderState::Listen | SenderState::SynReceived if !pkt.has_ack() => {
                 // The receiver's SYN (or a retransmission of it): answer with a SYN-ACK.
                 self.peer_isn = pkt.seq;
                 self.ecn_on_syn(pkt);
-                self.state = SenderState::SynReceived;
-                self.ctl_due = true;
+                self.gates.state = SenderState::SynReceived;
+                self.gates.ctl_due = true;
             }
             SenderState::SynSent if pkt.has_ack() && pkt.ack == self.isn.wrapping_add(1) => {
                 self.peer_isn = pkt.seq;
                 self.ecn_on_syn(pkt);
                 self.become_established(now, false);
-                self.ack_due = true;
+                self.gates.ack_due = true;
             }
             SenderState::Established if pkt.has_ack() => {
                 // Our handshake ACK was lost and the receiver resent its SYN-ACK.
-                self.ack_due = true;
+                self.gates.ack_due = true;
             }
             _ => {}
         }
@@ -37,7 +37,7 @@ impl TcpSender {
     /// The handshake is done (`acceptor`: we answered the receiver's SYN).
     #[cold]
     pub(super) fn become_established(&mut self, now: Time, acceptor: bool) {
-        self.state = SenderState::Established;
+        self.gates.state = SenderState::Established;
         let sampled = self.syn_timing.take().map(|sent| {
             self.rtt.sample(sent, now);
             self.cc.on_rtt(now, self.rtt.srtt_ns());

@@ -297,7 +297,7 @@ fn the_plain_paths_decide_what_the_general_ones_do() {
         let plain = sender_with(c.clone(), Some(40_000));
         let mut general = sender_with(c, Some(40_000));
         assert!(plain.is_plain());
-        general.plain = false;
+        general.gates.plain = false;
         assert_eq!(lossy_run(plain), lossy_run(general), "{recovery:?}");
     }
 }
@@ -309,7 +309,7 @@ fn the_lazy_poll_sends_what_the_poll_does() {
         let c = TcpConfig { recovery, initial_cwnd: 4, limited_transmit: true, ..cfg() };
         for plain in [true, false] {
             let mut s = sender_with(c.clone(), Some(40_000));
-            s.plain &= plain;
+            s.gates.plain &= plain;
             assert_eq!(lossy_run_polled(s.clone(), true), lossy_run_polled(s, false), "{recovery:?} plain {plain}");
         }
     }
@@ -364,6 +364,19 @@ fn the_straight_ack_path_does_what_the_general_one_does() {
             let (straight, general) = (acked_run(s.clone(), false), acked_run(s, true));
             assert!(straight.iter().any(|l| l.contains("seq: 12001")), "{recovery:?} {handshake:?}: data flowed");
             assert_eq!(straight, general, "{recovery:?} {handshake:?}");
+        }
+    }
+}
+
+#[test]
+fn the_gates_word_is_the_four_tests() {
+    use SenderState as S;
+    for state in [S::Closed, S::Listen, S::SynSent, S::SynReceived, S::Established] {
+        for bits in 0..8u8 {
+            let (plain, ctl_due, ack_due) = (bits & 1 != 0, bits & 2 != 0, bits & 4 != 0);
+            let g = Gates { plain, ctl_due, ack_due, state };
+            let expected = plain && !ctl_due && !ack_due && state == S::Established;
+            assert_eq!(g.window_only(), expected, "{g:?}");
         }
     }
 }
