@@ -10,7 +10,7 @@
 
 use std::sync::Arc;
 
-use crate::packet::Packet;
+use crate::packet::{flags, Packet};
 use crate::time::{Dur, Time};
 
 use super::boston::BostonTx;
@@ -50,6 +50,7 @@ macro_rules! ctx {
 
 /// Where the connection is, seen from the data sender.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
 pub enum SenderState {
     /// Not started yet.
     Closed,
@@ -60,6 +61,33 @@ pub enum SenderState {
     /// We answered the receiver's SYN with a SYN-ACK and wait for its ACK.
     SynReceived,
     Established,
+}
+
+/// The one-byte fields every poll tests together (`poll_plan`), side by side in one word so
+/// that test is one compare instead of four (issue 26).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(C, align(4))]
+struct Gates {
+    /// The connection uses none of the features the every-ACK and every-segment paths would
+    /// otherwise test one by one (`uses_no_rare_feature`), so they take a straight path that
+    /// tests this alone (issue 26). Decided in `open`, after any reservation is attached.
+    plain: bool,
+    /// A SYN or SYN-ACK is due.
+    ctl_due: bool,
+    /// A pure ACK is due (answering a SYN-ACK when no data can carry the ACK).
+    ack_due: bool,
+    state: SenderState,
+}
+
+impl Gates {
+    /// Plain and established, with no SYN or pure ACK due: the window alone may decide a poll.
+    #[inline(always)]
+    fn window_only(self) -> bool {
+        let word = |plain: bool, ctl_due: bool, ack_due: bool, state: SenderState| {
+            u32::from_le_bytes([plain as u8, ctl_due as u8, ack_due as u8, state as u8])
+        };
+        word(self.plain, self.ctl_due, self.ack_due, self.state) == word(true, false, false, SenderState::Established)
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -92,7 +120,8 @@ pub struct TcpSender {
     /// The window every packet advertises (`TcpConfig::advertised_window`, a function of the
     /// shared configuration alone, which never changes: taken once instead of per segment).
     wnd: u32,
-    state: SenderState,
+    /// `plain`, `ctl_due`, `ack_due` and the connection's state.
+    gates: Gates,
     snd_una: u64,
     snd_nxt: u64,
     snd_max: u64,
@@ -125,10 +154,6 @@ pub struct TcpSender {
     scoreboard: Scoreboard,
     /// TCP Boston's coding of segments into shards (`boston/`); None: plain TCP.
     boston: Option<Box<BostonTx>>,
-    /// A SYN or SYN-ACK is due.
-    ctl_due: bool,
-    /// A pure ACK is due (answering a SYN-ACK when no data can carry the ACK).
-    ack_due: bool,
     pub stats: SenderStats,
     /// When data last left (RFC 2581's idle test for an application that writes later).
     last_send: Time,
@@ -140,10 +165,6 @@ pub struct TcpSender {
     sampling: Option<Box<Sampling>>,
     /// ECN's state (`sender_ecn.rs`).
     ecn: EcnTx,
-    /// The connection uses none of the features the every-ACK and every-segment paths would
-    /// otherwise test one by one (`uses_no_rare_feature`), so they take a straight path that
-    /// tests this alone (issue 26). Decided in `open`, after any reservation is attached.
-    plain: bool,
 }
 
 impl TcpSender {
@@ -174,7 +195,7 @@ impl TcpSender {
             flow,
             isn,
             peer_isn: 0,
-            state: SenderState::Closed,
+            gates: Gates { plain: false, ctl_due: false, ack_due: false, state: SenderState::Closed },
             snd_una: 0,
             snd_nxt: 0,
             snd_max: 0,
@@ -190,15 +211,12 @@ impl TcpSender {
             burst_left,
             window_left: u32::MAX,
             scoreboard: Scoreboard::default(),
-            ctl_due: false,
-            ack_due: false,
             stats: SenderStats::default(),
             last_send: 0,
             trace: trace.then(Box::default),
             reserved: None,
             sampling: None,
             ecn: EcnTx::default(),
-            plain: false,
         }
         .with_sampling()
     }
@@ -207,11 +225,11 @@ impl TcpSender {
     pub fn open(&mut self, peer_isn: u32) {
         self.peer_isn = peer_isn;
         self.ecn_open();
-        self.plain = self.uses_no_rare_feature();
-        self.state = match self.cfg.handshake {
+        self.gates.plain = self.uses_no_rare_feature();
+        self.gates.state = match self.cfg.handshake {
             Handshake::None => SenderState::Established,
             Handshake::SenderOpens => {
-                self.ctl_due = true;
+                self.gates.ctl_due = true;
                 SenderState::SynSent
             }
             Handshake::ReceiverOpens => SenderState::Listen,
@@ -219,7 +237,7 @@ impl TcpSender {
     }
 
     pub fn state(&self) -> SenderState {
-        self.state
+        self.gates.state
     }
     pub fn window(&self) -> Window {
         self.win
@@ -275,7 +293,7 @@ impl TcpSender {
 
     /// Whether the sender took its plain paths (decided in `open`).
     pub fn is_plain(&self) -> bool {
-        self.plain
+        self.gates.plain
     }
 
     /// ns-2.35's `bugfix_ss_` lets dupack_action fast-retransmit while `highest_ack_ == 0`:
@@ -287,7 +305,7 @@ impl TcpSender {
 
     /// True once every byte the application wrote has been acknowledged.
     pub fn all_acked(&self) -> bool {
-        self.total.is_some_and(|t| self.state == SenderState::Established && self.snd_una >= t)
+        self.total.is_some_and(|t| self.gates.state == SenderState::Established && self.snd_una >= t)
     }
 
     /// The application writes `bytes` more (a sender made with `total` Some). With
@@ -325,8 +343,24 @@ impl TcpSender {
     }
 
     /// A packet from the receiver.
+    ///
+    /// An ACK without SYN reaching a plain established sender (nearly every packet a sender
+    /// gets) goes straight to `on_ack`, which is what `on_packet_general` does with it: that
+    /// test is inlined into the driver, and only the other packets pay the general path's
+    /// call (issue 26: about 4 instructions per ACK, 2 per packet on htsim's dumbbells).
+    #[inline(always)]
     pub fn on_packet(&mut self, now: Time, pkt: &Packet) {
-        if !self.plain {
+        let plain_ack = pkt.flags & (flags::SYN | flags::ACK) == flags::ACK;
+        if self.gates.plain && plain_ack && self.gates.state == SenderState::Established {
+            return self.on_ack(now, pkt);
+        }
+        self.on_packet_general(now, pkt)
+    }
+
+    /// `on_packet` for any packet and sender: the reference its straight path follows.
+    #[inline(never)]
+    fn on_packet_general(&mut self, now: Time, pkt: &Packet) {
+        if !self.gates.plain {
             self.burst_left = self.cfg.max_burst.unwrap_or(u32::MAX);
             if let Some(r) = &mut self.reserved {
                 r.on_ack();
@@ -339,71 +373,19 @@ impl TcpSender {
         if !pkt.has_ack() {
             return;
         }
-        if self.state == SenderState::SynReceived {
+        if self.gates.state == SenderState::SynReceived {
             if pkt.ack != self.isn.wrapping_add(1) {
                 return;
             }
             self.become_established(now, true);
             return;
         }
-        if self.state == SenderState::Established {
+        if self.gates.state == SenderState::Established {
             self.on_ack(now, pkt);
-            if !self.plain {
+            if !self.gates.plain {
                 self.window_left = self.recovery.window_sends().unwrap_or(u32::MAX);
             }
         }
-    }
-
-    #[cold]
-    fn on_syn(&mut self, now: Time, pkt: &Packet) {
-        match self.state {
-            SenderState::Listen | SenderState::SynReceived if !pkt.has_ack() => {
-                // The receiver's SYN (or a retransmission of it): answer with a SYN-ACK.
-                self.peer_isn = pkt.seq;
-                self.ecn_on_syn(pkt);
-                self.state = SenderState::SynReceived;
-                self.ctl_due = true;
-            }
-            SenderState::SynSent if pkt.has_ack() && pkt.ack == self.isn.wrapping_add(1) => {
-                self.peer_isn = pkt.seq;
-                self.ecn_on_syn(pkt);
-                self.become_established(now, false);
-                self.ack_due = true;
-            }
-            SenderState::Established if pkt.has_ack() => {
-                // Our handshake ACK was lost and the receiver resent its SYN-ACK.
-                self.ack_due = true;
-            }
-            _ => {}
-        }
-    }
-
-    #[cold]
-    fn become_established(&mut self, now: Time, acceptor: bool) {
-        self.state = SenderState::Established;
-        let sampled = self.syn_timing.take().map(|sent| {
-            self.rtt.sample(sent, now);
-            self.cc.on_rtt(now, self.rtt.srtt_ns());
-        });
-        // ns-2's newack clears t_backoff_ only when the timed packet is acknowledged, and a
-        // resent SYN is not timed (TcpAgent::output times `seqno > maxseq_` only).
-        if sampled.is_some() || !self.cfg.ns_syn {
-            self.backoff = 0;
-        }
-        if self.cfg.ns_syn || self.cfg.bugfix_ss {
-            // TcpAgent::recv: `if (last_ack_ == 0 && delay_growth_) cwnd_ = initial_window()`,
-            // which bugfix_ss_ made 1 packet if the SYN timed out (TcpAgent::timeout).
-            let lost = self.cfg.bugfix_ss && self.stats.syn_retransmits > 0;
-            let packets = if lost { 1 } else { self.cfg.initial_cwnd as u64 };
-            self.win.cwnd = packets * self.cfg.mss as u64;
-        }
-        self.rto_at = None;
-        if acceptor {
-            // 4.4BSD runs the handshake's final ACK through the ACK-of-new-data path, so the
-            // acceptor's window grows by one segment before any data is sent.
-            self.cc.on_ack(now, &mut self.win, self.cfg.mss as u64, self.cfg.mss as u64);
-        }
-        self.record(now);
     }
 
     fn on_ack(&mut self, now: Time, pkt: &Packet) {
@@ -414,7 +396,7 @@ impl TcpSender {
         self.peer_wnd = pkt.wnd as u64;
         self.max_peer_wnd = self.max_peer_wnd.max(self.peer_wnd);
         let dupack = ack == self.snd_una && pkt.payload == 0 && self.snd_max > self.snd_una;
-        if !self.plain {
+        if !self.gates.plain {
             self.on_ack_with_features(now, ack, pkt, dupack);
             return;
         }
@@ -604,11 +586,11 @@ impl TcpSender {
         // Back off, and learn when the retransmission's timer fires (the stacks differ in
         // which comes first: rtt_ns1.rs).
         let deadline = self.rtt.on_timeout(now, &mut self.backoff);
-        match self.state {
+        match self.gates.state {
             SenderState::SynSent | SenderState::SynReceived => {
                 self.stats.syn_retransmits += 1;
                 self.syn_timing = None;
-                self.ctl_due = true;
+                self.gates.ctl_due = true;
                 self.rto_at = None;
                 if self.cfg.ns_syn {
                     self.ns_syn_timeout();
@@ -687,6 +669,9 @@ mod output;
 
 #[path = "sender_sampling.rs"]
 mod sampling;
+
+#[path = "sender_handshake.rs"]
+mod handshake;
 
 #[path = "sender_ecn.rs"]
 mod ecn;

@@ -71,11 +71,7 @@ impl TcpSender {
     /// full poll's call and frame). No memo: the test reads the state as it is.
     #[inline(always)]
     fn poll_plan(&mut self) -> Plan {
-        let window_only = self.plain
-            && !self.ctl_due
-            && !self.ack_due
-            && self.retransmit.is_none()
-            && self.state == SenderState::Established;
+        let window_only = self.gates.window_only() && self.retransmit.is_none();
         if !window_only {
             return Plan::Any;
         }
@@ -93,7 +89,7 @@ impl TcpSender {
     /// registers and spills were a sixth of its instructions, once per segment (issue 26).
     #[inline(always)]
     fn new_data_packet(&mut self, now: Time, len: u64, out: &mut impl PacketSink) {
-        debug_assert!(self.plain, "only a plain sender's poll decides on its window alone");
+        debug_assert!(self.gates.plain, "only a plain sender's poll decides on its window alone");
         let (off, len) = self.claim_new(len);
         out.send(self.data_packet::<true>(now, off, len));
     }
@@ -102,12 +98,12 @@ impl TcpSender {
     /// due, a requested retransmission, the handshake, or a sender that is not plain.
     #[inline(never)]
     fn poll_any(&mut self, now: Time, out: &mut impl PacketSink) -> bool {
-        if self.ctl_due {
-            self.ctl_due = false;
+        if self.gates.ctl_due {
+            self.gates.ctl_due = false;
             out.send(self.syn_packet(now));
             return true;
         }
-        if self.state != SenderState::Established {
+        if self.gates.state != SenderState::Established {
             return false;
         }
         // The segment is chosen first and built in one place, so the packet is written
@@ -120,7 +116,7 @@ impl TcpSender {
             out.send(self.data_packet::<false>(now, off, len));
             return true;
         }
-        if self.ack_due {
+        if self.gates.ack_due {
             out.send(self.pure_ack());
             return true;
         }
@@ -140,7 +136,7 @@ impl TcpSender {
     /// The next data segment (offset, length): a requested retransmission, whatever the
     /// recovery policy chooses, or what the window allows.
     fn next_data(&mut self, now: Time) -> Option<(u64, u64)> {
-        if self.plain {
+        if self.gates.plain {
             return self.plain_next_data();
         }
         if self.burst_left == 0 || self.paced_out(now) {
@@ -219,7 +215,7 @@ impl TcpSender {
     /// The ACK of the handshake's SYN-ACK when no data can carry it (once per connection).
     #[cold]
     fn pure_ack(&mut self) -> Packet {
-        self.ack_due = false;
+        self.gates.ack_due = false;
         self.packet(0, 0, flags::ACK, 0)
     }
 
@@ -342,9 +338,9 @@ impl TcpSender {
         if self.rto_at.is_none() {
             self.rto_at = Some(self.rtt.deadline(now, self.backoff));
         }
-        self.ack_due = false;
+        self.gates.ack_due = false;
         self.last_send = now;
-        if !PLAIN && !self.plain {
+        if !PLAIN && !self.gates.plain {
             self.burst_left = self.burst_left.saturating_sub(1);
             if self.recovery.shapes_sends() {
                 self.recovery.on_sent(&mut ctx!(self), off, len);
@@ -361,7 +357,7 @@ impl TcpSender {
         if off + len == self.total.unwrap_or(u64::MAX) {
             p.flags |= flags::PSH;
         }
-        if !PLAIN && !self.plain {
+        if !PLAIN && !self.gates.plain {
             if self.ecn.on {
                 self.ecn_mark_data(&mut p, resend);
             }
@@ -380,7 +376,7 @@ impl TcpSender {
         if self.rto_at.is_none() {
             self.rto_at = Some(self.rtt.deadline(now, self.backoff));
         }
-        let syn_ack = self.state == SenderState::SynReceived;
+        let syn_ack = self.gates.state == SenderState::SynReceived;
         let mut p = self.packet(0, 0, flags::SYN | self.ecn_syn_flags(syn_ack), 0);
         p.seq = self.isn;
         if syn_ack {

@@ -297,7 +297,7 @@ fn the_plain_paths_decide_what_the_general_ones_do() {
         let plain = sender_with(c.clone(), Some(40_000));
         let mut general = sender_with(c, Some(40_000));
         assert!(plain.is_plain());
-        general.plain = false;
+        general.gates.plain = false;
         assert_eq!(lossy_run(plain), lossy_run(general), "{recovery:?}");
     }
 }
@@ -309,8 +309,74 @@ fn the_lazy_poll_sends_what_the_poll_does() {
         let c = TcpConfig { recovery, initial_cwnd: 4, limited_transmit: true, ..cfg() };
         for plain in [true, false] {
             let mut s = sender_with(c.clone(), Some(40_000));
-            s.plain &= plain;
+            s.gates.plain &= plain;
             assert_eq!(lossy_run_polled(s.clone(), true), lossy_run_polled(s, false), "{recovery:?} plain {plain}");
+        }
+    }
+}
+
+/// `lossy_run`'s steps, each packet from the receiver given to `on_packet`, or to its general
+/// path alone (`on_packet_general`) if `general`; a sender that opens gets its SYN-ACK first.
+fn acked_run(mut s: TcpSender, general: bool) -> Vec<String> {
+    let mut log = Vec::new();
+    let mut step = |s: &mut TcpSender, t: u64, pkt: Option<Packet>| {
+        if let Some(p) = pkt {
+            if general {
+                s.on_packet_general(t * MS, &p);
+            } else {
+                s.on_packet(t * MS, &p);
+            }
+        }
+        while let Some(p) = s.poll_transmit(t * MS) {
+            log.push(format!("{p:?}"));
+        }
+        log.push(format!(
+            "{:?} {:?} {} {} {:?} {:?}",
+            s.state(),
+            s.window(),
+            s.snd_nxt(),
+            s.snd_max(),
+            s.next_deadline(),
+            s.stats
+        ));
+    };
+    step(&mut s, 0, None);
+    if s.state() == SenderState::SynSent {
+        step(&mut s, 10, Some(syn_from_peer(Some(1))));
+    }
+    for (t, off) in [(20, 1000), (21, 2000), (40, 2000), (41, 2000), (42, 2000), (43, 2000), (60, 5000), (61, 9000)] {
+        step(&mut s, t, Some(ack_pkt(off, 1 << 20)));
+    }
+    let d = s.next_deadline().unwrap();
+    s.on_timer(d);
+    step(&mut s, d / MS, None);
+    step(&mut s, d / MS + 20, Some(ack_pkt(12000, 1 << 20)));
+    log
+}
+
+#[test]
+fn the_straight_ack_path_does_what_the_general_one_does() {
+    use crate::tcp::config::RecoveryKind as R;
+    for recovery in [R::Vanilla, R::Tahoe, R::Reno, R::NewReno, R::NewRenoNs2, R::Sack, R::Sack6675] {
+        for handshake in [Handshake::None, Handshake::SenderOpens] {
+            let c = TcpConfig { recovery, handshake, initial_cwnd: 4, limited_transmit: true, ..cfg() };
+            let s = sender_with(c, Some(40_000));
+            let (straight, general) = (acked_run(s.clone(), false), acked_run(s, true));
+            assert!(straight.iter().any(|l| l.contains("seq: 12001")), "{recovery:?} {handshake:?}: data flowed");
+            assert_eq!(straight, general, "{recovery:?} {handshake:?}");
+        }
+    }
+}
+
+#[test]
+fn the_gates_word_is_the_four_tests() {
+    use SenderState as S;
+    for state in [S::Closed, S::Listen, S::SynSent, S::SynReceived, S::Established] {
+        for bits in 0..8u8 {
+            let (plain, ctl_due, ack_due) = (bits & 1 != 0, bits & 2 != 0, bits & 4 != 0);
+            let g = Gates { plain, ctl_due, ack_due, state };
+            let expected = plain && !ctl_due && !ack_due && state == S::Established;
+            assert_eq!(g.window_only(), expected, "{g:?}");
         }
     }
 }
