@@ -71,6 +71,9 @@ pub struct CellInfo {
 }
 
 impl CellInfo {
+    /// A whole packet, not a cell (`Default`, as a constant).
+    pub const NONE: CellInfo = CellInfo { cells: 0, index: 0, pdu: 0 };
+
     pub fn is_cell(&self) -> bool {
         self.cells > 0
     }
@@ -173,6 +176,18 @@ pub struct PacketHead {
 }
 
 impl PacketHead {
+    /// No packet: a sink's head before anything is sent.
+    pub const NONE: PacketHead = PacketHead {
+        flow: 0,
+        dir: Dir::Forward,
+        route_pos: 0,
+        wire_bytes: 0,
+        cell: CellInfo::NONE,
+        marked: false,
+        ecn: Ecn::NotEct,
+    };
+
+    #[inline(always)]
     pub fn of(p: &Packet) -> Self {
         Self {
             flow: p.flow,

@@ -5,7 +5,7 @@ use super::{Ends, Simulation};
 use crate::engine::{Event, EventQueue};
 use crate::net::marker::FlowMarking;
 use crate::net::{PacketId, PacketPool};
-use crate::packet::{Packet, PacketSink};
+use crate::packet::{Packet, PacketHead, PacketSink};
 use crate::tcp::{TcpReceiver, TcpSender};
 use crate::time::Time;
 
@@ -43,8 +43,8 @@ impl Simulation {
             if !sender_done {
                 let mut out = Outbox::new(&mut self.pool, &mut self.marking, now, f.fwd_route);
                 if sender.poll_transmit_into(now, &mut out) {
-                    let id = out.sent;
-                    self.inject_stored(id);
+                    let (id, head) = (out.sent, out.head);
+                    self.inject_stored(id, head);
                     continue;
                 }
             }
@@ -57,7 +57,7 @@ impl Simulation {
             let sent = receiver.poll_transmit_into(now, &mut out);
             debug_assert!(sent, "flow {i}: a receiver that is not quiet sent nothing");
             sender_done = sender.reserved.is_none();
-            let id = out.sent;
+            let (id, head) = (out.sent, out.head);
             if sender_done && receiver.is_quiet() {
                 // The pump's last packet (the ACK of a data segment, nearly always): the next
                 // pass would only find both ends with nothing, so it is not made (issue 26:
@@ -67,11 +67,11 @@ impl Simulation {
                 // next pass would have.
                 let deadline = ends_deadline(sender, receiver, sender_untouched, f.timer_pending, i);
                 self.trace_files.drain(i, sender.trace_mut());
-                self.inject_stored(id);
+                self.inject_stored(id, head);
                 let timer_pending = &mut self.flows[i as usize].timer_pending;
                 return queue_flow_timer(&mut self.q, timer_pending, deadline, now, i);
             }
-            self.inject_stored(id);
+            self.inject_stored(id, head);
         };
         self.trace_files.drain(i, sender.trace_mut());
         let deadline = ends_deadline(sender, receiver, sender_untouched, *timer_pending, i);
@@ -100,8 +100,8 @@ impl Simulation {
             let Some(out) = sender.poll_transmit_lazy(now, || Outbox::new(pool, marking, now, route)) else {
                 break (sender, receiver, &mut f.timer_pending);
             };
-            let id = out.sent;
-            self.inject_stored(id);
+            let (id, head) = (out.sent, out.head);
+            self.inject_stored(id, head);
         };
         debug_assert!(receiver.is_quiet(), "flow {i}: a receiver thought quiet has a packet due");
         debug_assert!(
@@ -112,11 +112,12 @@ impl Simulation {
         queue_flow_timer(&mut self.q, timer_pending, sender.next_deadline(), now, i);
     }
 
-    /// Send the packet an end's poll wrote into pool slot `id` (`Outbox`) onto its route.
+    /// Send the packet an end's poll wrote into pool slot `id`, with head `head` (`Outbox`),
+    /// onto its route.
     #[inline(always)]
-    fn inject_stored(&mut self, id: PacketId) {
+    fn inject_stored(&mut self, id: PacketId, head: PacketHead) {
         self.ledger.injected += 1;
-        self.forward_put(id);
+        self.forward_put(id, head);
     }
 
     /// Send a packet an end built itself (a UDP source's) onto `route`, through the same
@@ -124,8 +125,8 @@ impl Simulation {
     pub(super) fn inject(&mut self, pkt: Packet, route: u32) {
         let mut out = Outbox::new(&mut self.pool, &mut self.marking, self.now, route);
         out.send(pkt);
-        let id = out.sent;
-        self.inject_stored(id);
+        let (id, head) = (out.sent, out.head);
+        self.inject_stored(id, head);
     }
 }
 
@@ -141,12 +142,16 @@ struct Outbox<'a> {
     route: u32,
     /// The slot of the packet sent (meaningful once the poll says it sent one).
     sent: PacketId,
+    /// Its head as written there, from the values in registers: the offer that follows
+    /// needs it, and read back from the slot it cost loads and a bounds check per injected
+    /// packet (issue 26).
+    head: PacketHead,
 }
 
 impl<'a> Outbox<'a> {
     #[inline(always)]
     fn new(pool: &'a mut PacketPool, marking: &'a mut [FlowMarking], now: Time, route: u32) -> Self {
-        Self { pool, marking, now, route, sent: PacketId::NONE }
+        Self { pool, marking, now, route, sent: PacketId::NONE, head: PacketHead::NONE }
     }
 }
 
@@ -158,6 +163,7 @@ impl PacketSink for Outbox<'_> {
         }
         p.route_pos = self.route;
         self.sent = self.pool.put(&p);
+        self.head = PacketHead::of(&p);
     }
 }
 
