@@ -175,7 +175,10 @@ impl Channel {
     /// (`budget::buffer_reserves` sizes them from the model at build), so that they do not
     /// grow while the run warms up (issue 26).
     pub fn reserve(&mut self, n: usize) {
-        self.queue.reserve(n);
+        if !self.one_event {
+            // A one-event channel's waiting packets are in its pipe alone (`Queue::enter_counted`).
+            self.queue.reserve(n);
+        }
         self.pipe.reserve_exact(n);
     }
 
@@ -469,10 +472,10 @@ impl Channel {
     /// or is still in the pipe, and every packet offered was dropped by the queue, sent, or is
     /// still waiting or on the wire. `end` is when the run ended: on a one-event channel, the
     /// packets whose departure is before it were sent.
-    pub fn finish_stats(&mut self, end: Time) {
+    pub fn finish_stats(&mut self, end: Time, pool: &PacketPool) {
         let mut propagating = self.head.is_some() as u64 + self.pipe.len() as u64;
         if self.one_event {
-            self.depart_before(end);
+            self.depart_before(end, pool);
             propagating -= self.queue.len() as u64 + self.busy as u64;
         }
         let s = &mut self.stats;
@@ -585,7 +588,7 @@ mod tests {
         }
         assert_eq!(seen, [0, 1, 2]);
         assert_eq!(ch.ids().count(), 0);
-        ch.finish_stats(10_000_000);
+        ch.finish_stats(10_000_000, &pool);
         let s = &ch.stats;
         assert_eq!((s.arrivals, s.tx_packets, s.delivered, s.tx_bytes), (3, 3, 3, 3000));
     }
