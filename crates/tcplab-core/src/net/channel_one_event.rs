@@ -9,8 +9,8 @@
 //! up to date lazily, at the next offer (`depart_for_offer`): the packet on the wire left if its
 //! departure is at or before now, and the next waiting one started then; an arrival only
 //! counts its own packet's departure, if not counted yet (`arrive_one_event`). So the queue holds
-//! exactly the packets not yet started, with their bytes, and admission sees what it sees on
-//! the two-event path.
+//! exactly the packets not yet started (it counts them and their bytes; they wait in the
+//! pipe alone, `Queue::enter_counted`), and admission sees what it sees on the two-event path.
 //!
 //! An offer at the very instant a packet finishes serialisation sees it gone exactly when
 //! the two-event path would: there its `TxDone`, queued when the packet started, runs before
@@ -163,12 +163,12 @@ impl Channel {
         next: Onward,
         pool: &mut PacketPool,
     ) -> Result<Next, PacketId> {
-        if self.busy && self.tx_start <= now && self.depart_for_offer(now) {
+        if self.busy && self.tx_start <= now && self.depart_for_offer(now, pool) {
             if offering.asks() {
                 return Ok(Next::Undecided);
             }
             if offering.left() {
-                self.depart_at_tie();
+                self.depart_at_tie(pool);
             }
         }
         self.admit_one_event(now, offering.by(), id, pkt, next, pool)
@@ -188,8 +188,8 @@ impl Channel {
     /// The packet on the wire, finishing now, has left by the time of the offering event.
     #[cold]
     #[inline(never)]
-    fn depart_at_tie(&mut self) {
-        self.depart_one();
+    fn depart_at_tie(&mut self, pool: &PacketPool) {
+        self.depart_one(pool);
     }
 
     /// Admit or refuse a packet, the transmitter brought up to now, by an event that arrived
@@ -219,8 +219,8 @@ impl Channel {
             w.vc = now as u32; // its start (`started`)
             (self.on_wire, self.tx_start, self.busy, self.started_by) = (w, depart, true, by);
         } else {
-            let dropped = self.queue.push_waiting(now, w, pkt);
-            debug_assert!(!dropped, "a drop-tail queue drops no waiting packet");
+            // It waits in the pipe alone: the queue only counts it (`start_waiting`).
+            self.queue.enter_counted(w.wire_bytes);
         }
         let f = InFlight { at: depart + self.delay, id, next };
         if self.head.is_some() {
@@ -266,25 +266,21 @@ impl Channel {
             if self.delay == 0 && self.busy && self.tx_start <= now {
                 // A packet of no serialisation time, behind one that departed at an offer at
                 // this instant.
-                self.depart_through(now);
+                self.depart_through(now, pool);
             }
             return self.pop_head(pool);
         }
         self.count_sent();
         let next = self.pop_head(pool);
-        match (self.queue.pop_drop_tail(), next) {
-            (Some(w), Some(at)) => {
-                debug_assert_eq!(w.id, self.head.id);
-                self.start_behind(w, at - self.delay);
-                if self.delay == 0 && self.tx_start <= now {
-                    // A packet of no serialisation time, departing at this arrival.
-                    self.depart_through(now);
-                }
-            }
-            (w, _) => {
-                debug_assert!(w.is_none(), "a waiting packet is in the pipe");
-                self.busy = false;
-            }
+        if self.queue.counted() == 0 {
+            self.busy = false;
+            return next;
+        }
+        debug_assert!(next.is_some(), "a waiting packet is in the pipe");
+        self.start_waiting(self.head, pool);
+        if self.delay == 0 && self.tx_start <= now {
+            // A packet of no serialisation time, departing at this arrival.
+            self.depart_through(now, pool);
         }
         next
     }
@@ -294,10 +290,10 @@ impl Channel {
     /// at one offer, a departure at an arrival that is not the arriving packet's, the end of
     /// the run.
     #[inline(never)]
-    fn depart_through(&mut self, through: Time) {
-        self.depart_one();
+    fn depart_through(&mut self, through: Time, pool: &PacketPool) {
+        self.depart_one(pool);
         while self.busy && self.tx_start <= through {
-            self.depart_one();
+            self.depart_one(pool);
         }
     }
 
@@ -307,11 +303,11 @@ impl Channel {
     /// inline, in the offer that has saved its registers already, and only a second one is a
     /// call (issue 26: 23 instructions per packet at 100 flows).
     #[inline(always)]
-    fn depart_for_offer(&mut self, now: Time) -> bool {
+    fn depart_for_offer(&mut self, now: Time, pool: &PacketPool) -> bool {
         if self.tx_start < now {
-            self.depart_one();
+            self.depart_one(pool);
             if self.busy && self.tx_start < now {
-                self.depart_through(now - 1);
+                self.depart_through(now - 1, pool);
             }
         }
         self.busy && self.tx_start == now
@@ -320,20 +316,30 @@ impl Channel {
     /// The packet on the wire departs (at `tx_start`): counted as sent, and the next waiting
     /// one, if any, goes on the wire.
     #[inline(always)]
-    fn depart_one(&mut self) {
+    fn depart_one(&mut self, pool: &PacketPool) {
         self.count_sent();
+        let waiting = self.queue.counted() as usize;
+        if waiting == 0 {
+            self.busy = false;
+            return;
+        }
         // The waiting packets are the last ones in the pipe: the first of them is there at
         // this position (0 is the head).
-        let waiting = self.queue.len();
         let pos = self.head.is_some() as usize + self.pipe.len() - waiting;
-        match self.queue.pop_drop_tail() {
-            None => self.busy = false,
-            Some(w) => {
-                let entry = if pos == 0 { self.head } else { self.pipe[pos - 1] };
-                debug_assert_eq!(entry.id, w.id);
-                self.start_behind(w, entry.at - self.delay);
-            }
-        }
+        let entry = if pos == 0 { self.head } else { self.pipe[pos - 1] };
+        self.start_waiting(entry, pool);
+    }
+
+    /// The first waiting packet, `entry` in the pipe, goes on the wire as the one there
+    /// leaves. The queue only counts it (`Queue::enter_counted`): its size is read from its
+    /// record, which its arrival will read anyway (issue 26: no queue buffer to write at
+    /// admission and read here).
+    #[inline(always)]
+    fn start_waiting(&mut self, entry: InFlight, pool: &PacketPool) {
+        let wire_bytes = pool.head(entry.id).wire_bytes;
+        self.queue.leave_counted(wire_bytes);
+        let w = Waiting { id: entry.id, wire_bytes, vc: 0, next: entry.next };
+        self.start_behind(w, entry.at - self.delay);
     }
 
     /// The packet on the wire is counted as sent.
@@ -353,9 +359,9 @@ impl Channel {
 
     /// At the end of a run: what departed before `end` was sent (the run's `Stop`, queued
     /// first, runs before any departure at `end` itself).
-    pub(super) fn depart_before(&mut self, end: Time) {
+    pub(super) fn depart_before(&mut self, end: Time, pool: &PacketPool) {
         if self.busy && self.tx_start < end {
-            self.depart_through(end - 1);
+            self.depart_through(end - 1, pool);
         }
     }
 }

@@ -1,4 +1,5 @@
 use super::*;
+use crate::csv::Rows;
 use crate::net::loss::LossModel;
 use crate::net::pool::PacketPool;
 use crate::net::{Queue, QueueLimit};
@@ -67,7 +68,7 @@ fn the_departure_is_fixed_at_admission_and_only_the_head_is_scheduled() {
     }
     assert_eq!(arrivals, [(MS + MS / 2, 0), (2 * MS + MS / 2, 1)]);
     assert_eq!(offer(&mut ch, &mut pool, 5 * MS, 500, 2), Ok(Next::ArriveAt(5 * MS + MS / 2 + MS / 2)));
-    ch.finish_stats(10 * MS);
+    ch.finish_stats(10 * MS, &pool);
     assert_eq!((ch.stats.tx_packets, ch.stats.tx_bytes, ch.stats.delivered, ch.stats.arrivals), (3, 2500, 2, 3));
 }
 
@@ -133,8 +134,8 @@ fn packets_still_waiting_at_the_end_are_counted_as_the_two_event_path_counts_the
     assert_eq!((pool.take(head.id).seq, pool.take(lazy_head.id).seq), (0, 0));
     assert_eq!(seqs(&lazy, &pool), seqs(&two, &pool), "the same packets are inside both channels");
     assert_eq!(seqs(&lazy, &pool), [1, 2, 3]);
-    lazy.finish_stats(3 * MS);
-    two.finish_stats(3 * MS);
+    lazy.finish_stats(3 * MS, &pool);
+    two.finish_stats(3 * MS, &pool);
     assert_eq!(lazy.stats, two.stats);
     assert_eq!((lazy.stats.tx_packets, lazy.stats.delivered, lazy.stats.arrivals), (2, 1, 4));
     assert_eq!((lazy.queue.len(), lazy.busy), (1, true), "3 waits, 2 is on the wire");
@@ -306,6 +307,8 @@ fn an_arrival_was_queued_at_its_departure_or_at_the_arrival_before_it() {
 struct Model {
     sent: Vec<(Time, Time, u32)>,
     peak: usize,
+    /// What each offer saw waiting (a queue trace's sample): packets and bytes.
+    samples: Vec<(u32, u64)>,
 }
 
 impl Model {
@@ -313,6 +316,7 @@ impl Model {
     fn offer(&mut self, t: Time, bytes: u32, limit: QueueLimit) -> bool {
         let waiting = self.sent.iter().filter(|p| p.0 > t);
         let (packets, waiting_bytes) = waiting.fold((0, 0), |(n, b), p| (n + 1, b + p.2 as u64));
+        self.samples.push((packets as u32, waiting_bytes));
         let last = self.sent.last().map_or(0, |p| p.1);
         let idle = last <= t;
         let room = match limit {
@@ -346,11 +350,14 @@ fn arrive_until(ch: &mut Channel, pool: &mut PacketPool, t: Time, at_too: bool) 
 proptest::proptest! {
     /// Departures counted lazily (at an arrival only the arriving packet's, at an offer the
     /// ones due by then) leave admission, the peak and the counters exactly as the list of
-    /// starts and departures has them, whatever the arrivals between the offers.
+    /// starts and departures has them, whatever the arrivals between the offers. The waiting
+    /// packets are only counted (`Queue::enter_counted`), their bytes read from the pool at
+    /// their start: a queue trace samples exactly the list's waiting packets and bytes.
     #[test]
     fn lazy_departures_keep_the_waiting_packets_and_bytes(
         delay in proptest::sample::select(vec![0, 250 * US, MS, 1100 * US]),
         by_bytes: bool,
+        traced: bool,
         limit in 1u32..4,
         offers in proptest::collection::vec((0u64..5, 1u32..5, proptest::bool::ANY), 1..60),
         tail in 0u64..20,
@@ -358,6 +365,9 @@ proptest::proptest! {
         let limit = if by_bytes { QueueLimit::Bytes(limit as u64 * 500) } else { QueueLimit::Packets(limit) };
         let mut pool = PacketPool::default();
         let mut ch = channel(limit, delay, true);
+        if traced {
+            ch.queue.keep_trace();
+        }
         let (mut model, mut t, mut delivered) = (Model::default(), 0, 0);
         for (seq, (gap, quarters, at_too)) in offers.iter().copied().enumerate() {
             t += gap * 125 * US;
@@ -365,12 +375,17 @@ proptest::proptest! {
             let bytes = quarters * 250;
             let admitted = offer(&mut ch, &mut pool, t, bytes, seq as u32).is_ok();
             proptest::prop_assert_eq!(admitted, model.offer(t, bytes, limit), "offer {} at {}", seq, t);
+            proptest::prop_assert_eq!(ch.queue.len(), model.sent.iter().filter(|p| p.0 > t).count());
+        }
+        if let Some(Rows::Memory(rows)) = ch.queue.trace.as_deref() {
+            let samples: Vec<_> = rows.iter().map(|r| (r.packets, r.bytes)).collect();
+            proptest::prop_assert_eq!(samples, model.samples.clone());
         }
         // After the last offer: one at the end itself may have counted a departure there.
         let end = t + 1 + tail * 125 * US;
         delivered += arrive_until(&mut ch, &mut pool, end, false);
         proptest::prop_assert_eq!(ch.ids().count(), model.sent.len() - delivered as usize);
-        ch.finish_stats(end);
+        ch.finish_stats(end, &pool);
         let sent = model.sent.iter().filter(|p| p.1 < end);
         let s = &ch.stats;
         proptest::prop_assert_eq!((s.tx_packets, s.tx_bytes), sent.fold((0, 0), |(n, b), p| (n + 1, b + p.2 as u64)));
@@ -395,7 +410,7 @@ fn an_arrival_over_a_link_without_delay_starts_the_packet_behind_it() {
     assert!(offer(&mut ch, &mut pool, MS, 1000, 4).is_ok(), "2 waits alone");
     assert_eq!(arrive_until(&mut ch, &mut pool, 2 * MS, true), 1);
     assert_eq!((ch.tx_start, ch.queue.len()), (3 * MS, 1), "2 on the wire, 4 waiting");
-    ch.finish_stats(10 * MS);
+    ch.finish_stats(10 * MS, &pool);
     assert_eq!((ch.stats.tx_packets, ch.stats.tx_bytes, ch.stats.delivered), (4, 4000, 2));
 }
 

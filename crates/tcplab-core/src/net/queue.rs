@@ -28,16 +28,6 @@ use super::route::Onward;
 use super::sojourn_trace::SojournTrace;
 pub use super::waiting::Waiting;
 
-/// Write a queue's trace as CSV (time_s, packets, bytes, avg; avg empty without RED), if it
-/// kept one in memory (a streamed trace is already in its file).
-pub fn write_trace(q: &Queue, path: &std::path::Path) -> std::io::Result<()> {
-    use std::io::Write as _;
-    let Some(Rows::Memory(t)) = q.trace.as_deref() else { return Ok(()) };
-    let mut w = std::io::BufWriter::new(crate::csv::create_file(path)?);
-    crate::csv::write_csv(t, &mut w)?;
-    w.flush()
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum QueueLimit {
     Packets(u32),
@@ -162,6 +152,9 @@ pub struct Queue {
     /// check, and a packet in or out only the buffer, so `admit`, `push_waiting` and `pop`
     /// take a straight path decided once here, not a match per packet (issue 26).
     plain: bool,
+    /// Packets waiting that a one-event channel keeps in its pipe, not in `buf`
+    /// (`enter_counted`); 0 on any other queue.
+    counted: u32,
     /// Counters by cause and mark (queues with an explicit discipline).
     pub stats: Option<Box<QueueStats>>,
     /// A sample per arrival, when the link asks for a queue trace.
@@ -188,6 +181,7 @@ impl Queue {
             bytes: 0,
             limit,
             plain,
+            counted: 0,
             disc,
             stats: None,
             trace: None,
@@ -252,7 +246,7 @@ impl Queue {
     }
 
     fn fits(&self, pkt: &PacketHead) -> bool {
-        Self::room(self.limit, self.buf.len(), self.bytes, pkt)
+        Self::room(self.limit, self.buf.len() + self.counted as usize, self.bytes, pkt)
     }
 
     /// Whether `pkt` fits beside `len` packets of `bytes` under `limit`.
@@ -517,18 +511,33 @@ impl Queue {
         if !self.plain {
             return self.pop_disc(now);
         }
-        self.pop_drop_tail()
-    }
-
-    /// `pop` on a drop-tail queue, which does nothing else on a departure whatever it counts
-    /// or traces (the one-event channel's, `channel_one_event.rs`): a leaf, with no call out
-    /// to the other disciplines for its caller to save registers around.
-    #[inline]
-    pub fn pop_drop_tail(&mut self) -> Option<Waiting> {
-        debug_assert!(self.is_drop_tail());
         let w = self.buf.pop_front()?;
         self.bytes -= w.wire_bytes as u64;
         Some(w)
+    }
+
+    /// A packet of `wire_bytes` waits on a drop-tail queue, kept by the caller (a one-event
+    /// channel's pipe) rather than in `buf`: counted for admission, `len`, the peak and the
+    /// traces as `push_waiting` counts it, with no buffer to write (issue 26).
+    #[inline]
+    pub fn enter_counted(&mut self, wire_bytes: u32) {
+        debug_assert!(self.is_drop_tail() && self.buf.is_empty());
+        self.counted += 1;
+        self.bytes += wire_bytes as u64;
+        self.peak_packets = self.peak_packets.max(self.counted as usize);
+    }
+
+    /// The first of the packets `enter_counted` counted, of `wire_bytes`, leaves (it starts).
+    #[inline]
+    pub fn leave_counted(&mut self, wire_bytes: u32) {
+        self.counted -= 1;
+        self.bytes -= wire_bytes as u64;
+    }
+
+    /// How many packets `enter_counted` counts waiting.
+    #[inline]
+    pub fn counted(&self) -> u32 {
+        self.counted
     }
 
     /// `pop` through the discipline.
@@ -661,11 +670,11 @@ impl Queue {
     #[inline]
     pub fn len(&self) -> usize {
         if self.plain {
-            return self.buf.len();
+            return self.buf.len() + self.counted as usize;
         }
         match &self.disc {
             Discipline::FqCodel(fq) => fq.len(),
-            _ => self.buf.len(),
+            _ => self.buf.len() + self.counted as usize,
         }
     }
 

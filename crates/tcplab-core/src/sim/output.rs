@@ -16,7 +16,7 @@ impl Simulation {
     /// `drops-<channel>.csv` for every channel that traced its drops, when kept in memory.
     pub fn write_queue_traces(&self, dir: &Path) -> Result<(), Error> {
         for (i, c) in self.channels.iter().enumerate() {
-            crate::net::queue::write_trace(&c.queue, &dir.join(queue_file(i)))?;
+            write_queue_trace(&c.queue, &dir.join(queue_file(i)))?;
             if let Some(Rows::Memory(rows)) = c.queue.drops.as_deref().map(|d| &d.rows) {
                 write_file(&dir.join(drops_file(i)), rows)?;
             }
@@ -90,4 +90,14 @@ fn write_file<R: crate::csv::CsvRow>(path: &Path, rows: &[R]) -> Result<(), Erro
     write_csv(rows, &mut w)?;
     std::io::Write::flush(&mut w)?;
     Ok(())
+}
+
+/// Write a queue's trace as CSV (time_s, packets, bytes, avg; avg empty without RED), if it
+/// kept one in memory (a streamed trace is already in its file).
+fn write_queue_trace(q: &crate::net::Queue, path: &std::path::Path) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let Some(Rows::Memory(t)) = q.trace.as_deref() else { return Ok(()) };
+    let mut w = std::io::BufWriter::new(crate::csv::create_file(path)?);
+    crate::csv::write_csv(t, &mut w)?;
+    w.flush()
 }

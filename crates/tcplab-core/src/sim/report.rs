@@ -25,7 +25,7 @@ impl Simulation {
             .iter_mut()
             .enumerate()
             .map(|(i, c)| {
-                c.finish_stats(end);
+                c.finish_stats(end, &self.pool);
                 let busy = c.stats.tx_bytes as f64 * 8.0 / c.rate_bps as f64;
                 LinkReport {
                     id: i as u32,
