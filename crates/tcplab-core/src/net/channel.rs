@@ -274,26 +274,9 @@ impl Channel {
         pool: &mut PacketPool,
     ) -> Result<Next, PacketId> {
         if self.one_event {
-            return self.offer_one(now, offering, id, pkt, next, pool);
+            return self.offer_one_event(now, offering, id, pkt, next, pool);
         }
         self.offer_two(now, id, pkt, next, pool)
-    }
-
-    /// `offer` on a one-event channel: a function of its own, whose frame saves only the
-    /// registers the one-event path needs, not those of the two-event body beside it (issue 26:
-    /// 8 instructions per packet at 10, 100 and 1000 flows; inlined into `Simulation::offer`
-    /// instead, 22 to 30 more).
-    #[inline(never)]
-    fn offer_one(
-        &mut self,
-        now: Time,
-        offering: Offering,
-        id: PacketId,
-        pkt: &PacketHead,
-        next: Onward,
-        pool: &mut PacketPool,
-    ) -> Result<Next, PacketId> {
-        self.offer_one_event(now, offering, id, pkt, next, pool)
     }
 
     /// `offer` on a two-event channel.
