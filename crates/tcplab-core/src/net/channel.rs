@@ -274,7 +274,7 @@ impl Channel {
         pool: &mut PacketPool,
     ) -> Result<Next, PacketId> {
         if self.one_event {
-            return self.offer_one_event(now, offering, id, pkt, next, pool);
+            return self.offer_one_event(now, offering, id, pkt, next, pool).result(id);
         }
         self.offer_two(now, id, pkt, next, pool)
     }

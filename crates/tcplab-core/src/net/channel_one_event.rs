@@ -33,7 +33,7 @@
 use crate::time::Time;
 
 use crate::net::pool::{PacketId, PacketPool};
-use crate::net::queue::{Admission, Waiting};
+use crate::net::queue::Waiting;
 use crate::net::route::Onward;
 use crate::packet::PacketHead;
 
@@ -131,6 +131,35 @@ impl Offering {
     }
 }
 
+/// What an offer to a one-event channel did: `Channel::offer` makes it its
+/// `Result<Next, PacketId>`. A tag and a time come back in two registers, where that
+/// `Result` (a tag, and a time or a 4-byte id) comes back through memory: a store and a
+/// load of each, and one more argument (issue 26).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Offered {
+    /// Admitted behind a packet in the pipe (`Next::Nothing`).
+    Queued,
+    /// Admitted into an empty pipe: its arrival is to be scheduled (`Next::ArriveAt`).
+    ArriveAt(Time),
+    /// Nothing done (`Next::Undecided`).
+    Undecided,
+    /// Refused by the queue (`Err`).
+    Refused,
+}
+
+impl Offered {
+    /// As `Channel::offer` answers, for packet `id`.
+    #[inline(always)]
+    pub(super) fn result(self, id: PacketId) -> Result<Next, PacketId> {
+        match self {
+            Offered::Queued => Ok(Next::Nothing),
+            Offered::ArriveAt(t) => Ok(Next::ArriveAt(t)),
+            Offered::Undecided => Ok(Next::Undecided),
+            Offered::Refused => Err(id),
+        }
+    }
+}
+
 impl Channel {
     /// Whether packets crossing this channel may cost one event: a drop-tail queue, no loss
     /// model, no capture or series of what it sends, not a cell link.
@@ -167,10 +196,10 @@ impl Channel {
         pkt: &PacketHead,
         next: Onward,
         pool: &mut PacketPool,
-    ) -> Result<Next, PacketId> {
+    ) -> Offered {
         if self.busy && self.tx_start <= now && self.depart_for_offer(now, pool) {
             if offering.asks() {
-                return Ok(Next::Undecided);
+                return Offered::Undecided;
             }
             if offering.left() {
                 self.depart_at_tie(pool);
@@ -208,12 +237,11 @@ impl Channel {
         pkt: &PacketHead,
         next: Onward,
         pool: &mut PacketPool,
-    ) -> Result<Next, PacketId> {
+    ) -> Offered {
         let idle = !self.busy;
-        // A drop-tail queue accepts or refuses; it never marks.
-        if self.queue.admit(now, pkt, idle, || pool.get(id)) == Admission::Refused {
+        if !self.queue.admits_drop_tail(now, pkt, idle, || pool.get(id)) {
             self.stats.drops_queue += 1;
-            return Err(id);
+            return Offered::Refused;
         }
         let mut w = Waiting::new(id, pkt, next);
         let start = if idle { now } else { self.last_departure() };
@@ -230,10 +258,10 @@ impl Channel {
         let f = InFlight { at: depart + self.delay, id, next };
         if self.head.is_some() {
             self.pipe.push_back(f);
-            return Ok(Next::Nothing);
+            return Offered::Queued;
         }
         self.head = f;
-        Ok(Next::ArriveAt(f.at))
+        Offered::ArriveAt(f.at)
     }
 
     /// The departure of the last packet admitted, on a busy link (it is still in the pipe:

@@ -516,30 +516,6 @@ impl Queue {
         Some(w)
     }
 
-    /// A packet of `wire_bytes` waits on a drop-tail queue, kept by the caller (a one-event
-    /// channel's pipe) rather than in `buf`: counted for admission, `len`, the peak and the
-    /// traces as `push_waiting` counts it, with no buffer to write (issue 26).
-    #[inline]
-    pub fn enter_counted(&mut self, wire_bytes: u32) {
-        debug_assert!(self.is_drop_tail() && self.buf.is_empty());
-        self.counted += 1;
-        self.bytes += wire_bytes as u64;
-        self.peak_packets = self.peak_packets.max(self.counted as usize);
-    }
-
-    /// The first of the packets `enter_counted` counted, of `wire_bytes`, leaves (it starts).
-    #[inline]
-    pub fn leave_counted(&mut self, wire_bytes: u32) {
-        self.counted -= 1;
-        self.bytes -= wire_bytes as u64;
-    }
-
-    /// How many packets `enter_counted` counts waiting.
-    #[inline]
-    pub fn counted(&self) -> u32 {
-        self.counted
-    }
-
     /// `pop` through the discipline.
     fn pop_disc(&mut self, now: Time) -> Option<Waiting> {
         match &mut self.disc {
@@ -696,3 +672,6 @@ impl Queue {
         }
     }
 }
+
+#[path = "queue_counted.rs"]
+mod counted;
