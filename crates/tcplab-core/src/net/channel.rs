@@ -6,8 +6,6 @@
 //! propagation delay is constant. The records themselves live in the simulation's
 //! `PacketPool`; the queue, the transmitter and the pipe hold ids.
 
-use std::collections::VecDeque;
-
 use serde::Serialize;
 
 use crate::packet::{Packet, PacketHead};
@@ -82,7 +80,7 @@ pub struct Channel {
     /// The first packet propagating (`InFlight::NONE` when none): the next to arrive.
     head: InFlight,
     /// The packets propagating behind `head`, in arrival order.
-    pipe: VecDeque<InFlight>,
+    pipe: Pipe,
     pub delay: Dur,
     /// A capture watches what reaches the far end (`pcap_rx`).
     rx_watched: bool,
@@ -179,7 +177,7 @@ impl Channel {
             // A one-event channel's waiting packets are in its pipe alone (`Queue::enter_counted`).
             self.queue.reserve(n);
         }
-        self.pipe.reserve_exact(n);
+        self.pipe.reserve(n);
     }
 
     pub fn new(from: u32, to: u32, rate_bps: u64, delay: Dur, queue: Queue, loss: LossModel) -> Self {
@@ -199,7 +197,7 @@ impl Channel {
             one_event_pipe: false,
             arrival_low: 0,
             head: InFlight::NONE,
-            pipe: VecDeque::new(),
+            pipe: Pipe::new(),
             delay,
             rx_watched: false,
             queue,
@@ -473,7 +471,10 @@ impl Channel {
 
 #[path = "channel_one_event.rs"]
 mod one_event;
+#[path = "channel_pipe.rs"]
+mod pipe;
 pub use one_event::{Offering, Queued};
+use pipe::Pipe;
 
 pub struct TxOutcome {
     pub id: PacketId,
@@ -515,7 +516,7 @@ mod tests {
         // Line 1: all an arrival reads of its channel.
         for (offset, size) in [
             (offset_of!(Channel, head), size_of::<InFlight>()),
-            (offset_of!(Channel, pipe), size_of::<VecDeque<InFlight>>()),
+            (offset_of!(Channel, pipe), size_of::<Pipe>()),
             (offset_of!(Channel, delay), 8),
             (offset_of!(Channel, rx_watched), 1),
             (offset_of!(Channel, one_event_pipe), 1),

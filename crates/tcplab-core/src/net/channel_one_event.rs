@@ -267,7 +267,7 @@ impl Channel {
     /// The departure of the last packet admitted, on a busy link (it is still in the pipe:
     /// it arrives no earlier than it departs, which is after now).
     fn last_departure(&self) -> Time {
-        self.pipe.back().unwrap_or(&self.head).at - self.delay
+        self.pipe.back().unwrap_or(self.head).at - self.delay
     }
 
     /// When the packet on the wire started serialisation: its start's low 32 bits are kept
@@ -359,7 +359,7 @@ impl Channel {
         // The waiting packets are the last ones in the pipe: the first of them is there at
         // this position (0 is the head).
         let pos = self.head.is_some() as usize + self.pipe.len() - waiting;
-        let entry = if pos == 0 { self.head } else { self.pipe[pos - 1] };
+        let entry = if pos == 0 { self.head } else { self.pipe.get(pos - 1) };
         self.start_waiting(entry, pool);
     }
 

@@ -12,7 +12,13 @@ impl Queue {
     /// marks), whether it accepts. The room check inline; a queue that keeps counters or
     /// traces out of line, so that its code does not crowd the offer's registers (issue 26).
     #[inline(always)]
-    pub fn admits_drop_tail(&mut self, now: Time, pkt: &PacketHead, link_idle: bool, full: impl FnOnce() -> Packet) -> bool {
+    pub fn admits_drop_tail(
+        &mut self,
+        now: Time,
+        pkt: &PacketHead,
+        link_idle: bool,
+        full: impl FnOnce() -> Packet,
+    ) -> bool {
         debug_assert!(self.is_drop_tail());
         if self.plain {
             return link_idle || self.fits(pkt);
