@@ -57,3 +57,53 @@ impl Queue {
         self.counted
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::QueueLimit;
+    use super::*;
+    use crate::packet::test_packet;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// `admits_drop_tail` is `admit`'s verdict on a drop-tail queue, plain or keeping a
+        /// trace (its out-of-line path), limited in packets or bytes, with packets counted in
+        /// and out between arrivals on a busy or an idle link.
+        #[test]
+        fn admits_drop_tail_is_admit(
+            by_bytes in any::<bool>(),
+            limit in 0u32..6_000,
+            traced in any::<bool>(),
+            arrivals in prop::collection::vec((1u32..1_600, any::<bool>(), 0u8..3), 1..60),
+        ) {
+            let limit = if by_bytes { QueueLimit::Bytes(limit as u64) } else { QueueLimit::Packets(limit % 8) };
+            let (mut fast, mut model) = (Queue::new(limit), Queue::new(limit));
+            if traced {
+                fast.keep_trace();
+                model.keep_trace();
+            }
+            prop_assert_eq!(fast.plain, !traced);
+            let mut waiting = std::collections::VecDeque::new();
+            for (t, (bytes, idle, step)) in arrivals.into_iter().enumerate() {
+                let mut p = test_packet();
+                p.wire_bytes = bytes;
+                let head = PacketHead::of(&p);
+                let now = t as Time;
+                let ok = fast.admits_drop_tail(now, &head, idle, || p);
+                prop_assert_eq!(ok, model.admit(now, &head, idle, || p) != super::super::Admission::Refused);
+                if ok && !idle {
+                    fast.enter_counted(bytes);
+                    model.enter_counted(bytes);
+                    waiting.push_back(bytes);
+                }
+                if step == 0 {
+                    if let Some(b) = waiting.pop_front() {
+                        fast.leave_counted(b);
+                        model.leave_counted(b);
+                    }
+                }
+                prop_assert_eq!((fast.len(), fast.counted()), (waiting.len(), waiting.len() as u32));
+            }
+        }
+    }
+}
