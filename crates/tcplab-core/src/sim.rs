@@ -364,14 +364,16 @@ impl Simulation {
             let pkt = self.pool.get(id);
             self.pcaps[p].record(self.now, &pkt, &self.pcap_flows[pkt.flow as usize]);
         }
-        if self.pool.advance(id) {
+        // SAFETY (both): a channel holds only live ids of the run's pool; the packet it
+        // arrives leaves the pool at most here (`take_live`), after its last read.
+        if unsafe { self.pool.advance(id) } {
             // A cell stays in the pool across a switch (`sim/cells.rs`).
             return self.on_cell_arrival(c, id);
         }
         match step {
             Step::Hop(hop) => self.forward_stored(hop, id),
             Step::Deliver { flow, reverse } => {
-                let pkt = self.pool.take(id);
+                let pkt = unsafe { self.pool.take_live(id) };
                 debug_assert_eq!((flow, reverse), (pkt.flow, pkt.dir == Dir::Reverse));
                 self.deliver(pkt)
             }

@@ -151,7 +151,12 @@ impl PacketPool {
     /// A copy of the packet's record.
     #[inline]
     pub fn get(&self, id: PacketId) -> Packet {
-        let s = &self.slots[id.0 as usize];
+        self.record(&self.slots[id.0 as usize], id)
+    }
+
+    /// The record of packet `id` in slot `s`, with its cold part if it has one.
+    #[inline(always)]
+    fn record(&self, s: &Slot, id: PacketId) -> Packet {
         let mut p = Packet {
             flow: s.flow,
             route_pos: s.route_pos,
@@ -179,11 +184,39 @@ impl PacketPool {
         p
     }
 
+    /// The slot of a live packet, looked up without a bounds check: the run's arrivals and
+    /// hops hold only live ids, and each bounds check cost a load, a compare and a branch per
+    /// hop and per delivery (issue 26).
+    ///
+    /// # Safety
+    /// `id` is live in this pool: handed out by its `put` and not taken since. Its index is
+    /// then below `slots.len()`, as slots are only ever added.
+    #[inline(always)]
+    unsafe fn live_slot(&self, id: PacketId) -> &Slot {
+        debug_assert!((id.0 as usize) < self.slots.len(), "packet {id:?} is not in the pool");
+        // SAFETY: `id` is live (this function's precondition), so in bounds.
+        unsafe { self.slots.get_unchecked(id.0 as usize) }
+    }
+
     /// What a hop reads of the packet (its queue's decision, its route), read in place: a
     /// channel admits a packet on this, not on `get`'s rebuilt record.
     #[inline]
     pub fn head(&self, id: PacketId) -> PacketHead {
-        let s = &self.slots[id.0 as usize];
+        Self::head_of(&self.slots[id.0 as usize])
+    }
+
+    /// `head` of a live packet, without a bounds check (`live_slot`).
+    ///
+    /// # Safety
+    /// `id` is live in this pool (`live_slot`).
+    #[inline]
+    pub unsafe fn head_live(&self, id: PacketId) -> PacketHead {
+        // SAFETY: the same precondition.
+        Self::head_of(unsafe { self.live_slot(id) })
+    }
+
+    #[inline(always)]
+    fn head_of(s: &Slot) -> PacketHead {
         PacketHead {
             flow: s.flow,
             dir: s.dir,
@@ -201,10 +234,15 @@ impl PacketPool {
     }
 
     /// The packet has crossed a channel: its route position moves to the next hop. Returns
-    /// whether it is a cell.
+    /// whether it is a cell. Without a bounds check (`live_slot`): every arrival advances.
+    ///
+    /// # Safety
+    /// `id` is live in this pool (`live_slot`).
     #[inline]
-    pub fn advance(&mut self, id: PacketId) -> bool {
-        let s = &mut self.slots[id.0 as usize];
+    pub unsafe fn advance(&mut self, id: PacketId) -> bool {
+        debug_assert!((id.0 as usize) < self.slots.len(), "packet {id:?} is not in the pool");
+        // SAFETY: `id` is live (this function's precondition), so in bounds.
+        let s = unsafe { self.slots.get_unchecked_mut(id.0 as usize) };
         s.route_pos += 1;
         s.cell.is_cell()
     }
@@ -221,6 +259,18 @@ impl PacketPool {
     pub fn take(&mut self, id: PacketId) -> Packet {
         self.free.push(id.0);
         self.get(id)
+    }
+
+    /// `take` of a live packet, without a bounds check (`live_slot`): a delivery's.
+    ///
+    /// # Safety
+    /// `id` is live in this pool (`live_slot`).
+    #[inline]
+    pub unsafe fn take_live(&mut self, id: PacketId) -> Packet {
+        // SAFETY: the same precondition.
+        let p = self.record(unsafe { self.live_slot(id) }, id);
+        self.free.push(id.0);
+        p
     }
 
     /// Packets stored now (the simulation checks this against the channels' contents).
@@ -258,6 +308,21 @@ mod tests {
     }
 
     #[test]
+    fn take_live_reads_and_frees_as_take_does() {
+        let (mut pool, mut twin) = (PacketPool::default(), PacketPool::default());
+        let mut p = test_packet();
+        (p.seq, p.n_sack, p.sack[0]) = (5, 1, SackBlock { left: 10, right: 20 });
+        let q = test_packet();
+        let ids = [p, q].map(|x| (pool.put(&x), twin.put(&x)));
+        for (id, twin_id) in ids {
+            // SAFETY: `id` is live: put above, taken only here.
+            assert_eq!(unsafe { pool.take_live(id) }, twin.take(twin_id));
+        }
+        assert_eq!((pool.live(), pool.free.clone()), (twin.live(), twin.free.clone()));
+        assert_eq!(pool.put(&q), twin.put(&q), "the same slot is reused next");
+    }
+
+    #[test]
     fn a_slot_is_one_line_and_keeps_every_field_of_a_packet() {
         assert_eq!(std::mem::size_of::<Slot>(), 64);
         // Same offsets, so that `put` and `get` are a few wide copies (see `Slot`).
@@ -290,7 +355,10 @@ mod tests {
         let reused = pool.put(&p);
         assert_eq!((reused, pool.get(reused)), (ids[0], p), "a reused slot forgets its SACK blocks");
         pool.mark_ce(reused);
-        assert!(pool.advance(reused), "p is a cell of a 3-cell frame");
+        // SAFETY: `reused` is live (put above, not taken).
+        assert!(unsafe { pool.advance(reused) }, "p is a cell of a 3-cell frame");
+        // SAFETY: `reused` is still live.
+        assert_eq!(unsafe { pool.head_live(reused) }, pool.head(reused));
         let q = pool.get(reused);
         assert_eq!((q.ecn, q.route_pos), (Ecn::Ce, p.route_pos + 1));
     }

@@ -44,7 +44,7 @@ impl Simulation {
             return self.segment_onto(c, *pkt);
         }
         let id = self.pool.put(pkt);
-        // SAFETY: `channels[c]` was looked up (bounds-checked) just above.
+        // SAFETY: `channels[c]` was looked up (bounds-checked) just above; `id` was just put.
         unsafe { self.offer(c, id) };
     }
 
@@ -67,8 +67,8 @@ impl Simulation {
         unsafe { self.offer_head(c, id, head) };
     }
 
-    /// `forward` for a packet (not a cell) already in the pool, its next channel `c` already
-    /// read off its route. Inlined into `on_arrive` (every packet that is not delivered goes
+    /// `forward` for a packet (not a cell) already in the pool (`id` live: it has just
+    /// arrived), its next channel `c` already read off its route. Inlined into `on_arrive` (every packet that is not delivered goes
     /// on from here at least once): its call, six saved registers and frame were 11 to 22
     /// instructions per packet (issue 26).
     #[inline(always)]
@@ -77,7 +77,8 @@ impl Simulation {
             let pkt = self.pool.take(id);
             return self.segment_onto(c, pkt);
         }
-        // SAFETY: `channels[c]` was looked up (bounds-checked) just above.
+        // SAFETY: `channels[c]` was looked up (bounds-checked) just above; `id` is live (its
+        // caller's arrival).
         unsafe { self.offer(c, id) };
     }
 
@@ -89,7 +90,8 @@ impl Simulation {
         self.atm.segment(pkt, &mut cells);
         for cell in cells.drain(first..) {
             let id = self.pool.put(&cell);
-            // SAFETY: both callers (`forward`, `forward_stored`) looked `channels[c]` up.
+            // SAFETY: both callers (`forward`, `forward_stored`) looked `channels[c]` up;
+            // `id` was just put.
             unsafe { self.offer(c, id) };
         }
         self.cell_buf = cells;
@@ -104,10 +106,12 @@ impl Simulation {
     /// `channels[c]` up, bounds-checked, and the run never adds or removes a channel. Looking it
     /// up again unchecked, after the pool's writes between, saves a reload and a compare and
     /// branch per hop (issue 26).
+    /// `id` is live in the pool (`PacketPool::head_live`): each caller has just put it there,
+    /// or it has just arrived.
     #[inline(always)]
     pub(super) unsafe fn offer(&mut self, c: u32, id: PacketId) {
-        // SAFETY: the same precondition.
-        unsafe { self.offer_head(c, id, self.pool.head(id)) }
+        // SAFETY: the same preconditions.
+        unsafe { self.offer_head(c, id, self.pool.head_live(id)) }
     }
 
     /// `offer` of packet `id` whose head `pkt` the caller has (`PacketPool::head`, or the
