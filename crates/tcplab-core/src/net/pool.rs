@@ -97,6 +97,10 @@ pub struct PacketPool {
     /// Indexed as `slots`; an entry is meaningful only where its slot `has_cold`.
     cold: Vec<Cold>,
     free: Vec<u32>,
+    /// Whether the run prefetches the records an arrival leads to: the next channel, or the
+    /// flow and the reply's channel (`cache::worth_prefetching`, set at build). A packet's
+    /// own slot, one line, is prefetched either way.
+    prefetch_onward: bool,
 }
 
 impl PacketPool {
@@ -252,6 +256,16 @@ impl PacketPool {
     #[inline]
     pub fn prefetch(&self, id: PacketId) {
         crate::cache::prefetch_item(&self.slots, id.0 as usize, 1);
+    }
+
+    /// Whether the run prefetches the records its arrivals lead to (`prefetch_onward`).
+    pub fn prefetches_onward(&self) -> bool {
+        self.prefetch_onward
+    }
+
+    /// Prefetch them from now on, or not (`prefetches_onward`).
+    pub fn set_prefetch_onward(&mut self, on: bool) {
+        self.prefetch_onward = on;
     }
 
     /// Remove the packet; its id may be handed out again.

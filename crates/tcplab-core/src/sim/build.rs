@@ -66,6 +66,10 @@ impl Simulation {
             Some(bin) if keep => model.flows.iter().map(|_| Series::new(bin)).collect(),
             _ => Vec::new(),
         };
+        let hot_bytes =
+            channels.len() * std::mem::size_of::<Channel>() + built.flows.len() * std::mem::size_of::<FlowRt>();
+        let mut pool = PacketPool::default();
+        pool.set_prefetch_onward(crate::cache::worth_prefetching(hot_bytes));
         Ok(Self {
             atm: AtmRuntime::new(model.atm, model.switches.clone(), channels.iter().map(|c| c.to)),
             cell_buf: Vec::new(),
@@ -84,7 +88,7 @@ impl Simulation {
             events_in_line: 0,
             event: super::EventQueued::BEFORE_RUN,
             channels,
-            pool: PacketPool::default(),
+            pool,
             routes: built.arena,
             flows: built.flows,
             wire: built.wire,
