@@ -196,7 +196,7 @@ impl Simulation {
 
     /// `run_loop` compiled for the run's size: with the prefetches of what an arrival leads
     /// to only where the records outgrow the cache (`cache::worth_prefetching`). A flag
-    /// tested per arrival cost about 10 instructions per packet of the 70 saved (issue 26).
+    /// tested per arrival cost about 10 instructions per packet of the 64 saved (issue 26).
     fn run_loop_sized(
         &mut self,
         tick: &std::sync::atomic::AtomicBool,

@@ -202,6 +202,17 @@ impl PacketPool {
         unsafe { self.slots.get_unchecked(id.0 as usize) }
     }
 
+    /// `live_slot`, to write.
+    ///
+    /// # Safety
+    /// As `live_slot`.
+    #[inline(always)]
+    unsafe fn live_slot_mut(&mut self, id: PacketId) -> &mut Slot {
+        debug_assert!((id.0 as usize) < self.slots.len(), "packet {id:?} is not in the pool");
+        // SAFETY: `id` is live (this function's precondition), so in bounds.
+        unsafe { self.slots.get_unchecked_mut(id.0 as usize) }
+    }
+
     /// What a hop reads of the packet (its queue's decision, its route), read in place: a
     /// channel admits a packet on this, not on `get`'s rebuilt record.
     #[inline]
@@ -244,9 +255,8 @@ impl PacketPool {
     /// `id` is live in this pool (`live_slot`).
     #[inline]
     pub unsafe fn advance(&mut self, id: PacketId) -> bool {
-        debug_assert!((id.0 as usize) < self.slots.len(), "packet {id:?} is not in the pool");
-        // SAFETY: `id` is live (this function's precondition), so in bounds.
-        let s = unsafe { self.slots.get_unchecked_mut(id.0 as usize) };
+        // SAFETY: the same precondition.
+        let s = unsafe { self.live_slot_mut(id) };
         s.route_pos += 1;
         s.cell.is_cell()
     }
