@@ -456,7 +456,10 @@ impl Simulation {
         if let Some(m) = self.marking.get_mut(pkt.flow as usize) {
             m.on_deliver(self.now, &pkt);
         }
-        let f = &mut self.flows[pkt.flow as usize];
+        debug_assert!((pkt.flow as usize) < self.flows.len());
+        // SAFETY: every packet is made by one of the run's flows, with its index as `flow`,
+        // and the run never adds or removes a flow (issue 26: the check was 3 per delivery).
+        let f = unsafe { self.flows.get_unchecked_mut(pkt.flow as usize) };
         let (app, port) = f.app;
         let Ends::Tcp { sender, receiver } = &mut f.ends else {
             return self.deliver_udp(&pkt);

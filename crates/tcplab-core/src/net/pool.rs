@@ -145,6 +145,8 @@ impl PacketPool {
         let grows = self.slots.len() == self.slots.capacity();
         self.slots.push(Slot::EMPTY);
         self.cold.push(Cold::default());
+        // The free list can hold every slot: `take_live` pushes without a capacity check.
+        self.free.reserve(self.slots.len() - self.free.len());
         if grows {
             // Read at random once it holds many flows' packets: huge pages, if any.
             crate::cache::advise_huge_pages(&self.slots);
@@ -293,7 +295,14 @@ impl PacketPool {
     pub unsafe fn take_live(&mut self, id: PacketId) -> Packet {
         // SAFETY: the same precondition.
         let p = self.record(unsafe { self.live_slot(id) }, id);
-        self.free.push(id.0);
+        // SAFETY: `free` holds only ids not live, all below `slots.len()`, so fewer than
+        // `slots.len()` of them with `id` live; `grow` keeps its capacity at `slots.len()` or
+        // more. The push needs no capacity check (issue 26: 2 per delivery).
+        debug_assert!(self.free.len() < self.free.capacity());
+        unsafe {
+            self.free.as_mut_ptr().add(self.free.len()).write(id.0);
+            self.free.set_len(self.free.len() + 1);
+        }
         p
     }
 
@@ -344,6 +353,22 @@ mod tests {
         }
         assert_eq!((pool.live(), pool.free.clone()), (twin.live(), twin.free.clone()));
         assert_eq!(pool.put(&q), twin.put(&q), "the same slot is reused next");
+    }
+
+    #[test]
+    fn the_free_list_has_room_for_every_slot_when_all_are_taken_live() {
+        let mut pool = PacketPool::default();
+        let p = test_packet();
+        for n in [1, 5, 33, 100] {
+            let ids: Vec<_> = (0..n).map(|_| pool.put(&p)).collect();
+            assert!(pool.free.capacity() >= pool.slots.len(), "`grow` reserves the free list");
+            for id in ids.into_iter().rev() {
+                // SAFETY: `id` is live: put above, taken only here.
+                unsafe { pool.take_live(id) };
+            }
+            assert_eq!((pool.live(), pool.free.len()), (0, pool.slots.len()));
+            assert_eq!(pool.free.last(), Some(&0), "the last freed slot is reused first");
+        }
     }
 
     #[test]
