@@ -97,6 +97,8 @@ impl FlowRt {
 
 pub struct Simulation {
     model: Model,
+    /// The model's node and flow names, shared with the report (`metrics::Name`).
+    names: report::Names,
     q: EventQueue,
     channels: Vec<Channel>,
     /// The records of the packets and cells inside channels.

@@ -43,7 +43,7 @@ fn pairs_carry_several_responses_each_over_one_connection() {
     assert_eq!(r.flows.len(), 8, "two one-way flows per pair");
     for w in &r.www {
         let resp = &r.flows[w.response_flow as usize];
-        assert_eq!((resp.src.as_str(), resp.dst.as_str()), (w.server.as_str(), w.client.as_str()));
+        assert_eq!((&*resp.src, &*resp.dst), (w.server.as_str(), w.client.as_str()));
         assert!(w.batches >= 2, "{w:?}");
         assert!(w.responses_completed >= 2, "several responses on one connection: {w:?}");
         assert!(w.requests_served <= w.requests_sent && w.responses_completed <= w.requests_served);
@@ -60,7 +60,7 @@ fn requests_occupy_cells_on_the_reverse_path() {
     let r = run(&network(4, "5ms", 2300, EPD, "", 25.0), 2);
     // Channel 1 is the trunk from the clients' switch to the servers' switch.
     let back = &r.links[1];
-    assert_eq!((back.from.as_str(), back.to.as_str()), ("sw2", "sw1"));
+    assert_eq!((&*back.from, &*back.to), ("sw2", "sw1"));
     assert_eq!(back.stats.drops_queue, 0);
     let (mut req_segments, mut resp_acks) = (0, 0);
     for w in &r.www {

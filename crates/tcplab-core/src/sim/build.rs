@@ -95,6 +95,7 @@ impl Simulation {
             pcap_flows: built.pcap_flows,
             ledger: Conservation::default(),
             now: 0,
+            names: super::report::Names::new(&model),
             model,
         })
     }

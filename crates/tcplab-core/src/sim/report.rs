@@ -1,8 +1,29 @@
 //! The report of a run: per flow (TCP or UDP), per link, and the conservation ledger.
 
 use super::{Ends, Simulation};
-use crate::metrics::{Conservation, FlowReport, FlowTrace, LinkReport, RunReport};
+use crate::config::model::Model;
+use crate::metrics::{Conservation, FlowReport, FlowTrace, LinkReport, Name, RunReport};
 use crate::time::{secs, Time};
+
+/// The model's node and flow names as shared strings, made when the run is built so that the
+/// report (inside the measured loop) clones pointers, not strings (issue 26).
+pub(super) struct Names {
+    nodes: Vec<Name>,
+    flows: Vec<Name>,
+}
+
+impl Names {
+    pub(super) fn new(model: &Model) -> Self {
+        Self {
+            nodes: model.nodes.iter().map(|n| Name::from(n.as_str())).collect(),
+            flows: model.flows.iter().map(|f| Name::from(f.name.as_str())).collect(),
+        }
+    }
+
+    fn node(&self, n: u32) -> Name {
+        self.nodes[n as usize].clone()
+    }
+}
 
 impl Simulation {
     pub(super) fn report(&mut self, wall_s: f64) -> (RunReport, Vec<FlowTrace>) {
@@ -19,7 +40,7 @@ impl Simulation {
                 }
             }
         }
-        let name = |n: u32| self.model.nodes[n as usize].clone();
+        let name = |n: u32| self.names.node(n);
         let links = self
             .channels
             .iter_mut()
@@ -60,7 +81,7 @@ impl Simulation {
             conservation: Conservation { cells: self.atm.cells.clone(), ..self.ledger.clone() },
             www: self.apps.www_reports(secs(end), |f| {
                 let fl = &self.model.flows[f as usize];
-                (name(fl.src), name(fl.dst))
+                (name(fl.src).to_string(), name(fl.dst).to_string())
             }),
         };
         (report, traces)
@@ -69,13 +90,13 @@ impl Simulation {
     /// Flow `i`'s row: its goodput over the time from its start to its completion (or `end`).
     fn flow_report(&mut self, i: usize, end: Time) -> FlowReport {
         let (f, m) = (&self.flows[i], &self.model.flows[i]);
-        let name = |n: u32| self.model.nodes[n as usize].clone();
+        let name = |n: u32| self.names.node(n);
         let done = f.completed_at();
         let delivered = f.delivered();
         let span = secs(done.unwrap_or(end).max(f.start) - f.start);
         let mut r = FlowReport {
             id: i as u32,
-            name: m.name.clone(),
+            name: self.names.flows[i].clone(),
             src: name(m.src),
             dst: name(m.dst),
             bytes_delivered: delivered,
