@@ -361,7 +361,9 @@ impl Channel {
     /// admission and read here).
     #[inline(always)]
     fn start_waiting(&mut self, entry: InFlight, pool: &PacketPool) {
-        let wire_bytes = pool.head(entry.id).wire_bytes;
+        // SAFETY: `entry` is in this channel's pipe, and a packet in a pipe is live: it
+        // leaves the pool at its arrival, after it leaves the pipe (issue 26: no bounds check).
+        let wire_bytes = unsafe { pool.head_live(entry.id) }.wire_bytes;
         self.queue.leave_counted(wire_bytes);
         let w = Waiting { id: entry.id, wire_bytes, vc: 0, next: entry.next };
         self.start_behind(w, entry.at - self.delay);
