@@ -272,7 +272,9 @@ impl Channel {
         pool: &mut PacketPool,
     ) -> Result<Next, PacketId> {
         if self.one_event {
-            return self.offer_one_event(now, offering, id, pkt, next, pool).result(id);
+            // Of the head only the size crosses the call, in a register: no head stored for
+            // it to read (issue 26).
+            return self.offer_one_event(now, offering, id, pkt.wire_bytes, next, pool).result(id);
         }
         self.offer_two(now, id, pkt, next, pool)
     }

@@ -35,7 +35,6 @@ use crate::time::Time;
 use crate::net::pool::{PacketId, PacketPool};
 use crate::net::queue::Waiting;
 use crate::net::route::Onward;
-use crate::packet::PacketHead;
 
 use super::{Channel, InFlight, Next};
 
@@ -193,7 +192,7 @@ impl Channel {
         now: Time,
         offering: Offering,
         id: PacketId,
-        pkt: &PacketHead,
+        wire_bytes: u32,
         next: Onward,
         pool: &mut PacketPool,
     ) -> Offered {
@@ -205,7 +204,8 @@ impl Channel {
                 self.depart_at_tie(pool);
             }
         }
-        self.admit_one_event(now, offering.by(), id, pkt, next, pool)
+        let w = Waiting { id, wire_bytes, vc: 0, next }; // its `vc` is set at its start
+        self.admit_one_event(now, offering.by(), w, pool)
     }
 
     /// After an offer answered `Next::Undecided`: whether the packet on the wire, finishing
@@ -229,21 +229,13 @@ impl Channel {
     /// Admit or refuse a packet, the transmitter brought up to now, by an event that arrived
     /// over channel `by` (`Queued::NO_CHANNEL`: not an arrival).
     #[inline(always)]
-    fn admit_one_event(
-        &mut self,
-        now: Time,
-        by: u32,
-        id: PacketId,
-        pkt: &PacketHead,
-        next: Onward,
-        pool: &mut PacketPool,
-    ) -> Offered {
+    fn admit_one_event(&mut self, now: Time, by: u32, mut w: Waiting, pool: &mut PacketPool) -> Offered {
         let idle = !self.busy;
-        if !self.queue.admits_drop_tail(now, pkt, idle, || pool.get(id)) {
+        let id = w.id;
+        if !self.queue.admits_drop_tail(now, w.wire_bytes, idle, || pool.head(id), || pool.get(id)) {
             self.stats.drops_queue += 1;
             return Offered::Refused;
         }
-        let mut w = Waiting::new(id, pkt, next);
         let start = if idle { now } else { self.last_departure() };
         // In admission order, which is the order of service: the same remainders as on the
         // two-event path, which takes them at each start.
@@ -255,7 +247,7 @@ impl Channel {
             // It waits in the pipe alone: the queue only counts it (`start_waiting`).
             self.queue.enter_counted(w.wire_bytes);
         }
-        let f = InFlight { at: depart + self.delay, id, next };
+        let f = InFlight { at: depart + self.delay, id, next: w.next };
         if self.head.is_some() {
             self.pipe.push_back(f);
             return Offered::Queued;
@@ -369,7 +361,9 @@ impl Channel {
     /// admission and read here).
     #[inline(always)]
     fn start_waiting(&mut self, entry: InFlight, pool: &PacketPool) {
-        let wire_bytes = pool.head(entry.id).wire_bytes;
+        // SAFETY: `entry` is in this channel's pipe, and a packet in a pipe is live: it
+        // leaves the pool at its arrival, after it leaves the pipe (issue 26: no bounds check).
+        let wire_bytes = unsafe { pool.head_live(entry.id) }.wire_bytes;
         self.queue.leave_counted(wire_bytes);
         let w = Waiting { id: entry.id, wire_bytes, vc: 0, next: entry.next };
         self.start_behind(w, entry.at - self.delay);

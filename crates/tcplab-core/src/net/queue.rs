@@ -246,14 +246,19 @@ impl Queue {
     }
 
     fn fits(&self, pkt: &PacketHead) -> bool {
-        Self::room(self.limit, self.buf.len() + self.counted as usize, self.bytes, pkt)
+        self.fits_size(pkt.wire_bytes)
     }
 
-    /// Whether `pkt` fits beside `len` packets of `bytes` under `limit`.
-    fn room(limit: QueueLimit, len: usize, bytes: u64, pkt: &PacketHead) -> bool {
+    /// `fits` of a packet of `wire_bytes`.
+    fn fits_size(&self, wire_bytes: u32) -> bool {
+        Self::room(self.limit, self.buf.len() + self.counted as usize, self.bytes, wire_bytes)
+    }
+
+    /// Whether a packet of `wire_bytes` fits beside `len` packets of `bytes` under `limit`.
+    fn room(limit: QueueLimit, len: usize, bytes: u64, wire_bytes: u32) -> bool {
         match limit {
             QueueLimit::Packets(n) => len < n as usize,
-            QueueLimit::Bytes(b) => bytes + pkt.wire_bytes as u64 <= b,
+            QueueLimit::Bytes(b) => bytes + wire_bytes as u64 <= b,
         }
     }
 
@@ -308,7 +313,7 @@ impl Queue {
             Discipline::Red(red) => {
                 red.update_average(now, self.buf.len(), self.bytes);
                 let (limit, len, bytes) = (self.limit, self.buf.len(), self.bytes);
-                let room = red.fits(limit, bytes).unwrap_or_else(|| Self::room(limit, len, bytes, pkt));
+                let room = red.fits(limit, bytes).unwrap_or_else(|| Self::room(limit, len, bytes, pkt.wire_bytes));
                 let verdict = red.verdict(pkt.wire_bytes, pkt.marked);
                 if verdict.is_none() && !link_idle && !room {
                     red.overflowed();
@@ -354,7 +359,7 @@ impl Queue {
         pkt: &PacketHead,
         link_idle: bool,
     ) -> bool {
-        let ok = link_idle || Self::room(limit, len, bytes, pkt);
+        let ok = link_idle || Self::room(limit, len, bytes, pkt.wire_bytes);
         // A packet going straight onto an idle link is enqueued and dequeued at once in a
         // real queue: its size still counts for CoDel's one-packet floor.
         if ok && link_idle {
@@ -391,7 +396,7 @@ impl Queue {
             // Marked and kept if the buffer has room (a full buffer still drops it, as overflow).
             marked = true;
         }
-        let ok = link_idle || Self::room(limit, len, bytes, pkt);
+        let ok = link_idle || Self::room(limit, len, bytes, pkt.wire_bytes);
         if ok && link_idle {
             p.pie.on_dequeue(now, 0, true);
             if let Some(t) = &mut p.sojourn {

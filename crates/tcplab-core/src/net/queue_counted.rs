@@ -9,21 +9,24 @@ use super::{Admission, Queue};
 
 impl Queue {
     /// `admit` on a one-event channel's queue (drop-tail: it accepts or refuses, never
-    /// marks), whether it accepts. The room check inline; a queue that keeps counters or
-    /// traces out of line, so that its code does not crowd the offer's registers (issue 26).
+    /// marks) of a packet of `wire_bytes`, whether it accepts. The room check inline, on the
+    /// size alone; a queue that keeps counters or traces out of line, with the packet's head
+    /// (`head`) and record (`full`), so that its code does not crowd the offer's registers and
+    /// the offer is passed no head (issue 26).
     #[inline(always)]
     pub fn admits_drop_tail(
         &mut self,
         now: Time,
-        pkt: &PacketHead,
+        wire_bytes: u32,
         link_idle: bool,
+        head: impl FnOnce() -> PacketHead,
         full: impl FnOnce() -> Packet,
     ) -> bool {
         debug_assert!(self.is_drop_tail());
         if self.plain {
-            return link_idle || self.fits(pkt);
+            return link_idle || self.fits_size(wire_bytes);
         }
-        self.admits_watched(now, pkt, link_idle, full)
+        self.admits_watched(now, &head(), link_idle, full)
     }
 
     /// `admits_drop_tail` on a queue that keeps counters or traces.
@@ -89,7 +92,7 @@ mod tests {
                 p.wire_bytes = bytes;
                 let head = PacketHead::of(&p);
                 let now = t as Time;
-                let ok = fast.admits_drop_tail(now, &head, idle, || p);
+                let ok = fast.admits_drop_tail(now, bytes, idle, || head, || p);
                 prop_assert_eq!(ok, model.admit(now, &head, idle, || p) != super::super::Admission::Refused);
                 if ok && !idle {
                     fast.enter_counted(bytes);

@@ -93,7 +93,27 @@ impl Onward {
     /// flow `flow`'s end in direction `reverse` when the route ends there.
     #[inline]
     pub fn after(hops: &[u32], pos: u32, flow: u32, reverse: bool) -> Onward {
-        match hops[pos as usize] {
+        Self::of_hop(hops[pos as usize], flow, reverse)
+    }
+
+    /// `after`, without a bounds check: read at every offer (issue 26).
+    ///
+    /// # Safety
+    /// `hops[pos - 1]` is a channel, not `END`, and `hops` is a `RouteArena`'s: every route
+    /// there is followed by its `END` (`RouteArena::add`), so a channel's position is not the
+    /// last and `pos < hops.len()`.
+    #[inline]
+    pub unsafe fn after_unchecked(hops: &[u32], pos: u32, flow: u32, reverse: bool) -> Onward {
+        debug_assert!(pos >= 1 && hops[pos as usize - 1] != END && hops.last() == Some(&END));
+        // SAFETY: `pos < hops.len()`, as above.
+        Self::of_hop(unsafe { *hops.get_unchecked(pos as usize) }, flow, reverse)
+    }
+
+    /// Where a packet of flow `flow` in direction `reverse` goes when its route's next entry
+    /// is `hop`.
+    #[inline(always)]
+    fn of_hop(hop: u32, flow: u32, reverse: bool) -> Onward {
+        match hop {
             END => {
                 debug_assert!(flow < Self::REVERSE, "flow {flow} beyond 2^30");
                 Onward(Self::DELIVER | (reverse as u32 * Self::REVERSE) | flow)
@@ -310,6 +330,24 @@ mod tests {
         let last = (1 << 30) - 1;
         assert_eq!(Onward::after(&arena.hops, r + 2, last, true).step(), Step::Deliver { flow: last, reverse: true });
         assert_eq!(Onward::after(&[(1 << 31) - 1], 0, 0, true).step(), Step::Hop((1 << 31) - 1));
+    }
+
+    #[test]
+    fn after_unchecked_is_after_at_every_channel_of_every_route() {
+        let mut arena = RouteArena::default();
+        let starts = [arena.add(&[3]), arena.add(&[]), arena.add(&[5, 9, 2]), arena.add(&[0, 1])];
+        assert_eq!(starts.len(), 4);
+        for (pos, &hop) in arena.hops.iter().enumerate() {
+            if hop == END {
+                continue;
+            }
+            let next = pos as u32 + 1;
+            for (flow, reverse) in [(0, false), (7, true), ((1 << 30) - 1, false)] {
+                // SAFETY: `hops[next - 1]` is a channel of an arena's route.
+                let fast = unsafe { Onward::after_unchecked(&arena.hops, next, flow, reverse) };
+                assert_eq!(fast, Onward::after(&arena.hops, next, flow, reverse));
+            }
+        }
     }
 
     #[test]

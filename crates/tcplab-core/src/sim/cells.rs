@@ -78,7 +78,8 @@ impl Simulation {
     fn forward_cell(&mut self, cell: PacketId) {
         let c = self.routes.hops[self.pool.head(cell).route_pos as usize];
         assert!((c as usize) < self.channels.len(), "a cell left a switch with no link to take");
-        // SAFETY: `c < channels.len()`, asserted just above; `cell` is live (read just above).
+        // SAFETY: `c < channels.len()`, asserted just above, read at the cell's route
+        // position; `cell` is live (read just above).
         unsafe { self.offer(c, cell) };
     }
 

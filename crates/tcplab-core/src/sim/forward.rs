@@ -44,7 +44,8 @@ impl Simulation {
             return self.segment_onto(c, *pkt);
         }
         let id = self.pool.put(pkt);
-        // SAFETY: `channels[c]` was looked up (bounds-checked) just above; `id` was just put.
+        // SAFETY: `channels[c]` was looked up (bounds-checked) just above, `c` read at the
+        // packet's route position; `id` was just put.
         unsafe { self.offer(c, id) };
     }
 
@@ -63,7 +64,8 @@ impl Simulation {
             let pkt = self.pool.take(id);
             return self.segment_onto(c, pkt);
         }
-        // SAFETY: `channels[c]` was looked up (bounds-checked) just above.
+        // SAFETY: `channels[c]` was looked up (bounds-checked) just above, `c` read at the
+        // packet's route position.
         unsafe { self.offer_head(c, id, head) };
     }
 
@@ -77,8 +79,8 @@ impl Simulation {
             let pkt = self.pool.take(id);
             return self.segment_onto(c, pkt);
         }
-        // SAFETY: `channels[c]` was looked up (bounds-checked) just above; `id` is live (its
-        // caller's arrival).
+        // SAFETY: `channels[c]` was looked up (bounds-checked) just above, `c` the arrival's
+        // `Onward` (`offer`); `id` is live (its caller's arrival).
         unsafe { self.offer(c, id) };
     }
 
@@ -90,8 +92,8 @@ impl Simulation {
         self.atm.segment(pkt, &mut cells);
         for cell in cells.drain(first..) {
             let id = self.pool.put(&cell);
-            // SAFETY: both callers (`forward`, `forward_stored`) looked `channels[c]` up;
-            // `id` was just put.
+            // SAFETY: both callers (`forward`, `forward_stored`) looked `channels[c]` up, `c`
+            // at the packet's route position, which its cells keep; `id` was just put.
             unsafe { self.offer(c, id) };
         }
         self.cell_buf = cells;
@@ -108,6 +110,10 @@ impl Simulation {
     /// branch per hop (issue 26).
     /// `id` is live in the pool (`PacketPool::head_live`): each caller has just put it there,
     /// or it has just arrived.
+    /// `c` is the channel at the packet's route position (`routes.hops[route_pos]`): each
+    /// caller read it there (`forward`, `segment_onto`'s callers, `sim/cells.rs`), or it is
+    /// the arrival's `Onward`, read at `route_pos + 1` when it was offered, and the arrival
+    /// advanced `route_pos` (`PacketPool::advance`) since.
     #[inline(always)]
     pub(super) unsafe fn offer(&mut self, c: u32, id: PacketId) {
         // SAFETY: the same preconditions.
@@ -118,10 +124,15 @@ impl Simulation {
     /// values it was written from).
     ///
     /// # Safety
-    /// As `offer`: `c < channels.len()`.
+    /// As `offer`: `c < channels.len()`, and `c` is `routes.hops[pkt.route_pos]`.
     #[inline(always)]
     unsafe fn offer_head(&mut self, c: u32, id: PacketId, pkt: PacketHead) {
-        let next = Onward::after(&self.routes.hops, pkt.route_pos + 1, pkt.flow, pkt.dir == Dir::Reverse);
+        debug_assert_eq!(self.routes.hops[pkt.route_pos as usize], c);
+        // SAFETY: `hops[route_pos]` is channel `c`, not `END` (`END` is `u32::MAX`, and a run
+        // has fewer than 2^31 channels, `Onward`), and `hops` is the run's `RouteArena`,
+        // built before the run and never changed in it (issue 26: no bounds check per hop).
+        let next =
+            unsafe { Onward::after_unchecked(&self.routes.hops, pkt.route_pos + 1, pkt.flow, pkt.dir == Dir::Reverse) };
         debug_assert!((c as usize) < self.channels.len());
         // SAFETY: `c < channels.len()`, this function's precondition.
         let ch = unsafe { self.channels.get_unchecked_mut(c as usize) };
