@@ -232,7 +232,7 @@ impl Channel {
     fn admit_one_event(&mut self, now: Time, by: u32, mut w: Waiting, pool: &mut PacketPool) -> Offered {
         let idle = !self.busy;
         let id = w.id;
-        if !self.queue.admits_drop_tail(now, w.wire_bytes, idle, || pool.head(id), || pool.get(id)) {
+        if !self.queue.admits_drop_tail(now, w.wire_bytes, idle, || pool.get(id)) {
             self.stats.drops_queue += 1;
             return Offered::Refused;
         }

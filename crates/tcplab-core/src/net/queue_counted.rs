@@ -10,30 +10,29 @@ use super::{Admission, Queue};
 impl Queue {
     /// `admit` on a one-event channel's queue (drop-tail: it accepts or refuses, never
     /// marks) of a packet of `wire_bytes`, whether it accepts. The room check inline, on the
-    /// size alone; a queue that keeps counters or traces out of line, with the packet's head
-    /// (`head`) and record (`full`), so that its code does not crowd the offer's registers and
-    /// the offer is passed no head (issue 26).
+    /// size alone; a queue that keeps counters or traces out of line, with the packet's record
+    /// (`full`), so that its code does not crowd the offer's registers and the offer is passed
+    /// no head (issue 26).
     #[inline(always)]
     pub fn admits_drop_tail(
         &mut self,
         now: Time,
         wire_bytes: u32,
         link_idle: bool,
-        head: impl FnOnce() -> PacketHead,
         full: impl FnOnce() -> Packet,
     ) -> bool {
         debug_assert!(self.is_drop_tail());
         if self.plain {
             return link_idle || self.fits_size(wire_bytes);
         }
-        self.admits_watched(now, &head(), link_idle, full)
+        self.admits_watched(now, full(), link_idle)
     }
 
     /// `admits_drop_tail` on a queue that keeps counters or traces.
     #[cold]
     #[inline(never)]
-    fn admits_watched(&mut self, now: Time, pkt: &PacketHead, link_idle: bool, full: impl FnOnce() -> Packet) -> bool {
-        self.admit(now, pkt, link_idle, full) != Admission::Refused
+    fn admits_watched(&mut self, now: Time, pkt: Packet, link_idle: bool) -> bool {
+        self.admit(now, &PacketHead::of(&pkt), link_idle, || pkt) != Admission::Refused
     }
 
     /// A packet of `wire_bytes` waits on a drop-tail queue, kept by the caller (a one-event
@@ -92,7 +91,7 @@ mod tests {
                 p.wire_bytes = bytes;
                 let head = PacketHead::of(&p);
                 let now = t as Time;
-                let ok = fast.admits_drop_tail(now, bytes, idle, || head, || p);
+                let ok = fast.admits_drop_tail(now, bytes, idle, || p);
                 prop_assert_eq!(ok, model.admit(now, &head, idle, || p) != super::super::Admission::Refused);
                 if ok && !idle {
                     fast.enter_counted(bytes);

@@ -70,9 +70,9 @@ impl Simulation {
     }
 
     /// `forward` for a packet (not a cell) already in the pool (`id` live: it has just
-    /// arrived), its next channel `c` already read off its route. Inlined into `on_arrive` (every packet that is not delivered goes
-    /// on from here at least once): its call, six saved registers and frame were 11 to 22
-    /// instructions per packet (issue 26).
+    /// arrived), its next channel `c` already read off its route. Inlined into `on_arrive`
+    /// (every packet that is not delivered goes on from here at least once): its call, six
+    /// saved registers and frame were 11 to 22 instructions per packet (issue 26).
     #[inline(always)]
     pub(super) fn forward_stored(&mut self, c: u32, id: PacketId) {
         if self.channels[c as usize].atm {

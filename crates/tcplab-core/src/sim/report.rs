@@ -81,7 +81,7 @@ impl Simulation {
             conservation: Conservation { cells: self.atm.cells.clone(), ..self.ledger.clone() },
             www: self.apps.www_reports(secs(end), |f| {
                 let fl = &self.model.flows[f as usize];
-                (name(fl.src).to_string(), name(fl.dst).to_string())
+                (self.model.nodes[fl.src as usize].clone(), self.model.nodes[fl.dst as usize].clone())
             }),
         };
         (report, traces)
