@@ -23,9 +23,17 @@ $(STAMP_DEPS): pyproject.toml | $(BIN)/python
 
 # maturin finds the virtualenv through VIRTUAL_ENV; -E installs the project's extras with it.
 # maturin's --quiet quiets cargo, not the pip it runs: PIP_QUIET does (errors still print).
+# Profile-guided (issue 26): tools/pgo_profile.sh trains the core on the shipped scenarios and the
+# extension is built with that profile in its own target folder (target/pgo), so that an
+# ordinary `cargo build --release` neither undoes nor reuses it. Same outputs, less time (the
+# figures are in docs/performance.md). PGO=0 builds without; so does a rustc without llvm-tools
+# (the script's status 3); any other failure of the training fails the build.
 EXTRAS ?= dev,dask
-$(VENV)/.stamp-build: $(STAMP_DEPS) $(RUST_SRC) pyproject.toml
-	VIRTUAL_ENV=$(abspath $(VENV)) PIP_QUIET=1 PIP_DISABLE_PIP_VERSION_CHECK=1 \
+PGO ?= 1
+$(VENV)/.stamp-build: $(STAMP_DEPS) $(RUST_SRC) pyproject.toml tools/pgo_profile.sh tools/pgo_train.py
+	profile=; if [ "$(PGO)" = 1 ]; then profile=$$(PYTHON=$(BIN)/python tools/pgo_profile.sh) || [ $$? = 3 ] || exit 1; fi; \
+	env VIRTUAL_ENV=$(abspath $(VENV)) PIP_QUIET=1 PIP_DISABLE_PIP_VERSION_CHECK=1 \
+		$${profile:+RUSTFLAGS=-Cprofile-use=$$profile CARGO_TARGET_DIR=target/pgo TCPLAB_BUILD=profile-guided} \
 		$(BIN)/maturin develop --release --quiet -E $(EXTRAS)
 	touch $@
 

@@ -26,7 +26,8 @@ def test_one_version_everywhere() -> None:
     assert version() == cargo_version() == _core.__version__ == tl.__version__
     proc = cli("--version")
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout == f"tcplab {cargo_version()}\n"
+    assert _core.__build__ in ("ordinary", "profile-guided")
+    assert proc.stdout == f"tcplab {cargo_version()} ({_core.__build__} build)\n"
 
 
 def test_pyproject_declares_no_second_version() -> None:

@@ -95,6 +95,12 @@ def link(a: str, b: str, rate: str, queue_bytes: int, delay: str | None = None) 
     return lines + [f"queue_bytes = {queue_bytes}", ""]
 
 
+def tcplab_build() -> str:
+    """`tcplab --version`: the version and whether the core was built with a trained profile."""
+    proc = subprocess.run([str(TCPLAB), "--version"], capture_output=True, text=True, check=True)
+    return proc.stdout.strip()
+
+
 def matched_scenario(flows: int, qs: int, seed: int, two_event: bool = False) -> str:
     """tcplab's version of htsim's stock dumbbell with `flows` connections (see README).
 
@@ -588,14 +594,16 @@ def main() -> int:
             except (RuntimeError, subprocess.TimeoutExpired) as e:
                 print(f"error: {n} flows: {e}", file=sys.stderr)
                 return 1
-    meta = {"load_average_after": os.getloadavg(), "seed": args.seed, "qs": args.qs, "repeat": args.repeat,
-            "perf_runs": args.perf_runs, "one_event_channels": not args.two_event_channels}
+    meta = {"tcplab": tcplab_build(), "load_average_after": os.getloadavg(), "seed": args.seed,
+            "qs": args.qs, "repeat": args.repeat, "perf_runs": args.perf_runs,
+            "one_event_channels": not args.two_event_channels}
     text = json.dumps({"meta": meta, "flows": results}, indent=2)
     if args.json_out is not None:
         args.json_out.write_text(text + "\n")
     if args.json:
         print(text)
     else:
+        print(meta["tcplab"])
         print_table(results)
         print(f"load average after the runs: {' '.join(f'{x:.2f}' for x in meta['load_average_after'])}")
     return 0

@@ -1,6 +1,7 @@
 # Types of the Rust extension (crates/tcplab-py/src/lib.rs), for type checkers; keep in step.
 
 __version__: str
+__build__: str
 
 class ScenarioError(ValueError):
     """The scenario is invalid; args are (field, message)."""

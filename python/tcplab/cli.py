@@ -44,9 +44,9 @@ app = typer.Typer(
 
 def _print_version(value: bool) -> None:
     if value:
-        from tcplab.version import version
+        from tcplab.version import build, version
 
-        typer.echo(f"tcplab {version()}")
+        typer.echo(f"tcplab {version()} ({build()} build)")
         raise typer.Exit()
 
 

@@ -188,5 +188,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("InvariantError", m.py().get_type::<InvariantError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // How this extension was compiled, for `tcplab --version` and benchmark records: the
+    // Makefile sets TCPLAB_BUILD when it builds with a trained profile (tools/pgo_profile.sh).
+    m.add("__build__", option_env!("TCPLAB_BUILD").unwrap_or("ordinary"))?;
     Ok(())
 }

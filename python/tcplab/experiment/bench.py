@@ -18,6 +18,7 @@ from typing import Any
 from tcplab.errors import InternalError
 from tcplab.experiment.examples import scenario_dir
 from tcplab.experiment.scenario import dumbbell, dumps, loads
+from tcplab.version import build
 
 __all__ = ["SCENARIOS", "Target", "check_targets", "run_bench", "scenario_text"]
 
@@ -184,6 +185,7 @@ def run_bench(
         results[name] = run_child(scenario_text(name, quick), REPEATS[name])
     targets = check_targets(results)
     return {
+        "build": build(),
         "quick": quick,
         "scenarios": results,
         "events_per_sec": {n: r["events_per_sec"] for n, r in results.items()},
