@@ -17,6 +17,8 @@
 # a profile; any other failure (a training scenario that fails, say) is the build's failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Run from make, cargo and rustc would find make's jobserver in MAKEFLAGS without its descriptors.
+unset MAKEFLAGS MFLAGS
 
 out=${PGO_DIR:-target/pgo-gen}
 python=${PYTHON:-python3}
@@ -30,7 +32,7 @@ if [ ! -x "$profdata" ]; then
     exit 3
 fi
 
-RUSTFLAGS="${RUSTFLAGS:-} -Cprofile-generate=$PWD/$out/raw" MAKEFLAGS= \
+RUSTFLAGS="${RUSTFLAGS:-} -Cprofile-generate=$PWD/$out/raw" \
     cargo build --quiet --release -p tcplab-py --target-dir "$out" >&2
 # The build's proc macros are instrumented too and leave their counts while compiling.
 rm -rf "$out/raw"
