@@ -237,16 +237,37 @@ fn bucket_of(time: Time, last: Time) -> usize {
     (64 - (time ^ last).leading_zeros()) as usize
 }
 
+/// Bucket `b`'s bit in `RadixQueue::occupied` (bit `b - 1`), and none for bucket 0 or 64
+/// (`RadixQueue::schedule` says why 64 needs none). `wrapping_shl` shifts by `b mod 64`:
+/// for 64 that is `1 >> 1`, 0.
+#[inline(always)]
+fn occupied_bit(b: usize) -> u64 {
+    1u64.wrapping_shl(b as u32) >> 1
+}
+
+/// Every run stops below 2^63 ns, so no event the run pops is ever in bucket 64
+/// (`RadixQueue::schedule`): the longest duration a scenario may ask for is below it.
+const _: () = assert!(crate::units::MAX_SECONDS * 1e9 < (1u64 << 63) as f64);
+
 impl RadixQueue {
     /// Schedule `event` at `time`, which must not be before the last event popped.
+    ///
+    /// Both checks this once made per schedule are settled before the run (issue 26: about 8
+    /// instructions per schedule). A time in the past is a handler's bug (every handler
+    /// schedules at `now` or later, as the 4-ary heap, which cannot tell, assumes too): a
+    /// `debug_assert!`, which the tests' proptests and runs exercise. And the occupied bit
+    /// of bucket `b` is set without a branch on `b > 0`: `2^b / 2` is bit `b - 1`, and 0 for
+    /// bucket 0. Bucket 64 (only for a time at or past 2^63 ns, as `last` is below it) gets
+    /// no bit, so its events never pop: they would all come after the run's `Stop`, which is
+    /// below 2^63 ns because every duration is (`units::MAX_SECONDS`, checked where a
+    /// scenario's duration is read, `config::Scenario::validate`; asserted at compile time below
+    /// `occupied_bit`).
     #[inline]
     pub fn schedule(&mut self, time: Time, event: Event) {
-        assert!(time >= self.last, "event scheduled in the past: {time} < {}", self.last);
+        debug_assert!(time >= self.last, "event scheduled in the past: {time} < {}", self.last);
         let b = bucket_of(time, self.last);
         self.buckets[b].push(Slot { time, event });
-        if b > 0 {
-            self.occupied |= 1 << (b - 1);
-        }
+        self.occupied |= occupied_bit(b);
     }
 
     /// The next event, inlined into the event loop whole. The two common cases come first:
@@ -295,9 +316,7 @@ impl RadixQueue {
         for &slot in moving.iter() {
             let b = bucket_of(slot.time, last);
             lower[b].push(slot);
-            if b > 0 {
-                self.occupied |= 1 << (b - 1);
-            }
+            self.occupied |= occupied_bit(b);
         }
         moving.clear();
         self.last = last;
@@ -400,6 +419,44 @@ mod tests {
         assert_eq!(q.pop(), None);
         q.schedule(1 << 40, Event::Stop);
         assert_eq!(q.pop(), Some((1 << 40, Event::Stop)));
+    }
+
+    #[test]
+    fn the_occupied_bit_of_bucket_b_is_bit_b_minus_1_and_none_for_0_and_64() {
+        assert_eq!(occupied_bit(0), 0);
+        for b in 1..64 {
+            assert_eq!(occupied_bit(b), 1 << (b - 1), "bucket {b}");
+        }
+        assert_eq!(occupied_bit(64), 0);
+    }
+
+    /// An event at or past 2^63 ns (bucket 64) never pops: it would come after the run's
+    /// `Stop`, which is below that (`RadixQueue::schedule`); the earlier ones pop as ever.
+    #[test]
+    fn events_past_2_pow_63_stay_behind_the_stop() {
+        let mut q = EventQueue::for_run(usize::MAX, false);
+        q.schedule(1 << 63, Event::Arrive(1));
+        q.schedule(5, Event::Arrive(2));
+        q.schedule(u64::MAX, Event::Arrive(3));
+        q.schedule(7, Event::Stop);
+        assert_eq!(q.pop(), Some((5, Event::Arrive(2))));
+        q.schedule((1 << 63) + 1, Event::Arrive(4));
+        assert_eq!(q.pop(), Some((7, Event::Stop)));
+        assert_eq!(q.pop(), None);
+    }
+
+    /// The guarantee the radix heap relies on, made where a scenario's duration is read: a
+    /// run past 2^63 ns (or anywhere beyond `units::MAX_SECONDS`) is refused with an error
+    /// that names the field, before anything runs.
+    #[test]
+    fn a_duration_past_the_cap_is_refused_naming_the_field() {
+        let text =
+            |d: &str| format!("duration = {d}\nnodes = [\"a\", \"b\"]\n[[link]]\na = \"a\"\nb = \"b\"\nrate = 1\n");
+        assert!(crate::sim::check_scenario(&text("1e9"), None).is_ok());
+        for past in ["1.1e9", "1e10", "9.3e9", "1e300"] {
+            let e = crate::sim::check_scenario(&text(past), None).unwrap_err().to_string();
+            assert!(e.contains("duration") && e.contains("at most"), "{past}: {e}");
+        }
     }
 
     #[test]

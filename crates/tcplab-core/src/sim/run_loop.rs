@@ -1,0 +1,200 @@
+//! The event loop and the handlers of a packet's crossing (`TxDone`, `Arrive`), inlined
+//! into it; the rarer events go out of line (`on_rare_event`). Apart from `sim.rs` so that
+//! the loop's instantiations and their hot path are read in one place.
+
+use std::time::Instant;
+
+use super::Simulation;
+use crate::engine::Event;
+use crate::error::Error;
+use crate::metrics::{FlowTrace, RunReport};
+use crate::net::drop_trace::DropCause;
+use crate::net::route::Step;
+use crate::packet::Dir;
+
+impl Simulation {
+    /// `run_loop` compiled for the run's size: with the prefetches of what an arrival leads
+    /// to only where the records outgrow the cache (`cache::worth_prefetching`). A flag
+    /// tested per arrival cost about 10 instructions per packet of the 64 saved (issue 26).
+    pub(super) fn run_loop_sized(
+        &mut self,
+        tick: &std::sync::atomic::AtomicBool,
+        interrupted: &mut dyn FnMut() -> bool,
+    ) -> Result<(RunReport, Vec<FlowTrace>), Error> {
+        if self.pool.prefetches_onward() {
+            self.run_loop::<true>(tick, interrupted)
+        } else {
+            self.run_loop::<false>(tick, interrupted)
+        }
+    }
+
+    // Out of line, each instantiation its own function: inlined into `run_loop_sized`, the
+    // two shared one frame and the event queue's pop was no longer inlined (callgrind: 60
+    // more instructions per packet).
+    #[inline(never)]
+    fn run_loop<const PREFETCH_ONWARD: bool>(
+        &mut self,
+        tick: &std::sync::atomic::AtomicBool,
+        interrupted: &mut dyn FnMut() -> bool,
+    ) -> Result<(RunReport, Vec<FlowTrace>), Error> {
+        let wall = Instant::now();
+        for (i, f) in self.flows.iter().enumerate() {
+            self.q.schedule(f.start, Event::FlowStart(i as u32));
+        }
+        for (i, f) in self.model.flows.iter().enumerate() {
+            if let (Some(stop), None) = (f.stop, &f.udp) {
+                self.q.schedule(stop, Event::FlowStop(i as u32));
+            }
+        }
+        for a in 0..self.apps.len() as u32 {
+            self.apps.start(a, 0);
+            self.app_io(a);
+        }
+        let end = self.model.duration;
+        self.q.schedule(end, Event::Stop);
+        while let Some((t, ev)) = self.q.pop() {
+            self.events += 1;
+            if crate::interrupt::take(tick) && interrupted() {
+                return Err(Error::Interrupted);
+            }
+            self.now = t;
+            // The two events of a packet's crossing (nearly all events) by two compares and
+            // direct branches, the rest out of line: a match over all nine was a jump table,
+            // whose target computation waited for the event just popped (issue 26).
+            match ev {
+                Event::TxDone(c) => self.on_tx_done::<PREFETCH_ONWARD>(c),
+                Event::Arrive(c) => self.on_arrive::<PREFETCH_ONWARD>(c),
+                rare => {
+                    if self.on_rare_event(rare) {
+                        break;
+                    }
+                }
+            }
+        }
+        let wall_s = wall.elapsed().as_secs_f64();
+        self.check_invariants()?;
+        Ok(self.report(wall_s))
+    }
+
+    /// An event other than a crossing's `TxDone` and `Arrive` (`run_loop`); true at `Stop`.
+    #[inline(never)]
+    fn on_rare_event(&mut self, ev: Event) -> bool {
+        match ev {
+            Event::TxDone(_) | Event::Arrive(_) => unreachable!("run_loop handles {ev:?}"),
+            Event::FlowStart(f) => self.on_flow_start(f),
+            Event::FlowTimer(f) => self.on_flow_timer(f),
+            Event::FlowStop(f) => self.on_flow_stop(f),
+            Event::SwitchService(n) => self.on_switch_service(n),
+            Event::AppTimer(a) => self.on_app_timer(a),
+            Event::Reassembly(slot) => self.on_reassembly_timer(slot),
+            Event::Stop => return true,
+        }
+        false
+    }
+
+    fn on_tx_done<const PREFETCH_ONWARD: bool>(&mut self, c: u32) {
+        let ch = &mut self.channels[c as usize];
+        let out = ch.tx_done(self.now, &self.wire, &self.pool);
+        if let Some(p) = ch.pcap() {
+            let pkt = self.pool.get(out.id);
+            self.pcaps[p].record(self.now, &pkt, &self.pcap_flows[pkt.flow as usize]);
+        }
+        if out.lost {
+            let pkt = self.pool.take(out.id);
+            self.dropped(&pkt);
+        }
+        if self.channels[c as usize].queue.dequeue_signalled() {
+            if let Some(id) = self.channels[c as usize].queue.take_dequeue_mark() {
+                self.pool.mark_ce(id);
+            }
+            self.take_discipline_drops(c, DropCause::Sojourn);
+        }
+        if let Some(t) = out.next_tx {
+            self.q.schedule(t, Event::TxDone(c));
+        }
+        if let Some(t) = out.arrive_at {
+            if t == self.now && self.run_in_line() {
+                // A link without propagation delay: the Arrive runs now (`run_in_line`).
+                self.on_arrive::<PREFETCH_ONWARD>(c);
+            } else {
+                self.q.schedule(t, Event::Arrive(c));
+            }
+        }
+    }
+
+    /// Whether an event due now may run at once instead of through the queue, and if so count
+    /// it (as an event run in line: `events` is an output, and counts it either way). It may
+    /// when no other event is queued at this instant: ties pop first-in first-out, so an
+    /// event scheduled now would be the very next one popped, and running it at once takes the
+    /// same steps in the same order without the queue's push and pop (issue 26).
+    pub(super) fn run_in_line(&mut self) -> bool {
+        if self.q.has_event_at(self.now) {
+            return false;
+        }
+        self.events += 1;
+        self.events_in_line += 1;
+        true
+    }
+
+    /// A packet (or cell) reaches the far end of channel `c`. Inlined into the event loop
+    /// (and `on_tx_done`): about half of all events are arrivals, and the call, its six saved
+    /// registers and its frame cost about 14 instructions per packet (issue 26; a single
+    /// out-of-line copy for `on_tx_done` measured worse).
+    #[inline(always)]
+    fn on_arrive<const PREFETCH_ONWARD: bool>(&mut self, c: u32) {
+        // Loads that do not wait for one another: the packet's record, the record it goes to
+        // next (the next channel, or its flow's TCP state), and (in `arrive`) the pipe's buffer
+        // for the packet behind it. All of them are known from the head, on the channel's
+        // line 1; the packet's own record says the same, but only once it has come from memory.
+        let head = self.channels[c as usize].arriving();
+        (self.event.chan, self.event.prev_low) = (c, self.channels[c as usize].arrival_low());
+        self.pool.prefetch(head.id);
+        let step = head.next.step();
+        if PREFETCH_ONWARD {
+            self.prefetch_onward(step);
+            if let Step::Deliver { .. } = step {
+                self.prefetch_reply(c);
+            }
+        }
+        // The channel again, three times: looked up unchecked, as `c` was checked at the
+        // top, and the run never adds or removes a channel. Each look-up after a call that
+        // takes `&mut self` reloaded the length and compared (issue 26).
+        debug_assert!((c as usize) < self.channels.len());
+        // SAFETY: `channels[c]` was looked up, bounds-checked, at the top (`arriving`).
+        let arrived = unsafe { self.channels.get_unchecked_mut(c as usize) }.arrive(self.now, &self.pool);
+        if let Some(t) = arrived {
+            self.q.schedule(t, Event::Arrive(c));
+            // The packet behind it arrives a few events from now on a busy link (1.2 us at
+            // 10 Gb/s), some hundreds on an access link: early enough to load where it goes
+            // into the cache by then, not so early that it is evicted again (`arrive` loads
+            // its record).
+            // SAFETY: as above.
+            if PREFETCH_ONWARD {
+                let behind = unsafe { self.channels.get_unchecked(c as usize) }.arriving();
+                self.prefetch_onward(behind.next.step());
+            }
+        }
+        // The record stays in its slot while the packet moves on: taken only if it leaves the
+        // pool here (delivered, or a cell whose path goes on as cells or ends in AAL5).
+        let id = head.id;
+        // SAFETY: as above.
+        if let Some(p) = unsafe { self.channels.get_unchecked(c as usize) }.pcap_rx() {
+            let pkt = self.pool.get(id);
+            self.pcaps[p].record(self.now, &pkt, &self.pcap_flows[pkt.flow as usize]);
+        }
+        // SAFETY (both): a channel holds only live ids of the run's pool; the packet it
+        // arrives leaves the pool at most here (`take_live`), after its last read.
+        if unsafe { self.pool.advance(id) } {
+            // A cell stays in the pool across a switch (`sim/cells.rs`).
+            return self.on_cell_arrival(c, id);
+        }
+        match step {
+            Step::Hop(hop) => self.forward_stored(hop, id),
+            Step::Deliver { flow, reverse } => {
+                let pkt = unsafe { self.pool.take_live(id) };
+                debug_assert_eq!((flow, reverse), (pkt.flow, pkt.dir == Dir::Reverse));
+                self.deliver(pkt)
+            }
+        }
+    }
+}
