@@ -232,7 +232,7 @@ impl Channel {
         if idle {
             self.tx_start = depart;
         }
-        self.into_pipe(InFlight { at: depart + self.delay, id, next })
+        self.enter_pipe(InFlight { at: depart + self.delay, id, next })
     }
 
     /// `offer_one_event` in every case: a departure at the offer's instant, more than one
@@ -306,12 +306,12 @@ impl Channel {
             // It waits in the pipe alone: the queue only counts it (`start_waiting`).
             self.queue.enter_counted(w.wire_bytes);
         }
-        self.into_pipe(InFlight { at: depart + self.delay, id: w.id, next: w.next })
+        self.enter_pipe(InFlight { at: depart + self.delay, id: w.id, next: w.next })
     }
 
     /// Admitted packet `f` goes into the pipe: behind its head, or as its head.
     #[inline(always)]
-    fn into_pipe(&mut self, f: InFlight) -> Offered {
+    fn enter_pipe(&mut self, f: InFlight) -> Offered {
         if self.head.is_some() {
             if self.pipe.is_full() {
                 return self.push_growing(f.at, f.id, f.next);
