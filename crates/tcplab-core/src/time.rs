@@ -71,9 +71,22 @@ impl SizeCache {
     #[inline]
     pub fn serialization_ns(&mut self, bytes: u32, rate_bps: u64, rem: &mut u64) -> Dur {
         debug_assert!(*rem < rate_bps);
-        if bytes != self.bytes {
+        if !self.holds(bytes) {
             return self.refill(bytes, rate_bps, rem);
         }
+        self.cached_ns(rate_bps, rem)
+    }
+
+    /// Whether `bytes` is the size cached: its serialisation time is `cached_ns`.
+    #[inline(always)]
+    pub fn holds(&self, bytes: u32) -> bool {
+        bytes == self.bytes
+    }
+
+    /// `serialization_ns` of the size cached (`holds`), with no division.
+    #[inline(always)]
+    pub fn cached_ns(&self, rate_bps: u64, rem: &mut u64) -> Dur {
+        debug_assert!(*rem < rate_bps);
         // `frac < rate_bps`, so the compare cannot overflow; the sum can (a rate near 2^64),
         // but the remainder it leaves is below the rate, so the wrapped difference is exact.
         let sum = rem.wrapping_add(self.frac);

@@ -186,8 +186,60 @@ impl Channel {
     /// the registers this path needs, not those of the two-event body beside it (issue 26:
     /// 8 instructions per packet at 10, 100 and 1000 flows; inlined into `Simulation::offer`
     /// instead, 22 to 30 more).
+    ///
+    /// This is the common offer, with no call but in tail position: a size the link's
+    /// `SizeCache` holds, a plain queue, at most one departure due before now and none at
+    /// it. Anything else goes to `offer_one_event_full`, the same offer with every case, from
+    /// where this one stands (one departure done is as the full offer would have done it
+    /// first). With no value live across a call, the frame saves no register (issue 26).
     #[inline(never)]
     pub(super) fn offer_one_event(
+        &mut self,
+        now: Time,
+        offering: Offering,
+        id: PacketId,
+        wire_bytes: u32,
+        next: Onward,
+        pool: &mut PacketPool,
+    ) -> Offered {
+        if !self.serialised.holds(wire_bytes) || !self.queue.is_plain() {
+            return self.offer_one_event_full(now, offering, id, wire_bytes, next, pool);
+        }
+        if self.busy && self.tx_start <= now {
+            if self.tx_start == now {
+                return self.offer_one_event_full(now, offering, id, wire_bytes, next, pool);
+            }
+            self.depart_one(pool);
+            if self.busy && self.tx_start <= now {
+                return self.offer_one_event_full(now, offering, id, wire_bytes, next, pool);
+            }
+        }
+        let idle = !self.busy;
+        if !self.queue.admits_plain(wire_bytes, idle) {
+            self.stats.drops_queue += 1;
+            return Offered::Refused;
+        }
+        // What takes the arguments' registers first, so that few values are live at once.
+        let start = if idle {
+            self.on_wire = Waiting { id, wire_bytes, vc: now as u32, next }; // `vc`: its start
+            (self.busy, self.started_by) = (true, offering.by());
+            now
+        } else {
+            self.queue.enter_counted(wire_bytes);
+            self.last_departure()
+        };
+        let depart = start + self.serialised.cached_ns(self.rate_bps, &mut self.rem);
+        if idle {
+            self.tx_start = depart;
+        }
+        self.enter_pipe(InFlight { at: depart + self.delay, id, next })
+    }
+
+    /// `offer_one_event` in every case: a departure at the offer's instant, more than one
+    /// due, a size to divide for, a queue that keeps counters or traces.
+    #[cold]
+    #[inline(never)]
+    fn offer_one_event_full(
         &mut self,
         now: Time,
         offering: Offering,
@@ -229,7 +281,7 @@ impl Channel {
     /// Admit or refuse a packet, the transmitter brought up to now, by an event that arrived
     /// over channel `by` (`Queued::NO_CHANNEL`: not an arrival).
     #[inline(always)]
-    fn admit_one_event(&mut self, now: Time, by: u32, mut w: Waiting, pool: &mut PacketPool) -> Offered {
+    fn admit_one_event(&mut self, now: Time, by: u32, w: Waiting, pool: &mut PacketPool) -> Offered {
         let idle = !self.busy;
         let id = w.id;
         if !self.queue.admits_drop_tail(now, w.wire_bytes, idle, || pool.get(id)) {
@@ -240,6 +292,13 @@ impl Channel {
         // In admission order, which is the order of service: the same remainders as on the
         // two-event path, which takes them at each start.
         let depart = start + self.serialised.serialization_ns(w.wire_bytes, self.rate_bps, &mut self.rem);
+        self.admitted(idle, now, by, w, depart)
+    }
+
+    /// Packet `w`, admitted by an event that arrived over channel `by` to a link `idle` or
+    /// not, departs at `depart`: onto the wire or counted waiting, and into the pipe.
+    #[inline(always)]
+    fn admitted(&mut self, idle: bool, now: Time, by: u32, mut w: Waiting, depart: Time) -> Offered {
         if idle {
             w.vc = now as u32; // its start (`started`)
             (self.on_wire, self.tx_start, self.busy, self.started_by) = (w, depart, true, by);
@@ -247,13 +306,30 @@ impl Channel {
             // It waits in the pipe alone: the queue only counts it (`start_waiting`).
             self.queue.enter_counted(w.wire_bytes);
         }
-        let f = InFlight { at: depart + self.delay, id, next: w.next };
+        self.enter_pipe(InFlight { at: depart + self.delay, id: w.id, next: w.next })
+    }
+
+    /// Admitted packet `f` goes into the pipe: behind its head, or as its head.
+    #[inline(always)]
+    fn enter_pipe(&mut self, f: InFlight) -> Offered {
         if self.head.is_some() {
+            if self.pipe.is_full() {
+                return self.push_growing(f.at, f.id, f.next);
+            }
             self.pipe.push_back(f);
             return Offered::Queued;
         }
         self.head = f;
         Offered::ArriveAt(f.at)
+    }
+
+    /// `f` goes behind the pipe's head, the ring grown for it: out of line, in tail position,
+    /// so that the offer keeps nothing across a call.
+    #[cold]
+    #[inline(never)]
+    fn push_growing(&mut self, at: Time, id: PacketId, next: Onward) -> Offered {
+        self.pipe.push_back(InFlight { at, id, next });
+        Offered::Queued
     }
 
     /// The departure of the last packet admitted, on a busy link (it is still in the pipe:

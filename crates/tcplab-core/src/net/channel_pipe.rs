@@ -59,6 +59,12 @@ impl Pipe {
         Some(unsafe { *self.slots.get_unchecked(self.slot(self.len - 1)) })
     }
 
+    /// Whether a `push_back` would grow the ring.
+    #[inline(always)]
+    pub(super) fn is_full(&self) -> bool {
+        self.len() == self.slots.len()
+    }
+
     #[inline(always)]
     pub(super) fn push_back(&mut self, f: InFlight) {
         if self.len() == self.slots.len() {

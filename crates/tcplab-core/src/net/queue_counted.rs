@@ -23,9 +23,22 @@ impl Queue {
     ) -> bool {
         debug_assert!(self.is_drop_tail());
         if self.plain {
-            return link_idle || self.fits_size(wire_bytes);
+            return self.admits_plain(wire_bytes, link_idle);
         }
         self.admits_watched(now, full(), link_idle)
+    }
+
+    /// Whether the queue keeps no counters or traces: `admits_drop_tail` is `admits_plain`.
+    #[inline(always)]
+    pub fn is_plain(&self) -> bool {
+        self.plain
+    }
+
+    /// `admits_drop_tail` on a plain queue (`is_plain`), which needs no record of the packet.
+    #[inline(always)]
+    pub fn admits_plain(&self, wire_bytes: u32, link_idle: bool) -> bool {
+        debug_assert!(self.is_drop_tail() && self.plain);
+        link_idle || self.fits_size(wire_bytes)
     }
 
     /// `admits_drop_tail` on a queue that keeps counters or traces.
