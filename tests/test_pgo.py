@@ -26,7 +26,8 @@ def llvm_profdata() -> Path:
 
 def run_loop_counts(profile: Path) -> dict[str, int]:
     """Each instantiation of the core's run loop in the profile: its mangled name and the sum of
-    its block counts."""
+    its block counts. (`--function` matches any part of a name, the loop's module among them:
+    the names kept are those whose last segment is `run_loop`.)"""
     show = [str(llvm_profdata()), "show", "--function=run_loop", "--counts", str(profile)]
     text = subprocess.run(show, capture_output=True, text=True, check=True).stdout
     counts: dict[str, int] = {}
@@ -34,7 +35,7 @@ def run_loop_counts(profile: Path) -> dict[str, int]:
     for line in text.splitlines():
         if m := re.match(r"^  (?:\S+;)?(_ZN\S+):$", line):
             name = m.group(1)
-        elif "Block counts:" in line:
+        elif "Block counts:" in line and re.search(r"8run_loop17h[0-9a-f]{16}E$", name):
             counts[name] = sum(int(x) for x in re.findall(r"\d+", line.split(":", 1)[1]))
     return counts
 
