@@ -102,7 +102,7 @@ def print_run(report: Mapping[str, Any], console: Console | None = None) -> None
 def print_bench(result: Mapping[str, Any], console: Console | None = None) -> None:
     console = console or Console(markup=False, highlight=False)
     table = Table(
-        title=f"tcplab bench{' (quick)' if result['quick'] else ''}, {result.get('build', 'ordinary')} build",
+        title=f"tcplab bench{' (quick)' if result['quick'] else ''}, {result['build']} build",
         title_justify="left",
         box=box.SIMPLE_HEAD,
     )
