@@ -373,11 +373,10 @@ def tcplab_loop_ir(cg: Callgrind) -> int:
 # which are not simulation.
 HTSIM_LOOP = "EventList::doNextEvent"
 HTSIM_NOT_SIMULATION = ("SinkLoggerSampling", "ostream")
-# The binding enters the loop through run_until (it used to call run_interruptible); the loop
-# itself is run_loop. Any of them on the stack is simulation time (they nest).
-TCPLAB_LOOP = tuple(
-    f"tcplab_core::sim::Simulation::{f}" for f in ("run_loop", "run_until", "run_interruptible")
-)
+# tcplab's event loop is run_loop (two instantiations, one name); the end-of-run conservation
+# check and the report are built after it returns, in its caller, and are not simulation, as
+# htsim's logging is not. Matched whole: run_loop_sized, its caller, would match as a prefix.
+TCPLAB_LOOP = ("tcplab_core::sim::run_loop::<impl tcplab_core::sim::Simulation>::run_loop",)
 
 
 def perf_samples(cmd: list[str], runs: int, freq: int, cwd: Path) -> list[list[str]]:
@@ -398,8 +397,14 @@ def perf_samples(cmd: list[str], runs: int, freq: int, cwd: Path) -> list[list[s
 def sim_cpu_s(
     stacks: list[list[str]], loop: str | tuple[str, ...], exclude: tuple[str, ...], runs: int, freq: int
 ) -> float:
-    """CPU seconds per run with `loop` on the stack and none of `exclude`."""
-    hits = sum(1 for st in stacks if any(f.startswith(loop) for f in st)
+    """CPU seconds per run with `loop` on the stack and none of `exclude`. A frame is the
+    loop if its name is one of `loop`, or one of them followed by its C++ parameter list."""
+    names = (loop,) if isinstance(loop, str) else loop
+
+    def is_loop(frame: str) -> bool:
+        return any(frame == n or frame.startswith(n + "(") for n in names)
+
+    hits = sum(1 for st in stacks if any(is_loop(f) for f in st)
                and not any(x in f for f in st for x in exclude))
     return hits / freq / runs
 
