@@ -62,3 +62,10 @@ def test_the_sampled_loop_is_a_function_of_the_installed_extension() -> None:
     names = [line.split(" ", 2)[2] for line in symbols.splitlines() if line.count(" ") >= 2]
     for loop in cmp.TCPLAB_LOOP:
         assert names.count(loop) == 2, loop
+
+
+def test_sampled_runs_alternate_in_short_blocks() -> None:
+    # 200 runs a side in blocks of 5: 40 blocks each, alternating.
+    assert cmp.perf_blocks(200, 5) == (40, 5)
+    assert cmp.perf_blocks(3, 5) == (1, 3)
+    assert cmp.perf_blocks(1, 1) == (1, 1)

@@ -409,12 +409,20 @@ def sim_cpu_s(
     return hits / freq / runs
 
 
+def perf_blocks(total: int, per_block: int) -> tuple[int, int]:
+    """How `total` sampled runs of each side are split: (blocks, runs per block). The two
+    sides alternate block by block, so short blocks let both see the same spells of a shared
+    machine's load: on this project's 2-vCPU machine the same run's loop takes 3.5 or 5.5 ms
+    by spells of seconds, and htsim's 50-run blocks lasted 1.5 s against tcplab's 20 s."""
+    runs = max(1, min(per_block, total))
+    return max(1, total // runs), runs
+
+
 def perf_cpu(args: argparse.Namespace, flows: int, scenario: Path) -> tuple[float, float]:
     """Simulation CPU seconds per run of htsim and tcplab, sampled in alternating blocks."""
     htsim_cmd = [str(args.htsim_bin), "-conns", str(flows), "-qs", str(args.qs), "-seed", str(args.seed)]
     tcplab_cmd = [str(TCPLAB), "run", str(scenario), "--json"]
-    blocks = max(1, min(4, args.perf_runs // 10))
-    runs = max(1, args.perf_runs // blocks)
+    blocks, runs = perf_blocks(args.perf_runs, args.perf_block)
     h = t = 0.0
     with tempfile.TemporaryDirectory(prefix="htsimcmp-perf-") as tmp:
         for _ in range(blocks):
@@ -558,6 +566,8 @@ def main() -> int:
     ap.add_argument("--perf-runs", type=int, default=0, metavar="N",
                     help="also sample N runs of each under `perf record` for the CPU time spent simulating")
     ap.add_argument("--perf-freq", type=int, default=5000, help="perf's sampling frequency, Hz")
+    ap.add_argument("--perf-block", type=int, default=5, metavar="N",
+                    help="runs of one side per perf block; the sides alternate block by block")
     ap.add_argument("--write-scenarios", type=Path, default=None, metavar="DIR",
                     help="write the matched tcplab scenarios to DIR and stop")
     ap.add_argument("--two-event-channels", action="store_true",
@@ -585,6 +595,9 @@ def main() -> int:
     if not TCPLAB.exists():
         print(f"error: tcplab not installed ({TCPLAB} missing): run `make build`", file=sys.stderr)
         return 2
+    if args.perf_block < 1:
+        print(f"error: --perf-block: must be at least 1, got {args.perf_block}", file=sys.stderr)
+        return 2
     if args.perf_runs and shutil.which("perf") is None:
         print("error: --perf-runs: perf not found", file=sys.stderr)
         return 2
@@ -601,6 +614,7 @@ def main() -> int:
                 return 1
     meta = {"tcplab": tcplab_build(), "load_average_after": os.getloadavg(), "seed": args.seed,
             "qs": args.qs, "repeat": args.repeat, "perf_runs": args.perf_runs,
+            "perf_block": args.perf_block,
             "one_event_channels": not args.two_event_channels}
     text = json.dumps({"meta": meta, "flows": results}, indent=2)
     if args.json_out is not None:
