@@ -362,7 +362,7 @@ def tcplab_summary(r: dict, process_s: float) -> dict:
 
 
 def tcplab_loop_ir(cg: Callgrind) -> int:
-    return max(cg.inclusive(name) for name in TCPLAB_LOOP)
+    return cg.inclusive(TCPLAB_LOOP)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -376,7 +376,7 @@ HTSIM_NOT_SIMULATION = ("SinkLoggerSampling", "ostream")
 # tcplab's event loop is run_loop (two instantiations, one name); the end-of-run conservation
 # check and the report are built after it returns, in its caller, and are not simulation, as
 # htsim's logging is not. Matched whole: run_loop_sized, its caller, would match as a prefix.
-TCPLAB_LOOP = ("tcplab_core::sim::run_loop::<impl tcplab_core::sim::Simulation>::run_loop",)
+TCPLAB_LOOP = "tcplab_core::sim::run_loop::<impl tcplab_core::sim::Simulation>::run_loop"
 
 
 def perf_samples(cmd: list[str], runs: int, freq: int, cwd: Path) -> list[list[str]]:
@@ -395,14 +395,13 @@ def perf_samples(cmd: list[str], runs: int, freq: int, cwd: Path) -> list[list[s
 
 
 def sim_cpu_s(
-    stacks: list[list[str]], loop: str | tuple[str, ...], exclude: tuple[str, ...], runs: int, freq: int
+    stacks: list[list[str]], loop: str, exclude: tuple[str, ...], runs: int, freq: int
 ) -> float:
     """CPU seconds per run with `loop` on the stack and none of `exclude`. A frame is the
-    loop if its name is one of `loop`, or one of them followed by its C++ parameter list."""
-    names = (loop,) if isinstance(loop, str) else loop
+    loop if its name is `loop`, or `loop` followed by its C++ parameter list."""
 
     def is_loop(frame: str) -> bool:
-        return any(frame == n or frame.startswith(n + "(") for n in names)
+        return frame == loop or frame.startswith(loop + "(")
 
     hits = sum(1 for st in stacks if any(is_loop(f) for f in st)
                and not any(x in f for f in st for x in exclude))
