@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use super::Simulation;
-use crate::engine::Event;
+use crate::engine::{Event, QuadHeap, QueueKind, RadixQueue};
 use crate::error::Error;
 use crate::metrics::{FlowTrace, RunReport};
 use crate::net::drop_trace::DropCause;
@@ -16,7 +16,10 @@ impl Simulation {
     /// The run: `run_loop` compiled for the run's size (with the prefetches of what an
     /// arrival leads to only where the records outgrow the cache, `cache::worth_prefetching`:
     /// a flag tested per arrival cost about 10 instructions per packet of the 64 saved, issue
-    /// 26), then the end-of-run checks and the report. Those two stay out of `run_loop` so that
+    /// 26) and for its kind of event queue (`QueueKind`: the kind tested at every schedule and
+    /// pop cost 16 to 21 instructions per packet, issue 26; the 4-ary heap is only for
+    /// runs too small to prefetch for, so it gets no prefetching copy), then the end-of-run
+    /// checks and the report. Those two stay out of `run_loop` so that
     /// a profile of the simulation (bench/htsim_compare samples `run_loop` only) does not count
     /// the output, as it does not count htsim's logging.
     pub(super) fn run_loop_sized(
@@ -24,10 +27,10 @@ impl Simulation {
         tick: &std::sync::atomic::AtomicBool,
         interrupted: &mut dyn FnMut() -> bool,
     ) -> Result<(RunReport, Vec<FlowTrace>), Error> {
-        let wall_s = if self.pool.prefetches_onward() {
-            self.run_loop::<true>(tick, interrupted)?
-        } else {
-            self.run_loop::<false>(tick, interrupted)?
+        let wall_s = match (self.q.uses_radix(), self.pool.prefetches_onward()) {
+            (false, _) => self.run_loop::<QuadHeap, false>(tick, interrupted)?,
+            (true, false) => self.run_loop::<RadixQueue, false>(tick, interrupted)?,
+            (true, true) => self.run_loop::<RadixQueue, true>(tick, interrupted)?,
         };
         self.check_invariants()?;
         Ok(self.report(wall_s))
@@ -38,7 +41,7 @@ impl Simulation {
     // two shared one frame and the event queue's pop was no longer inlined (callgrind: 60
     // more instructions per packet).
     #[inline(never)]
-    fn run_loop<const PREFETCH_ONWARD: bool>(
+    fn run_loop<Q: QueueKind, const PREFETCH_ONWARD: bool>(
         &mut self,
         tick: &std::sync::atomic::AtomicBool,
         interrupted: &mut dyn FnMut() -> bool,
@@ -58,7 +61,7 @@ impl Simulation {
         }
         let end = self.model.duration;
         self.q.schedule(end, Event::Stop);
-        while let Some((t, ev)) = self.q.pop() {
+        while let Some((t, ev)) = self.q.kind::<Q>().pop() {
             self.events += 1;
             if crate::interrupt::take(tick) && interrupted() {
                 return Err(Error::Interrupted);
@@ -68,8 +71,8 @@ impl Simulation {
             // direct branches, the rest out of line: a match over all nine was a jump table,
             // whose target computation waited for the event just popped (issue 26).
             match ev {
-                Event::TxDone(c) => self.on_tx_done::<PREFETCH_ONWARD>(c),
-                Event::Arrive(c) => self.on_arrive::<PREFETCH_ONWARD>(c),
+                Event::TxDone(c) => self.on_tx_done::<Q, PREFETCH_ONWARD>(c),
+                Event::Arrive(c) => self.on_arrive::<Q, PREFETCH_ONWARD>(c),
                 rare => {
                     if self.on_rare_event(rare) {
                         break;
@@ -96,7 +99,7 @@ impl Simulation {
         false
     }
 
-    fn on_tx_done<const PREFETCH_ONWARD: bool>(&mut self, c: u32) {
+    fn on_tx_done<Q: QueueKind, const PREFETCH_ONWARD: bool>(&mut self, c: u32) {
         let ch = &mut self.channels[c as usize];
         let out = ch.tx_done(self.now, &self.wire, &self.pool);
         if let Some(p) = ch.pcap() {
@@ -114,14 +117,14 @@ impl Simulation {
             self.take_discipline_drops(c, DropCause::Sojourn);
         }
         if let Some(t) = out.next_tx {
-            self.q.schedule(t, Event::TxDone(c));
+            self.q.kind::<Q>().schedule(t, Event::TxDone(c));
         }
         if let Some(t) = out.arrive_at {
-            if t == self.now && self.run_in_line() {
+            if t == self.now && self.run_in_line_on::<Q>() {
                 // A link without propagation delay: the Arrive runs now (`run_in_line`).
-                self.on_arrive::<PREFETCH_ONWARD>(c);
+                self.on_arrive::<Q, PREFETCH_ONWARD>(c);
             } else {
-                self.q.schedule(t, Event::Arrive(c));
+                self.q.kind::<Q>().schedule(t, Event::Arrive(c));
             }
         }
     }
@@ -132,7 +135,20 @@ impl Simulation {
     /// event scheduled now would be the very next one popped, and running it at once takes the
     /// same steps in the same order without the queue's push and pop (issue 26).
     pub(super) fn run_in_line(&mut self) -> bool {
-        if self.q.has_event_at(self.now) {
+        let queued_now = self.q.has_event_at(self.now);
+        self.in_line_unless(queued_now)
+    }
+
+    /// `run_in_line` in code compiled for the run's kind of queue (`QueueKind`).
+    #[inline(always)]
+    fn run_in_line_on<Q: QueueKind>(&mut self) -> bool {
+        let queued_now = self.q.kind::<Q>().has_event_at(self.now);
+        self.in_line_unless(queued_now)
+    }
+
+    #[inline(always)]
+    fn in_line_unless(&mut self, queued_now: bool) -> bool {
+        if queued_now {
             return false;
         }
         self.events += 1;
@@ -145,7 +161,7 @@ impl Simulation {
     /// registers and its frame cost about 14 instructions per packet (issue 26; a single
     /// out-of-line copy for `on_tx_done` measured worse).
     #[inline(always)]
-    fn on_arrive<const PREFETCH_ONWARD: bool>(&mut self, c: u32) {
+    fn on_arrive<Q: QueueKind, const PREFETCH_ONWARD: bool>(&mut self, c: u32) {
         // Loads that do not wait for one another: the packet's record, the record it goes to
         // next (the next channel, or its flow's TCP state), and (in `arrive`) the pipe's buffer
         // for the packet behind it. All of them are known from the head, on the channel's
@@ -167,7 +183,7 @@ impl Simulation {
         // SAFETY: `channels[c]` was looked up, bounds-checked, at the top (`arriving`).
         let arrived = unsafe { self.channels.get_unchecked_mut(c as usize) }.arrive(self.now, &self.pool);
         if let Some(t) = arrived {
-            self.q.schedule(t, Event::Arrive(c));
+            self.q.kind::<Q>().schedule(t, Event::Arrive(c));
             // The packet behind it arrives a few events from now on a busy link (1.2 us at
             // 10 Gb/s), some hundreds on an access link: early enough to load where it goes
             // into the cache by then, not so early that it is evicted again (`arrive` loads
