@@ -56,11 +56,12 @@ def test_htsim_counts_its_event_loop_by_its_cpp_name_less_the_logger() -> None:
 def test_the_sampled_loop_is_a_function_of_the_installed_extension() -> None:
     # A moved or renamed loop would leave every sample unmatched and the ratio undefined (the
     # run loop's move to sim/run_loop.rs changed its name): the name must be in the library,
-    # as the event loop's two instantiations and nothing else.
+    # as the event loop's three instantiations (4-ary heap; radix heap without and with the
+    # onward prefetches) and nothing else.
     symbols = subprocess.run(["nm", "--demangle", _core.__file__], capture_output=True, text=True,
                              check=True).stdout
     names = [line.split(" ", 2)[2] for line in symbols.splitlines() if line.count(" ") >= 2]
-    assert names.count(cmp.TCPLAB_LOOP) == 2, cmp.TCPLAB_LOOP
+    assert names.count(cmp.TCPLAB_LOOP) == 3, cmp.TCPLAB_LOOP
 
 
 def test_sampled_runs_alternate_in_short_blocks() -> None:

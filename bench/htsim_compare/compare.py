@@ -373,7 +373,7 @@ def tcplab_loop_ir(cg: Callgrind) -> int:
 # which are not simulation.
 HTSIM_LOOP = "EventList::doNextEvent"
 HTSIM_NOT_SIMULATION = ("SinkLoggerSampling", "ostream")
-# tcplab's event loop is run_loop (two instantiations, one name); the end-of-run conservation
+# tcplab's event loop is run_loop (three instantiations, one name); the end-of-run conservation
 # check and the report are built after it returns, in its caller, and are not simulation, as
 # htsim's logging is not. Matched whole: run_loop_sized, its caller, would match as a prefix.
 TCPLAB_LOOP = "tcplab_core::sim::run_loop::<impl tcplab_core::sim::Simulation>::run_loop"

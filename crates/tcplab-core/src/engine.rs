@@ -150,7 +150,8 @@ impl EventQueue {
 /// One of `EventQueue`'s two kinds, for code compiled for it: the event loop and the
 /// handlers of a packet's crossing (`sim/run_loop.rs`) reach the run's queue as a plain field
 /// (`EventQueue::kind`) instead of testing the kind at every schedule, pop and
-/// `has_event_at` (issue 26: 16 to 21 fewer instructions per packet on htsim's dumbbells). The methods are `EventQueue`'s, on one kind.
+/// `has_event_at` (issue 26: 16 to 21 fewer instructions per packet on htsim's dumbbells).
+/// The methods are `EventQueue`'s, on one kind.
 pub trait QueueKind {
     /// Whether this is the radix heap (`EventQueue::uses_radix`).
     const RADIX: bool;

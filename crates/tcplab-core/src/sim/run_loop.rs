@@ -17,11 +17,11 @@ impl Simulation {
     /// arrival leads to only where the records outgrow the cache, `cache::worth_prefetching`:
     /// a flag tested per arrival cost about 10 instructions per packet of the 64 saved, issue
     /// 26) and for its kind of event queue (`QueueKind`: the kind tested at every schedule and
-    /// pop cost 16 to 21 instructions per packet, issue 26; the 4-ary heap serves only runs of a
-    /// few flows, whose records fit the cache, so it gets no prefetching copy), then the end-of-run
-    /// checks and the report. Those two stay out of `run_loop` so that
-    /// a profile of the simulation (bench/htsim_compare samples `run_loop` only) does not count
-    /// the output, as it does not count htsim's logging.
+    /// pop cost 16 to 21 instructions per packet, issue 26; the 4-ary heap serves only runs of
+    /// a few flows, whose records fit the cache, so it gets no prefetching copy), then the
+    /// end-of-run checks and the report. Those two stay out of `run_loop` so that a profile of
+    /// the simulation (bench/htsim_compare samples `run_loop` only) does not count the output,
+    /// as it does not count htsim's logging.
     pub(super) fn run_loop_sized(
         &mut self,
         tick: &std::sync::atomic::AtomicBool,
