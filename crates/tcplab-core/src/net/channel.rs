@@ -274,7 +274,7 @@ impl Channel {
         if self.one_event {
             // Of the head only the size crosses the call, in a register: no head stored for
             // it to read (issue 26).
-            return self.offer_one_event(now, offering, id, pkt.wire_bytes, next, pool).result(id);
+            return self.offer_one_event(now, offering, Headed { id, next }, pkt.wire_bytes, pool).result(id);
         }
         self.offer_two(now, id, pkt, next, pool)
     }
@@ -475,6 +475,7 @@ impl Channel {
 mod one_event;
 #[path = "channel_pipe.rs"]
 mod pipe;
+use one_event::Headed;
 pub use one_event::{Offering, Queued};
 use pipe::Pipe;
 

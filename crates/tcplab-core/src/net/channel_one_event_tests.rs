@@ -433,18 +433,21 @@ fn an_arrival_departs_a_packet_of_no_serialisation_time_behind_it() {
 
 proptest::proptest! {
     /// The common offer (`offer_one_event`: a cached size, a plain queue, one departure done
-    /// inline) answers and leaves the channel exactly as the full one, whatever the sizes,
-    /// the departures due (none, one, several, one at the offer's instant), the queue and the
-    /// pipe's growth: run side by side on two channels, offer by offer.
+    /// inline, leaving the link idle or starting the next packet) answers and leaves the
+    /// channel exactly as the full one, whatever the sizes, the departures due (none, one,
+    /// several, one at the offer's instant), the queue (its limit in packets or bytes) and
+    /// the pipe's growth: run side by side on two channels, offer by offer.
     #[test]
     fn the_common_offer_is_the_full_offer(
         delay in proptest::sample::select(vec![0, 250 * US, MS]),
         traced: bool,
         limit in 1u32..6,
+        in_bytes: bool,
         offers in proptest::collection::vec((0u64..9, 1u32..3, 0u32..3), 1..80),
     ) {
         let mut pool = PacketPool::default();
-        let (mut fast, mut full) = (channel(QueueLimit::Packets(limit), delay, true), channel(QueueLimit::Packets(limit), delay, true));
+        let limit = if in_bytes { QueueLimit::Bytes(limit as u64 * 600) } else { QueueLimit::Packets(limit) };
+        let (mut fast, mut full) = (channel(limit, delay, true), channel(limit, delay, true));
         if traced {
             fast.queue.keep_trace();
             full.queue.keep_trace();
@@ -459,8 +462,8 @@ proptest::proptest! {
                 1 => Offering(Offering::LEFT | Queued::NO_CHANNEL as u64),
                 _ => Offering(Offering::ON_WIRE | 7),
             };
-            let a = fast.offer_one_event(t, offering, id, quarters * 500, next, &mut pool);
-            let b = full.offer_one_event_full(t, offering, id, quarters * 500, next, &mut pool);
+            let a = fast.offer_one_event(t, offering, Headed { id, next }, quarters * 500, &mut pool);
+            let b = full.offer_one_event_full(t, offering, Headed { id, next }, quarters * 500, &mut pool);
             proptest::prop_assert_eq!(a, b, "offer {} at {}", seq, t);
             proptest::prop_assert_eq!(format!("{fast:?}"), format!("{full:?}"), "offer {} at {}", seq, t);
         }
