@@ -124,6 +124,8 @@ impl EventQueue {
         }
     }
 
+    /// The next event, asking the kind. The event loop does not come here: it pops through
+    /// `kind::<Q>()`, compiled for the run's kind (`sim/run_loop.rs`).
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, Event)> {
         if self.uses_radix {
