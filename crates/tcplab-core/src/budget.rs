@@ -342,7 +342,32 @@ fn traces(model: &Model, streamed: bool, parts: &mut Vec<Part>) {
 /// of at least one byte and as many ACKs (in cells when the network has ATM links), and at most
 /// what all queues hold plus what all links carry in their propagation delay.
 fn packets(model: &Model, parts: &mut Vec<Part>) {
+    let (window_field, in_flight) = window_packets(model);
+    let (queue_field, held) = channel_held_packets(model);
+    let (what, field, count) = match (queue_field, window_field) {
+        (Some((_, field)), _) if held < in_flight => ("queued packets", field, held),
+        (_, Some((_, field))) => ("packets in flight", field, in_flight),
+        _ => return,
+    };
     let record = std::mem::size_of::<Packet>() as u64;
+    parts.push(Part { field, what, bytes: count.saturating_mul(record) });
+}
+
+/// The packet pool's room at build (`PacketPool::reserve`): the most packets the run can hold at
+/// once (`packets`), at most `POOL_MOST`.
+pub(crate) fn pool_reserve(model: &Model) -> usize {
+    let (_, in_flight) = window_packets(model);
+    let (_, held) = channel_held_packets(model);
+    in_flight.min(held).min(POOL_MOST) as usize
+}
+
+/// No packet pool is sized at build for more packets than this (108 bytes each, 0.4 MiB, not
+/// written until used; htsim's 1,000-flow dumbbell holds 950 at its peak).
+const POOL_MOST: u64 = 4096;
+
+/// The packets every TCP flow's window lets out at once, data and ACKs (in cells when the
+/// network has ATM links; no bound with a UDP flow), and the field of the flow with the most.
+fn window_packets(model: &Model) -> (Option<(u64, String)>, u64) {
     let largest = model.flows.iter().map(|f| f.largest_packet()).max().unwrap_or(1500);
     let cells = if model.channels.iter().any(|c| c.atm) { largest.div_ceil(48) + 1 } else { 1 };
     let mut in_flight = 0u64;
@@ -362,6 +387,11 @@ fn packets(model: &Model, parts: &mut Vec<Part>) {
             window_field = Some((packets, format!("flow[{i}].tcp.{name}")));
         }
     }
+    (window_field, in_flight)
+}
+
+/// The packets all queues and links can hold at once, and the field of the largest queue.
+fn channel_held_packets(model: &Model) -> (Option<(u64, String)>, u64) {
     let smallest = smallest_packet(model);
     let mut held = 0u64;
     let mut queue_field: Option<(u64, String)> = None;
@@ -378,12 +408,7 @@ fn packets(model: &Model, parts: &mut Vec<Part>) {
             queue_field = Some((bound, field));
         }
     }
-    let (what, field, count) = match (queue_field, window_field) {
-        (Some((_, field)), _) if held < in_flight => ("queued packets", field, held),
-        (_, Some((_, field))) => ("packets in flight", field, in_flight),
-        _ => return,
-    };
-    parts.push(Part { field, what, bytes: count.saturating_mul(record) });
+    (queue_field, held)
 }
 
 #[cfg(test)]
@@ -485,6 +510,25 @@ mod tests {
         assert_eq!(buffer_reserves(&delayed), [256, 256]);
         let part = estimate(&delayed).into_iter().find(|p| p.what == "queue and pipe buffers sized at build");
         assert_eq!(part.unwrap().bytes, 2 * 256 * BUFFER_ENTRY);
+    }
+
+    #[test]
+    fn the_pool_is_sized_for_the_packets_windows_and_queues_allow_within_a_cap() {
+        let no_delay = LINK.replace("10ms", "0s");
+        let pool = |queue: u32, rcv_buf: &str| {
+            let tcp = format!("[tcp]\nmss = 1000\nrcv_buf = \"{rcv_buf}\"\n");
+            pool_reserve(&model(&format!("duration = \"1s\"\n{no_delay}queue = {queue}\n{FLOW}{tcp}")))
+        };
+        // The window's 10 segments and as many ACKs, one more of each; then the two queues'
+        // 20 packets each (no delay: nothing on the wire); then the cap.
+        assert_eq!(pool(20, "10000B"), 22);
+        assert_eq!(pool(20, "60000B"), 40);
+        assert_eq!(pool(100_000, "60000B"), 122);
+        let udp = "[[flow]]\nsrc = \"a\"\ndst = \"b\"\nprotocol = \"udp\"\n\
+                   source = { kind = \"cbr\", rate = \"1Gbps\", size = \"1000B\" }\n";
+        let queued = |queue: u32| pool_reserve(&model(&format!("duration = \"1s\"\n{no_delay}queue = {queue}\n{udp}")));
+        assert_eq!(queued(30), 60);
+        assert_eq!(queued(100_000), POOL_MOST as usize);
     }
 
     #[test]

@@ -139,6 +139,15 @@ impl PacketPool {
         PacketId(i)
     }
 
+    /// Room for `n` packets before the pool reallocates its arrays: the run then grows its pool
+    /// one slot at a time into memory it already has, instead of reallocating and copying the
+    /// arrays as it warms up (issue 26; `budget::pool_reserve` picks `n`).
+    pub fn reserve(&mut self, n: usize) {
+        self.slots.reserve_exact(n);
+        self.cold.reserve_exact(n);
+        self.free.reserve_exact(n);
+    }
+
     /// One more slot, at the end; its index.
     #[cold]
     fn grow(&mut self) -> u32 {

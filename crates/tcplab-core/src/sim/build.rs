@@ -69,6 +69,7 @@ impl Simulation {
         let hot_bytes =
             channels.len() * std::mem::size_of::<Channel>() + built.flows.len() * std::mem::size_of::<FlowRt>();
         let mut pool = PacketPool::default();
+        pool.reserve(crate::budget::pool_reserve(&model));
         pool.set_prefetch_onward(crate::cache::worth_prefetching(hot_bytes));
         Ok(Self {
             atm: AtmRuntime::new(model.atm, model.switches.clone(), channels.iter().map(|c| c.to)),
