@@ -182,9 +182,11 @@ impl Simulation {
         debug_assert!((c as usize) < self.channels.len());
         // SAFETY: `channels[c]` was looked up, bounds-checked, at the top (`arriving`).
         let arrived = unsafe { self.channels.get_unchecked_mut(c as usize) }.arrive(self.now, &self.pool);
-        // For the offers this arrival makes (`EventQueued`): stored after `arrive`, which
-        // then reads the head again from no memory (a store to `self` before it made the
-        // compiler load the head's id again; issue 26).
+        // For the offers this arrival makes (`EventQueued`; `prev_low` read before `arrive`
+        // writes this arrival's time). Stored here, not at the top: stores to `self` before
+        // the arrival's reads of the channel and the pool made the compiler read the head's id
+        // and more again after them, as it cannot tell that they do not overwrite those
+        // (issue 26: 6 fewer instructions per packet at 10 and 100 flows).
         (self.event.chan, self.event.prev_low) = (c, prev_low);
         if let Some(t) = arrived {
             self.q.kind::<Q>().schedule(t, Event::Arrive(c));
