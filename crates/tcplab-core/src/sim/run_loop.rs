@@ -167,7 +167,7 @@ impl Simulation {
         // for the packet behind it. All of them are known from the head, on the channel's
         // line 1; the packet's own record says the same, but only once it has come from memory.
         let head = self.channels[c as usize].arriving();
-        (self.event.chan, self.event.prev_low) = (c, self.channels[c as usize].arrival_low());
+        let prev_low = self.channels[c as usize].arrival_low();
         self.pool.prefetch(head.id);
         let step = head.next.step();
         if PREFETCH_ONWARD {
@@ -182,6 +182,12 @@ impl Simulation {
         debug_assert!((c as usize) < self.channels.len());
         // SAFETY: `channels[c]` was looked up, bounds-checked, at the top (`arriving`).
         let arrived = unsafe { self.channels.get_unchecked_mut(c as usize) }.arrive(self.now, &self.pool);
+        // For the offers this arrival makes (`EventQueued`; `prev_low` read before `arrive`
+        // writes this arrival's time). Stored here, not at the top: stores to `self` before
+        // the arrival's reads of the channel and the pool made the compiler read the head's id
+        // and more again after them, as it cannot tell that they do not overwrite those
+        // (issue 26: 6 fewer instructions per packet at 10 and 100 flows).
+        (self.event.chan, self.event.prev_low) = (c, prev_low);
         if let Some(t) = arrived {
             self.q.kind::<Q>().schedule(t, Event::Arrive(c));
             // The packet behind it arrives a few events from now on a busy link (1.2 us at
