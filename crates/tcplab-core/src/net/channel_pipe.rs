@@ -156,8 +156,9 @@ mod tests {
     }
 
     proptest! {
-        /// The ring is a `VecDeque`: pushes, pops, reservations (growing with packets wrapped
-        /// around the ring's end), the last packet and every position, against one.
+        /// The ring is a `VecDeque`: pushes (growing or into room), pops, reservations
+        /// (growing with packets wrapped around the ring's end), the last packet and every
+        /// position (checked or masked), against one.
         #[test]
         fn the_pipe_is_a_fifo(ops in prop::collection::vec((0u8..4, 0usize..40), 1..400), first in any::<u32>()) {
             let (mut pipe, mut model, mut n) = (Pipe::new(), VecDeque::new(), 0u32);
@@ -166,7 +167,11 @@ mod tests {
                 match op {
                     0 | 1 => {
                         for _ in 0..k % 5 + 1 {
-                            pipe.push_back(packet(n));
+                            if op == 1 && !pipe.is_full() {
+                                pipe.push_back_with_room(packet(n));
+                            } else {
+                                pipe.push_back(packet(n));
+                            }
                             model.push_back(packet(n));
                             n += 1;
                         }
@@ -183,6 +188,9 @@ mod tests {
                 let all: Vec<_> = pipe.iter().map(key).collect();
                 let expected: Vec<_> = model.iter().copied().map(key).collect();
                 prop_assert_eq!(all, expected);
+                for i in 0..pipe.len() {
+                    prop_assert_eq!(key(pipe.get_masked(i)), key(pipe.get(i)));
+                }
             }
         }
     }
