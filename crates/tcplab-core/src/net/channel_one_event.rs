@@ -199,14 +199,16 @@ impl Channel {
     /// 8 instructions per packet at 10, 100 and 1000 flows; inlined into `Simulation::offer`
     /// instead, 22 to 30 more).
     ///
-    /// This is the common offer: a size the link's `SizeCache` holds, a plain queue, no
-    /// departure due. A departure due goes to `offer_after_departure`, anything else to
-    /// `offer_one_event_full`, both in tail position with the same six arguments (all in
-    /// registers: the packet's id and next hop are one word, `Headed`), so that they are
-    /// jumps: with no call left but the pipe's growth, and the departure's values elsewhere,
-    /// this path fits in the caller-saved registers (issue 26: it saved and restored five
-    /// registers on every offer; 15, 15 and 17 instructions per packet fewer at 10, 100 and
-    /// 1000 flows with `offer_after_departure`).
+    /// This is the common offer: a size the link's `SizeCache` holds, a plain queue, room in
+    /// the pipe's ring (checked before the admission changes anything: its growth would be
+    /// a call, and a call gave this path a frame), no departure due or one that leaves the
+    /// link idle. A departure that starts the next waiting packet goes to
+    /// `offer_after_departure`, anything else to `offer_one_event_full`, both in tail
+    /// position (all six arguments in registers: the packet's id and next hop are one word,
+    /// `Headed`), so that they are jumps: with no call left, and the departure's values
+    /// elsewhere, this path fits in the caller-saved registers and saves none (issue 26: it
+    /// saved five registers on every offer, 15 to 17 instructions per packet; with the
+    /// growth out of the way and the departure split, 6 to 7 fewer again).
     #[inline(never)]
     pub(super) fn offer_one_event(
         &mut self,
@@ -220,7 +222,10 @@ impl Channel {
             return self.offer_one_event_full(now, offering, p, wire_bytes, pool);
         }
         if self.busy && self.tx_start <= now {
-            if self.tx_start == now || self.queue.counted() != 0 {
+            if self.tx_start == now {
+                return self.offer_one_event_full(now, offering, p, wire_bytes, pool);
+            }
+            if self.queue.counted() != 0 {
                 return self.offer_after_departure(now, offering, p, wire_bytes, pool);
             }
             // The packet on the wire has left, none waits behind it: the link is idle (more
@@ -228,14 +233,19 @@ impl Channel {
             self.count_sent();
             self.busy = false;
         }
+        if self.pipe.is_full() {
+            // After an idle departure too: the full offer finds the link idle, as it would
+            // have left it.
+            return self.offer_one_event_full(now, offering, p, wire_bytes, pool);
+        }
         self.admit_plain(now, offering, p, wire_bytes)
     }
 
-    /// `offer_one_event` with a departure due: one, before now, with a packet waiting behind
-    /// it, which then starts and departs after now; else `offer_one_event_full`. Everything
-    /// that may go there is checked before anything changes, so that after the departure only
-    /// the admission behind the busy link is left, and it needs neither `now` nor `offering`
-    /// (issue 26: fewer values live across the departure, fewer registers saved).
+    /// `offer_one_event` with a departure due before now and a packet waiting: the checks
+    /// that send it to `offer_one_event_full` (room in the pipe's ring, the waiting packet
+    /// departs by now too, the head waits), before anything changes, then the departure and
+    /// the admission behind it (`depart_then_admit_behind`). Out of line, so that the common
+    /// offer keeps the registers these checks need (issue 26).
     #[inline(never)]
     fn offer_after_departure(
         &mut self,
@@ -245,17 +255,43 @@ impl Channel {
         wire_bytes: u32,
         pool: &mut PacketPool,
     ) -> Offered {
-        let waiting = self.queue.counted();
-        if self.tx_start == now || waiting == 0 {
+        // The first waiting packet is `behind` places behind the pipe's head (if the head
+        // waits, the packet on the wire has arrived: on a link without delay).
+        let behind = (self.pipe.len() as u32).wrapping_sub(self.queue.counted());
+        if self.pipe.is_full() || behind >= self.pipe.len() as u32 {
             return self.offer_one_event_full(now, offering, p, wire_bytes, pool);
         }
-        let entry = self.first_waiting(waiting);
-        if entry.at - self.delay <= now {
+        let f = self.pipe.get_masked(behind as usize);
+        if f.at - self.delay <= now {
             // It departs by now too.
             return self.offer_one_event_full(now, offering, p, wire_bytes, pool);
         }
+        // SAFETY: `f` is in this channel's pipe, and so live (`start_waiting`).
+        let f_bytes = unsafe { pool.head_live(f.id) }.wire_bytes;
+        let entry = Headed { id: f.id, next: f.next };
+        self.depart_then_admit_behind(f.at, entry, p, wire_bytes, f_bytes as u64)
+    }
+
+    /// `offer_one_event` with one departure due, before now, of the packet on the wire: the
+    /// first waiting packet, `entry` in the pipe arriving at `at`, of `entry_bytes`, starts
+    /// and departs after now, and the offered packet `p` is admitted behind it. Out of line,
+    /// with only what the departure and that admission need, in the registers the offer had
+    /// its arguments in (`at` and `entry` in those of `now` and `offering`, `entry_bytes` in
+    /// the pool's: scalars only, or the compiler passes the pool's fields instead, one on the
+    /// stack): everything that may send the offer to `offer_one_event_full` is checked
+    /// before, so that the checks' values are not kept across this work (issue 26: it saved
+    /// six registers).
+    #[inline(never)]
+    fn depart_then_admit_behind(
+        &mut self,
+        at: Time,
+        entry: Headed,
+        p: Headed,
+        wire_bytes: u32,
+        entry_bytes: u64,
+    ) -> Offered {
         self.count_sent();
-        self.start_waiting(entry, pool);
+        self.start_waiting_sized(InFlight { at, id: entry.id, next: entry.next }, entry_bytes as u32);
         self.admit_behind(p, wire_bytes)
     }
 
@@ -277,7 +313,7 @@ impl Channel {
         (self.busy, self.started_by) = (true, offering.by());
         let depart = now + self.serialised.cached_ns(self.rate_bps, &mut self.rem);
         self.tx_start = depart;
-        self.enter_pipe(InFlight { at: depart + self.delay, id: p.id, next: p.next })
+        self.enter_pipe_with_room(InFlight { at: depart + self.delay, id: p.id, next: p.next })
     }
 
     /// `admit_plain` behind a busy link.
@@ -289,7 +325,7 @@ impl Channel {
         }
         self.queue.enter_counted(wire_bytes);
         let depart = self.last_departure() + self.serialised.cached_ns(self.rate_bps, &mut self.rem);
-        self.enter_pipe(InFlight { at: depart + self.delay, id: p.id, next: p.next })
+        self.enter_pipe_with_room(InFlight { at: depart + self.delay, id: p.id, next: p.next })
     }
 
     /// `offer_one_event` in every case: a departure at the offer's instant, more than one
@@ -369,9 +405,6 @@ impl Channel {
     #[inline(always)]
     fn enter_pipe(&mut self, f: InFlight) -> Offered {
         if self.head.is_some() {
-            if self.pipe.is_full() {
-                return self.push_growing(f.at, Headed { id: f.id, next: f.next });
-            }
             self.pipe.push_back(f);
             return Offered::Queued;
         }
@@ -379,13 +412,15 @@ impl Channel {
         Offered::ArriveAt(f.at)
     }
 
-    /// `f` goes behind the pipe's head, the ring grown for it: out of line, in tail position,
-    /// so that the offer keeps nothing across a call.
-    #[cold]
-    #[inline(never)]
-    fn push_growing(&mut self, at: Time, p: Headed) -> Offered {
-        self.pipe.push_back(InFlight { at, id: p.id, next: p.next });
-        Offered::Queued
+    /// `enter_pipe` with room in the pipe's ring (`offer_one_event` checked it first).
+    #[inline(always)]
+    fn enter_pipe_with_room(&mut self, f: InFlight) -> Offered {
+        if self.head.is_some() {
+            self.pipe.push_back_with_room(f);
+            return Offered::Queued;
+        }
+        self.head = f;
+        Offered::ArriveAt(f.at)
     }
 
     /// The departure of the last packet admitted, on a busy link (it is still in the pipe:
@@ -505,6 +540,12 @@ impl Channel {
         // SAFETY: `entry` is in this channel's pipe, and a packet in a pipe is live: it
         // leaves the pool at its arrival, after it leaves the pipe (issue 26: no bounds check).
         let wire_bytes = unsafe { pool.head_live(entry.id) }.wire_bytes;
+        self.start_waiting_sized(entry, wire_bytes);
+    }
+
+    /// `start_waiting` of a packet of `wire_bytes`.
+    #[inline(always)]
+    fn start_waiting_sized(&mut self, entry: InFlight, wire_bytes: u32) {
         self.queue.leave_counted(wire_bytes);
         let w = Waiting { id: entry.id, wire_bytes, vc: 0, next: entry.next };
         self.start_behind(w, entry.at - self.delay);

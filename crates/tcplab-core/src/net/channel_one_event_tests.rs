@@ -431,6 +431,26 @@ fn an_arrival_departs_a_packet_of_no_serialisation_time_behind_it() {
     assert!(ch.busy);
 }
 
+/// An offer to a channel whose pipe's ring is full, with a departure due that starts the
+/// next waiting packet, goes to the full offer (the common one pushes with no growth): the
+/// ring grows, and it is admitted behind the new packet on the wire.
+#[test]
+fn an_offer_at_a_departure_into_a_full_ring_grows_it() {
+    let mut pool = PacketPool::default();
+    let mut ch = channel(QueueLimit::Packets(10), 10 * MS, true);
+    // The head and four behind it: a ring of 4, full.
+    for seq in 0..5 {
+        offer(&mut ch, &mut pool, 0, 1000, seq).unwrap();
+    }
+    assert!(ch.pipe.is_full());
+    assert_eq!((ch.pipe.len(), ch.queue.counted()), (4, 4));
+    // Packet 0 departed at 1 ms; packet 1 departs at 2 ms.
+    assert_eq!(offer(&mut ch, &mut pool, MS + MS / 2, 1000, 5), Ok(Next::Nothing));
+    assert_eq!((ch.pipe.len(), ch.queue.counted(), ch.on_wire.id), (5, 4, ch.pipe.get(0).id));
+    assert_eq!((ch.tx_start, ch.pipe.back().unwrap().at), (2 * MS, 6 * MS + 10 * MS));
+    assert_eq!(seqs(&ch, &pool), [0, 1, 2, 3, 4, 5]);
+}
+
 proptest::proptest! {
     /// The common offer (`offer_one_event`: a cached size, a plain queue, one departure done
     /// inline, leaving the link idle or starting the next packet) answers and leaves the

@@ -12,20 +12,21 @@ use super::InFlight;
 
 #[derive(Debug, Clone)]
 pub(super) struct Pipe {
-    /// The ring; its length is 0 or a power of two, `mask + 1`.
+    /// The ring; its length is a power of two, `mask + 1` (one slot before the first
+    /// growth: never empty, so that every masked position is in it).
     slots: Box<[InFlight]>,
     /// The position of the first packet, counted on without wrapping to the ring's size (the
     /// ring's position is the low bits: the size divides 2^32).
     first: u32,
     /// Packets in the pipe.
     len: u32,
-    /// The ring's size less one (0 while it is empty).
+    /// The ring's size less one.
     mask: u32,
 }
 
 impl Pipe {
     pub(super) fn new() -> Self {
-        Pipe { slots: Box::new([]), first: 0, len: 0, mask: 0 }
+        Pipe { slots: Box::new([InFlight::NONE]), first: 0, len: 0, mask: 0 }
     }
 
     /// Packets in the pipe.
@@ -49,6 +50,17 @@ impl Pipe {
         unsafe { *self.slots.get_unchecked(self.slot(i as u32)) }
     }
 
+    /// `get` with no bounds check (`i < len`, checked in debug builds): the one-event offer
+    /// reads its first waiting packet with no panic to reach, and so with no frame to set
+    /// up for one (issue 26).
+    #[inline(always)]
+    pub(super) fn get_masked(&self, i: usize) -> InFlight {
+        debug_assert!(i < self.len(), "pipe position {i} of {}", self.len);
+        // SAFETY: the ring is never empty: its length is `mask + 1`, and a slot (masked) is
+        // below it.
+        unsafe { *self.slots.get_unchecked(self.slot(i as u32)) }
+    }
+
     /// The last packet.
     #[inline(always)]
     pub(super) fn back(&self) -> Option<InFlight> {
@@ -63,6 +75,18 @@ impl Pipe {
     #[inline(always)]
     pub(super) fn is_full(&self) -> bool {
         self.len() == self.slots.len()
+    }
+
+    /// `push_back` into a ring with room (`!is_full()`, checked in debug builds): no
+    /// growth to call, so that the one-event offer, which checks for room before anything
+    /// else, keeps nothing across a call (issue 26).
+    #[inline(always)]
+    pub(super) fn push_back_with_room(&mut self, f: InFlight) {
+        debug_assert!(!self.is_full(), "a push into a full pipe of {}", self.len);
+        let slot = self.slot(self.len);
+        // SAFETY: the ring is never empty, and a slot (masked) is below its length.
+        unsafe { *self.slots.get_unchecked_mut(slot) = f };
+        self.len += 1;
     }
 
     #[inline(always)]
@@ -132,8 +156,9 @@ mod tests {
     }
 
     proptest! {
-        /// The ring is a `VecDeque`: pushes, pops, reservations (growing with packets wrapped
-        /// around the ring's end), the last packet and every position, against one.
+        /// The ring is a `VecDeque`: pushes (growing or into room), pops, reservations
+        /// (growing with packets wrapped around the ring's end), the last packet and every
+        /// position (checked or masked), against one.
         #[test]
         fn the_pipe_is_a_fifo(ops in prop::collection::vec((0u8..4, 0usize..40), 1..400), first in any::<u32>()) {
             let (mut pipe, mut model, mut n) = (Pipe::new(), VecDeque::new(), 0u32);
@@ -142,7 +167,11 @@ mod tests {
                 match op {
                     0 | 1 => {
                         for _ in 0..k % 5 + 1 {
-                            pipe.push_back(packet(n));
+                            if op == 1 && !pipe.is_full() {
+                                pipe.push_back_with_room(packet(n));
+                            } else {
+                                pipe.push_back(packet(n));
+                            }
                             model.push_back(packet(n));
                             n += 1;
                         }
@@ -159,6 +188,9 @@ mod tests {
                 let all: Vec<_> = pipe.iter().map(key).collect();
                 let expected: Vec<_> = model.iter().copied().map(key).collect();
                 prop_assert_eq!(all, expected);
+                for i in 0..pipe.len() {
+                    prop_assert_eq!(key(pipe.get_masked(i)), key(pipe.get(i)));
+                }
             }
         }
     }
