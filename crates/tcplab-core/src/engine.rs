@@ -287,8 +287,9 @@ const BUCKETS: usize = 65;
 #[derive(Debug, Clone)]
 pub struct RadixQueue {
     buckets: [Vec<Slot>; BUCKETS],
-    /// Bit i - 1 is set when bucket i (1 to 64) holds events: the next bucket to refill from
-    /// is found with one instruction instead of a scan of 64 vectors.
+    /// Bit i is set when bucket i (1 to 63) holds events: the next bucket to refill from is
+    /// found with one instruction instead of a scan of 64 vectors. Bit 0 means nothing (it is
+    /// set for bucket 0 and for bucket 64, see `occupied_bit`, and `pop` masks it).
     occupied: u64,
     /// Read position in bucket 0 (its events all have time `last`).
     head: usize,
@@ -317,13 +318,17 @@ fn bucket_of(time: Time, last: Time) -> usize {
     (64 - (time ^ last).leading_zeros()) as usize
 }
 
-/// Bucket `b`'s bit in `RadixQueue::occupied` (bit `b - 1`), and none for bucket 0 or 64
-/// (`RadixQueue::schedule` says why 64 needs none). `wrapping_shl` shifts by `b mod 64`:
-/// for 64 that is `1 >> 1`, 0.
+/// Bucket `b`'s bit in `RadixQueue::occupied`: bit `b`, and bit 0 for bucket 0 and 64, which
+/// `pop` masks (`RadixQueue::schedule` says why 64 needs no bit). `wrapping_shl` shifts by
+/// `b mod 64`: for 64 that is `1 << 0`. One shift per schedule: bit `b - 1` took two (issue
+/// 26).
 #[inline(always)]
 fn occupied_bit(b: usize) -> u64 {
-    1u64.wrapping_shl(b as u32) >> 1
+    1u64.wrapping_shl(b as u32)
 }
+
+/// Bit 0 of `RadixQueue::occupied`, which stands for no bucket `pop` refills from.
+const NO_BUCKET: u64 = 1;
 
 /// Every run stops below 2^63 ns, so no event the run pops is ever in bucket 64
 /// (`RadixQueue::schedule`): the longest duration a scenario may ask for is below it.
@@ -353,9 +358,9 @@ impl RadixQueue {
     /// instructions per schedule). A time in the past is a handler's bug (every handler
     /// schedules at `now` or later, as the 4-ary heap, which cannot tell, assumes too): a
     /// `debug_assert!`, which the tests' proptests and runs exercise. And the occupied bit
-    /// of bucket `b` is set without a branch on `b > 0`: `2^b / 2` is bit `b - 1`, and 0 for
-    /// bucket 0. Bucket 64 (only for a time at or past 2^63 ns, as `last` is below it) gets
-    /// no bit, so its events never pop: they would all come after the run's `Stop`, which is
+    /// of bucket `b` is set without a branch on `b > 0`: bit `b`, bit 0 (for bucket 0) masked
+    /// by `pop`. Bucket 64 (only for a time at or past 2^63 ns, as `last` is below it) gets
+    /// the same masked bit 0, so its events never pop: they would all come after the run's `Stop`, which is
     /// below 2^63 ns because every duration is (`units::MAX_SECONDS`, checked where a
     /// scenario's duration is read, `config::Scenario::validate`; asserted at compile time below
     /// `occupied_bit`).
@@ -384,11 +389,12 @@ impl RadixQueue {
         // Bucket 0 is used up: the next event is the earliest of the first non-empty bucket.
         self.buckets[0].clear();
         self.head = 0;
-        if self.occupied == 0 {
+        let occupied = self.occupied & !NO_BUCKET;
+        if occupied == 0 {
             return None;
         }
-        let i = self.occupied.trailing_zeros() as usize + 1;
-        self.occupied &= !(1 << (i - 1));
+        let i = occupied.trailing_zeros() as usize;
+        self.occupied = occupied & !(1 << i);
         if let [e] = self.buckets[i][..] {
             // The next event, and alone at its time (equal times share a bucket): it pops
             // straight from there, bucket 0 left empty. Most pops of a cell-level run are
@@ -528,12 +534,12 @@ mod tests {
     }
 
     #[test]
-    fn the_occupied_bit_of_bucket_b_is_bit_b_minus_1_and_none_for_0_and_64() {
-        assert_eq!(occupied_bit(0), 0);
+    fn the_occupied_bit_of_bucket_b_is_bit_b_and_the_masked_bit_0_for_0_and_64() {
+        assert_eq!(occupied_bit(0), NO_BUCKET);
         for b in 1..64 {
-            assert_eq!(occupied_bit(b), 1 << (b - 1), "bucket {b}");
+            assert_eq!(occupied_bit(b), 1 << b, "bucket {b}");
         }
-        assert_eq!(occupied_bit(64), 0);
+        assert_eq!(occupied_bit(64), NO_BUCKET);
     }
 
     /// An event at or past 2^63 ns (bucket 64) never pops: it would come after the run's
