@@ -360,10 +360,10 @@ impl RadixQueue {
     /// `debug_assert!`, which the tests' proptests and runs exercise. And the occupied bit
     /// of bucket `b` is set without a branch on `b > 0`: bit `b`, bit 0 (for bucket 0) masked
     /// by `pop`. Bucket 64 (only for a time at or past 2^63 ns, as `last` is below it) gets
-    /// the same masked bit 0, so its events never pop: they would all come after the run's `Stop`, which is
-    /// below 2^63 ns because every duration is (`units::MAX_SECONDS`, checked where a
-    /// scenario's duration is read, `config::Scenario::validate`; asserted at compile time below
-    /// `occupied_bit`).
+    /// the same masked bit 0, so its events never pop: they would all come after the run's
+    /// `Stop`, which is below 2^63 ns because every duration is (`units::MAX_SECONDS`, checked
+    /// where a scenario's duration is read, `config::Scenario::validate`; asserted at compile
+    /// time below `occupied_bit`).
     #[inline]
     pub fn schedule(&mut self, time: Time, event: Event) {
         debug_assert!(time >= self.last, "event scheduled in the past: {time} < {}", self.last);
