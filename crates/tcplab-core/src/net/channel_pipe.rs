@@ -89,16 +89,13 @@ impl Pipe {
         self.len += 1;
     }
 
+    /// Append `f`, growing the ring first if it is full.
     #[inline(always)]
     pub(super) fn push_back(&mut self, f: InFlight) {
-        if self.len() == self.slots.len() {
+        if self.is_full() {
             self.grow(1);
         }
-        let slot = self.slot(self.len);
-        // SAFETY: the ring has room for one more packet (just grown if it had not), so it is
-        // not empty, and a slot is below its length.
-        unsafe { *self.slots.get_unchecked_mut(slot) = f };
-        self.len += 1;
+        self.push_back_with_room(f);
     }
 
     #[inline(always)]
