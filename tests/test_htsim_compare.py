@@ -6,8 +6,10 @@ out of the test suite; these tests fix which sampled stacks count as simulation 
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
+import sys
 
 import bench_scripts
 import pytest
@@ -69,3 +71,80 @@ def test_sampled_runs_alternate_in_short_blocks() -> None:
     assert cmp.perf_blocks(200, 5) == (40, 5)
     assert cmp.perf_blocks(3, 5) == (1, 3)
     assert cmp.perf_blocks(1, 1) == (1, 1)
+
+
+def test_the_ratio_pools_blocks_and_scales_by_the_packets_each_simulated() -> None:
+    # htsim 6 ms and tcplab 4 ms of simulation per run: a CPU ratio of 1.5; tcplab simulated
+    # 2% more packets, so its packets per CPU second are 1.53x htsim's.
+    speed = cmp.core_speed([6.0, 6.0], [4.0, 4.0], h_packets=100, t_packets=102)
+    assert speed["ratio"] == pytest.approx(1.53)
+    assert speed["ci"] == pytest.approx([1.53, 1.53])  # no spread, no width
+    assert speed["blocks"] == 2
+
+
+def test_the_interval_holds_the_estimate_and_widens_with_the_spread() -> None:
+    steady = [5.0 + 0.1 * (i % 3) for i in range(30)]
+    noisy = [5.0 + 1.5 * (i % 3) for i in range(30)]
+    t = [4.0] * 30
+    lo_s, hi_s = cmp.ratio_interval(steady, t)
+    lo_n, hi_n = cmp.ratio_interval(noisy, t)
+    assert lo_s <= cmp.cpu_ratio(steady, t) <= hi_s
+    assert lo_n <= cmp.cpu_ratio(noisy, t) <= hi_n
+    assert hi_n - lo_n > 5 * (hi_s - lo_s)
+    assert cmp.ratio_interval(noisy, t) == (lo_n, hi_n)  # seeded: the same blocks, the same interval
+
+
+def test_the_interval_can_rule_a_ratio_out_and_can_fail_to() -> None:
+    # Thirty paired blocks, htsim 1.4x slower with a few percent of spread: 1.3x is excluded.
+    # With blocks that swing by a third, the same mean ratio no longer excludes it.
+    t = [4.0 + 0.2 * ((7 * i) % 5 - 2) for i in range(30)]
+    h_tight = [x * 1.4 * (0.98, 1.0, 1.02)[i % 3] for i, x in enumerate(t)]
+    h_loose = [x * 1.4 * (0.55, 1.45, 1.0)[i % 3] for i, x in enumerate(t)]
+    assert cmp.cpu_ratio(h_tight, t) == pytest.approx(cmp.cpu_ratio(h_loose, t), rel=0.02)
+    assert cmp.ratio_interval(h_tight, t)[0] > 1.3
+    lo, hi = cmp.ratio_interval(h_loose, t)
+    assert lo < 1.3 < hi
+
+
+def _saved(tmp_path, name: str, blocks: tuple[list[float], list[float]], packets: tuple[int, int]):
+    row = {"htsim": {"sim_cpu_blocks": blocks[0], "injected": packets[0]},
+           "tcplab": {"sim_cpu_blocks": blocks[1], "injected": packets[1]}}
+    path = tmp_path / name
+    path.write_text(json.dumps({"meta": {}, "flows": {"10": row}}))
+    return path
+
+
+def test_combine_pools_the_blocks_of_several_invocations(tmp_path) -> None:
+    a = _saved(tmp_path, "a.json", ([6.0, 6.0], [4.0, 4.0]), (100, 100))
+    b = _saved(tmp_path, "b.json", ([3.0], [3.0]), (100, 100))
+    pooled = cmp.combine([a, b])["10"]
+    assert pooled["invocations"] == 2 and pooled["blocks"] == 3
+    assert pooled["ratio"] == pytest.approx(15 / 11)
+
+
+def test_combine_refuses_files_of_other_scenarios_or_without_blocks(tmp_path) -> None:
+    a = _saved(tmp_path, "a.json", ([6.0], [4.0]), (100, 100))
+    other = _saved(tmp_path, "other.json", ([6.0], [4.0]), (100, 101))
+    with pytest.raises(ValueError, match="other packets"):
+        cmp.combine([a, other])
+    with pytest.raises(ValueError, match="named twice"):
+        cmp.combine([a, tmp_path / "." / "a.json"])
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps({"flows": {"10": {"htsim": {"sim_cpu_s": 1.0}, "tcplab": {"sim_cpu_s": 1.0}}}}))
+    with pytest.raises(ValueError, match="no perf blocks"):
+        cmp.combine([old])
+
+
+def test_combine_from_the_command_line_says_what_is_wrong(tmp_path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text("not json")
+    script = bench_scripts.BENCH / "htsim_compare" / "compare.py"
+    proc = subprocess.run([sys.executable, str(script), "--combine", str(bad)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert "--combine" in proc.stderr and "bad.json" in proc.stderr
+    good = _saved(tmp_path, "good.json", ([6.0, 5.0], [4.0, 4.0]), (100, 100))
+    proc = subprocess.run([sys.executable, str(script), "--combine", str(good)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "1.38x" in proc.stdout and "interval" in proc.stdout

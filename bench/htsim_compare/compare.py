@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import re
 import resource
 import shutil
@@ -417,19 +418,65 @@ def perf_blocks(total: int, per_block: int) -> tuple[int, int]:
     return max(1, total // runs), runs
 
 
-def perf_cpu(args: argparse.Namespace, flows: int, scenario: Path) -> tuple[float, float]:
-    """Simulation CPU seconds per run of htsim and tcplab, sampled in alternating blocks."""
+def perf_cpu(args: argparse.Namespace, flows: int, scenario: Path) -> tuple[list[float], list[float]]:
+    """Simulation CPU seconds per run of htsim and tcplab in each of the alternating blocks
+    (the i-th of each list sampled one after the other)."""
     htsim_cmd = [str(args.htsim_bin), "-conns", str(flows), "-qs", str(args.qs), "-seed", str(args.seed)]
     tcplab_cmd = [str(TCPLAB), "run", str(scenario), "--json"]
     blocks, runs = perf_blocks(args.perf_runs, args.perf_block)
-    h = t = 0.0
+    h: list[float] = []
+    t: list[float] = []
     with tempfile.TemporaryDirectory(prefix="htsimcmp-perf-") as tmp:
         for _ in range(blocks):
-            h += sim_cpu_s(perf_samples(htsim_cmd, runs, args.perf_freq, Path(tmp)), HTSIM_LOOP,
-                           HTSIM_NOT_SIMULATION, runs, args.perf_freq)
-            t += sim_cpu_s(perf_samples(tcplab_cmd, runs, args.perf_freq, Path(tmp)), TCPLAB_LOOP,
-                           (), runs, args.perf_freq)
-    return h / blocks, t / blocks
+            h.append(sim_cpu_s(perf_samples(htsim_cmd, runs, args.perf_freq, Path(tmp)), HTSIM_LOOP,
+                               HTSIM_NOT_SIMULATION, runs, args.perf_freq))
+            t.append(sim_cpu_s(perf_samples(tcplab_cmd, runs, args.perf_freq, Path(tmp)), TCPLAB_LOOP,
+                               (), runs, args.perf_freq))
+    return h, t
+
+
+# How sure a sitting is of its core speed ratio: the blocks are the unit of replication (a
+# block of each side, sampled back to back, sees the same spell of the shared machine's load),
+# so the interval resamples whole pairs of blocks. It covers the spread within one invocation
+# only; sittings on other days have differed by more (README.md), which is why the README
+# pools its invocations (`--combine`) and still reads a ratio near a target as undecided.
+CI_LEVEL = 0.95
+CI_RESAMPLES = 4000
+
+
+def cpu_ratio(h_blocks: list[float], t_blocks: list[float]) -> float:
+    """htsim's simulation CPU over tcplab's, pooled over blocks of equal runs."""
+    return sum(h_blocks) / sum(t_blocks)
+
+
+def ratio_interval(
+    h_blocks: list[float], t_blocks: list[float], level: float = CI_LEVEL,
+    resamples: int = CI_RESAMPLES, seed: int = 0,
+) -> tuple[float, float]:
+    """Percentile bootstrap interval of `cpu_ratio` over paired blocks (seeded: the same
+    blocks give the same interval)."""
+    if len(h_blocks) != len(t_blocks) or not h_blocks:
+        raise ValueError("ratio_interval: need the same number (at least one) of blocks on each side")
+    rng = random.Random(seed)
+    n = len(h_blocks)
+    ratios = []
+    for _ in range(resamples):
+        picks = [rng.randrange(n) for _ in range(n)]
+        t = sum(t_blocks[i] for i in picks)
+        if t > 0:
+            ratios.append(sum(h_blocks[i] for i in picks) / t)
+    ratios.sort()
+    tail = (1 - level) / 2
+    return ratios[int(tail * (len(ratios) - 1))], ratios[int((1 - tail) * (len(ratios) - 1))]
+
+
+def core_speed(h_blocks: list[float], t_blocks: list[float], h_packets: int, t_packets: int) -> dict:
+    """tcplab's packets per simulation CPU second over htsim's, with its interval: the CPU
+    ratio scaled by the packets each simulated (a constant of the scenario)."""
+    scale = t_packets / h_packets
+    lo, hi = ratio_interval(h_blocks, t_blocks)
+    return {"ratio": cpu_ratio(h_blocks, t_blocks) * scale, "ci": [lo * scale, hi * scale],
+            "level": CI_LEVEL, "blocks": len(h_blocks)}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -480,7 +527,9 @@ def compare_one(args: argparse.Namespace, flows: int, tmp: Path) -> dict:
         tcg, _ = callgrind_run([valgrind], lambda w: run_tcplab(scenario, w))
         t["ir"] = {"total": tcg.total, "event_loop": tcplab_loop_ir(tcg)}
     if args.perf_runs:
-        h["sim_cpu_s"], t["sim_cpu_s"] = perf_cpu(args, flows, scenario)
+        h["sim_cpu_blocks"], t["sim_cpu_blocks"] = perf_cpu(args, flows, scenario)
+        for sim in (h, t):
+            sim["sim_cpu_s"] = sum(sim["sim_cpu_blocks"]) / len(sim["sim_cpu_blocks"])
     return {"htsim": h, "tcplab": t, **ratios(h, t)}
 
 
@@ -505,6 +554,9 @@ def ratios(h: dict, t: dict) -> dict:
         for sim in (h, t):
             sim["packets_per_sim_cpu_s"] = sim["injected"] / sim["sim_cpu_s"]
         out["core_speed_ratio"] = t["packets_per_sim_cpu_s"] / h["packets_per_sim_cpu_s"]
+        if h.get("sim_cpu_blocks") and t.get("sim_cpu_blocks"):
+            speed = core_speed(h["sim_cpu_blocks"], t["sim_cpu_blocks"], h["injected"], t["injected"])
+            out["core_speed_ci"] = speed["ci"]
     return out
 
 
@@ -516,6 +568,12 @@ def fmt(v, spec: str = "") -> str:
     return "n/a" if v is None else format(v, spec)
 
 
+def ci_text(ci: list[float] | None, blocks: int) -> str:
+    if ci is None:
+        return ""
+    return f" ({CI_LEVEL:.0%} interval {ci[0]:.2f}x-{ci[1]:.2f}x over {blocks} blocks)"
+
+
 def notes(row: dict) -> list[str]:
     h, t = row["htsim"], row["tcplab"]
     if "speed_ratio" not in row:
@@ -525,7 +583,8 @@ def notes(row: dict) -> list[str]:
            f"whole process, of whose instructions {share:.0%} simulate); packets {row['packets_ratio']:.2f}x"]
     if "core_speed_ratio" in row:
         out.append(f"simulation CPU per run (perf): htsim {h['sim_cpu_s'] * 1e3:.2f} ms, tcplab "
-                   f"{t['sim_cpu_s'] * 1e3:.2f} ms; core speed ratio {row['core_speed_ratio']:.2f}x")
+                   f"{t['sim_cpu_s'] * 1e3:.2f} ms; core speed ratio {row['core_speed_ratio']:.2f}x"
+                   + ci_text(row.get("core_speed_ci"), len(t.get("sim_cpu_blocks", []))))
     tcplab_ir = f", tcplab {t['ir_per_packet']:,.0f}" if "ir" in t else ""
     out.append(f"events per packet: htsim {row['events_per_packet']['htsim']:.2f}, "
                f"tcplab {row['events_per_packet']['tcplab']:.2f}; instructions per packet: "
@@ -548,6 +607,42 @@ def print_table(results: dict[str, dict]) -> None:
                   f"{r['syn_retransmits']:>7} {r['flows_done']:>5} {r['goodput_bps'] / 1e6:>12.1f}")
         for line in notes(row):
             print(f"{'':>7}{line}")
+
+
+def combine(paths: list[Path]) -> dict[str, dict]:
+    """Pool the perf blocks of several invocations' `--json-out` files, flow count by flow
+    count: one ratio and interval for a sitting of several invocations."""
+    pooled: dict[str, dict] = {}
+    if len({p.resolve() for p in paths}) < len(paths):
+        raise ValueError("a file is named twice: its blocks would count twice")
+    for path in paths:
+        try:
+            flows = json.loads(path.read_text())["flows"]
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise ValueError(f"{path}: not a compare.py --json-out file ({e})") from None
+        for n, row in flows.items():
+            h, t = row.get("htsim", {}), row.get("tcplab", {})
+            if not (h.get("sim_cpu_blocks") and t.get("sim_cpu_blocks")):
+                raise ValueError(f"{path}: {n} flows has no perf blocks (run with --perf-runs; files "
+                                 "written before the blocks were kept cannot be pooled)")
+            p = pooled.setdefault(n, {"packets": (h["injected"], t["injected"]), "h": [], "t": [],
+                                      "invocations": 0})
+            if p["packets"] != (h["injected"], t["injected"]):
+                raise ValueError(f"{path}: {n} flows simulated other packets ({h['injected']}, "
+                                 f"{t['injected']}) than the files before it {p['packets']}: "
+                                 "not one scenario")
+            p["h"] += h["sim_cpu_blocks"]
+            p["t"] += t["sim_cpu_blocks"]
+            p["invocations"] += 1
+    return {n: {"invocations": p["invocations"], **core_speed(p["h"], p["t"], *p["packets"])}
+            for n, p in pooled.items()}
+
+
+def print_combined(pooled: dict[str, dict]) -> None:
+    print(f"{'flows':>5}  {'invocations':>11} {'blocks':>6}  core speed ratio")
+    for n, r in pooled.items():
+        print(f"{n:>5}  {r['invocations']:>11} {r['blocks']:>6}  {r['ratio']:.2f}x"
+              f"{ci_text(r['ci'], r['blocks'])}")
 
 
 def main() -> int:
@@ -578,7 +673,22 @@ def main() -> int:
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     ap.add_argument("--json-out", type=Path, default=None, metavar="FILE",
                     help="also write that JSON object to FILE")
+    ap.add_argument("--combine", type=Path, nargs="+", default=None, metavar="FILE",
+                    help="run nothing: pool the perf blocks of earlier --json-out files into one core "
+                         "speed ratio and interval per flow count")
     args = ap.parse_args()
+
+    if args.combine is not None:
+        try:
+            pooled = combine(args.combine)
+        except ValueError as e:
+            print(f"error: --combine: {e}", file=sys.stderr)
+            return 2
+        if args.json:
+            print(json.dumps(pooled, indent=2))
+        else:
+            print_combined(pooled)
+        return 0
 
     if args.write_scenarios is not None:
         args.write_scenarios.mkdir(parents=True, exist_ok=True)
