@@ -553,10 +553,9 @@ def ratios(h: dict, t: dict) -> dict:
     if h.get("sim_cpu_s") and t.get("sim_cpu_s"):
         for sim in (h, t):
             sim["packets_per_sim_cpu_s"] = sim["injected"] / sim["sim_cpu_s"]
-        out["core_speed_ratio"] = t["packets_per_sim_cpu_s"] / h["packets_per_sim_cpu_s"]
-        if h.get("sim_cpu_blocks") and t.get("sim_cpu_blocks"):
-            speed = core_speed(h["sim_cpu_blocks"], t["sim_cpu_blocks"], h["injected"], t["injected"])
-            out["core_speed_ci"] = speed["ci"]
+        # The ratio and its interval from one place (`core_speed`), as `--combine` gives them.
+        speed = core_speed(h["sim_cpu_blocks"], t["sim_cpu_blocks"], h["injected"], t["injected"])
+        out["core_speed_ratio"], out["core_speed_ci"] = speed["ratio"], speed["ci"]
     return out
 
 
