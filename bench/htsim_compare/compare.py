@@ -9,6 +9,8 @@ htsim's own repository (its test driver sim/tests/main_dumbell_tcp.cpp), given w
 from __future__ import annotations
 
 import argparse
+import datetime
+import hashlib
 import json
 import os
 import random
@@ -100,6 +102,34 @@ def tcplab_build() -> str:
     """`tcplab --version`: the version and whether the core was built with a trained profile."""
     proc = subprocess.run([str(TCPLAB), "--version"], capture_output=True, text=True, check=True)
     return proc.stdout.strip()
+
+
+def extension_digest() -> str:
+    """The first 16 hex digits of the SHA-256 of the core extension the runs load: which build
+    an invocation measured, so that `--combine` pools one build's blocks only (two builds of one
+    commit can differ, and so can their speed)."""
+    python = TCPLAB.parent / "python"
+    proc = subprocess.run([str(python), "-c", "import tcplab._core as m; print(m.__file__)"],
+                          capture_output=True, text=True, check=True)
+    return hashlib.sha256(Path(proc.stdout.strip()).read_bytes()).hexdigest()[:16]
+
+
+def repo_commit() -> str | None:
+    """The checkout's commit, with "+changes" when tracked files differ from it; None outside git."""
+    def git(*a: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["git", "-C", str(REPO), *a], capture_output=True, text=True)
+    try:
+        head = git("rev-parse", "HEAD")
+    except OSError:
+        return None
+    if head.returncode != 0:
+        return None
+    changed = git("status", "--porcelain", "--untracked-files=no").stdout.strip()
+    return head.stdout.strip()[:12] + ("+changes" if changed else "")
+
+
+def utc_now() -> str:
+    return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def matched_scenario(flows: int, qs: int, seed: int, two_event: bool = False) -> str:
@@ -614,11 +644,21 @@ def combine(paths: list[Path]) -> dict[str, dict]:
     pooled: dict[str, dict] = {}
     if len({p.resolve() for p in paths}) < len(paths):
         raise ValueError("a file is named twice: its blocks would count twice")
+    builds: dict[str, Path] = {}
     for path in paths:
         try:
-            flows = json.loads(path.read_text())["flows"]
-        except (OSError, ValueError, KeyError, TypeError) as e:
+            saved = json.loads(path.read_text())
+            flows = saved["flows"]
+            build = saved.get("meta", {}).get("extension")
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
             raise ValueError(f"{path}: not a compare.py --json-out file ({e})") from None
+        # Files written before the build was recorded say nothing, and pool with any.
+        if build is not None:
+            builds.setdefault(build, path)
+            if len(builds) > 1:
+                first = next(iter(builds.values()))
+                raise ValueError(f"{path}: measured another build of tcplab ({build}) than {first} "
+                                 f"({next(iter(builds))}): pool one build's invocations only")
         for n, row in flows.items():
             h, t = row.get("htsim", {}), row.get("tcplab", {})
             if not (h.get("sim_cpu_blocks") and t.get("sim_cpu_blocks")):
@@ -713,6 +753,7 @@ def main() -> int:
         print("note: valgrind not found, so htsim's events and packets are not counted", file=sys.stderr)
 
     results: dict[str, dict] = {}
+    started = utc_now()
     with tempfile.TemporaryDirectory(prefix="htsimcmp-") as tmp:
         for n in args.flows:
             try:
@@ -720,7 +761,9 @@ def main() -> int:
             except (RuntimeError, subprocess.TimeoutExpired) as e:
                 print(f"error: {n} flows: {e}", file=sys.stderr)
                 return 1
-    meta = {"tcplab": tcplab_build(), "load_average_after": os.getloadavg(), "seed": args.seed,
+    meta = {"tcplab": tcplab_build(), "extension": extension_digest(), "commit": repo_commit(),
+            "started_utc": started, "finished_utc": utc_now(),
+            "load_average_after": os.getloadavg(), "seed": args.seed,
             "qs": args.qs, "repeat": args.repeat, "perf_runs": args.perf_runs,
             "perf_block": args.perf_block,
             "one_event_channels": not args.two_event_channels}
@@ -730,7 +773,7 @@ def main() -> int:
     if args.json:
         print(text)
     else:
-        print(meta["tcplab"])
+        print(f"{meta['tcplab']}, extension {meta['extension']}, commit {meta['commit']}")
         print_table(results)
         print(f"load average after the runs: {' '.join(f'{x:.2f}' for x in meta['load_average_after'])}")
     return 0
