@@ -10,6 +10,7 @@ import json
 import shutil
 import subprocess
 import sys
+from collections import defaultdict
 
 import bench_scripts
 import pytest
@@ -148,3 +149,63 @@ def test_combine_from_the_command_line_says_what_is_wrong(tmp_path) -> None:
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert "1.38x" in proc.stdout and "interval" in proc.stdout
+
+
+def test_combine_refuses_to_pool_two_builds(tmp_path) -> None:
+    a = _saved(tmp_path, "a.json", ([6.0], [4.0]), (100, 100))
+    b = _saved(tmp_path, "b.json", ([6.0], [4.0]), (100, 100))
+    c = _saved(tmp_path, "c.json", ([6.0], [4.0]), (100, 100))
+    for path, build in ((a, "1111"), (b, "1111"), (c, "2222")):
+        saved = json.loads(path.read_text())
+        saved["meta"]["extension"] = build
+        path.write_text(json.dumps(saved))
+    assert cmp.combine([a, b])["10"]["blocks"] == 2
+    with pytest.raises(ValueError, match="another build"):
+        cmp.combine([a, c])
+    # A file from before builds were recorded pools with either.
+    old = _saved(tmp_path, "old.json", ([6.0], [4.0]), (100, 100))
+    assert cmp.combine([old, c])["10"]["blocks"] == 2
+
+
+SITTINGS = bench_scripts.BENCH / "htsim_compare" / "sittings"
+README = bench_scripts.BENCH / "htsim_compare" / "README.md"
+
+
+def _figure(pooled: dict) -> str:
+    lo, hi = pooled["ci"]
+    return f"{pooled['ratio']:.2f}x ({lo:.2f}x-{hi:.2f}x"
+
+
+def _sittings() -> dict[str, list]:
+    """The stored `--json-out` files by sitting: `<sitting>-<invocation>.json`."""
+    groups: dict[str, list] = defaultdict(list)
+    for path in sorted(SITTINGS.glob("*.json")):
+        groups[path.stem.split("-")[0]].append(path)
+    return groups
+
+
+def test_the_readme_quotes_the_stored_sittings_as_combine_computes_them() -> None:
+    # The README's ratios are what `compare.py --combine` computes from the files the sittings
+    # wrote, kept in sittings/: each invocation alone, and each sitting's invocations pooled.
+    readme = README.read_text()
+    groups = _sittings()
+    assert groups, "no stored sitting"
+    for paths in groups.values():
+        for path in paths:
+            for n, pooled in cmp.combine([path]).items():
+                assert _figure(pooled) in readme, f"{path.name}, {n} flows: {_figure(pooled)}"
+        for n, pooled in cmp.combine(paths).items():
+            assert _figure(pooled) in readme, f"{[p.name for p in paths]}, {n} flows: {_figure(pooled)}"
+
+
+def test_a_figure_the_stored_blocks_do_not_give_is_not_taken_for_one_they_do(tmp_path) -> None:
+    # The check above fails on refuting input: the same blocks with tcplab a tenth slower give
+    # a figure the README does not quote.
+    path = next(iter(_sittings().values()))[0]
+    saved = json.loads(path.read_text())
+    for row in saved["flows"].values():
+        row["tcplab"]["sim_cpu_blocks"] = [x * 1.1 for x in row["tcplab"]["sim_cpu_blocks"]]
+    slower = tmp_path / path.name
+    slower.write_text(json.dumps(saved))
+    readme = README.read_text()
+    assert all(_figure(p) not in readme for p in cmp.combine([slower]).values())
