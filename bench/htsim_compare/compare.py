@@ -115,17 +115,19 @@ def extension_digest() -> str:
 
 
 def repo_commit() -> str | None:
-    """The checkout's commit, with "+changes" when tracked files differ from it; None outside git."""
+    """The checkout's commit, with "+changes" when tracked files differ from it; None outside git.
+    (tcplab's reports have their own look-up, `report.markdown._git_commit`, but this script runs
+    outside the virtualenv on the standard library alone, and says whether the tree was clean.)"""
     def git(*a: str) -> subprocess.CompletedProcess:
-        return subprocess.run(["git", "-C", str(REPO), *a], capture_output=True, text=True)
+        return subprocess.run(["git", "-C", str(REPO), *a], capture_output=True, text=True, timeout=30)
     try:
         head = git("rev-parse", "HEAD")
-    except OSError:
+        changed = git("status", "--porcelain", "--untracked-files=no")
+    except (OSError, subprocess.TimeoutExpired):
         return None
     if head.returncode != 0:
         return None
-    changed = git("status", "--porcelain", "--untracked-files=no").stdout.strip()
-    return head.stdout.strip()[:12] + ("+changes" if changed else "")
+    return head.stdout.strip()[:12] + ("+changes" if changed.stdout.strip() else "")
 
 
 def utc_now() -> str:
@@ -644,7 +646,7 @@ def combine(paths: list[Path]) -> dict[str, dict]:
     pooled: dict[str, dict] = {}
     if len({p.resolve() for p in paths}) < len(paths):
         raise ValueError("a file is named twice: its blocks would count twice")
-    builds: dict[str, Path] = {}
+    first_build: tuple[str, Path] | None = None
     for path in paths:
         try:
             saved = json.loads(path.read_text())
@@ -654,11 +656,10 @@ def combine(paths: list[Path]) -> dict[str, dict]:
             raise ValueError(f"{path}: not a compare.py --json-out file ({e})") from None
         # Files written before the build was recorded say nothing, and pool with any.
         if build is not None:
-            builds.setdefault(build, path)
-            if len(builds) > 1:
-                first = next(iter(builds.values()))
-                raise ValueError(f"{path}: measured another build of tcplab ({build}) than {first} "
-                                 f"({next(iter(builds))}): pool one build's invocations only")
+            first_build = first_build or (build, path)
+            if build != first_build[0]:
+                raise ValueError(f"{path}: measured another build of tcplab ({build}) than "
+                                 f"{first_build[1]} ({first_build[0]}): pool one build's invocations only")
         for n, row in flows.items():
             h, t = row.get("htsim", {}), row.get("tcplab", {})
             if not (h.get("sim_cpu_blocks") and t.get("sim_cpu_blocks")):
