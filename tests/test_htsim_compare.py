@@ -184,6 +184,17 @@ def _sittings() -> dict[str, list]:
     return groups
 
 
+def _builds() -> dict[str, list]:
+    """The stored files by the extension they measured. A sitting measures one build, so a file
+    from before the build was recorded takes its sitting's (the eighteenth's first two)."""
+    groups: dict[str, list] = defaultdict(list)
+    for paths in _sittings().values():
+        builds = {json.loads(p.read_text())["meta"].get("extension") for p in paths} - {None}
+        assert len(builds) == 1, f"{[p.name for p in paths]}: one build per sitting, got {builds}"
+        groups[builds.pop()].extend(paths)
+    return groups
+
+
 def test_the_readme_quotes_the_stored_sittings_as_combine_computes_them() -> None:
     # The README's ratios are what `compare.py --combine` computes from the files the sittings
     # wrote, kept in sittings/: each invocation alone, and each sitting's invocations pooled.
@@ -196,6 +207,11 @@ def test_the_readme_quotes_the_stored_sittings_as_combine_computes_them() -> Non
                 assert _figure(pooled) in readme, f"{path.name}, {n} flows: {_figure(pooled)}"
         for n, pooled in cmp.combine(paths).items():
             assert _figure(pooled) in readme, f"{[p.name for p in paths]}, {n} flows: {_figure(pooled)}"
+    # And every build's files pooled, where it was measured in more than one sitting.
+    for paths in _builds().values():
+        if len({p.stem.split("-")[0] for p in paths}) > 1:
+            for n, pooled in cmp.combine(paths).items():
+                assert _figure(pooled) in readme, f"{[p.name for p in paths]}, {n} flows: {_figure(pooled)}"
 
 
 def test_a_figure_the_stored_blocks_do_not_give_is_not_taken_for_one_they_do(tmp_path) -> None:
