@@ -176,11 +176,16 @@ def _figure(pooled: dict) -> str:
     return f"{pooled['ratio']:.2f}x ({lo:.2f}x-{hi:.2f}x"
 
 
+def _sitting_of(path) -> str:
+    """A stored file's sitting: its name is `<sitting>-<invocation>.json`."""
+    return path.stem.split("-")[0]
+
+
 def _sittings() -> dict[str, list]:
-    """The stored `--json-out` files by sitting: `<sitting>-<invocation>.json`."""
+    """The stored `--json-out` files by sitting."""
     groups: dict[str, list] = defaultdict(list)
     for path in sorted(SITTINGS.glob("*.json")):
-        groups[path.stem.split("-")[0]].append(path)
+        groups[_sitting_of(path)].append(path)
     return groups
 
 
@@ -199,19 +204,21 @@ def test_the_readme_quotes_the_stored_sittings_as_combine_computes_them() -> Non
     # The README's ratios are what `compare.py --combine` computes from the files the sittings
     # wrote, kept in sittings/: each invocation alone, and each sitting's invocations pooled.
     readme = README.read_text()
+
+    def assert_quoted(paths: list) -> None:
+        for n, pooled in cmp.combine(paths).items():
+            assert _figure(pooled) in readme, f"{[p.name for p in paths]}, {n} flows: {_figure(pooled)}"
+
     groups = _sittings()
     assert groups, "no stored sitting"
     for paths in groups.values():
         for path in paths:
-            for n, pooled in cmp.combine([path]).items():
-                assert _figure(pooled) in readme, f"{path.name}, {n} flows: {_figure(pooled)}"
-        for n, pooled in cmp.combine(paths).items():
-            assert _figure(pooled) in readme, f"{[p.name for p in paths]}, {n} flows: {_figure(pooled)}"
+            assert_quoted([path])
+        assert_quoted(paths)
     # And every build's files pooled, where it was measured in more than one sitting.
     for paths in _builds().values():
-        if len({p.stem.split("-")[0] for p in paths}) > 1:
-            for n, pooled in cmp.combine(paths).items():
-                assert _figure(pooled) in readme, f"{[p.name for p in paths]}, {n} flows: {_figure(pooled)}"
+        if len({_sitting_of(p) for p in paths}) > 1:
+            assert_quoted(paths)
 
 
 def test_a_figure_the_stored_blocks_do_not_give_is_not_taken_for_one_they_do(tmp_path) -> None:
