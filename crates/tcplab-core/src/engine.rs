@@ -463,6 +463,8 @@ impl RadixQueue {
         // Move bucket i's events down around their minimum: each now differs from it only
         // below bit i - 1 (the minimum itself, and its ties, to bucket 0, in their order).
         let last = moving.iter().map(|s| s.time).min().expect("bucket is not empty");
+        // `file`'s steps, on the split borrow: the bucket taken out to call `file` cost 1 to
+        // 1.7% more instructions per packet on htsim's dumbbells (callgrind).
         for &slot in moving.iter() {
             let b = bucket_of(slot.time, last);
             lower[b].push(slot);
