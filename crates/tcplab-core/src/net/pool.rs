@@ -259,17 +259,32 @@ impl PacketPool {
         self.slots[id.0 as usize].ecn = Ecn::Ce;
     }
 
-    /// The packet has crossed a channel: its route position moves to the next hop. Returns
-    /// whether it is a cell. Without a bounds check (`live_slot`): every arrival advances.
+    /// Whether the live packet `id` is a cell, read without a bounds check (`live_slot`).
     ///
     /// # Safety
     /// `id` is live in this pool (`live_slot`).
     #[inline]
-    pub unsafe fn advance(&mut self, id: PacketId) -> bool {
+    pub unsafe fn is_cell_live(&self, id: PacketId) -> bool {
+        // SAFETY: the same precondition.
+        unsafe { self.live_slot(id) }.cell.is_cell()
+    }
+
+    /// The packet has crossed a channel and goes on: its route position moves to the next
+    /// hop. Returns its head so moved on, read before the store: read back after it, the
+    /// wider loads of the head (or of the whole record) would wait for the 4-byte store to
+    /// retire, as a store buffer forwards only to loads it covers. A delivered packet's slot
+    /// is not written at all (`take_live`, then its position moved on in the copy).
+    ///
+    /// # Safety
+    /// `id` is live in this pool (`live_slot`).
+    #[inline]
+    pub unsafe fn advance(&mut self, id: PacketId) -> PacketHead {
         // SAFETY: the same precondition.
         let s = unsafe { self.live_slot_mut(id) };
-        s.route_pos += 1;
-        s.cell.is_cell()
+        let mut head = Self::head_of(s);
+        head.route_pos += 1;
+        s.route_pos = head.route_pos;
+        head
     }
 
     /// Start loading the packet into the cache: it will be read soon. Any id, even `NONE`:
@@ -365,6 +380,26 @@ mod tests {
     }
 
     #[test]
+    fn advance_moves_the_route_on_and_returns_the_head_it_left_in_the_slot() {
+        let mut pool = PacketPool::default();
+        let mut p = test_packet();
+        let cell = pool.put(&p);
+        (p.route_pos, p.cell) = (3, CellInfo { cells: 2, index: 1, pdu: 9 });
+        let cell_id = pool.put(&p);
+        let other = pool.put(&test_packet());
+        for (id, is_cell) in [(cell, false), (cell_id, true)] {
+            let before = pool.head(id);
+            // SAFETY: both ids are live: put above, never taken.
+            let head = unsafe { pool.advance(id) };
+            assert_eq!(head, PacketHead { route_pos: before.route_pos + 1, ..before });
+            assert_eq!(pool.head(id), head, "the slot holds the head returned");
+            // SAFETY: as above.
+            assert_eq!(unsafe { pool.is_cell_live(id) }, is_cell);
+        }
+        assert_eq!(pool.get(other), test_packet(), "other packets are untouched");
+    }
+
+    #[test]
     fn the_free_list_has_room_for_every_slot_when_all_are_taken_live() {
         let mut pool = PacketPool::default();
         let p = test_packet();
@@ -414,7 +449,9 @@ mod tests {
         assert_eq!((reused, pool.get(reused)), (ids[0], p), "a reused slot forgets its SACK blocks");
         pool.mark_ce(reused);
         // SAFETY: `reused` is live (put above, not taken).
-        assert!(unsafe { pool.advance(reused) }, "p is a cell of a 3-cell frame");
+        assert!(unsafe { pool.is_cell_live(reused) }, "p is a cell of a 3-cell frame");
+        // SAFETY: as above.
+        unsafe { pool.advance(reused) };
         // SAFETY: `reused` is still live.
         assert_eq!(unsafe { pool.head_live(reused) }, pool.head(reused));
         let q = pool.get(reused);
