@@ -56,33 +56,28 @@ impl Simulation {
     #[inline(always)]
     pub(super) fn forward_put(&mut self, id: PacketId, head: PacketHead) {
         debug_assert!(!head.cell.is_cell(), "an end sends packets, not cells");
-        debug_assert_eq!(head, self.pool.head(id));
         let c = self.routes.hops[head.route_pos as usize];
+        self.forward_stored(c, id, head)
+    }
+
+    /// `forward` for a packet (not a cell) already in the pool (`id` live: it has just
+    /// arrived, or its end has just put it), with head `head` (as `PacketPool::advance` or
+    /// the end returned it) and its next channel `c` already read off its route: the
+    /// arrival's `Onward`, or `forward_put`'s look-up. Inlined into `on_arrive` (every packet
+    /// that is not delivered goes on from here at least once): its call, six saved registers
+    /// and frame were 11 to 22 instructions per packet (issue 26).
+    #[inline(always)]
+    pub(super) fn forward_stored(&mut self, c: u32, id: PacketId, head: PacketHead) {
+        debug_assert_eq!(head, self.pool.head(id));
         if self.channels[c as usize].atm {
             // A packet entering a cell link is taken back out and cut into cells, which then
             // take the slots `forward` would have given them (the freed one first).
             let pkt = self.pool.take(id);
             return self.segment_onto(c, pkt);
         }
-        // SAFETY: `channels[c]` was looked up (bounds-checked) just above, `c` read at the
-        // packet's route position.
-        unsafe { self.offer_head(c, id, head) };
-    }
-
-    /// `forward` for a packet (not a cell) already in the pool (`id` live: it has just
-    /// arrived), its next channel `c` already read off its route. Inlined into `on_arrive`
-    /// (every packet that is not delivered goes on from here at least once): its call, six
-    /// saved registers and frame were 11 to 22 instructions per packet (issue 26).
-    /// `head` is the packet's, as `PacketPool::advance` returned it.
-    #[inline(always)]
-    pub(super) fn forward_stored(&mut self, c: u32, id: PacketId, head: PacketHead) {
-        debug_assert_eq!(head, self.pool.head(id));
-        if self.channels[c as usize].atm {
-            let pkt = self.pool.take(id);
-            return self.segment_onto(c, pkt);
-        }
-        // SAFETY: `channels[c]` was looked up (bounds-checked) just above, `c` the arrival's
-        // `Onward`, read at `route_pos + 1` when it was offered (`offer`'s precondition).
+        // SAFETY: `channels[c]` was looked up (bounds-checked) just above; `c` is
+        // `routes.hops[head.route_pos]` (`offer`'s precondition), read there by `forward_put`
+        // or, for an arrival, its `Onward` read at `route_pos + 1` when it was offered.
         unsafe { self.offer_head(c, id, head) };
     }
 

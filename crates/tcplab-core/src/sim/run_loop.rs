@@ -208,8 +208,9 @@ impl Simulation {
             let pkt = self.pool.get(id);
             self.pcaps[p].record(self.now, &pkt, &self.pcap_flows[pkt.flow as usize]);
         }
-        // SAFETY (both): a channel holds only live ids of the run's pool; the packet it
-        // arrives leaves the pool at most here (`take_live`), after its last read.
+        // SAFETY (each use of `id` below): a channel holds only live ids of the run's pool;
+        // the packet it arrives leaves the pool at most here (`take_live`), after its last
+        // read.
         if unsafe { self.pool.is_cell_live(id) } {
             // A cell stays in the pool across a switch (`sim/cells.rs`).
             unsafe { self.pool.advance(id) };
