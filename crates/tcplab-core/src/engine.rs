@@ -58,8 +58,11 @@ pub struct EventQueue {
     /// Whether the run's events are in `radix` (else in `heap`); fixed for the queue's life.
     uses_radix: bool,
     heap: QuadHeap,
-    /// Boxed: its 65 bucket headers would make every simulation 1.5 kB larger.
-    radix: Box<RadixQueue>,
+    /// Held inline (1.5 kB of bucket headers in every simulation): boxed, every schedule
+    /// first loaded the box's pointer, then `last` and the bucket's length through it, a
+    /// chain of three dependent loads before the store (issue 26: the profile-guided loop
+    /// 2-9% faster at 10 flows without the box, about 1% at 100).
+    radix: RadixQueue,
 }
 
 /// Above this many possible pending events a packet-level run gets the radix heap (a dumbbell
@@ -80,7 +83,7 @@ impl EventQueue {
     }
 
     fn of_kind(uses_radix: bool) -> Self {
-        Self { uses_radix, heap: QuadHeap::default(), radix: Box::default() }
+        Self { uses_radix, heap: QuadHeap::default(), radix: RadixQueue::default() }
     }
 
     /// The queue for a run with at most about `pending` events at once, `cells` if it has a
