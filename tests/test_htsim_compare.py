@@ -167,6 +167,32 @@ def test_combine_refuses_to_pool_two_builds(tmp_path) -> None:
     assert cmp.combine([old, c])["10"]["blocks"] == 2
 
 
+
+def _pooled(ratio: float, lo: float, hi: float, invocations: int) -> dict:
+    return {"ratio": ratio, "ci": [lo, hi], "invocations": invocations, "blocks": 30 * invocations}
+
+
+def test_a_target_is_judged_on_two_invocations_and_the_whole_interval() -> None:
+    # Each verdict, and the input one step past its edge that refutes it.
+    assert cmp.verdict(_pooled(1.38, 1.31, 1.47, 2), 1.3) == "established"
+    assert cmp.verdict(_pooled(1.38, 1.297, 1.47, 2), 1.3).startswith("met (estimate")
+    assert "1.297x" in cmp.verdict(_pooled(1.38, 1.297, 1.47, 2), 1.3)
+    assert cmp.verdict(_pooled(1.29, 1.21, 1.36, 2), 1.3) == "not met"
+    # One invocation never meets a target, however high, but can miss one by its whole interval.
+    assert cmp.verdict(_pooled(1.60, 1.50, 1.70, 1), 1.3).startswith("undecided")
+    assert cmp.verdict(_pooled(1.18, 1.09, 1.28, 1), 2.0) == "not met"
+    assert cmp.verdict(_pooled(1.18, 1.09, 2.01, 1), 2.0).startswith("undecided")
+
+
+def test_combine_prints_the_verdict_for_the_targeted_flow_counts_only(tmp_path, capsys) -> None:
+    a = _saved(tmp_path, "a.json", ([6.0, 6.0], [4.0, 4.0]), (100, 100))
+    b = _saved(tmp_path, "b.json", ([6.0, 6.0], [4.0, 4.0]), (100, 100))
+    pooled = cmp.combine([a, b])
+    cmp.print_combined(pooled)
+    assert "target 1.3x: established" in capsys.readouterr().out
+    cmp.print_combined({"7": pooled["10"]})
+    assert "target" not in capsys.readouterr().out.splitlines()[1]
+
 SITTINGS = bench_scripts.BENCH / "htsim_compare" / "sittings"
 README = bench_scripts.BENCH / "htsim_compare" / "README.md"
 
