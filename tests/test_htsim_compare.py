@@ -167,7 +167,6 @@ def test_combine_refuses_to_pool_two_builds(tmp_path) -> None:
     assert cmp.combine([old, c])["10"]["blocks"] == 2
 
 
-
 def _pooled(ratio: float, lo: float, hi: float, invocations: int) -> dict:
     return {"ratio": ratio, "ci": [lo, hi], "invocations": invocations, "blocks": 30 * invocations}
 
@@ -192,6 +191,7 @@ def test_combine_prints_the_verdict_for_the_targeted_flow_counts_only(tmp_path, 
     assert "target 1.3x: established" in capsys.readouterr().out
     cmp.print_combined({"7": pooled["10"]})
     assert "target" not in capsys.readouterr().out.splitlines()[1]
+
 
 SITTINGS = bench_scripts.BENCH / "htsim_compare" / "sittings"
 README = bench_scripts.BENCH / "htsim_compare" / "README.md"
