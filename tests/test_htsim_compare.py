@@ -167,6 +167,44 @@ def test_combine_refuses_to_pool_two_builds(tmp_path) -> None:
     assert cmp.combine([old, c])["10"]["blocks"] == 2
 
 
+def test_combine_refuses_to_pool_pinned_runs_with_unpinned_ones(tmp_path) -> None:
+    def saved(name: str, pin: int | None):
+        path = _saved(tmp_path, name, ([6.0], [4.0]), (100, 100))
+        doc = json.loads(path.read_text())
+        doc["meta"]["pin"] = pin
+        path.write_text(json.dumps(doc))
+        return path
+
+    on_1, on_0, free = saved("p1.json", 1), saved("p0.json", 0), saved("free.json", None)
+    # Pinned to either CPU is one method; the CPUs pool.
+    assert cmp.combine([on_1, on_0])["10"]["blocks"] == 2
+    with pytest.raises(ValueError, match="pinned"):
+        cmp.combine([on_1, free])
+    # A file from before --pin was unpinned.
+    old = _saved(tmp_path, "old.json", ([6.0], [4.0]), (100, 100))
+    assert cmp.combine([old, free])["10"]["blocks"] == 2
+    with pytest.raises(ValueError, match="pinned"):
+        cmp.combine([old, on_0])
+
+
+def test_pinning_puts_the_recorder_and_the_sampled_runs_on_cpus_apart(monkeypatch) -> None:
+    assert cmp.pinned(None) == ([], [])
+    monkeypatch.setattr(cmp.os, "sched_getaffinity", lambda pid: {0, 1, 2})
+    recorder, runs = cmp.pinned(1)
+    assert runs == ["taskset", "-c", "1"]
+    assert recorder == ["taskset", "-c", "0,2"]
+
+
+def test_pin_to_a_cpu_this_process_cannot_use_is_refused(tmp_path) -> None:
+    script = bench_scripts.BENCH / "htsim_compare" / "compare.py"
+    fake = tmp_path / "htsim"
+    fake.write_text("#!/bin/sh\n")
+    fake.chmod(0o755)
+    proc = subprocess.run([sys.executable, str(script), "--htsim-bin", str(fake), "--pin", "4096"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert "--pin" in proc.stderr and "4096" in proc.stderr
+
 def _pooled(ratio: float, lo: float, hi: float, invocations: int) -> dict:
     return {"ratio": ratio, "ci": [lo, hi], "invocations": invocations, "blocks": 30 * invocations}
 

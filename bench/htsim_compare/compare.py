@@ -412,12 +412,26 @@ HTSIM_NOT_SIMULATION = ("SinkLoggerSampling", "ostream")
 TCPLAB_LOOP = "tcplab_core::sim::run_loop::<impl tcplab_core::sim::Simulation>::run_loop"
 
 
-def perf_samples(cmd: list[str], runs: int, freq: int, cwd: Path) -> list[list[str]]:
+def pinned(pin: int | None) -> tuple[list[str], list[str]]:
+    """Command prefixes that put perf's recorder and the sampled runs on CPUs apart: the runs
+    on CPU `pin`, the recorder on every other CPU this process may use. Unpinned, the scheduler
+    placed htsim's runs on one CPU nine times in ten and tcplab's run thread on either about
+    equally, so tcplab's loop shared its CPU with the recorder (which copies a 16 kB stack per
+    sample) about half the time and htsim's a tenth; and the two CPUs of this project's
+    machine differ in speed by up to a fifth in spells (README.md, "Run")."""
+    if pin is None:
+        return [], []
+    others = sorted(os.sched_getaffinity(0) - {pin})
+    return ["taskset", "-c", ",".join(map(str, others))], ["taskset", "-c", str(pin)]
+
+
+def perf_samples(cmd: list[str], runs: int, freq: int, cwd: Path, pin: int | None = None) -> list[list[str]]:
     """Run `cmd` `runs` times under one `perf record`; each sample's stack of symbols."""
     data = cwd / "perf.data"
     loop = f'for i in $(seq {runs}); do "$@" > /dev/null || exit 1; done'
-    record = ["perf", "record", "-q", "-e", "cpu-clock", "-F", str(freq), "--call-graph", "dwarf,16384",
-              "-o", str(data), "--", "sh", "-c", loop, "sh", *cmd]
+    recorder_cpus, runs_cpu = pinned(pin)
+    record = [*recorder_cpus, "perf", "record", "-q", "-e", "cpu-clock", "-F", str(freq), "--call-graph",
+              "dwarf,16384", "-o", str(data), "--", *runs_cpu, "sh", "-c", loop, "sh", *cmd]
     for step in (record, ["perf", "script", "-i", str(data), "-F", "ip,sym"]):
         proc = subprocess.run(step, cwd=cwd, capture_output=True, text=True, timeout=TIMEOUT_S)
         if proc.returncode != 0:
@@ -460,10 +474,10 @@ def perf_cpu(args: argparse.Namespace, flows: int, scenario: Path) -> tuple[list
     t: list[float] = []
     with tempfile.TemporaryDirectory(prefix="htsimcmp-perf-") as tmp:
         for _ in range(blocks):
-            h.append(sim_cpu_s(perf_samples(htsim_cmd, runs, args.perf_freq, Path(tmp)), HTSIM_LOOP,
-                               HTSIM_NOT_SIMULATION, runs, args.perf_freq))
-            t.append(sim_cpu_s(perf_samples(tcplab_cmd, runs, args.perf_freq, Path(tmp)), TCPLAB_LOOP,
-                               (), runs, args.perf_freq))
+            h.append(sim_cpu_s(perf_samples(htsim_cmd, runs, args.perf_freq, Path(tmp), args.pin),
+                               HTSIM_LOOP, HTSIM_NOT_SIMULATION, runs, args.perf_freq))
+            t.append(sim_cpu_s(perf_samples(tcplab_cmd, runs, args.perf_freq, Path(tmp), args.pin),
+                               TCPLAB_LOOP, (), runs, args.perf_freq))
     return h, t
 
 
@@ -647,13 +661,22 @@ def combine(paths: list[Path]) -> dict[str, dict]:
     if len({p.resolve() for p in paths}) < len(paths):
         raise ValueError("a file is named twice: its blocks would count twice")
     first_build: tuple[str, Path] | None = None
+    first_pinned: tuple[bool, Path] | None = None
     for path in paths:
         try:
             saved = json.loads(path.read_text())
             flows = saved["flows"]
             build = saved.get("meta", {}).get("extension")
+            is_pinned = saved.get("meta", {}).get("pin") is not None
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
             raise ValueError(f"{path}: not a compare.py --json-out file ({e})") from None
+        # Pinned and unpinned runs are two methods (`pinned`): their blocks do not pool. Files
+        # written before --pin were unpinned.
+        first_pinned = first_pinned or (is_pinned, path)
+        if is_pinned != first_pinned[0]:
+            how = {True: "pinned (--pin)", False: "unpinned"}
+            raise ValueError(f"{path}: its runs were {how[is_pinned]}, those of {first_pinned[1]} "
+                             f"{how[first_pinned[0]]}: pool invocations of one method only")
         # Files written before the build was recorded say nothing, and pool with any.
         if build is not None:
             first_build = first_build or (build, path)
@@ -728,6 +751,9 @@ def main() -> int:
     ap.add_argument("--perf-freq", type=int, default=5000, help="perf's sampling frequency, Hz")
     ap.add_argument("--perf-block", type=int, default=5, metavar="N",
                     help="runs of one side per perf block; the sides alternate block by block")
+    ap.add_argument("--pin", type=int, default=None, metavar="CPU",
+                    help="run the sampled runs of both simulators on CPU, and perf's recorder on the "
+                         "other CPUs (needs taskset and two CPUs)")
     ap.add_argument("--write-scenarios", type=Path, default=None, metavar="DIR",
                     help="write the matched tcplab scenarios to DIR and stop")
     ap.add_argument("--two-event-channels", action="store_true",
@@ -776,6 +802,12 @@ def main() -> int:
     if args.perf_runs and shutil.which("perf") is None:
         print("error: --perf-runs: perf not found", file=sys.stderr)
         return 2
+    if args.pin is not None:
+        usable = os.sched_getaffinity(0)
+        if args.pin not in usable or len(usable) < 2 or shutil.which("taskset") is None:
+            print(f"error: --pin: needs taskset and CPU {args.pin} among at least two usable CPUs "
+                  f"(usable: {sorted(usable)})", file=sys.stderr)
+            return 2
     if args.count and shutil.which("valgrind") is None:
         print("note: valgrind not found, so htsim's events and packets are not counted", file=sys.stderr)
 
@@ -792,7 +824,7 @@ def main() -> int:
             "started_utc": started, "finished_utc": utc_now(),
             "load_average_after": os.getloadavg(), "seed": args.seed,
             "qs": args.qs, "repeat": args.repeat, "perf_runs": args.perf_runs,
-            "perf_block": args.perf_block,
+            "perf_block": args.perf_block, "pin": args.pin,
             "one_event_channels": not args.two_event_channels}
     text = json.dumps({"meta": meta, "flows": results}, indent=2)
     if args.json_out is not None:
