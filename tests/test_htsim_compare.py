@@ -253,14 +253,19 @@ def _sittings() -> dict[str, list]:
     return groups
 
 
-def _builds() -> dict[str, list]:
-    """The stored files by the extension they measured. A sitting measures one build, so a file
-    from before the build was recorded takes its sitting's (the eighteenth's first two)."""
-    groups: dict[str, list] = defaultdict(list)
+def _builds() -> dict[tuple[str, bool], list]:
+    """The stored files by the extension they measured and whether their runs were pinned
+    (`--pin`: another method, which does not pool with the unpinned). A sitting measures one
+    build by one method, so a file from before the build was recorded takes its sitting's (the
+    eighteenth's first two)."""
+    groups: dict[tuple[str, bool], list] = defaultdict(list)
     for paths in _sittings().values():
-        builds = {json.loads(p.read_text())["meta"].get("extension") for p in paths} - {None}
+        metas = [json.loads(p.read_text())["meta"] for p in paths]
+        builds = {m.get("extension") for m in metas} - {None}
+        pinned = {m.get("pin") is not None for m in metas}
         assert len(builds) == 1, f"{[p.name for p in paths]}: one build per sitting, got {builds}"
-        groups[builds.pop()].extend(paths)
+        assert len(pinned) == 1, f"{[p.name for p in paths]}: one method per sitting"
+        groups[(builds.pop(), pinned.pop())].extend(paths)
     return groups
 
 

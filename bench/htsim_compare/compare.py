@@ -416,9 +416,9 @@ def pinned(pin: int | None) -> tuple[list[str], list[str]]:
     """Command prefixes that put perf's recorder and the sampled runs on CPUs apart: the runs
     on CPU `pin`, the recorder on every other CPU this process may use. Unpinned, the scheduler
     placed htsim's runs on one CPU nine times in ten and tcplab's run thread on either about
-    equally, so tcplab's loop shared its CPU with the recorder (which copies a 16 kB stack per
-    sample) about half the time and htsim's a tenth; and the two CPUs of this project's
-    machine differ in speed by up to a fifth in spells (README.md, "Run")."""
+    equally, beside a recorder that copies a 16 kB stack per sample on one of the same two
+    CPUs; and the two CPUs of this project's machine differ in speed by up to a fifth in
+    spells (README.md, "Run")."""
     if pin is None:
         return [], []
     others = sorted(os.sched_getaffinity(0) - {pin})
