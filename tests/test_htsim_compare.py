@@ -205,6 +205,7 @@ def test_pin_to_a_cpu_this_process_cannot_use_is_refused(tmp_path) -> None:
     assert proc.returncode == 2
     assert "--pin" in proc.stderr and "4096" in proc.stderr
 
+
 def _pooled(ratio: float, lo: float, hi: float, invocations: int) -> dict:
     return {"ratio": ratio, "ci": [lo, hi], "invocations": invocations, "blocks": 30 * invocations}
 

@@ -666,8 +666,9 @@ def combine(paths: list[Path]) -> dict[str, dict]:
         try:
             saved = json.loads(path.read_text())
             flows = saved["flows"]
-            build = saved.get("meta", {}).get("extension")
-            is_pinned = saved.get("meta", {}).get("pin") is not None
+            meta = saved.get("meta", {})
+            build = meta.get("extension")
+            is_pinned = meta.get("pin") is not None
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
             raise ValueError(f"{path}: not a compare.py --json-out file ({e})") from None
         # Pinned and unpinned runs are two methods (`pinned`): their blocks do not pool. Files
