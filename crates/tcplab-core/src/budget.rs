@@ -123,7 +123,34 @@ fn estimate_within(model: &Model, streamed: bool, limit: u64) -> Vec<Part> {
     parts.push(Part { field: "link".into(), what: "queue and pipe buffers sized at build", bytes: buffers });
     let flows = model.flows.iter().map(flow_state).fold(0u64, u64::saturating_add);
     parts.push(Part { field: "flow".into(), what: "per-flow state", bytes: flows });
+    delivery_logs(model, &mut parts);
     parts
+}
+
+/// The delivery logs of the flows whose congestion control samples delivery (Vegas, BBR:
+/// `Controller::samples_delivery`): a record per segment in flight, so a window of a gigabyte
+/// in one-byte segments is a billion records (a hostile probe's scenario, stop 53, asked for
+/// 15 GB more under a 10 GB limit before this was counted). The ring (a `VecDeque`) doubles as
+/// it grows, so it may hold twice its records' room, and while it grows the old and the new
+/// buffers are both held: three times the records, at its peak.
+fn delivery_logs(model: &Model, parts: &mut Vec<Part>) {
+    use crate::tcp::knobs::Congestion;
+    let mut total = 0u64;
+    let mut largest: Option<(u64, String)> = None;
+    for (i, f) in model.flows.iter().enumerate() {
+        if f.udp.is_some() || !matches!(f.tcp.cc, Congestion::Vegas | Congestion::Bbr) {
+            continue;
+        }
+        let window = (f.tcp.advertised_window() as u64).max(f.tcp.mss as u64);
+        let bytes = crate::tcp::delivery::DeliveryLog::bound_bytes(window, f.tcp.mss as u64).saturating_mul(3);
+        total = total.saturating_add(bytes);
+        if largest.as_ref().is_none_or(|(b, _)| bytes > *b) {
+            largest = Some((bytes, format!("flow[{i}].tcp.rcv_buf")));
+        }
+    }
+    if let Some((_, field)) = largest {
+        parts.push(Part { field, what: "delivery logs (Vegas, BBR: a record per segment in flight)", bytes: total });
+    }
 }
 
 /// One flow's state at run time: a TCP connection's two ends, or a UDP flow's sender, delay
@@ -445,6 +472,28 @@ mod tests {
              initial_cwnd = 4294967295\nrcv_buf = \"1024MiB\"\nwindow_scaling = true\n"
         );
         assert_eq!(refusal(&text, 8 << 30).field, "flow[0].tcp.initial_cwnd");
+    }
+
+    #[test]
+    fn a_delivery_log_per_segment_in_flight_is_counted_for_vegas_and_bbr_only() {
+        // A short queue bounds the packets; the window does not bound Vegas's log (a hostile
+        // probe's scenario, stop 53: accepted, then out of memory with 15 GB more asked).
+        let text = |cc: &str| {
+            format!(
+                "duration = \"5s\"\n{LINK}queue = 10\n{FLOW}[tcp]\nmss = 1\ninitial_cwnd = 4294967295\n\
+                 rcv_buf = \"1024MiB\"\nwindow_scaling = true\ncc = \"{cc}\"\n"
+            )
+        };
+        for cc in ["vegas", "bbr"] {
+            let e = refusal(&text(cc), 8 << 30);
+            assert_eq!(e.field, "flow[0].tcp.rcv_buf", "{cc}: {e}");
+            assert!(e.message.contains("delivery logs"), "{cc}: {e}");
+        }
+        assert!(check(&model(&text("reno")), 8 << 30).is_ok());
+        // An ordinary window costs next to nothing: 64 KiB of 1,460-byte segments.
+        let small = format!("duration = \"5s\"\n{LINK}{FLOW}[tcp]\ncc = \"vegas\"\n");
+        let log = estimate(&model(&small)).into_iter().find(|p| p.what.starts_with("delivery logs")).unwrap();
+        assert!(log.bytes < 1 << 20, "{}", log.bytes);
     }
 
     #[test]

@@ -187,3 +187,45 @@ fn a_9180_byte_boston_segment_recovers_95_lost_cells_with_one_retransmission() {
     assert_eq!((f.retransmits, f.timeouts + f.fast_retransmits), (1, 1), "{f:?}");
     assert_eq!(f.partial_segments, 1);
 }
+
+/// A switch leading onto a slow link, `atm` on that link as given: the shape of a hostile
+/// probe's scenario whose cells crossed a packet link after the switch and were dropped there
+/// as neither (stop 53: "drop counters disagree", a conservation failure).
+fn switch_then_slow_link(atm: bool) -> String {
+    format!(
+        "duration = \"500ms\"\nnodes = [\"s\", \"sw\", \"d\"]\nswitches = [\"sw\"]\n\
+         [[link]]\na = \"s\"\nb = \"sw\"\nrate = \"1Gbps\"\natm = true\n\
+         [[link]]\na = \"sw\"\nb = \"d\"\nrate = \"1Mbps\"\natm = {atm}\n\
+         [[flow]]\nsrc = \"s\"\ndst = \"d\"\n"
+    )
+}
+
+#[test]
+fn a_switch_with_a_packet_link_is_refused_naming_the_link() {
+    for (text, link, switch) in [
+        (switch_then_slow_link(false), "link[1].atm", "'sw'"),
+        // The packet link on the sending side of the switch, which its reply cells also cross.
+        (
+            star(1, "", 100, "", "", 1.0).replacen(
+                "atm = true\nqueue = 100000\n[[flow]]",
+                "queue = 100000\n[[flow]]",
+                1,
+            ),
+            "link[1].atm",
+            "'sw'",
+        ),
+    ] {
+        match run_scenario(&text, &RunOptions::default()) {
+            Err(tcplab_core::Error::Scenario(e)) => {
+                assert_eq!(e.field, link, "{}", e.message);
+                assert!(e.message.contains(switch) && e.message.contains("cell links"), "{}", e.message);
+            }
+            other => panic!("expected the packet link to be refused, got {:?}", other.map(|r| r.0.events)),
+        }
+    }
+    // The same network with cell links runs, dropping cells at the slow link, and its counters
+    // agree (the run's own conservation check, which failed on the packet link).
+    let r = run(&switch_then_slow_link(true), 1);
+    assert!(r.conservation.cells.dropped > 0, "no cell was dropped");
+    assert!(r.links[2].stats.drops_queue > 0, "the slow link dropped nothing");
+}

@@ -169,6 +169,7 @@ impl Scenario {
             let n = nodes.node(format!("switches[{i}]"), s)?;
             nodes.switches[n as usize] = true;
         }
+        check_switch_links(&self.nodes, &channels, &nodes.switches)?;
         for (i, fl) in self.flows.iter().enumerate() {
             nodes.host(format!("flow[{i}].src"), &fl.src)?;
             nodes.host(format!("flow[{i}].dst"), &fl.dst)?;
@@ -220,6 +221,28 @@ impl Scenario {
         }
         Ok(Nodes { index, switches: vec![false; self.nodes.len()] })
     }
+}
+
+/// A switch forwards cells and never rebuilds packets, so every link it has is a cell link: a
+/// cell going on over a packet link would be neither a cell on a cell link nor a packet, and
+/// its loss could not be counted as either.
+fn check_switch_links(nodes: &[String], channels: &[ChannelModel], switches: &[bool]) -> Result<(), ScenarioError> {
+    // A link's two channels are `2i` and `2i + 1` (`link::channels`): checking one of each pair
+    // sees both its ends.
+    for (i, c) in channels.iter().enumerate().step_by(2) {
+        let switch_end = [c.from, c.to].into_iter().find(|&n| switches[n as usize]);
+        if let (false, Some(n)) = (c.atm, switch_end) {
+            return err(
+                format!("link[{}].atm", i / 2),
+                format!(
+                    "'{}' is an ATM switch, so its links must be cell links (atm = true); a packet \
+                     link needs a host at each end, where AAL5 cuts and rebuilds packets",
+                    nodes[n as usize]
+                ),
+            );
+        }
+    }
+    Ok(())
 }
 
 /// Every flow (the WWW pairs' too) needs a route from its source to its destination and back.
