@@ -400,11 +400,25 @@ def _one_line_warnings() -> None:
     warnings.showwarning = show
 
 
+def _one_line_usage_errors() -> None:
+    """A mistake on the command line (a bad flag value, an unknown option) as one ``error:``
+    line naming the option, as every other user error is, not click's usage block. A command
+    given no arguments still prints its help (click's own ``NoArgsIsHelpError.show``)."""
+    from typer._click.exceptions import UsageError
+
+    def show(self: UsageError, file: object = None) -> None:
+        where = f" (see '{self.ctx.command_path} --help')" if self.ctx is not None else ""
+        typer.echo(printable(f"error: {self.format_message()}{where}"), err=True)
+
+    UsageError.show = show  # type: ignore[method-assign]
+
+
 def main() -> None:
     # A Ctrl-C before a command's own handler is in place (while typer parses the line or a
     # study's commands are imported) is still an interrupt, not a traceback. (A closed pipe is
     # quiet: commands leave through cli_errors, help text through click, which exits 1.)
     _one_line_warnings()
+    _one_line_usage_errors()
     try:
         app()
     except KeyboardInterrupt:
