@@ -91,6 +91,47 @@ impl Scoreboard {
 }
 
 impl Scoreboard {
+    /// RFC 6675's SetPipe at segment granularity: over the segments [snd_una, snd_max) cut
+    /// every `mss` bytes, the bytes of those not SACKed, once if not lost (more than
+    /// `lost_over` bytes SACKed above its start) and once more if retransmitted. The segments
+    /// are taken in runs that share all three answers, not one by one: per segment it cost
+    /// the window in segments times the SACK blocks on every send, and a 64 KiB window of
+    /// one-byte segments ran 0.5 ms of CPU per event (a hostile probe, stop 53).
+    pub fn pipe(&self, snd_una: u64, snd_max: u64, mss: u64, lost_over: u64) -> u64 {
+        let mss = mss.max(1);
+        let lost_below = self.lost_below(lost_over);
+        let mut pipe = 0;
+        let mut off = snd_una;
+        while off < snd_max {
+            let sacked = self.is_sacked(off);
+            let lost = off < lost_below;
+            let resent = self.is_retransmitted(off);
+            let lost_ends = if lost { lost_below } else { u64::MAX };
+            let run_ends = next_edge(&self.sacked, off).min(next_edge(&self.retransmitted, off)).min(lost_ends);
+            // The segments starting in [off, run_ends), all alike; only the last of all may be short.
+            let segments = (run_ends.min(snd_max) - off).div_ceil(mss);
+            let end = off.saturating_add(segments * mss);
+            let times = u64::from(!sacked && !lost) + u64::from(!sacked && resent);
+            pipe += times * (end.min(snd_max) - off);
+            off = end;
+        }
+        pipe
+    }
+
+    /// The lowest offset with at most `lost_over` bytes SACKed at or above it: segments
+    /// starting below it are lost (`sacked_above` only falls as the offset rises, and only
+    /// inside SACKed ranges).
+    fn lost_below(&self, lost_over: u64) -> u64 {
+        let mut above = 0;
+        for &(s, e) in self.sacked.iter().rev() {
+            if above + (e - s) > lost_over {
+                return e - (lost_over - above);
+            }
+            above += e - s;
+        }
+        0
+    }
+
     /// Claim the next hole at or above `from` not yet resent, at most `mss` bytes of it:
     /// marks it resent and returns (offset, length).
     pub fn claim_hole(&mut self, from: u64, mss: u64) -> Option<(u64, u64)> {
@@ -111,6 +152,13 @@ fn range_end(ranges: &[(u64, u64)], off: u64) -> Option<u64> {
     ranges.get(i).filter(|&&(s, _)| s <= off).map(|&(_, e)| e)
 }
 
+/// The first start or end of a range above `off` (`u64::MAX` if none): where being inside
+/// `ranges` can next change.
+fn next_edge(ranges: &[(u64, u64)], off: u64) -> u64 {
+    let i = ranges.partition_point(|&(_, e)| e <= off);
+    ranges.get(i).map_or(u64::MAX, |&(s, e)| if s > off { s } else { e })
+}
+
 fn trim_below(ranges: &mut Vec<(u64, u64)>, floor: u64) {
     ranges.retain(|&(_, e)| e > floor);
     if let Some(first) = ranges.first_mut() {
@@ -121,6 +169,54 @@ fn trim_below(ranges: &mut Vec<(u64, u64)>, floor: u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// `pipe` segment by segment, as it was computed before (the reference).
+    fn pipe_by_segment(sb: &Scoreboard, snd_una: u64, snd_max: u64, mss: u64, lost_over: u64) -> u64 {
+        let (mut pipe, mut off) = (0, snd_una);
+        while off < snd_max {
+            let len = mss.min(snd_max - off);
+            if !sb.is_sacked(off) {
+                pipe += len * u64::from(sb.sacked_above(off) <= lost_over);
+                pipe += len * u64::from(sb.is_retransmitted(off));
+            }
+            off += len;
+        }
+        pipe
+    }
+
+    #[test]
+    fn a_segment_with_exactly_the_threshold_sacked_above_it_is_not_lost() {
+        let mut sb = Scoreboard::default();
+        sb.update(0, [(10, 20), (30, 40)]);
+        // 10 bytes SACKed above byte 20 and above byte 40's 0: at the threshold, in the pipe.
+        for lost_over in [0, 10, 20] {
+            assert_eq!(sb.pipe(0, 50, 1, lost_over), pipe_by_segment(&sb, 0, 50, 1, lost_over), "{lost_over}");
+        }
+        assert_eq!(sb.pipe(0, 50, 1, 10), 20); // bytes 20..30 and 40..50
+    }
+
+    proptest! {
+        #[test]
+        fn pipe_in_runs_is_pipe_segment_by_segment(
+            una in 0u64..50,
+            len in 0u64..400,
+            // One-byte segments half the time: every offset is a segment's start, so a run's
+            // edge one byte off shows.
+            mss in prop_oneof![Just(1u64), 1u64..40],
+            lost_over in 0u64..120,
+            sacked in proptest::collection::vec((0u64..450, 1u64..30), 0..6),
+            resent in proptest::collection::vec((0u64..450, 1u64..30), 0..6),
+        ) {
+            let mut sb = Scoreboard::default();
+            sb.update(una, sacked.iter().map(|&(s, l)| (s, s + l)));
+            for &(s, l) in &resent {
+                sb.mark_retransmitted(s.max(una), s.max(una) + l);
+            }
+            let max = una + len;
+            prop_assert_eq!(sb.pipe(una, max, mss, lost_over), pipe_by_segment(&sb, una, max, mss, lost_over));
+        }
+    }
 
     #[test]
     fn holes_are_found_between_sacked_blocks_and_skipped_once_resent() {

@@ -14,26 +14,17 @@ pub struct Sack6675 {
 
 impl Sack6675 {
     fn is_lost(&self, cx: &Ctx, off: u64) -> bool {
-        cx.scoreboard.sacked_above(off) > (self.dupthresh.max(1) as u64 - 1) * cx.mss
+        cx.scoreboard.sacked_above(off) > self.lost_over(cx)
     }
 
-    /// RFC 6675 SetPipe, at segment granularity.
+    /// RFC 6675 SetPipe, at segment granularity (`Scoreboard::pipe`).
     fn pipe(&self, cx: &Ctx) -> u64 {
-        let mut pipe = 0;
-        let mut off = cx.snd_una;
-        while off < cx.snd_max {
-            let len = cx.mss.min(cx.snd_max - off);
-            if !cx.scoreboard.is_sacked(off) {
-                if !self.is_lost(cx, off) {
-                    pipe += len;
-                }
-                if cx.scoreboard.is_retransmitted(off) {
-                    pipe += len;
-                }
-            }
-            off += len;
-        }
-        pipe
+        cx.scoreboard.pipe(cx.snd_una, cx.snd_max, cx.mss, self.lost_over(cx))
+    }
+
+    /// More SACKed bytes than this above a segment make it lost: (DupThresh - 1) * SMSS.
+    fn lost_over(&self, cx: &Ctx) -> u64 {
+        (self.dupthresh.max(1) as u64 - 1) * cx.mss
     }
 }
 
