@@ -137,6 +137,18 @@ def test_api_out_dir_never_writes_through_links(tmp_path: Path, victim: Path) ->
     assert victim.read_text() == "untouched" and not (folder / "summary.json").is_symlink()
 
 
+def test_a_folder_that_is_a_link_is_followed_and_its_inside_kept_safe(tmp_path: Path, victim: Path) -> None:
+    # docs/cli.md: DIR may be a link to a folder elsewhere (a larger disk); what is inside the
+    # folder it leads to is protected as in any other.
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    (disk / "summary.json").symlink_to(victim)
+    (tmp_path / "out").symlink_to(disk)
+    tl.run(QUICK, out_dir=tmp_path / "out")
+    assert (disk / "summary.json").stat().st_size > 100 and not (disk / "summary.json").is_symlink()
+    assert victim.read_text() == "untouched" and (tmp_path / "out").is_symlink()
+
+
 # ---------------------------------------------------------------- reproduce, examples
 
 
