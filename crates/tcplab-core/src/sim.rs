@@ -122,6 +122,8 @@ pub struct Simulation {
     /// Packets lost while travelling as cells (frames settled with no packet rebuilt, or
     /// partial packets that could not go on).
     lost_as_cells: u64,
+    /// Cells dropped by links that are not cell links (`dropped`), for the drop counters' check.
+    cells_dropped_on_packet_links: u64,
     /// Per flow: bytes delivered per series bin.
     delivered_series: Vec<crate::net::channel::Series>,
     /// Per flow, when applications write into flows: bytes written per series bin.
@@ -218,17 +220,23 @@ impl Simulation {
             let id = listed(&self.channels[c as usize].queue, cause)[i];
             let pkt = self.pool.take(id);
             self.channels[c as usize].note_discipline_drop(self.now, &pkt, cause);
-            self.dropped(&pkt);
+            self.dropped(c, &pkt);
         }
     }
 
-    fn dropped(&mut self, p: &Packet) {
+    /// Packet or cell `p`, dropped at channel `c`, into the ledger.
+    fn dropped(&mut self, c: u32, p: &Packet) {
         if !p.cell.is_cell() {
             self.ledger.dropped += 1;
             if self.has_udp {
                 self.udp_dropped(p);
             }
             return;
+        }
+        if !self.channels[c as usize].atm {
+            // A cell leaving a switch onto a packet link crosses it as a cell (TCP Boston's
+            // packet access links): its drop there is a cell's, counted by a packet link.
+            self.cells_dropped_on_packet_links += 1;
         }
         let d = self.atm.cell_dropped(p);
         if d.lost {

@@ -76,6 +76,7 @@ impl Simulation {
             cell_buf: Vec::new(),
             rebuilt_buf: Vec::new(),
             lost_as_cells: 0,
+            cells_dropped_on_packet_links: 0,
             delivered_series: per_flow(true),
             written_series: per_flow(!apps.is_empty()),
             marking: marking(&model),

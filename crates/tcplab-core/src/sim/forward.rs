@@ -148,7 +148,7 @@ impl Simulation {
             Ok(Next::Undecided) => self.offer_undecided(c, id),
             Err(id) => {
                 let p = self.pool.take(id);
-                self.dropped(&p);
+                self.dropped(c, &p);
             }
         }
     }

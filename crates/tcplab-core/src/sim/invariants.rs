@@ -43,6 +43,9 @@ impl Simulation {
             self.channels.iter().filter(|c| !c.atm).map(|c| c.stats.drops_loss + c.stats.drops_queue).sum();
         let cell_drops: u64 =
             self.channels.iter().filter(|c| c.atm).map(|c| c.stats.drops_loss + c.stats.drops_queue).sum();
+        // A packet link's drops include the cells it dropped (after a switch, `dropped`).
+        let (drops, cell_drops) =
+            (drops.saturating_sub(self.cells_dropped_on_packet_links), cell_drops + self.cells_dropped_on_packet_links);
         if cell_drops != self.atm.cells.dropped || drops + self.lost_as_cells != l.dropped {
             return Err(Error::Invariant(format!(
                 "drop counters disagree: links {drops} packets and {cell_drops} cells, ledger {} packets and {} cells",

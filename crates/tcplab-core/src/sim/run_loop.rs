@@ -108,7 +108,7 @@ impl Simulation {
         }
         if out.lost {
             let pkt = self.pool.take(out.id);
-            self.dropped(&pkt);
+            self.dropped(c, &pkt);
         }
         if self.channels[c as usize].queue.dequeue_signalled() {
             if let Some(id) = self.channels[c as usize].queue.take_dequeue_mark() {
