@@ -134,15 +134,13 @@ fn estimate_within(model: &Model, streamed: bool, limit: u64) -> Vec<Part> {
 /// it grows, so it may hold twice its records' room, and while it grows the old and the new
 /// buffers are both held: three times the records, at its peak.
 fn delivery_logs(model: &Model, parts: &mut Vec<Part>) {
-    use crate::tcp::knobs::Congestion;
     let mut total = 0u64;
     let mut largest: Option<(u64, String)> = None;
     for (i, f) in model.flows.iter().enumerate() {
-        if f.udp.is_some() || !matches!(f.tcp.cc, Congestion::Vegas | Congestion::Bbr) {
+        if f.udp.is_some() || !f.tcp.cc.samples_delivery() {
             continue;
         }
-        let window = (f.tcp.advertised_window() as u64).max(f.tcp.mss as u64);
-        let bytes = crate::tcp::delivery::DeliveryLog::bound_bytes(window, f.tcp.mss as u64).saturating_mul(3);
+        let bytes = crate::tcp::delivery::DeliveryLog::bound_bytes(window_bound(f), f.tcp.mss as u64).saturating_mul(3);
         total = total.saturating_add(bytes);
         if largest.as_ref().is_none_or(|(b, _)| bytes > *b) {
             largest = Some((bytes, format!("flow[{i}].tcp.rcv_buf")));
@@ -405,7 +403,7 @@ fn window_packets(model: &Model) -> (Option<(u64, String)>, u64) {
             in_flight = u64::MAX;
             continue;
         }
-        let window = (f.tcp.advertised_window() as u64).max(f.tcp.mss as u64);
+        let window = window_bound(f);
         let packets = 2 * (window / f.tcp.mss.max(1) as u64 + 1);
         in_flight = in_flight.saturating_add(packets.saturating_mul(cells));
         if window_field.as_ref().is_none_or(|(p, _)| packets > *p) {
@@ -415,6 +413,11 @@ fn window_packets(model: &Model) -> (Option<(u64, String)>, u64) {
         }
     }
     (window_field, in_flight)
+}
+
+/// The most bytes a TCP flow can have in flight: the window it advertises, at least a segment.
+fn window_bound(f: &crate::config::flow::FlowModel) -> u64 {
+    (f.tcp.advertised_window() as u64).max(f.tcp.mss as u64)
 }
 
 /// The packets all queues and links can hold at once, and the field of the largest queue.

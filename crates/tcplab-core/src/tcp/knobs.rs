@@ -389,6 +389,15 @@ named_enum! {
     }
 }
 
+impl Congestion {
+    /// Whether this controller needs the sender's delivery log (`tcp/delivery.rs`: a record
+    /// per segment in flight): the memory estimate counts it. `Controller::samples_delivery`
+    /// (what the sender asks) must agree; a test in `cc` checks it for every kind.
+    pub fn samples_delivery(self) -> bool {
+        matches!(self, Congestion::Vegas | Congestion::Bbr)
+    }
+}
+
 named_enum! {
     /// How `newreno_ns2` sends from its window in recovery.
     pub enum RecoverySend {

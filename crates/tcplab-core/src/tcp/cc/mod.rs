@@ -361,6 +361,7 @@ mod tests {
         {
             let c = Controller::new(&TcpConfig { cc, ..TcpConfig::default() }, 0);
             assert_eq!(c.samples_delivery(), samples, "{cc:?}");
+            assert_eq!(cc.samples_delivery(), samples, "{cc:?}: the knob's answer, for the memory estimate");
             assert_eq!(c.pacing_rate().is_some(), cc == Congestion::Bbr, "{cc:?}: only BBR paces");
         }
     }
