@@ -9,6 +9,11 @@ pub struct Scoreboard {
     sacked: Vec<(u64, u64)>,
     /// Ranges retransmitted since recovery began, sorted and disjoint.
     retransmitted: Vec<(u64, u64)>,
+    /// `(from, to)`: every byte in [from, to) is SACKed or resent. A claim takes the first
+    /// hole not yet resent, so the next search for one can start at `to` rather than walk
+    /// every hole resent before it (RFC 6675 recovery over thousands of holes walked them all
+    /// on every send). Coverage only grows until `clear`, which empties it.
+    resent_through: (u64, u64),
 }
 
 impl Scoreboard {
@@ -22,6 +27,9 @@ impl Scoreboard {
         }
         trim_below(&mut self.sacked, snd_una);
         trim_below(&mut self.retransmitted, snd_una);
+        // Bytes below snd_una were just forgotten: the covered span starts at it at the lowest.
+        let (from, to) = self.resent_through;
+        self.resent_through = (from.max(snd_una), to);
     }
 
     /// Bytes SACKed above snd_una.
@@ -32,7 +40,7 @@ impl Scoreboard {
     /// Forget all SACK information (after a timeout, as Goyal et al. (1998) Sec. 3.2 says).
     pub fn clear(&mut self) {
         self.sacked.clear();
-        self.retransmitted.clear();
+        self.clear_retransmitted();
     }
 
     pub fn mark_retransmitted(&mut self, start: u64, end: u64) {
@@ -41,6 +49,7 @@ impl Scoreboard {
 
     pub fn clear_retransmitted(&mut self) {
         self.retransmitted.clear();
+        self.resent_through = (0, 0);
     }
 
     /// One past the highest SACKed byte, if any.
@@ -65,7 +74,8 @@ impl Scoreboard {
     /// SACKed nor (with `skip_retransmitted`) already resent; with the length of its gap.
     pub fn next_hole(&self, from: u64, skip_retransmitted: bool) -> Option<(u64, u64)> {
         let high = self.highest_sacked()?;
-        let mut off = from;
+        let (covered_from, covered_to) = self.resent_through;
+        let mut off = if skip_retransmitted && (covered_from..covered_to).contains(&from) { covered_to } else { from };
         while off < high {
             if let Some(end) = range_end(&self.sacked, off) {
                 off = end;
@@ -78,12 +88,9 @@ impl Scoreboard {
                 }
             }
             // The hole runs to the next SACKed (or retransmitted) byte.
-            let next_sacked = self.sacked.iter().map(|&(s, _)| s).find(|&s| s > off).unwrap_or(high);
-            let next_rtx = if skip_retransmitted {
-                self.retransmitted.iter().map(|&(s, _)| s).find(|&s| s > off).unwrap_or(u64::MAX)
-            } else {
-                u64::MAX
-            };
+            let next_sacked = next_start(&self.sacked, off).unwrap_or(high);
+            let next_rtx =
+                if skip_retransmitted { next_start(&self.retransmitted, off).unwrap_or(u64::MAX) } else { u64::MAX };
             return Some((off, next_sacked.min(next_rtx) - off));
         }
         None
@@ -100,18 +107,19 @@ impl Scoreboard {
     pub fn pipe(&self, snd_una: u64, snd_max: u64, mss: u64, lost_over: u64) -> u64 {
         let mss = mss.max(1);
         let lost_below = self.lost_below(lost_over);
+        let (mut sacked, mut resent) = (Edges::new(&self.sacked, snd_una), Edges::new(&self.retransmitted, snd_una));
         let mut pipe = 0;
         let mut off = snd_una;
         while off < snd_max {
-            let sacked = self.is_sacked(off);
+            let (is_sacked, sacked_ends) = sacked.at(off);
+            let (is_resent, resent_ends) = resent.at(off);
             let lost = off < lost_below;
-            let resent = self.is_retransmitted(off);
             let lost_ends = if lost { lost_below } else { u64::MAX };
-            let run_ends = next_edge(&self.sacked, off).min(next_edge(&self.retransmitted, off)).min(lost_ends);
+            let run_ends = sacked_ends.min(resent_ends).min(lost_ends);
             // The segments starting in [off, run_ends), all alike; only the last of all may be short.
             let segments = (run_ends.min(snd_max) - off).div_ceil(mss);
             let end = off.saturating_add(segments * mss);
-            let times = u64::from(!sacked && !lost) + u64::from(!sacked && resent);
+            let times = u64::from(!is_sacked && !lost) + u64::from(!is_sacked && is_resent);
             pipe += times * (end.min(snd_max) - off);
             off = end;
         }
@@ -138,7 +146,14 @@ impl Scoreboard {
         let (off, gap) = self.next_hole(from, true)?;
         let len = gap.min(mss);
         self.mark_retransmitted(off, off + len);
+        // Everything from `from` to the hole was SACKed or resent, and now the hole's start is.
+        self.resent_through = (from, off + len);
         Some((off, len))
+    }
+
+    /// RFC 6675's IsLost: more than `lost_over` bytes SACKed at or above `off`.
+    pub fn is_lost(&self, off: u64, lost_over: u64) -> bool {
+        off < self.lost_below(lost_over)
     }
 }
 
@@ -152,11 +167,36 @@ fn range_end(ranges: &[(u64, u64)], off: u64) -> Option<u64> {
     ranges.get(i).filter(|&&(s, _)| s <= off).map(|&(_, e)| e)
 }
 
-/// The first start or end of a range above `off` (`u64::MAX` if none): where being inside
-/// `ranges` can next change.
-fn next_edge(ranges: &[(u64, u64)], off: u64) -> u64 {
-    let i = ranges.partition_point(|&(_, e)| e <= off);
-    ranges.get(i).map_or(u64::MAX, |&(s, e)| if s > off { s } else { e })
+/// A walk up sorted, disjoint ranges: offsets asked in rising order cost one step each past
+/// a range, not a search (`pipe` asks at every run, before every send in recovery).
+struct Edges<'a> {
+    ranges: &'a [(u64, u64)],
+    next: usize,
+}
+
+impl<'a> Edges<'a> {
+    fn new(ranges: &'a [(u64, u64)], from: u64) -> Self {
+        Edges { ranges, next: ranges.partition_point(|&(_, e)| e <= from) }
+    }
+
+    /// Whether `off` is inside a range, and the first start or end above it (`u64::MAX` if
+    /// none): where that can next change. `off` must not fall between calls.
+    fn at(&mut self, off: u64) -> (bool, u64) {
+        while self.ranges.get(self.next).is_some_and(|&(_, e)| e <= off) {
+            self.next += 1;
+        }
+        match self.ranges.get(self.next) {
+            Some(&(s, e)) if s <= off => (true, e),
+            Some(&(s, _)) => (false, s),
+            None => (false, u64::MAX),
+        }
+    }
+}
+
+/// The first start of a range above `off`.
+fn next_start(ranges: &[(u64, u64)], off: u64) -> Option<u64> {
+    let i = ranges.partition_point(|&(s, _)| s <= off);
+    ranges.get(i).map(|&(s, _)| s)
 }
 
 fn trim_below(ranges: &mut Vec<(u64, u64)>, floor: u64) {
@@ -215,6 +255,75 @@ mod tests {
             }
             let max = una + len;
             prop_assert_eq!(sb.pipe(una, max, mss, lost_over), pipe_by_segment(&sb, una, max, mss, lost_over));
+        }
+    }
+
+    /// One step of a recovery episode, as the senders take them.
+    #[derive(Debug, Clone)]
+    enum Step {
+        /// The cumulative ACK moves up by this much, with these SACK blocks (offset, length).
+        Ack(u64, Vec<(u64, u64)>),
+        /// The first hole not yet resent from snd_una is claimed (at most this many bytes).
+        Claim(u64),
+        /// A range resent outside a claim (an episode's first retransmission).
+        Mark(u64, u64),
+        /// A new episode (or a timeout).
+        ClearResent,
+    }
+
+    fn step() -> impl Strategy<Value = Step> {
+        prop_oneof![
+            (0u64..20, proptest::collection::vec((0u64..300, 1u64..30), 0..3)).prop_map(|(a, b)| Step::Ack(a, b)),
+            (1u64..25).prop_map(Step::Claim),
+            (0u64..300, 1u64..20).prop_map(|(s, l)| Step::Mark(s, l)),
+            Just(Step::ClearResent),
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn lost_below_is_the_sacked_bytes_above_a_segment(
+            sacked in proptest::collection::vec((0u64..300, 1u64..30), 0..8),
+            lost_over in 0u64..120,
+        ) {
+            let mut sb = Scoreboard::default();
+            sb.update(0, sacked.iter().map(|&(s, l)| (s, s + l)));
+            for off in 0..340 {
+                prop_assert_eq!(sb.is_lost(off, lost_over), sb.sacked_above(off) > lost_over, "{}", off);
+            }
+        }
+
+        /// The span known SACKed or resent only saves a walk: every search finds what a walk
+        /// from its start over the same ranges finds, whatever came before it.
+        #[test]
+        fn a_search_past_the_resent_span_finds_what_a_walk_finds(steps in proptest::collection::vec(step(), 1..40)) {
+            let (mut sb, mut una) = (Scoreboard::default(), 0);
+            for step in steps {
+                match step {
+                    Step::Ack(up, blocks) => {
+                        una += up;
+                        sb.update(una, blocks.iter().map(|&(s, l)| (s, s + l)));
+                    }
+                    Step::Claim(mss) => {
+                        let walked = sb.clone().without_resent_span().next_hole(una, true);
+                        let claimed = sb.claim_hole(una, mss);
+                        prop_assert_eq!(claimed, walked.map(|(off, gap)| (off, gap.min(mss))));
+                    }
+                    Step::Mark(s, l) => sb.mark_retransmitted(s.max(una), s.max(una) + l),
+                    Step::ClearResent => sb.clear_retransmitted(),
+                }
+                let walk = sb.clone().without_resent_span();
+                for from in una.saturating_sub(3)..una + 40 {
+                    prop_assert_eq!(sb.next_hole(from, true), walk.next_hole(from, true), "from {}", from);
+                }
+            }
+        }
+    }
+
+    impl Scoreboard {
+        fn without_resent_span(mut self) -> Self {
+            self.resent_through = (0, 0);
+            self
         }
     }
 

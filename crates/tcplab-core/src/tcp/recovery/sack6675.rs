@@ -14,7 +14,7 @@ pub struct Sack6675 {
 
 impl Sack6675 {
     fn is_lost(&self, cx: &Ctx, off: u64) -> bool {
-        cx.scoreboard.sacked_above(off) > self.lost_over(cx)
+        cx.scoreboard.is_lost(off, self.lost_over(cx))
     }
 
     /// RFC 6675 SetPipe, at segment granularity (`Scoreboard::pipe`).
@@ -81,14 +81,14 @@ impl LossRecovery for Sack6675 {
         if cx.win.cwnd < self.pipe(cx) + cx.mss {
             return SendChoice::Nothing;
         }
-        // Rule 1: the first lost hole not yet resent.
-        let mut from = cx.snd_una;
-        while let Some((off, gap)) = cx.scoreboard.next_hole(from, true) {
+        // Rule 1: the first lost hole not yet resent. Only the first hole not yet resent can
+        // be it: a hole above it has fewer bytes SACKed above, so it is lost only if that one is.
+        if let Some((off, _)) = cx.scoreboard.next_hole(cx.snd_una, true) {
             if self.is_lost(cx, off) {
-                let (off, len) = cx.scoreboard.claim_hole(off, cx.mss).expect("the hole just found");
+                // Claimed from snd_una (the same hole), so that the next search skips it all.
+                let (off, len) = cx.scoreboard.claim_hole(cx.snd_una, cx.mss).expect("the hole just found");
                 return SendChoice::Retransmit(off, len);
             }
-            from = off + gap;
         }
         // Rules 2 and 3: new data if the sender has any (it falls back to nothing), else
         // the first hole not yet resent.
