@@ -149,6 +149,26 @@ def test_python_spec_checks_its_shape() -> None:
         expand(SweepSpec(base=BASE, factors={"tcp.varient": ["reno"]}))
 
 
+def test_paths_that_set_different_fields_may_share_a_prefix() -> None:
+    spec = SweepSpec(
+        base=BASE,
+        factors={"link.*.rate": ["1Mbps", "2Mbps"], "link.0.delay": ["1ms", "5ms"], "flow.0.bytes": ["1KB"]},
+        zips=[{"flow.1.bytes": ["2KB", "3KB"], "tcp.mss": [500, 1000]}],
+    )
+    assert len(expand(spec)) == 8
+
+
+def test_a_spec_keeps_its_own_copy_of_the_levels() -> None:
+    levels = ["reno", "sack"]
+    zipped = {"link.0.rate": ["1Mbps", "2Mbps"]}
+    spec = SweepSpec(base=BASE, factors={"tcp.variant": levels}, zips=[zipped])
+    levels.append("reno")  # a duplicate the checks never saw
+    zipped["link.0.rate"].clear()
+    runs = expand(spec)
+    assert sorted({r.levels["tcp.variant"] for r in runs}) == ["reno", "sack"]
+    assert len(runs) == 4
+
+
 GOOD_HEAD = f'base = "{REPO / "scenarios" / "lossy_link.toml"}"\n'
 
 BAD_SPECS = {
@@ -185,6 +205,19 @@ BAD_SPECS = {
         "point 2 of 2 (tcp.variant = \"cubicle\"): tcp.variant: unknown variant 'cubicle'",
     ),
     "levels_not_a_list": (GOOD_HEAD + '[factors]\n"tcp.variant" = "reno"\n', "levels must be a list"),
+    # A table level would replace the whole table, the finer path's levels with it.
+    "table_over_its_field": (
+        GOOD_HEAD + '[factors]\n"tcp.mss" = [500, 1460]\n"tcp" = [{variant = "reno"}, {variant = "sack"}]\n',
+        "factors.tcp: overlaps 'tcp.mss', also varied",
+    ),
+    "wildcard_over_an_index": (
+        GOOD_HEAD + '[factors]\n"link.0.rate" = ["10Mbps"]\n[[zips]]\n"link.*.rate" = ["20Mbps"]\n',
+        "zip[0].link.*.rate: overlaps 'link.0.rate', also varied",
+    ),
+    "seed_as_a_factor": (
+        GOOD_HEAD + '[factors]\nseed = [1, 2, 3]\n',
+        "factors.seed: the sweep sets every run's seed",
+    ),
 }
 
 

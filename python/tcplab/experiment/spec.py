@@ -12,6 +12,7 @@ one (``"link.0.rate" = [...]``): TOML reads it as nested tables, which are flatt
 
 from __future__ import annotations
 
+import copy
 import math
 import os
 from collections.abc import Mapping, Sequence
@@ -60,6 +61,14 @@ class SweepSpec:
     source: str | None = None  # the spec file, for messages
 
     def __post_init__(self) -> None:
+        # The spec keeps copies: a caller's level list changed after the checks would
+        # otherwise run levels nothing checked (a duplicate, or none at all).
+        for name in ("factors", "labels", "level_labels"):
+            if isinstance(value := getattr(self, name), Mapping):
+                object.__setattr__(self, name, copy.deepcopy(dict(value)))
+        if isinstance(self.zips, list | tuple):
+            groups = [copy.deepcopy(dict(g)) if isinstance(g, Mapping) else g for g in self.zips]
+            object.__setattr__(self, "zips", groups if isinstance(self.zips, list) else tuple(groups))
         check_spec(self)
 
     @property
@@ -140,9 +149,10 @@ def check_spec(spec: SweepSpec) -> None:
         raise _fail(spec, f"seeds: must be one of {', '.join(SEED_MODES)}, got {spec.seeds!r}")
     if not isinstance(spec.factors, Mapping):
         raise _fail(spec, "factors: must be a table of path = [levels]")
+    seen: list[str] = []
     for path, levels in spec.factors.items():
         _check_levels(spec, "factors", path, levels)
-    seen = set(spec.factors)
+        _claim_path(spec, "factors", path, seen)
     for i, group in enumerate(spec.zips):
         where = f"zip[{i}]"
         if not isinstance(group, Mapping) or not group:
@@ -155,9 +165,7 @@ def check_spec(spec: SweepSpec) -> None:
             sizes = ", ".join(f"{p} has {n}" for p, n in lengths.items())
             raise _fail(spec, f"{where}: zipped lists must have the same length ({sizes})")
         for path in group:
-            if path in seen:
-                raise _fail(spec, f"{where}.{path}: this path is already varied elsewhere in the spec")
-            seen.add(path)
+            _claim_path(spec, where, path, seen)
     for path, label in spec.labels.items():
         if path not in seen:
             known = ", ".join(sorted(seen)) or "none"
@@ -171,6 +179,41 @@ def check_spec(spec: SweepSpec) -> None:
     dupes = {c for c in columns if columns.count(c) > 1}
     if dupes:
         raise _fail(spec, f"labels: two factors share the column name {sorted(dupes)[0]!r}")
+
+
+def _claim_path(spec: SweepSpec, where: str, path: str, seen: list[str]) -> None:
+    """Add ``path`` to the varied paths, refusing one that another already varies."""
+    if path == "seed":
+        raise _fail(
+            spec,
+            f"{where}.seed: the sweep sets every run's seed (from the spec's seed, seeds and "
+            "replications), so a factor on the scenario's seed would change nothing; vary "
+            "replications instead",
+        )
+    for other in seen:
+        if other == path:
+            raise _fail(spec, f"{where}.{path}: this path is already varied elsewhere in the spec")
+        if _overlap(path, other):
+            raise _fail(
+                spec,
+                f"{where}.{path}: overlaps {other!r}, also varied: the one applied last would "
+                "overwrite the other's levels; vary each field by one path only",
+            )
+    seen.append(path)
+
+
+def _overlap(a: str, b: str) -> bool:
+    """Whether setting one path can set a field the other sets: one is a prefix of the other,
+    an index and ``*`` matching (``tcp`` and ``tcp.mss``, ``link.*.rate`` and ``link.0.rate``)."""
+    for x, y in zip(a.split("."), b.split("."), strict=False):
+        same_element = "*" in (x, y) and _is_index(x) and _is_index(y)
+        if x != y and not same_element:
+            return False
+    return True
+
+
+def _is_index(part: str) -> bool:
+    return part == "*" or part.isdigit()
 
 
 def run_count(spec: SweepSpec) -> int:
