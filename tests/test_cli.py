@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -60,6 +63,28 @@ def test_run_prints_a_table_without_json(lossy: Path) -> None:
     proc = cli("run", lossy)
     assert proc.returncode == 0, proc.stderr
     assert "goodput" in proc.stdout and "server -> client" in proc.stdout
+
+
+@pytest.mark.parametrize("columns", ["40", "200"])
+def test_a_piped_run_table_shows_every_number_whole(tmp_path: Path, columns: str) -> None:
+    """Fitted to 80 columns (a pipe's width) or fewer, rich cut goodputs to "0.…"."""
+    scenario = tmp_path / "wide.toml"
+    scenario.write_text(
+        (SCENARIOS / "lossy_link.toml").read_text().replace('name = "ftp"', 'name = "bulk_transfer_main"')
+    )
+    report = json.loads(cli("run", scenario, "--json").stdout)
+    proc = subprocess.run(
+        [sys.executable, "-m", "tcplab", "run", str(scenario)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "COLUMNS": columns},
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "…" not in proc.stdout
+    row = next(line for line in proc.stdout.splitlines() if "bulk_transfer_main" in line)
+    assert row.split()[5] == f"{report['flows'][0]['goodput_bps'] / 1e6:.3f}"
+    assert all(line == line.rstrip() for line in proc.stdout.splitlines())
 
 
 def test_same_seed_gives_byte_identical_summary(lossy: Path, tmp_path: Path) -> None:

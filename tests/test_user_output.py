@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import tcplab as tl
-from conftest import tcplab
+from conftest import cli, tcplab
 from tcplab.errors import UserError, printable
 from tcplab.experiment.store import Store, load_runs
 from test_hostile_input import QUICK, one_line_error
@@ -217,6 +217,30 @@ def test_csv_defuses_formula_cells_and_keeps_numbers(tmp_path: Path) -> None:
     assert "\n=" not in raw and ",=" not in raw and ",@" not in raw
     df = pd.read_csv(csv)
     assert df["seed"].dtype.kind in "iu" and df["total_goodput_bps"].dtype == float
+
+
+def test_csv_onto_the_store_or_a_folder_is_refused_before_the_sweep(tmp_path: Path) -> None:
+    """It replaced the store with CSV text: every run lost, the next sweep refused the file."""
+    (tmp_path / "quick.toml").write_text(QUICK)
+    spec = tmp_path / "spec.toml"
+    spec.write_text('name = "over"\nbase = "quick.toml"\n[factors]\n"tcp.variant" = ["reno", "sack"]\n')
+    store = tmp_path / "s.sqlite"
+    assert cli("sweep", spec, "--store", store, "--workers", "1", "-q").returncode == 0
+    kept = store.read_bytes()
+    (tmp_path / "folder").mkdir()
+    for target, what in (
+        (store, "is the sweep's result store"),
+        (spec, "is the sweep spec"),
+        (tmp_path / "folder", "is a folder"),
+    ):
+        proc = cli("sweep", spec, "--store", store, "--workers", "1", "-q", "--csv", target)
+        assert proc.returncode == 2 and what in proc.stderr, proc.stderr
+        assert proc.stdout == ""  # refused before the sweep ran
+    assert store.read_bytes() == kept
+    assert (
+        cli("sweep", spec, "--store", store, "--workers", "1", "-q", "--csv", tmp_path / "ok.csv").returncode
+        == 0
+    )
 
 
 def test_spreadsheet_safe_cells() -> None:

@@ -239,6 +239,17 @@ DaskOpt = Annotated[
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
 
 
+def _refuse_csv_over(csv: Path, keep: dict[str, Path]) -> None:
+    """Refuse, before the sweep runs, a ``--csv`` that would replace a file the sweep needs
+    (the store itself: its results would be lost) or that cannot be a file."""
+    if csv.is_dir():
+        raise UserError(f"--csv: {csv} is a folder; give a file name")
+    for what, path in keep.items():
+        same = csv.resolve() == path.resolve() or (csv.exists() and path.exists() and csv.samefile(path))
+        if same:
+            raise UserError(f"--csv: {csv} is {what}; writing the CSV there would destroy it")
+
+
 @app.command()
 @cli_errors
 def sweep(
@@ -280,13 +291,19 @@ def sweep(
     Replications of every point run on local workers or Dask; a rerun skips the runs already
     stored.
     """
-    from tcplab.experiment.runner import plan_sweep, run_sweep
+    from tcplab.experiment.runner import default_store, plan_sweep, run_sweep
+    from tcplab.experiment.spec import load_spec
 
     if dry_run:
         typer.echo(plan_sweep(spec, max_memory=max_memory, max_runs=max_runs).summary())
         return
+    loaded = load_spec(spec, max_runs)
+    if csv is not None:
+        _refuse_csv_over(
+            csv, {"the sweep's result store": store or default_store(loaded), "the sweep spec": spec}
+        )
     result = run_sweep(
-        spec, store=store, workers=workers, dask=dask, quiet=quiet, max_memory=max_memory, max_runs=max_runs
+        loaded, store=store, workers=workers, dask=dask, quiet=quiet, max_memory=max_memory, max_runs=max_runs
     )
     typer.echo(result.summary())
     if csv is not None:

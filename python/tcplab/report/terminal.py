@@ -4,17 +4,28 @@ named with an ESC sequence must not reach the terminal raw."""
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from rich import box
 from rich.console import Console
+from rich.measure import Measurement
 from rich.table import Table
-from tcplab.errors import printable
+from tcplab.errors import printable, quiet_broken_pipe
 from tcplab.report.flow_summary import summary_rows
 from tcplab.report.udp_table import UDP_CAPTION, UDP_COLUMNS, udp_rows
 
-__all__ = ["FLOW_CAPTION", "FLOW_COLUMNS", "flow_rows", "print_bench", "print_run", "run_table", "udp_table"]
+__all__ = [
+    "FLOW_CAPTION",
+    "FLOW_COLUMNS",
+    "flow_rows",
+    "print_bench",
+    "print_run",
+    "print_whole",
+    "run_table",
+    "udp_table",
+]
 
 FLOW_COLUMNS = ("flow", "route", "goodput Mb/s", "KB", "retx", "fast", "RTO", "done s")
 FLOW_CAPTION = (
@@ -89,18 +100,51 @@ def _flow_row(f: Mapping[str, Any]) -> list[str]:
     ]
 
 
+class _Console(Console):
+    """rich's console, but a reader that went away (``tcplab run x | head -1``) ends the command
+    as every other one does (``tcplab.errors.quiet_broken_pipe``: status 141), not with rich's
+    own exit status 1, which the CLI keeps for a broken invariant."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        quiet_broken_pipe()
+
+
+def _console() -> Console:
+    return _Console(markup=False, highlight=False)
+
+
+# Wider than any table of results: the width a table is measured at to find its natural one.
+_UNBOUNDED = 100_000
+
+
+def print_whole(console: Console, table: Table) -> None:
+    """Print a table at its natural width, never narrower: rich fits a table to the terminal
+    (80 columns when piped) by cutting numbers to "0.…" and dropping columns, which a table of
+    results must never do; a line longer than the terminal wraps instead. Piped, lines lose
+    rich's padding, so the output diffs and greps cleanly."""
+    natural = Measurement.get(console, console.options.update_width(_UNBOUNDED), table).maximum
+    if console.is_terminal and natural <= console.width:
+        console.print(table)
+        return
+    plain = Console(file=io.StringIO(), width=max(natural, console.width), markup=False, highlight=False)
+    plain.print(table)
+    lines = plain.file.getvalue().splitlines()  # type: ignore[attr-defined]
+    console.out("\n".join(line.rstrip() for line in lines), highlight=False)
+
+
 def print_run(report: Mapping[str, Any], console: Console | None = None) -> None:
-    console = console or Console(markup=False, highlight=False)
-    console.print(run_table(report))
+    console = console or _console()
+    print_whole(console, run_table(report))
     if (udp := udp_table(report)) is not None:
-        console.print(udp)
+        print_whole(console, udp)
     wall = report["wall_s"]
     rate = f", {report['events'] / wall / 1e6:.1f} M events/s" if wall > 0 else ""
-    console.print(f"{report['events']} events in {wall:.3f} s of wall time{rate}")
+    console.print(f"{report['events']} events in {wall:.3f} s of wall time{rate}", soft_wrap=True)
 
 
 def print_bench(result: Mapping[str, Any], console: Console | None = None) -> None:
-    console = console or Console(markup=False, highlight=False)
+    console = console or _console()
     table = Table(
         title=f"tcplab bench{' (quick)' if result['quick'] else ''}, {result['build']} build",
         title_justify="left",
@@ -119,9 +163,10 @@ def print_bench(result: Mapping[str, Any], console: Console | None = None) -> No
             f"{r['packets_per_sec'] / 1e6:.2f}",
             f"{r['peak_rss_mb']:.0f}",
         )
-    console.print(table)
-    console.print("Mev/s, Mpkt/s: million events, packet transmissions per wall-clock second")
+    print_whole(console, table)
+    console.print("Mev/s, Mpkt/s: million events, packet transmissions per wall-clock second", soft_wrap=True)
     console.print("targets:")
     for t in result["targets"]:
         mark = "met" if t["met"] else "NOT met"
-        console.print(f"  {t['scenario']}: {t['metric']} {t['target']}: measured {t['measured']:.4g}: {mark}")
+        line = f"  {t['scenario']}: {t['metric']} {t['target']}: measured {t['measured']:.4g}: {mark}"
+        console.print(line, soft_wrap=True)
