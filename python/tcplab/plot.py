@@ -37,6 +37,32 @@ def _axes(ax: Axes | None, size: tuple[float, float] = (6.4, 4.0)) -> Axes:
     return new
 
 
+def _frame(df: object, name: str) -> pd.DataFrame:
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"{name}: expected a pandas DataFrame, got {type(df).__name__}")
+    return df
+
+
+def _need_column(df: pd.DataFrame, column: object, name: str, frame: str = "df") -> None:
+    """ValueError naming the argument (``name``) whose column ``frame`` lacks: a bare KeyError
+    from deep in pandas says neither which argument nor which columns there are."""
+    if column not in df.columns:
+        columns = ", ".join(map(str, df.columns)) or "none"
+        raise ValueError(f"{name}: no column {column!r} in {frame} (columns: {columns})")
+
+
+def _check_response_frame(df: object, factor: str, value: str, by: str | None) -> pd.DataFrame:
+    frame = _frame(df, "df")
+    if frame.empty:
+        raise ValueError(
+            "df: no rows to plot (the DataFrame is empty; a sweep's result.df has one row per run)"
+        )
+    for name, column in (("factor", factor), ("value", value), ("by", by)):
+        if column is not None:
+            _need_column(frame, column, name)
+    return frame
+
+
 def _scale(column: str) -> tuple[float, str]:
     """Divisor and unit label for a column, from its name."""
     if column.endswith("_bps"):
@@ -64,6 +90,7 @@ def response(
     in level order. Failed runs (missing values) are left out."""
     from tcplab.analysis.stats import summarize
 
+    df = _check_response_frame(df, factor, value, by)
     ax = _axes(ax)
     groups = [by] if by else []
     table = summarize(df, [*groups, factor], value, confidence=confidence)
@@ -109,6 +136,8 @@ def flow_series(
     """A run's per-flow time series (a scenario with ``series_bin``), one line per flow, each bin
     drawn over its width: ``delivered_series`` (bytes delivered per bin) as goodput in Mb/s,
     ``written_series`` as Mb/s written, any other series as its value per bin."""
+    if not hasattr(result, "series_df"):
+        raise TypeError(f"result: expected a RunResult (from tcplab.run), got {type(result).__name__}")
     ax = _axes(ax)
     df = result.series_df()
     df = df[(df["source"] == "flow") & (df["series"] == series)]
@@ -139,8 +168,8 @@ def cwnd(
     """Congestion window against time in KB, with ssthresh dashed in the same colour, from a flow
     trace (``RunResult.trace(i)``, ``Store.trace(key, flow_id)``) or a mapping of label -> trace
     (one colour each)."""
+    named = _named_traces(traces)
     ax = _axes(ax)
-    named = {"cwnd": traces} if isinstance(traces, pd.DataFrame) else dict(traces)
     for label, trace in named.items():
         (line,) = ax.step(trace["time_s"], trace["cwnd"] / 1e3, where="post", lw=1, label=str(label))
         if ssthresh and "ssthresh" in trace:
@@ -158,6 +187,26 @@ def cwnd(
     ax.legend(fontsize="small")
     ax.grid(alpha=0.3)
     return ax
+
+
+def _named_traces(traces: object) -> dict[Any, pd.DataFrame]:
+    """label -> flow trace, each checked: a DataFrame with time_s and cwnd columns."""
+    what = "a flow trace (a DataFrame from RunResult.trace(i)) or a dict of label -> trace"
+    if isinstance(traces, pd.DataFrame):
+        named: dict[Any, Any] = {"cwnd": traces}
+    elif isinstance(traces, Mapping):
+        named = dict(traces)
+    else:
+        raise TypeError(f"traces: expected {what}, got {type(traces).__name__}")
+    if not named:
+        raise ValueError("traces: no trace to draw (an empty dict)")
+    for label, trace in named.items():
+        name = "traces" if isinstance(traces, pd.DataFrame) else f"traces[{label!r}]"
+        if not isinstance(trace, pd.DataFrame):
+            raise TypeError(f"{name}: expected a flow trace (a DataFrame), got {type(trace).__name__}")
+        for column in ("time_s", "cwnd"):
+            _need_column(trace, column, name, frame="the trace")
+    return named
 
 
 def read_queue_trace(source: RunResult | str | os.PathLike[str], channel: int = 0) -> pd.DataFrame:
@@ -178,8 +227,12 @@ def queue(
 ) -> Axes:
     """The queue of one link direction (channel) against time: the packets each arrival finds
     waiting, and RED's average queue when the link has one."""
-    ax = _axes(ax)
+    if source is None:
+        raise TypeError("source: expected a RunResult, its output folder or a queue trace, got None")
     trace = source if isinstance(source, pd.DataFrame) else read_queue_trace(source, channel)
+    for column in ("time_s", "packets"):
+        _need_column(trace, column, "source", frame="the queue trace")
+    ax = _axes(ax)
     ax.step(trace["time_s"], trace["packets"], where="post", lw=0.8, label="queue (packets)")
     if "avg" in trace and trace["avg"].any():
         ax.plot(trace["time_s"], trace["avg"], lw=1.5, label="RED average")

@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from tcplab.analysis.stats import column_names
 from tcplab.errors import UserError
 
 __all__ = ["AnovaResult", "Component", "Effect", "factorial_anova", "read_observations"]
@@ -135,7 +136,13 @@ class AnovaResult:
         raise KeyError((factor, level))
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain data for JSON: everything but the interaction tables, which come as nested dicts."""
+        """Plain data for JSON: everything but the interaction tables, which come as nested dicts.
+
+        An undefined number (a percentage of a total variation of zero, a sum of squares past
+        the range of floats) is None: JSON has no NaN, and strict readers refuse one."""
+        return _json_safe(self._plain_dict())
+
+    def _plain_dict(self) -> dict[str, Any]:
         return {
             "response": self.response,
             "factors": list(self.factors),
@@ -194,6 +201,17 @@ def _plain(v: Any) -> Any:
     return v.item() if isinstance(v, np.generic) else v
 
 
+def _json_safe(data: Any) -> Any:
+    """``data`` with every NaN or infinite float replaced by None (JSON's null), recursively."""
+    if isinstance(data, dict):
+        return {k: _json_safe(v) for k, v in data.items()}
+    if isinstance(data, list | tuple):
+        return [_json_safe(v) for v in data]
+    if isinstance(data, float) and not math.isfinite(data):
+        return None
+    return data
+
+
 def _check(df: pd.DataFrame, response: str, factors: Sequence[str]) -> pd.Series:
     if not factors:
         raise UserError("--factors: name at least one factor column")
@@ -244,14 +262,16 @@ def _replications(df: pd.DataFrame, factors: Sequence[str], levels: dict[str, li
 def factorial_anova(
     df: pd.DataFrame,
     response: str,
-    factors: Sequence[str],
+    factors: str | Sequence[str],
     confidence: float = 0.90,
     interactions: bool = True,
 ) -> AnovaResult:
-    """Jain's analysis of a full factorial (see the module docstring). Raises UserError for a
-    missing column, a non-numeric response or a design that is not a balanced full factorial."""
+    """Jain's analysis of a full factorial (see the module docstring). ``factors`` lists the
+    factor columns (a single name may be given as a string). Raises UserError for a missing
+    column, a non-numeric response or a design that is not a balanced full factorial."""
     if not 0 < confidence < 1:
         raise UserError(f"--confidence: must lie in (0, 1), got {confidence}")
+    factors = column_names(factors, "factors")
     y = _check(df, response, factors).to_numpy()
     levels = {f: list(pd.unique(df[f])) for f in factors}
     r = _replications(df, factors, levels)

@@ -22,17 +22,37 @@ from collections.abc import Sequence
 __all__ = ["jain_index", "max_min_shares"]
 
 
+def _amount(value: float, name: str, function: str) -> float:
+    """``value`` as a float; ValueError naming it if it is NaN, infinite or negative (a
+    throughput, a load, a share or a capacity is a finite amount, at least 0)."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{function}: {name} must be a number, got {value!r}") from None
+    if not (math.isfinite(v) and v >= 0):
+        raise ValueError(f"{function}: {name} is {v}; it must be a finite number, at least 0")
+    return v
+
+
+def _amounts(values: Sequence[float], argument: str, function: str) -> list[float]:
+    """``values`` as floats, each checked by ``_amount`` (named ``argument[i]``)."""
+    if isinstance(values, str | bytes) or not hasattr(values, "__iter__"):
+        raise TypeError(f"{function}: {argument} must be a list of numbers, got {values!r}")
+    return [_amount(v, f"{argument}[{i}]", function) for i, v in enumerate(values)]
+
+
 def jain_index(throughputs: Sequence[float], expected: Sequence[float] | None = None) -> float:
     """Jain's fairness index of ``throughputs``, each normalised by its ``expected`` share.
 
     Without ``expected`` every connection's share is equal. Raises ValueError for an empty
-    list, mismatched lengths, non-positive expected shares, or all-zero throughputs.
+    list (the index of no connection is undefined), mismatched lengths, a NaN, infinite or
+    negative throughput, non-positive or infinite expected shares, or all-zero throughputs.
     """
-    x = [float(v) for v in throughputs]
+    x = _amounts(throughputs, "throughputs", "jain_index")
     if not x:
         raise ValueError("jain_index: no throughputs")
     if expected is not None:
-        e = [float(v) for v in expected]
+        e = _amounts(expected, "expected", "jain_index")
         if len(e) != len(x):
             raise ValueError(f"jain_index: {len(x)} throughputs but {len(e)} expected shares")
         if any(not v > 0 for v in e):
@@ -48,13 +68,11 @@ def max_min_shares(offered: Sequence[float], capacity: float) -> list[float]:
     """Max-min fair shares of ``capacity`` among connections offering ``offered`` loads.
 
     The rounds of Goyal et al. (1998), Sec. 7 (water filling). The shares add up to ``capacity``, or to the
-    total offered load if that is smaller.
+    total offered load if that is smaller. No connection (an empty list) gets no shares: [].
+    Raises ValueError for a NaN, infinite or negative load or capacity.
     """
-    if capacity < 0:
-        raise ValueError("max_min_shares: capacity must not be negative")
-    loads = [float(s) for s in offered]
-    if any(s < 0 for s in loads):
-        raise ValueError("max_min_shares: offered loads must not be negative")
+    capacity = _amount(capacity, "capacity", "max_min_shares")
+    loads = _amounts(offered, "offered", "max_min_shares")
     shares = [0.0] * len(loads)
     remaining = set(range(len(loads)))
     left = float(capacity)

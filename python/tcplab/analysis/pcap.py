@@ -13,12 +13,14 @@ import socket
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+from tcplab.errors import UserError
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Segment", "iter_segments", "read_pcap", "without_handshake"]
+__all__ = ["NotAPcap", "Segment", "iter_segments", "read_pcap", "without_handshake"]
 
 _FLAGS = (("F", 0x01), ("S", 0x02), ("R", 0x04), ("P", 0x08), ("A", 0x10), ("E", 0x40), ("C", 0x80))
 
@@ -40,18 +42,55 @@ class Segment:
     options: tuple[tuple[int, bytes], ...]
 
 
+class NotAPcap(UserError, ValueError):
+    """A file that is not a readable pcap: empty, of another format, or cut short. A UserError
+    (the CLI reports it as the user's mistake) and a ValueError (what dpkt raised before for a
+    bad header, so callers catching that still do)."""
+
+
+def _not_a_pcap(path: str | os.PathLike[str], why: str) -> NotAPcap:
+    return NotAPcap(
+        f"{os.fspath(path)}: not a readable pcap file ({why}); expected a capture in the classic "
+        "pcap format, as a link with pcap = true writes"
+    )
+
+
+def _frames(f: BinaryIO, path: str | os.PathLike[str]) -> Iterator[tuple[float, Any]]:
+    """(time, Ethernet frame) of each record of the open pcap ``f``. dpkt's errors (NeedData for
+    a file cut short, ValueError for a header of another format) do not name the file: the
+    NotAPcap raised instead does."""
+    import dpkt
+
+    try:
+        records = iter(dpkt.pcap.Reader(f))
+    except dpkt.NeedData:
+        raise _not_a_pcap(path, "empty or shorter than a pcap header") from None
+    except (dpkt.Error, ValueError) as e:
+        raise _not_a_pcap(path, str(e) or type(e).__name__) from None
+    while True:
+        try:
+            ts, buf = next(records)
+            frame = dpkt.ethernet.Ethernet(buf)
+        except StopIteration:
+            return
+        except dpkt.Error as e:
+            raise _not_a_pcap(path, f"a packet record is cut short or damaged: {e}") from None
+        yield float(ts), frame
+
+
 def iter_segments(path: str | os.PathLike[str]) -> Iterator[Segment]:
-    """The TCP segments of a pcap, in capture order (other packets are skipped)."""
+    """The TCP segments of a pcap, in capture order (other packets are skipped). Raises NotAPcap
+    (a UserError naming the file) for a file that is not a readable pcap."""
     import dpkt
 
     with Path(path).open("rb") as f:
-        for ts, buf in dpkt.pcap.Reader(f):
-            ip = dpkt.ethernet.Ethernet(buf).data
+        for ts, frame in _frames(f, path):
+            ip = frame.data
             if not isinstance(ip, dpkt.ip.IP) or not isinstance(ip.data, dpkt.tcp.TCP):
                 continue
             tcp = ip.data
             yield Segment(
-                time_s=float(ts),
+                time_s=ts,
                 src=socket.inet_ntoa(ip.src),
                 sport=tcp.sport,
                 dst=socket.inet_ntoa(ip.dst),
@@ -69,7 +108,9 @@ def read_pcap(path: str | os.PathLike[str]) -> pd.DataFrame:
     """One row per TCP segment: time_s, src, sport, dst, dport, tcp_flags, seq, ack, win, length.
 
     ``win`` is the raw field: without a SYN in the capture (``tcp.handshake = "none"``) the
-    window scale is unknown, and a 256 KiB window shows as its scaled-down field.
+    window scale is unknown, and a 256 KiB window shows as its scaled-down field. Raises
+    NotAPcap (a UserError and a ValueError, naming the file) for a file that is not a readable
+    pcap, FileNotFoundError for a missing one.
     """
     import pandas as pd
 

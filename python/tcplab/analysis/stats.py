@@ -18,7 +18,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-__all__ = ["Bounds", "MeanCI", "bounds_of", "mean_ci", "ok_runs", "summarize"]
+__all__ = ["Bounds", "MeanCI", "bounds_of", "column_names", "mean_ci", "ok_runs", "summarize"]
 
 Bounds = tuple[float, float]
 
@@ -70,8 +70,8 @@ def mean_ci(
     """
     from scipy import stats
 
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must lie in (0, 1), got {confidence}")
+    _check_confidence(confidence)
+    bounds = _checked_bounds(bounds)
     x = np.asarray(values, dtype=float)
     x = x[~np.isnan(x)]
     n = int(x.size)
@@ -84,16 +84,61 @@ def mean_ci(
     half = float(stats.t.ppf((1 + confidence) / 2, n - 1)) * std / math.sqrt(n)
     low, high = mean - half, mean + half
     if bounds is not None:
-        low, high = max(low, bounds[0]), min(high, bounds[1])
+        # Never past the mean: values a hair outside the bounds (a Jain index rounded to
+        # 1.0000000000000002) must not leave the mean outside its own interval.
+        low, high = min(max(low, bounds[0]), mean), max(min(high, bounds[1]), mean)
     return MeanCI(n, mean, std, low, high, confidence)
+
+
+def _check_confidence(confidence: float) -> None:
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence: must lie in (0, 1), got {confidence!r} (0.90 for 90%)")
+
+
+def _checked_bounds(bounds: object) -> Bounds | None:
+    """``bounds`` as (low, high), or None; ValueError naming the argument unless it is two
+    numbers, neither NaN, in order (low <= high; -inf and inf leave a side open)."""
+    if bounds is None:
+        return None
+    try:
+        low, high = (float(b) for b in bounds)  # type: ignore[attr-defined]
+    except (TypeError, ValueError):
+        raise ValueError(f"bounds: expected (low, high), None or 'auto', got {bounds!r}") from None
+    if math.isnan(low) or math.isnan(high):
+        raise ValueError(f"bounds: NaN is not a bound, got {bounds!r} (use -inf or inf for no bound)")
+    if low > high:
+        raise ValueError(
+            f"bounds: low must not exceed high, got ({low:g}, {high:g}); did you mean ({high:g}, {low:g})?"
+        )
+    return (low, high)
+
+
+def column_names(names: str | Sequence[str], argument: str) -> list[str]:
+    """Column names as a list: one name given as a string is that one column (a string is a
+    sequence of its characters, which would otherwise read as one column per letter)."""
+    if isinstance(names, str):
+        return [names]
+    try:
+        return list(names)  # any iterable: a list, a tuple, a pandas Index
+    except TypeError:
+        raise TypeError(f"{argument}: expected a list of column names, got {type(names).__name__}") from None
+
+
+def _checked_percentiles(percentiles: float | Sequence[float]) -> list[float]:
+    """``percentiles`` as a list (one number is one percentile); each must lie in [0, 100]."""
+    ps = [percentiles] if isinstance(percentiles, int | float) else list(percentiles)
+    for p in ps:
+        if not (isinstance(p, int | float | np.number) and 0 <= p <= 100):
+            raise ValueError(f"percentiles: each must lie in [0, 100], got {p!r} (50 for the median)")
+    return ps
 
 
 def summarize(
     df: pd.DataFrame,
-    by: Sequence[str],
+    by: str | Sequence[str],
     value: str,
     confidence: float = 0.90,
-    percentiles: Sequence[float] = (5, 50, 95),
+    percentiles: float | Sequence[float] = (5, 50, 95),
     bounds: Bounds | None | Literal["auto"] = "auto",
 ) -> pd.DataFrame:
     """One row per group of ``by``: n, mean, std, ci_low, ci_high and the percentiles of ``value``.
@@ -103,14 +148,19 @@ def summarize(
     sweep's table lists levels in the spec's order), a categorical in its categories' order.
     Intervals are clipped to ``bounds`` (low, high); ``"auto"`` takes them from the column's
     name (``bounds_of``: Jain's index in [0, 1], rates and counts at least 0), None clips
-    nothing. Percentile columns are named ``p5``, ``p50``, ...
+    nothing. Percentile columns are named ``p5``, ``p50``, ... ``by`` may name a single column
+    as a string. ValueError for a ``confidence`` outside (0, 1), ``bounds`` out of order or NaN,
+    ``percentiles`` outside [0, 100]; KeyError for a missing column.
     """
+    by = column_names(by, "by")
+    _check_confidence(confidence)
+    percentiles = _checked_percentiles(percentiles)
+    limits = bounds_of(value) if isinstance(bounds, str) and bounds == "auto" else _checked_bounds(bounds)
     missing = [c for c in [*by, value] if c not in df.columns]
     if missing:
         raise KeyError(f"no column {missing[0]!r} (columns: {', '.join(map(str, df.columns))})")
-    limits = bounds_of(value) if bounds == "auto" else bounds
     rows = []
-    for keys, group in _groups_in_level_order(df, list(by)):
+    for keys, group in _groups_in_level_order(df, by):
         x = group[value].to_numpy(dtype=float)
         x = x[~np.isnan(x)]
         ci = mean_ci(x, confidence, limits)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -49,7 +50,8 @@ def dumps(doc: Mapping[str, Any]) -> str:
     """Serialise a scenario dict as TOML.
 
     Supports strings, integers, floats, booleans, lists of those, tables (dicts) and arrays of
-    tables (lists of dicts). Raises TypeError for anything else.
+    tables (lists of dicts); numpy bool, integer and float scalars are written as the Python
+    values they stand for, numpy arrays as lists. Raises TypeError for anything else.
     """
     lines: list[str] = []
     _table(doc, [], lines)
@@ -104,7 +106,23 @@ def _string(s: str) -> str:
     return json.dumps(s, ensure_ascii=False).replace("\x7f", "\\u007f")
 
 
+def from_numpy(value: Any) -> Any:
+    """A numpy bool, integer or float scalar as the Python one it stands for, a numpy array as
+    a list; anything else unchanged. (A sweep's levels from ``np.linspace`` are np.float64, a
+    float whose repr, ``np.float64(0.01)``, is not TOML; np.int64 and np.bool_ are not even
+    int or bool.) numpy is not imported for this: if it is not loaded, no value is from it."""
+    np = sys.modules.get("numpy")
+    if np is None:
+        return value
+    if isinstance(value, np.bool_ | np.integer | np.floating):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    return value
+
+
 def _value(value: Any, path: list[str]) -> str:
+    value = from_numpy(value)
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
