@@ -26,7 +26,7 @@ from typing import Any
 
 from tcplab import _core
 from tcplab.errors import ScenarioError, UserError
-from tcplab.experiment.scenario import dumps
+from tcplab.experiment.scenario import dumps, from_numpy
 from tcplab.experiment.spec import SweepSpec, check_size
 from tcplab.experiment.sweep_errors import point_error
 from tcplab.experiment.trace_files import inline_trace_files
@@ -78,7 +78,18 @@ class Run:
 
 
 def canonical_json(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=True)
+    return json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=True, default=_json_number
+    )
+
+
+def _json_number(value: Any) -> Any:
+    """A numpy number in a scenario as the Python one it stands for: the same key and seed as
+    the plain value (``json`` knows np.float64, a float, but not np.int64 or np.bool_)."""
+    plain = from_numpy(value)
+    if plain is value:
+        raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+    return plain
 
 
 def _sha256(value: Any) -> str:

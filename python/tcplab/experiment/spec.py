@@ -27,7 +27,16 @@ __all__ = ["MAX_RUNS", "SEED_MODES", "SweepSpec", "check_size", "load_spec", "pa
 SEED_MODES = ("per_run", "common")
 MAX_RUNS = 1_000_000
 _KEYS = (
-    "name", "base", "replications", "seed", "seeds", "factors", "zips", "labels", "level_labels", "store"
+    "name",
+    "base",
+    "replications",
+    "seed",
+    "seeds",
+    "factors",
+    "zips",
+    "labels",
+    "level_labels",
+    "store",
 )
 # The old spelling of ``zips`` in spec files (before the Python and TOML spellings were made one).
 _OLD_ZIP_KEY = "zip"
@@ -63,11 +72,13 @@ class SweepSpec:
     def __post_init__(self) -> None:
         # The spec keeps copies: a caller's level list changed after the checks would
         # otherwise run levels nothing checked (a duplicate, or none at all).
+        # numpy levels (np.int64 from an array) become the plain values they stand for, so the
+        # store's level columns and the run keys are a plain value's.
         for name in ("factors", "labels", "level_labels"):
             if isinstance(value := getattr(self, name), Mapping):
-                object.__setattr__(self, name, copy.deepcopy(dict(value)))
+                object.__setattr__(self, name, _plain_levels(value))
         if isinstance(self.zips, list | tuple):
-            groups = [copy.deepcopy(dict(g)) if isinstance(g, Mapping) else g for g in self.zips]
+            groups = [_plain_levels(g) if isinstance(g, Mapping) else g for g in self.zips]
             object.__setattr__(self, "zips", groups if isinstance(self.zips, list) else tuple(groups))
         check_spec(self)
 
@@ -75,7 +86,9 @@ class SweepSpec:
     def base_seed(self) -> int:
         if self.seed is not None:
             return self.seed
-        seed = self.base.get("seed", 1)
+        from tcplab.experiment.scenario import from_numpy
+
+        seed = from_numpy(self.base.get("seed", 1))
         return seed if isinstance(seed, int) and not isinstance(seed, bool) else 1
 
     def label(self, path: str) -> str:
@@ -103,6 +116,19 @@ class SweepSpec:
     def columns(self) -> list[str]:
         """The factor columns of the result table, in order."""
         return [self.label(p) for p in self.paths]
+
+
+def _plain_levels(table: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of ``table`` of path = levels, numpy numbers in the level lists made plain."""
+    from tcplab.experiment.scenario import from_numpy
+
+    def plain(levels: Any) -> Any:
+        levels = from_numpy(levels)  # a numpy array of levels becomes a list
+        if isinstance(levels, list | tuple):
+            return [from_numpy(level) for level in levels]
+        return levels
+
+    return {path: plain(copy.deepcopy(levels)) for path, levels in table.items()}
 
 
 def _where(spec: SweepSpec) -> str:
