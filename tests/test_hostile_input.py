@@ -84,8 +84,11 @@ def test_a_label_equal_to_a_store_column_is_refused_up_front(tmp_path: Path, qui
 
 def test_a_factor_path_equal_to_a_store_column_is_refused() -> None:
     base = read_scenario(SCENARIOS / "lossy_link.toml")
-    with pytest.raises(UserError, match="factors: seed: the column name 'seed'"):
+    # `seed` is refused first for what it is: the sweep sets every run's seed.
+    with pytest.raises(UserError, match="factors.seed: the sweep sets every run's seed"):
         SweepSpec(base=base, factors={"seed": [1, 2]})
+    with pytest.raises(UserError, match="factors: key: the column name 'key'"):
+        SweepSpec(base=base, factors={"key": [1, 2]})
 
 
 def test_a_nul_in_a_sweep_name_is_one_line(tmp_path: Path, quick: Path) -> None:

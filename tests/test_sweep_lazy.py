@@ -35,12 +35,12 @@ def test_lazy_runs_have_the_documented_keys_in_factorial_order() -> None:
     assert runs[0].levels["tcp.variant"] == "reno" and runs[-1].levels["tcp.variant"] == "sack"
 
 
-def test_common_seeds_on_equal_points_are_refused_as_the_same_runs() -> None:
-    # flow.0.bytes overrides flow.*.bytes: two points, one scenario.
+def test_paths_that_would_make_equal_points_are_refused_with_the_spec() -> None:
+    # flow.0.bytes would override flow.*.bytes: two points, one scenario, which expansion
+    # refused as the same runs; the spec now refuses the overlap itself.
     factors = {"flow.*.bytes": ["1KB", "2KB"], "flow.0.bytes": ["1KB"]}
-    spec = SweepSpec(base=BASE, factors=factors, seeds="common")
-    with pytest.raises(UserError, match="two runs are the same scenario and seed"):
-        list(iter_runs(spec))
+    with pytest.raises(UserError, match="factors.flow.0.bytes: overlaps 'flow.\\*.bytes'"):
+        SweepSpec(base=BASE, factors=factors, seeds="common")
 
 
 def test_a_million_runs_start_expanding_at_once() -> None:

@@ -13,20 +13,31 @@ from tcplab import _core
 __all__ = ["MemoryCheck", "max_memory_bytes"]
 
 
-def max_memory_bytes(value: int | str | None) -> int | None:
-    """``max_memory`` in bytes (an int, or a size such as "2GiB"); None keeps the default."""
+def max_memory_bytes(value: int | str | None, field: str = "max_memory") -> int | None:
+    """``max_memory`` in bytes (an int, or a size such as "2GiB"); None keeps the default.
+    ``field`` names the argument in an error (the CLI passes "--max-memory")."""
     if value is None:
         return None
+    from tcplab.errors import UserError
     from tcplab.units import size_bytes
 
     try:
         is_int = isinstance(value, int) and not isinstance(value, bool)
-        limit = value if is_int else size_bytes(value, "max_memory")
+        limit = value if is_int else size_bytes(value, field)
+    except UserError as e:
+        message = str(e).removeprefix(f"{field}: ")
+        if message.startswith("size must"):  # the core's range errors: say what the limit is
+            raise _core.ScenarioError(field, _out_of_range(value)) from None
+        raise _core.ScenarioError(field, message) from None
     except (ValueError, TypeError) as e:
-        raise _core.ScenarioError("max_memory", str(e)) from None
+        raise _core.ScenarioError(field, str(e)) from None
     if not 0 < limit < 2**64:
-        raise _core.ScenarioError("max_memory", f"must be a positive size below 2^64 bytes, got {value!r}")
+        raise _core.ScenarioError(field, _out_of_range(value))
     return limit
+
+
+def _out_of_range(value: object) -> str:
+    return f"must be a positive size below 2^64 bytes (16 EiB; largest unit TiB), got {value!r}"
 
 
 class MemoryCheck:

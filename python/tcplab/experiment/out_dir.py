@@ -56,7 +56,7 @@ class OutFolder:
         if "\0" in name:
             raise UserError(f"{self.what}: the folder name {name!r} contains a NUL character")
         self.path = Path(name)
-        self._made = not os.path.lexists(self.path)
+        self._made = _missing_folders(self.path)
         self.fd = open_dir(self.path, self.what)
         self._stage: str | None = None
         self._stage_fd: int | None = None
@@ -130,21 +130,41 @@ class OutFolder:
 
     # ------------------------------------------------------------ finishing
 
+    def _check_nothing_in_the_way(self, names: list[str]) -> None:
+        """Refuse before anything is moved if a folder (not a link: that is replaced) holds
+        one of ``names``: a rename would fail there, half-way through the run's files."""
+        for name in names:
+            try:
+                mode = os.stat(name, dir_fd=self.fd, follow_symlinks=False).st_mode
+            except FileNotFoundError:
+                continue
+            if stat.S_ISDIR(mode):
+                raise UserError(
+                    f"{self.path / name} is a folder; the run's file of that name was not written "
+                    "(nor any other: remove or rename that folder and rerun)"
+                )
+
     def publish(self, marker: bool = False) -> list[str]:
         """Move every file the run wrote into the folder (replacing, never following, what had
         its name); returns their names. ``marker``: also mark the folder as tcplab's."""
         assert self._stage_fd is not None, "publish() after close()"
+        names = [
+            entry.name
+            for entry in sorted(os.scandir(self._stage_fd), key=lambda e: e.name)
+            # only the run's own regular files (the core writes nothing else)
+            if stat.S_ISREG(entry.stat(follow_symlinks=False).st_mode)
+        ]
+        self._check_nothing_in_the_way(names + [MARKER] if marker else names)
         moved = []
-        for entry in sorted(os.scandir(self._stage_fd), key=lambda e: e.name):
-            if not stat.S_ISREG(entry.stat(follow_symlinks=False).st_mode):
-                continue  # only the run's own regular files (the core writes nothing else)
+        for name in names:
             try:
-                os.replace(entry.name, entry.name, src_dir_fd=self._stage_fd, dst_dir_fd=self.fd)
+                # A folder planted after the check above still stops here, in one line.
+                os.replace(name, name, src_dir_fd=self._stage_fd, dst_dir_fd=self.fd)
             except IsADirectoryError:
                 raise UserError(
-                    f"{self.path / entry.name} is a folder; the run's file of that name was not written"
+                    f"{self.path / name} is a folder; the run's file of that name was not written"
                 ) from None
-            moved.append(entry.name)
+            moved.append(name)
         if marker:
             replace_file(
                 self.fd, MARKER, "written by tcplab run; tcplab may overwrite files here\n", self.path
@@ -152,8 +172,8 @@ class OutFolder:
         return moved
 
     def close(self, failed: bool = False) -> None:
-        """Remove the work folder, release the lock; after a failure, also the folder if this
-        run made it and it is empty."""
+        """Remove the work folder, release the lock; after a failure, also the folder and the
+        parent folders this run made, those still empty."""
         if self._stage_fd is not None:
             os.close(self._stage_fd)
             self._stage_fd = None
@@ -169,11 +189,8 @@ class OutFolder:
         if self.fd >= 0:
             os.close(self.fd)  # releases the lock
             self.fd = -1
-            if failed and self._made:
-                try:
-                    self.path.rmdir()
-                except OSError:
-                    pass
+            if failed:
+                _remove_empty(self._made)
 
     def __enter__(self) -> OutFolder:
         return self
@@ -195,3 +212,24 @@ class OutFolder:
             if code:
                 return OSError(int(code.group(1)), os.strerror(int(code.group(1))), str(self.path))
         return exc
+
+
+def _missing_folders(path: Path) -> list[Path]:
+    """``path`` and its parents that do not exist yet (the run will make them), deepest
+    first: what a failed run removes again."""
+    missing = []
+    for folder in [path, *path.parents]:
+        if os.path.lexists(folder) or str(folder) in ("", "."):
+            break
+        missing.append(folder)
+    return missing
+
+
+def _remove_empty(folders: list[Path]) -> None:
+    """Remove ``folders`` (deepest first) while they are empty: a folder someone else put a
+    file in meanwhile is kept, and so are its parents."""
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:
+            return

@@ -105,12 +105,24 @@ def replacing(dir_fd: int, name: str, shown: str | os.PathLike[str]) -> Iterator
         with create_new(dir_fd, tmp, shown) as f:
             yield f
         os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-    except BaseException:
+    except BaseException as e:
         try:
             os.unlink(tmp, dir_fd=dir_fd)
         except OSError:
             pass
+        if isinstance(e, OSError) and e.filename in (None, tmp) and not isinstance(e, BrokenPipeError):
+            raise _naming(e, shown) from None
         raise
+
+
+def _naming(e: OSError, shown: str | os.PathLike[str]) -> Exception:
+    """``e`` naming the file the user asked for, not the temporary file it failed on (whose
+    name means nothing to them and is gone)."""
+    if isinstance(e, IsADirectoryError):
+        return UserError(f"{shown} is a folder, not a file; nothing was written there")
+    if e.errno is None:
+        return e
+    return type(e)(e.errno, e.strerror, os.fspath(shown))
 
 
 def replace_file(dir_fd: int, name: str, data: bytes | str, shown: str | os.PathLike[str]) -> None:
@@ -123,6 +135,10 @@ def replace_file(dir_fd: int, name: str, data: bytes | str, shown: str | os.Path
 def replacing_path(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     """``replacing`` for a path (its folder is opened once, following links in its own path)."""
     out = Path(path)
+    if not os.fspath(path):
+        raise UserError("the file name is empty; give a file name")
+    if out.name in ("", ".."):
+        raise UserError(f"{out} is a folder, not a file; give a file name")
     fd = os.open(out.parent if str(out.parent) else ".", os.O_RDONLY | _DIRECTORY | _CLOEXEC)
     try:
         with replacing(fd, out.name, out) as f:

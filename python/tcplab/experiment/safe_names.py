@@ -3,6 +3,8 @@ here, so that no input can write outside the folder it is meant for."""
 
 from __future__ import annotations
 
+import unicodedata
+
 __all__ = ["file_name_problem"]
 
 MAX_NAME_BYTES = 200
@@ -16,8 +18,11 @@ def file_name_problem(name: str) -> str | None:
     """
     if "\0" in name:
         return "contains a NUL character"
-    if any(ord(c) < 32 or ord(c) == 127 for c in name):
-        return "contains a control character"
+    # Category Cc: C0, DEL and the C1 range U+0080-U+009F (U+0085 is a line break to some
+    # tools, U+009B starts a terminal escape sequence as ESC [ does).
+    bad = next((c for c in name if unicodedata.category(c) == "Cc"), None)
+    if bad is not None:
+        return f"contains a control character (U+{ord(bad):04X})"
     if "/" in name or "\\" in name:
         return f"must be a plain name, not a path (it names a file in the output folder): {name!r}"
     if name.strip() in (".", ".."):

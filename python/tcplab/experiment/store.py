@@ -28,7 +28,13 @@ from typing import TYPE_CHECKING, Any
 
 from tcplab.errors import UserError
 from tcplab.experiment.metrics import METRICS, flow_metrics, summary_metrics
-from tcplab.experiment.store_checks import check_before_open, damaged, disk_full
+from tcplab.experiment.store_checks import (
+    check_before_open,
+    damaged,
+    disk_full,
+    read_only_uri,
+    writable,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -81,8 +87,13 @@ class RunRecord:
 
 
 class Store:
-    """A result store file; ``Store(path)`` creates it if needed, ``Store(path, create=False)``
-    only opens an existing one (loading never creates files). Use as a context manager."""
+    """A result store file. Use as a context manager.
+
+    ``Store(path)`` opens it for writing, creating it if needed: what a sweep does. To read a
+    store, pass ``create=False`` (as ``load_runs``, ``load_sweep`` and ``SweepResult`` do):
+    a missing file is then refused naming the path (a typo does not give an empty store), and a
+    store in a folder that cannot be written (a read-only mount, an archive) is opened
+    read-only, where ``put`` is refused."""
 
     def __init__(self, path: str | os.PathLike[str], create: bool = True) -> None:
         self.path = Path(path)
@@ -93,18 +104,35 @@ class Store:
             raise UserError(f"{self.path}: no result store here (looked for {self.path.resolve()})")
         if create:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+        # Reading needs no write access: only a store opened for reading may be read-only.
+        self.read_only = not create and not writable(self.path)
         # Before connecting: an unrelated SQLite file must not be switched to WAL mode, and a
         # read-only folder is not "not a store".
-        check_before_open(self.path)
+        check_before_open(self.path, _COLUMNS, SCHEMA_VERSION, write=not self.read_only)
         try:
-            self._db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._create()
+            self._db = self._connect()
         except sqlite3.DatabaseError as e:
             if (full := disk_full(self.path, e)) is not None:
                 raise full from None
             raise UserError(f"{self.path}: not a tcplab result store ({e})") from None
+
+    def _connect(self) -> sqlite3.Connection:
+        """The connection: read-only as ``read_only`` says, else in WAL mode with the table
+        made if the store is new (closed again if that fails)."""
+        if self.read_only:
+            db = sqlite3.connect(read_only_uri(self.path), uri=True, timeout=60, isolation_level=None)
+            db.execute("SELECT count(*) FROM sqlite_master").fetchone()  # fails here if unreadable
+            return db
+        db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            self._db = db
+            self._create()
+        except BaseException:
+            db.close()
+            raise
+        return db
 
     def _create(self) -> None:
         (version,) = self._db.execute("PRAGMA user_version").fetchone()
@@ -142,6 +170,11 @@ class Store:
 
     def put(self, record: RunRecord) -> None:
         """Store one run in its own transaction, replacing an earlier row with the same key."""
+        if self.read_only:
+            raise UserError(
+                f"{self.path}: opened read-only (its folder is not writable); runs cannot be stored "
+                "in it: copy the store to a writable folder"
+            )
         with damaged(self.path):  # a full disk while writing traces is named as such
             names = self._write_traces(record)
         report = record.report

@@ -7,48 +7,85 @@ from __future__ import annotations
 import errno
 import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from tcplab.errors import UserError
 
-__all__ = ["check_before_open", "damaged", "disk_full"]
+__all__ = ["check_before_open", "damaged", "disk_full", "read_only_uri", "writable"]
 
 _SQLITE_MAGIC = b"SQLite format 3\0"
 
 
-def check_before_open(path: Path) -> None:
-    """Refuse, without changing anything, a file that is not a tcplab store, or a folder where
-    SQLite cannot write its journal."""
-    folder = path.parent if str(path.parent) else Path(".")
-    if not os.access(folder, os.W_OK | os.X_OK):
+def _folder(path: Path) -> Path:
+    return path.parent if str(path.parent) else Path(".")
+
+
+def writable(path: Path) -> bool:
+    """Whether a store at ``path`` can be written: its folder (where SQLite keeps its journal)
+    and the file itself if it exists. False on a read-only mount, for root too."""
+    if not os.access(_folder(path), os.W_OK | os.X_OK):
+        return False
+    return not path.exists() or os.access(path, os.W_OK)
+
+
+def read_only_uri(path: Path) -> str:
+    """The SQLite URI that opens the store at ``path`` for reading only.
+
+    In a folder that cannot be written, SQLite cannot make the shared-memory file a WAL-mode
+    store needs even to read (mode=ro alone says "unable to open database file"), so the file
+    is opened as immutable: safe there, since nobody can write it without the folder. Runs
+    still in its journal (``-wal``, left by a killed sweep) would be skipped unseen by that: a
+    store with one is refused instead."""
+    uri = f"{path.resolve().as_uri()}?mode=ro"
+    if os.access(_folder(path), os.W_OK | os.X_OK):
+        return uri
+    wal = path.with_name(path.name + "-wal")
+    if wal.exists() and wal.stat().st_size > 0:
+        raise UserError(
+            f"{path}: its journal {wal} holds runs not yet in the store file, and the folder is not "
+            "writable, so they cannot be read; copy the store with its -wal file to a writable folder"
+        )
+    return uri + "&immutable=1"
+
+
+def check_before_open(path: Path, columns: Iterable[str], version: int, write: bool = True) -> None:
+    """Refuse, without changing anything, a file that is not a tcplab store (schema ``version``,
+    a ``runs`` table with ``columns``), or, when ``write``, a folder where SQLite cannot write
+    its journal."""
+    folder = _folder(path)
+    if write and not os.access(folder, os.W_OK | os.X_OK):
         raise UserError(
             f"{path}: the folder {folder} is not writable (a result store needs to write its "
             "journal beside it); copy the store to a writable folder"
         )
     if not path.exists():
         return
-    if path.exists() and not path.is_file():
+    if not path.is_file():
         raise UserError(f"{path}: not a regular file, so not a tcplab result store")
-    if not os.access(path, os.R_OK | os.W_OK):
-        raise UserError(f"{path}: permission denied (a result store must be readable and writable)")
+    if not os.access(path, os.R_OK | os.W_OK if write else os.R_OK):
+        needs = "readable and writable" if write else "readable"
+        raise UserError(f"{path}: permission denied (a result store must be {needs})")
     with path.open("rb") as f:
         head = f.read(len(_SQLITE_MAGIC))
     if head == b"":
         return  # an empty file: SQLite makes it a new store
     if head != _SQLITE_MAGIC:
         raise UserError(f"{path}: not a tcplab result store (not an SQLite file)")
-    _check_tables(path)
+    _check_schema(path, columns, version)
 
 
-def _check_tables(path: Path) -> None:
-    """An SQLite file is a store if it has no tables yet or a ``runs`` table; opened read-only."""
-    uri = f"{path.resolve().as_uri()}?mode=ro"
+def _check_schema(path: Path, columns: Iterable[str], version: int) -> None:
+    """An SQLite file is a store if it has no tables yet, or a ``runs`` table with the store's
+    columns and schema ``version`` (or 0, not yet set); read through a read-only connection,
+    so that a foreign file is refused before it is switched to WAL mode or given a table."""
     try:
-        db = sqlite3.connect(uri, uri=True)
+        db = sqlite3.connect(read_only_uri(path), uri=True)
         try:
             names = {n for (n,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            (found,) = db.execute("PRAGMA user_version").fetchone()
+            have = {row[1] for row in db.execute("PRAGMA table_info(runs)")}
         finally:
             db.close()
     except sqlite3.DatabaseError as e:
@@ -57,6 +94,14 @@ def _check_tables(path: Path) -> None:
         shown = ", ".join(sorted(names)[:5])
         raise UserError(
             f"{path}: not a tcplab result store (an SQLite file with tables {shown}); left unchanged"
+        )
+    if found not in (0, version):
+        raise UserError(f"{path}: store schema {found}, this tcplab reads {version}; left unchanged")
+    missing = [c for c in columns if c not in have]
+    if names and missing:
+        raise UserError(
+            f"{path}: not a tcplab result store (its runs table has no column {', '.join(missing[:3])}); "
+            "left unchanged"
         )
 
 
@@ -86,6 +131,12 @@ def damaged(path: Path) -> Iterator[None]:
             raise full from None
         if isinstance(e, OSError):
             raise
+        if isinstance(e, sqlite3.ProgrammingError) and "closed" in str(e):
+            # The store is fine: the Store object was used after close() (or its with block).
+            raise UserError(
+                f"{path}: this Store is closed (used after close() or after its with block); "
+                "open it again to read it"
+            ) from None
         raise UserError(
             f"{path}: the result store is damaged or unreadable ({e}); move it away and rerun"
         ) from None
