@@ -16,8 +16,6 @@ helpers (never an ad-hoc 1000 or 1024):
 
 from __future__ import annotations
 
-import re
-
 from tcplab import _core
 from tcplab.errors import UserError
 
@@ -37,32 +35,12 @@ def kb(n: float) -> int:
     return int(round(n * KB))
 
 
-# A number, then a unit starting with E or e ("1EiB", "2EB"): the core reads that E as the
-# start of an exponent and said "'1EiB' does not start with a number".
-_E_UNIT = re.compile(r"\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*([eE][^\d+\-.].*)")
-
-
 def _parse(value: str | float, kind: str, field: str) -> float:
     text = value if isinstance(value, str) else repr(float(value))
     try:
         return float(_core.parse_quantity(text, kind))
     except ValueError as e:
-        raise UserError(f"{field}: {_e_unit_message(text, kind) or e}") from None
-
-
-def _e_unit_message(text: str, kind: str) -> str | None:
-    """For a unit starting with E (none is known: exabytes are not), the core's own "unknown
-    unit" message with the list of units, asked for with a blank before the unit so that the
-    core splits the number there; None for any other text."""
-    match = _E_UNIT.fullmatch(text)
-    if match is None:
-        return None
-    spaced = f"{match.group(1)} {match.group(2)}"
-    try:
-        _core.parse_quantity(spaced, kind)
-    except ValueError as e:
-        return str(e).replace(f"'{spaced}'", f"'{text}'")
-    return None
+        raise UserError(f"{field}: {e}") from None
 
 
 def rate_bps(value: str | float, field: str = "rate") -> float:

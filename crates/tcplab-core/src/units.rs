@@ -46,13 +46,26 @@ impl<'de> Deserialize<'de> for Quantity {
 
 fn split_number(s: &str) -> Result<(f64, String), String> {
     let s = s.trim();
-    let end = s
-        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E'))
-        .unwrap_or(s.len());
-    // "1e3s" is fine but a unit starting with 'e' is not one we use, so this split is safe.
-    let (num, unit) = s.split_at(end);
+    let (num, unit) = s.split_at(number_end(s));
     let value: f64 = num.parse().map_err(|_| format!("'{s}' does not start with a number"))?;
     Ok((value, unit.trim().to_string()))
+}
+
+/// Where the number at the start of `s` ends. An `e` or `E` belongs to it only as an exponent
+/// (a digit, or a sign and a digit, after it): "1e3s" is 1000 seconds, and "1EiB" is 1 of a
+/// unit "EiB" (refused as unknown, with the units there are), not a broken exponent.
+fn number_end(s: &str) -> usize {
+    let b = s.as_bytes();
+    let digit_at = |i: usize| b.get(i).is_some_and(u8::is_ascii_digit);
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'0'..=b'9' | b'.' | b'+' | b'-' => i += 1,
+            b'e' | b'E' if digit_at(i + 1) || (matches!(b.get(i + 1), Some(b'+' | b'-')) && digit_at(i + 2)) => i += 2,
+            _ => break,
+        }
+    }
+    i
 }
 
 fn scaled(q: &Quantity, units: &[(&str, f64)], what: &str) -> Result<f64, String> {
@@ -172,6 +185,17 @@ mod tests {
     fn sizes_for_people() {
         assert_eq!(human_bytes(4_900_000_000), "4.9 GB");
         assert_eq!(human_bytes(512), "512 B");
+    }
+
+    #[test]
+    fn an_e_is_an_exponent_only_before_digits() {
+        assert_eq!(number_end("1e3s"), 3);
+        assert_eq!(number_end("2E-3KiB"), 4);
+        assert_eq!(number_end("1EiB"), 1);
+        assert_eq!(number_end("1.5e3EB"), 5);
+        assert_eq!(number_end("1e+"), 1);
+        let err = bytes(&t("1EiB")).unwrap_err();
+        assert!(err.contains("EiB") && !err.contains("does not start with a number"), "{err}");
     }
 
     #[test]
