@@ -65,8 +65,10 @@ SeedOpt = Annotated[
     int | None,
     typer.Option("--seed", min=0, max=U64_MAX, help="Seed of all random streams (overrides the file's)."),
 ]
+# File arguments are taken as text, not Path: click turns an empty argument into Path("."),
+# which would be reported as a folder instead of as the empty name it is (see _named_file).
 FileArg = Annotated[
-    Path, typer.Argument(metavar="FILE.toml", help="Scenario file (TOML).", show_default=False)
+    str, typer.Argument(metavar="FILE.toml", help="Scenario file (TOML).", show_default=False)
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")]
 MaxMemoryOpt = Annotated[
@@ -77,6 +79,20 @@ MaxMemoryOpt = Annotated[
         help="Refuse a run whose estimated memory exceeds SIZE (e.g. 2GiB; default: the free memory).",
     ),
 ]
+
+
+def _named_file(name: str, what: str) -> Path:
+    """A file argument as a Path, refusing an empty one (which Path would read as ".")."""
+    if name == "":
+        raise UserError(f"{what}: the file name is empty")
+    return Path(name)
+
+
+def _max_memory(value: str | None) -> int | None:
+    """``--max-memory`` in bytes, checked before any file is read, its errors naming the option."""
+    from tcplab.experiment.budget import max_memory_bytes
+
+    return max_memory_bytes(value, "--max-memory")
 
 
 def _info(message: str, to_stderr: bool) -> None:
@@ -108,15 +124,16 @@ def run(
     from tcplab.experiment.api import run as run_scenario
     from tcplab.experiment.examples import resolve_scenario
 
-    text = load_scenario(resolve_scenario(file))
+    max_bytes = _max_memory(max_memory)
+    text = load_scenario(resolve_scenario(_named_file(file, "scenario")))
     if out_name is None:
-        result = run_scenario(text, seed=seed, max_memory=max_memory)
+        result = run_scenario(text, seed=seed, max_memory=max_bytes)
         _print_result(result, json_out)
         return
     from tcplab.experiment.out_dir import OutFolder
 
     with OutFolder(out_name, force) as out:  # locked; written through its handle
-        result = run_scenario(text, seed=seed, out_dir=out, max_memory=max_memory)  # and its PNGs
+        result = run_scenario(text, seed=seed, out_dir=out, max_memory=max_bytes)  # and its PNGs
         wrote = out.publish(marker=True)
     _print_result(result, json_out)
     _info(printable(f"wrote to {out.path}/: " + ", ".join(wrote)), to_stderr=json_out)
@@ -142,7 +159,8 @@ def validate(file: FileArg, seed: SeedOpt = None, max_memory: MaxMemoryOpt = Non
     The check includes the run's memory estimate against --max-memory, as `run` does."""
     from tcplab.experiment.api import validate as validate_scenario
 
-    validate_scenario(Path(file), seed, max_memory=max_memory)
+    max_bytes = _max_memory(max_memory)
+    validate_scenario(_named_file(file, "scenario"), seed, max_memory=max_bytes)
     typer.echo(printable(f"{file}: ok"))
 
 
@@ -253,7 +271,7 @@ def _refuse_csv_over(csv: Path, keep: dict[str, Path]) -> None:
 @app.command()
 @cli_errors
 def sweep(
-    spec: Annotated[Path, typer.Argument(metavar="SPEC.toml", help="Sweep spec (TOML).", show_default=False)],
+    spec: Annotated[str, typer.Argument(metavar="SPEC.toml", help="Sweep spec (TOML).", show_default=False)],
     workers: WorkersOpt = None,
     dask: DaskOpt = None,
     store: Annotated[
@@ -294,16 +312,18 @@ def sweep(
     from tcplab.experiment.runner import default_store, plan_sweep, run_sweep
     from tcplab.experiment.spec import load_spec
 
+    max_bytes = _max_memory(max_memory)
+    spec_file = _named_file(spec, "sweep spec")
     if dry_run:
-        typer.echo(plan_sweep(spec, max_memory=max_memory, max_runs=max_runs).summary())
+        typer.echo(plan_sweep(spec_file, max_memory=max_bytes, max_runs=max_runs).summary())
         return
-    loaded = load_spec(spec, max_runs)
+    loaded = load_spec(spec_file, max_runs)
     if csv is not None:
         _refuse_csv_over(
-            csv, {"the sweep's result store": store or default_store(loaded), "the sweep spec": spec}
+            csv, {"the sweep's result store": store or default_store(loaded), "the sweep spec": spec_file}
         )
     result = run_sweep(
-        loaded, store=store, workers=workers, dask=dask, quiet=quiet, max_memory=max_memory, max_runs=max_runs
+        loaded, store=store, workers=workers, dask=dask, quiet=quiet, max_memory=max_bytes, max_runs=max_runs
     )
     typer.echo(result.summary())
     if csv is not None:
@@ -328,7 +348,7 @@ def sweep(
 @app.command()
 @cli_errors
 def anova(
-    file: Annotated[Path, typer.Argument(metavar="FILE.csv", help="One row per observation.")],
+    file: Annotated[str, typer.Argument(metavar="FILE.csv", help="One row per observation.")],
     response: Annotated[str, typer.Option("--response", help="The column to analyse.", show_default=False)],
     factors: Annotated[
         str,
@@ -351,7 +371,7 @@ def anova(
     from tcplab.analysis.anova import factorial_anova, read_observations
     from tcplab.analysis.anova_text import format_anova
 
-    df = read_observations(file)
+    df = read_observations(_named_file(file, "CSV"))
     names = [f.strip() for f in factors.split(",") if f.strip()]
     result = factorial_anova(df, response, names, confidence, interactions=not no_interactions)
     if json_out:

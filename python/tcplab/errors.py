@@ -91,7 +91,8 @@ def _escape(match: re.Match[str]) -> str:
 
 
 def _prefix(source: str | os.PathLike[str] | None) -> str:
-    return f"{os.fspath(source)}: " if source is not None else ""
+    # An empty name is no name: its own error says the name is empty.
+    return f"{os.fspath(source)}: " if source is not None and os.fspath(source) else ""
 
 
 def describe(exc: BaseException, source: str | os.PathLike[str] | None = None) -> str:
@@ -99,6 +100,8 @@ def describe(exc: BaseException, source: str | os.PathLike[str] | None = None) -
     if isinstance(exc, ScenarioError):
         if len(exc.args) == 2:
             field, message = exc.args
+            if str(field).startswith("--"):  # a command-line option: not the file's field
+                return f"{field}: {message}"
             return f"{_prefix(source)}{field}: {message}"
         return f"{_prefix(source)}{exc}"
     if isinstance(exc, OSError) and isinstance(exc.filename, str | bytes | os.PathLike):

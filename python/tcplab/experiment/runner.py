@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tcplab import _core
-from tcplab.errors import not_kept
+from tcplab.errors import not_kept, printable
 from tcplab.experiment.budget import MemoryCheck
 from tcplab.experiment.executors import Executor, ExecutorChoice
 from tcplab.experiment.expand import CheckedSweep, Run, check_sweep, iter_runs
@@ -99,11 +99,12 @@ class SweepResult:
     def summary(self) -> str:
         points = self.total // self.spec.replications
         text = (
-            f"sweep '{self.spec.name}': {self.total} runs ({points} points x {self.spec.replications} "
-            f"replications): {self.ran} ran, {self.skipped} already stored, {self.failed} failed, "
-            f"in {self.wall_s:.1f} s"
+            f"sweep '{printable(self.spec.name)}': {self.total} runs ({points} points x "
+            f"{self.spec.replications} replications): {self.ran} ran, {self.skipped} already stored, "
+            f"{self.failed} failed, in {self.wall_s:.1f} s"
         )
-        return text + f"\nstore: {self.store}"
+        # Each line escaped on its own: a name's control or bidi characters shown, not obeyed.
+        return text + f"\nstore: {printable(self.store)}"
 
     def _repr_html_(self) -> str:
         from tcplab.report.html import sweep_html
@@ -220,7 +221,7 @@ class SweepPlan:
 
     def summary(self) -> str:
         return (
-            f"sweep '{self.spec.name}': {self.total:,} runs ({self.points:,} points x "
+            f"sweep '{printable(self.spec.name)}': {self.total:,} runs ({self.points:,} points x "
             f"{self.spec.replications:,} replications); every point is a valid scenario within the "
             "memory limit; nothing was run (--dry-run)"
         )

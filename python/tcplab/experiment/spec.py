@@ -405,6 +405,8 @@ def load_spec(path: str | os.PathLike[str], max_runs: int | None = None) -> Swee
     from tcplab.experiment.examples import resolve_scenario
     from tcplab.experiment.input_files import parse_toml, read_input
 
+    if os.fspath(path) == "":  # before Path(""), which names the current folder
+        raise UserError("sweep spec: the file name is empty")
     found = resolve_scenario(path)
     p = found if isinstance(found, Path) else Path(path)  # a packaged file is a Path when installed
     source = os.fspath(path)
