@@ -50,6 +50,17 @@ def test_reproduce_quick_writes_reports_claims_and_index(tmp_path: Path) -> None
     assert "| loss | variant (4), loss (5) | 5 | 100 | 0 | 100 | 0 |" in (folder / "report.md").read_text()
 
 
+def test_a_folder_where_a_report_goes_is_refused_before_any_run(tmp_path: Path) -> None:
+    """It was found only after the sweeps, when the claims were written: minutes of runs, then
+    an error. Now nothing runs (no store is made)."""
+    for in_the_way in ("example_loss/claims.json", "example_loss/report.md", "index.md"):
+        out = tmp_path / in_the_way.replace("/", "_")
+        (out / in_the_way).mkdir(parents=True)
+        proc = cli("reproduce", "example_loss", "--quick", "--out", out, "--workers", "1")
+        assert proc.returncode == 2 and "is a folder; reproduce writes a file there" in proc.stderr
+        assert in_the_way in proc.stderr and not (out / "example_loss" / "runs.sqlite").exists()
+
+
 def test_reproduce_unknown_study_exits_2() -> None:
     proc = cli("reproduce", "nonsense")
     assert proc.returncode == 2

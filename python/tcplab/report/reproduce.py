@@ -42,6 +42,22 @@ __all__ = ["StudyOutput", "reproduce", "reproduce_study", "strict_json", "write_
 
 STORE_NAME = "runs.sqlite"
 
+# What a study writes by name, after its sweeps: checked before them, so that a folder in the
+# way stops the command at once rather than after minutes of runs.
+STUDY_OUTPUTS = ("report.md", "claims.json", "study.json")
+
+
+def _refuse_folders_at(targets: list[Path]) -> None:
+    """Refuse a folder where reproduce will write a file (a link there is replaced, not
+    followed, so only a real folder is in the way)."""
+    for target in targets:
+        try:
+            mode = os.lstat(target).st_mode
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        if stat.S_ISDIR(mode):
+            raise UserError(f"{target} is a folder; reproduce writes a file there (remove or rename it)")
+
 
 @dataclass(frozen=True)
 class StudyOutput:
@@ -70,6 +86,7 @@ def reproduce_study(
     in tests) and ``sensitivity_specs`` the sweeps of its sensitivity stacks (by default the
     study's own, unless ``specs`` is given)."""
     folder = out / study.name
+    _refuse_folders_at([folder / f for f in STUDY_OUTPUTS])
     with _study_folder(out, study.name) as folder_fd:
         return _reproduce_into(
             study, folder, folder_fd, quick, workers, dask, quiet, specs, sensitivity_specs
@@ -262,6 +279,7 @@ def reproduce(
         known = ", ".join(["all", *studies])
         raise UserError(f"study: unknown study '{study}' (known: {known})")
     chosen = list(studies.values()) if study == "all" else [studies[study]]
+    _refuse_folders_at([out / "index.md"] + [out / s.name / f for s in chosen for f in STUDY_OUTPUTS])
     outputs = []
     for s in chosen:
         if progress:
