@@ -104,10 +104,14 @@ def copy_examples(dest: Path) -> list[Path]:
 
     examples = list_examples()
     targets = [dest / f"{e.name}.toml" for e in examples]
+    inside = {f for t in targets for f in t.parents if f != dest and f.is_relative_to(dest)}
+    # A file where a subfolder goes would stop the copy part-way, after other files were written.
+    blocked = sorted(str(f) for f in inside if os.path.lexists(f) and not f.is_symlink() and not f.is_dir())
+    if blocked:
+        raise UserError(f"--copy: {blocked[0]} exists and is not a folder; choose an empty folder")
     clashes = [str(t) for t in targets if os.path.lexists(t)]
     if clashes:
         raise UserError(f"--copy: {clashes[0]} already exists; choose an empty folder")
-    inside = {f for t in targets for f in t.parents if f != dest and f.is_relative_to(dest)}
     links = sorted(str(f) for f in inside if f.is_symlink())
     if links:  # refused before anything is written (the writes below refuse them too)
         raise UserError(f"--copy: {links[0]} is a symbolic link; tcplab does not write through links")

@@ -30,7 +30,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from tcplab.errors import UserError
+from tcplab.errors import UserError, describe
+from tcplab.experiment.input_files import read_input
 from tcplab.experiment.runner import SweepResult, run_sweep
 from tcplab.experiment.safe_files import fd_path, open_dir, open_subdir, replace_file
 from tcplab.experiment.spec import SweepSpec
@@ -41,22 +42,49 @@ from tcplab.report.study import Study, StudyData, discover
 __all__ = ["StudyOutput", "reproduce", "reproduce_study", "strict_json", "write_index"]
 
 STORE_NAME = "runs.sqlite"
+_STORE_ENTRIES = (STORE_NAME, f"{STORE_NAME}-wal", f"{STORE_NAME}-shm", f"{STORE_NAME}.traces")
 
 # What a study writes by name, after its sweeps: checked before them, so that a folder in the
 # way stops the command at once rather than after minutes of runs.
 STUDY_OUTPUTS = ("report.md", "claims.json", "study.json")
 
 
+def _lstat_mode(path: Path) -> int | None:
+    try:
+        return os.lstat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+
+
 def _refuse_folders_at(targets: list[Path]) -> None:
     """Refuse a folder where reproduce will write a file (a link there is replaced, not
     followed, so only a real folder is in the way)."""
     for target in targets:
-        try:
-            mode = os.lstat(target).st_mode
-        except (FileNotFoundError, NotADirectoryError):
-            continue
-        if stat.S_ISDIR(mode):
+        mode = _lstat_mode(target)
+        if mode is not None and stat.S_ISDIR(mode):
             raise UserError(f"{target} is a folder; reproduce writes a file there (remove or rename it)")
+
+
+def _precheck_study_folder(folder: Path) -> None:
+    """What a study's run would refuse, found before any study runs (``reproduce all`` would
+    otherwise spend minutes on the studies before it): its folder, its store's names, its
+    files. The checks through the folder's handle (``_study_folder``) still hold at its start."""
+    mode = _lstat_mode(folder)
+    if mode is None:
+        return
+    if stat.S_ISLNK(mode):
+        raise UserError(f"{folder} is a symbolic link; tcplab does not write through links (remove it)")
+    if not stat.S_ISDIR(mode):
+        raise UserError(f"{folder} exists and is not a folder")
+    for entry in _STORE_ENTRIES:
+        entry_mode = _lstat_mode(folder / entry)
+        if entry_mode is not None and stat.S_ISLNK(entry_mode):
+            raise UserError(
+                f"{folder / entry} is a symbolic link; tcplab does not write through links (remove it)"
+            )
+    # Figures are PNG files whose names are known only once the study has derived its data.
+    pngs = [f for f in folder.glob("*.png") if stat.S_ISDIR(_lstat_mode(f) or 0)]
+    _refuse_folders_at([folder / f for f in STUDY_OUTPUTS] + sorted(pngs))
 
 
 @dataclass(frozen=True)
@@ -86,7 +114,7 @@ def reproduce_study(
     in tests) and ``sensitivity_specs`` the sweeps of its sensitivity stacks (by default the
     study's own, unless ``specs`` is given)."""
     folder = out / study.name
-    _refuse_folders_at([folder / f for f in STUDY_OUTPUTS])
+    _precheck_study_folder(folder)
     with _study_folder(out, study.name) as folder_fd:
         return _reproduce_into(
             study, folder, folder_fd, quick, workers, dask, quiet, specs, sensitivity_specs
@@ -103,7 +131,7 @@ def _study_folder(out: Path, name: str) -> Iterator[int]:
     finally:
         os.close(out_fd)
     try:
-        for entry in (STORE_NAME, f"{STORE_NAME}-wal", f"{STORE_NAME}-shm", f"{STORE_NAME}.traces"):
+        for entry in _STORE_ENTRIES:
             try:
                 mode = os.stat(entry, dir_fd=folder_fd, follow_symlinks=False).st_mode
             except FileNotFoundError:
@@ -148,7 +176,10 @@ def _reproduce_into(
     )
     derived = study.derive(data)
     handle = fd_path(folder_fd, folder)  # figures go through the handle, not the name
-    figures = study.figures(derived, handle)
+    try:
+        figures = study.figures(derived, handle)
+    except (UserError, OSError) as e:  # named by the folder the user gave, not the handle's path
+        raise UserError(describe(e).replace(os.fspath(handle), os.fspath(folder))) from None
     for fig in figures:
         if not (handle / fig.file).is_file():
             raise RuntimeError(f"study {study.name}: figure {fig.file} was declared but not written")
@@ -244,19 +275,41 @@ def _sensitivity(
     return results, study.claims(study.derive(data))
 
 
+# The keys and types the index reads from a study.json: anything else under OUT (another
+# tool's study.json, one half written by another reproduce) is left out, not a crash.
+_INDEX_KEYS: dict[str, type | tuple[type, ...]] = {
+    "name": str,
+    "title": str,
+    "paper": str,
+    "quick": bool,
+    "runs": int,
+    "wall_s": (int, float),
+}
+
+
+def _index_entry(meta: Path) -> dict[str, Any] | None:
+    """The study.json at ``meta`` if it is one tcplab wrote for its folder, else None."""
+    if meta.parent.is_symlink() or not stat.S_ISREG(_lstat_mode(meta) or 0):
+        return None  # a link, or a FIFO that would block the read
+    try:
+        doc = json.loads(read_input(meta, "study.json"))
+    except (OSError, UserError, json.JSONDecodeError):
+        return None
+    if not isinstance(doc, dict) or doc.get("name") != meta.parent.name:
+        return None
+    if not all(isinstance(doc.get(k), t) for k, t in _INDEX_KEYS.items()):
+        return None
+    return doc
+
+
 def write_index(out: Path) -> Path:
     """``out/index.md`` over every study folder in ``out`` that has a study.json (a link to a
     folder is not one; index.md itself is replaced, never written through a link)."""
     out_fd = open_dir(out, "--out")
     try:
-        entries = []
-        for meta in sorted(out.glob("*/study.json")):
-            if meta.parent.is_symlink() or meta.is_symlink():
-                continue
-            try:
-                entries.append(json.loads(meta.read_text(encoding="utf-8")))
-            except (OSError, json.JSONDecodeError):
-                continue  # a study folder being written by another reproduce
+        studies = discover()
+        entries = [e for e in map(_index_entry, sorted(out.glob("*/study.json"))) if e is not None]
+        entries = [e for e in entries if e["name"] in studies]
         index = out / "index.md"
         replace_file(out_fd, index.name, index_markdown(entries), index)
     finally:
@@ -279,7 +332,9 @@ def reproduce(
         known = ", ".join(["all", *studies])
         raise UserError(f"study: unknown study '{study}' (known: {known})")
     chosen = list(studies.values()) if study == "all" else [studies[study]]
-    _refuse_folders_at([out / "index.md"] + [out / s.name / f for s in chosen for f in STUDY_OUTPUTS])
+    _refuse_folders_at([out / "index.md"])
+    for s in chosen:
+        _precheck_study_folder(out / s.name)
     outputs = []
     for s in chosen:
         if progress:

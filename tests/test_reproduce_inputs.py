@@ -1,0 +1,65 @@
+"""What `tcplab reproduce` and `tcplab examples --copy` find in the way, found before the work:
+a later study's linked folder, a folder at a figure's name, a file where a subfolder goes; and
+the index over an output folder that holds other tools' study.json files."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from conftest import cli
+from test_hostile_input import one_line_error
+
+
+def test_reproduce_all_refuses_a_later_studys_link_before_any_study_runs(tmp_path: Path) -> None:
+    """It was found when that study started, after minutes of the studies before it."""
+    out, elsewhere = tmp_path / "out", tmp_path / "elsewhere"
+    out.mkdir()
+    elsewhere.mkdir()
+    (out / "example_loss").symlink_to(elsewhere)
+    one_line_error(cli("reproduce", "all", "--quick", "--out", out), "example_loss is a symbolic link")
+    assert sorted(p.name for p in out.iterdir()) == ["example_loss"]  # no study began
+    (out / "example_loss").unlink()
+    (out / "example_loss").mkdir()
+    (out / "example_loss" / "runs.sqlite-wal").symlink_to(tmp_path / "victim")
+    one_line_error(cli("reproduce", "all", "--quick", "--out", out), "runs.sqlite-wal is a symbolic link")
+    assert sorted(p.name for p in out.iterdir()) == ["example_loss"]
+
+
+def test_a_folder_at_a_figures_name_is_refused_before_any_run(tmp_path: Path) -> None:
+    """It failed after the sweeps, naming /proc/self/fd/N/... instead of the user's folder."""
+    figure = tmp_path / "example_loss" / "timeouts_vs_loss.png"
+    figure.mkdir(parents=True)
+    line = one_line_error(cli("reproduce", "example_loss", "--quick", "--out", tmp_path), "is a folder")
+    assert str(figure) in line and "/proc/" not in line
+    assert not (tmp_path / "example_loss" / "runs.sqlite").exists()
+
+
+def test_the_index_leaves_out_study_files_tcplab_did_not_write(tmp_path: Path) -> None:
+    """Another tool's study.json crashed the index after all the work; a FIFO hung it."""
+    from tcplab.report.reproduce import write_index
+
+    foreign = {"other": {"name": "other"}, "listed": [1, 2], "example_loss": {"name": "example_loss"}}
+    for name, doc in foreign.items():
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "study.json").write_text(json.dumps(doc))
+    (tmp_path / "boston").mkdir()
+    os.mkfifo(tmp_path / "boston" / "study.json")
+    index = write_index(tmp_path).read_text()
+    assert "No study has been reproduced into this folder yet." in index
+    good = {"name": "example_loss", "title": "t", "paper": "p", "quick": True, "runs": 3, "wall_s": 1.5}
+    (tmp_path / "example_loss" / "study.json").write_text(json.dumps(good))
+    index = write_index(tmp_path).read_text()
+    assert "[example_loss](example_loss/report.md)" in index and "other" not in index
+
+
+def test_examples_copy_refuses_a_file_where_a_subfolder_goes_before_writing(tmp_path: Path) -> None:
+    """It wrote ten files, then failed, and a rerun refused them as already there."""
+    dest = tmp_path / "ex"
+    dest.mkdir()
+    (dest / "sweeps").write_text("x")
+    one_line_error(cli("examples", "--copy", dest), "sweeps exists and is not a folder")
+    assert sorted(p.name for p in dest.iterdir()) == ["sweeps"]
+    (dest / "sweeps").unlink()
+    assert cli("examples", "--copy", dest).returncode == 0
