@@ -49,7 +49,7 @@ def test_bound_generalises_to_rates_and_connections():
 def test_cli_buffer_prints_the_bound():
     res = runner.invoke(app, ["hfc", "buffer", "--cm-buffer", "10KiB"])
     assert res.exit_code == 0, res.output
-    assert "18527 B" in res.output and "18.5 KB" in res.output
+    assert "18526 B" in res.output and "18.5 KB" in res.output
     res = runner.invoke(
         app,
         [

@@ -8,6 +8,7 @@ never count in the headline.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -90,7 +91,8 @@ def _for_pc(r: Results, suffix: str, pc: str, first_drop: int | None) -> list[Cl
 
 def bound_str(b: Any) -> str:
     """The Sec. V.B bound, the same number wherever it is shown."""
-    return f"{b.max_bytes:,.0f} bytes ({b.max_segments:.1f} segments)"
+    # A bound: the largest whole number of bytes within it, rounded down.
+    return f"{math.floor(b.max_bytes):,} bytes ({b.max_segments:.1f} segments)"
 
 
 def kb(b: int | None) -> str | None:

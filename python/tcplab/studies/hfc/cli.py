@@ -9,6 +9,7 @@ UserError naming the option; the shared ``cli_errors`` handler prints them and e
 from __future__ import annotations
 
 import json
+import math
 import sys
 from typing import Annotated
 
@@ -99,11 +100,11 @@ def buffer_command(
     else:
         echo(
             f"  at most one drop per burst: B <= {bound.max_segments:.2f} segments = "
-            f"{bound.max_bytes:.0f} B = {_kb(bound.max_bytes)} per connection"
+            f"{math.floor(bound.max_bytes)} B = {_kb(bound.max_bytes)} per connection"
         )
         echo(
             f"  no drop at all:             B <= {bound.strict_segments:.2f} segments = "
-            f"{bound.strict_bytes:.0f} B = {_kb(bound.strict_bytes)} per connection"
+            f"{math.floor(bound.strict_bytes)} B = {_kb(bound.strict_bytes)} per connection"
         )
         if bound.max_segments < 1:
             echo("  (less than one segment: no socket buffer avoids overruns with this many connections)")

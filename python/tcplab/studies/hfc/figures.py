@@ -7,6 +7,7 @@ Each caption says what the paper reported beside what tcplab measured. Means car
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -315,8 +316,8 @@ def fig10(r: Results, out: Path) -> Figure:
         "fig10.png",
         "Fig. 10: per-connection throughput of three simultaneous 300 KB transfers",
         f"Mean over {_reps(r.fig10)} runs x 3 connections per point; lossless; the dashed line is the "
-        f"bound for n = 3 ({bound.max_bytes:,.0f} bytes). Paper: the smallest socket buffer performs "
-        f"best and throughput falls as the buffer grows. Measured: best at {kib_text(best)} ("
+        f"bound for n = 3 ({math.floor(bound.max_bytes):,} bytes). Paper: the smallest socket buffer "
+        f"performs best and throughput falls as the buffer grows. Measured: best at {kib_text(best)} ("
         + ", ".join(f"{kib_text(b)} {m:.2f}" for b, m in zip(t["sock_buf"], t["mean"], strict=True))
         + " Mb/s).",
     )
