@@ -8,6 +8,7 @@ import json
 import os
 from pathlib import Path
 
+import pytest
 from conftest import cli
 from test_hostile_input import one_line_error
 
@@ -63,3 +64,37 @@ def test_examples_copy_refuses_a_file_where_a_subfolder_goes_before_writing(tmp_
     assert sorted(p.name for p in dest.iterdir()) == ["sweeps"]
     (dest / "sweeps").unlink()
     assert cli("examples", "--copy", dest).returncode == 0
+
+
+@pytest.mark.parametrize(
+    "command", [["reproduce", "example_loss", "--quick", "--out"], ["examples", "--copy"]]
+)
+def test_an_empty_folder_option_is_refused_not_read_as_the_current_folder(
+    tmp_path: Path, command: list[str]
+) -> None:
+    """Both wrote into the current folder, where `run --out ''` refuses."""
+    option = command[-1]
+    one_line_error(cli(*command, "", cwd=tmp_path), f"{option}: the folder name is empty")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_dangling_link_as_the_folder_is_named_as_one(tmp_path: Path) -> None:
+    (tmp_path / "dl").symlink_to(tmp_path / "nowhere")
+    one_line_error(cli("examples", "--copy", tmp_path / "dl"), "dl is a symbolic link to a missing folder")
+
+
+def test_a_file_that_cannot_be_made_is_named_by_its_path_not_its_bare_name(tmp_path: Path) -> None:
+    """A read-only folder said "bench_atm_16.toml: read-only file system"."""
+    from tcplab.errors import describe
+    from tcplab.experiment.safe_files import create_new, open_dir, open_subdir
+
+    fd = open_dir(tmp_path, "--out")
+    try:
+        with pytest.raises(OSError) as caught:
+            create_new(fd, "missing/x.toml", tmp_path / "missing" / "x.toml")
+        assert describe(caught.value).startswith(f"{tmp_path}/missing/x.toml: ")
+        with pytest.raises(OSError) as caught:
+            open_subdir(fd, "missing/sub", tmp_path / "missing" / "sub")
+        assert describe(caught.value).startswith(f"{tmp_path}/missing/sub: ")
+    finally:
+        os.close(fd)

@@ -88,6 +88,13 @@ def _named_file(name: str, what: str) -> Path:
     return Path(name)
 
 
+def _named_folder(name: str, what: str) -> Path:
+    """A folder option as a Path, refusing an empty one as ``run --out ''`` does."""
+    if name == "":
+        raise UserError(f"{what}: the folder name is empty (give a folder, e.g. {what} results)")
+    return Path(name)
+
+
 def _max_memory(value: str | None) -> int | None:
     """``--max-memory`` in bytes, checked before any file is read, its errors naming the option."""
     from tcplab.experiment.budget import max_memory_bytes
@@ -168,14 +175,14 @@ def validate(file: FileArg, seed: SeedOpt = None, max_memory: MaxMemoryOpt = Non
 @cli_errors
 def examples(
     copy: Annotated[
-        Path | None, typer.Option("--copy", metavar="DIR", help="Copy every example into DIR to edit.")
+        str | None, typer.Option("--copy", metavar="DIR", help="Copy every example into DIR to edit.")
     ] = None,
 ) -> None:
     """List the example scenarios shipped with tcplab; `tcplab run NAME` runs one."""
     from tcplab.experiment.examples import copy_examples, list_examples
 
     if copy is not None:
-        for path in copy_examples(copy):
+        for path in copy_examples(_named_folder(copy, "--copy")):
             typer.echo(printable(f"wrote {path}"))
         return
     found = list_examples()
@@ -391,7 +398,7 @@ def reproduce(
         typer.Argument(metavar="STUDY", help=f"One of {', '.join(STUDIES)}, or 'all'.", show_default=False),
     ],
     quick: Annotated[bool, typer.Option("--quick", help="Quick mode (fewer runs, shorter times).")] = False,
-    out: Annotated[Path, typer.Option("--out", help="Output folder.")] = Path("out"),
+    out: Annotated[str, typer.Option("--out", help="Output folder.")] = "out",
     workers: WorkersOpt = None,
     dask: DaskOpt = None,
     quiet: QuietOpt = False,
@@ -403,9 +410,10 @@ def reproduce(
     """
     from tcplab.report.reproduce import reproduce as reproduce_studies
 
+    out_dir = _named_folder(out, "--out")
     outputs = reproduce_studies(
         study,
-        out,
+        out_dir,
         quick,
         workers=workers,
         dask=dask,
@@ -413,10 +421,9 @@ def reproduce(
         progress=lambda name: _info(f"reproducing {name} ...", to_stderr=True),
     )
     for o in outputs:
-        typer.echo(
-            f"{o.study}: {o.claims_holding} of {o.claims_total} claims hold, {o.runs} runs; wrote {o.report}"
-        )
-    typer.echo(f"wrote {out / 'index.md'}")
+        counts = f"{o.claims_holding} of {o.claims_total} claims hold, {o.runs} runs"
+        typer.echo(printable(f"{o.study}: {counts}; wrote {o.report}"))
+    typer.echo(printable(f"wrote {out_dir / 'index.md'}"))
 
 
 def _one_line_warnings() -> None:

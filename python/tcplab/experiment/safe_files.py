@@ -46,11 +46,15 @@ _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 def open_dir(path: str | os.PathLike[str], what: str, create: bool = True) -> int:
     """A handle (file descriptor) on the folder ``path``, created with its parents if needed;
     UserError naming ``what`` (the option or argument) if it cannot be one."""
+    if not os.fspath(path):  # Path("") would be the current folder
+        raise UserError(f"{what}: the folder name is empty (give a folder, e.g. {what} results)")
     folder = Path(path)
     if create:
         try:
             folder.mkdir(parents=True, exist_ok=True)
         except FileExistsError:
+            if folder.is_symlink():  # and leads nowhere: mkdir found the link, not a folder
+                raise UserError(f"{what}: {folder} is a symbolic link to a missing folder") from None
             raise UserError(f"{what}: {folder} exists and is not a folder") from None
         except OSError as e:
             raise UserError(f"{what}: cannot create the folder {folder}: {_reason(e)}") from None
@@ -70,6 +74,8 @@ def open_subdir(dir_fd: int, name: str, shown: str | os.PathLike[str], create: b
             os.mkdir(name, 0o777, dir_fd=dir_fd)
         except FileExistsError:
             pass
+        except OSError as e:  # named by its path: the bare name alone says nothing
+            raise _naming(e, shown) from None
     try:
         return os.open(name, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC, dir_fd=dir_fd)
     except OSError as e:
@@ -92,6 +98,8 @@ def create_new(dir_fd: int, name: str, shown: str | os.PathLike[str], mode: int 
         raise UserError(
             f"{shown} already exists (tcplab does not overwrite it or write through a link)"
         ) from None
+    except OSError as e:  # a read-only folder, say: named by the path the user knows
+        raise _naming(e, shown) from None
     return os.fdopen(fd, "wb")
 
 
