@@ -9,6 +9,7 @@ pandas, scipy and matplotlib with it, only when one of its commands is looked up
 from __future__ import annotations
 
 import importlib
+import sys
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -42,7 +43,13 @@ class LazyStudyGroup(TyperGroup):
         command = self.commands.get(cmd_name)
         if command is not None or cmd_name not in self._studies:
             return command
-        command = _load(self._studies[cmd_name])
+        try:
+            command = _load(self._studies[cmd_name])
+        except KeyboardInterrupt:
+            # Here click would end the command with status 130 and no word: a study's import
+            # takes seconds, long enough for a Ctrl-C that deserves the usual line.
+            print("error: interrupted", file=sys.stderr)
+            raise SystemExit(130) from None
         if command is not None:
             self.commands[cmd_name] = command
         return command
