@@ -23,6 +23,7 @@ __all__ = [
     "InternalError",
     "InvariantError",
     "ScenarioError",
+    "StoppedFromOutside",
     "UserError",
     "cli_errors",
     "deprecated",
@@ -77,6 +78,17 @@ class CaptureWithoutHandshake(UserWarning):
 
 class InternalError(RuntimeError):
     """A failure that is not the user's fault (a benchmark child crashed, say): a bug."""
+
+
+class StoppedFromOutside(RuntimeError):
+    """Work stopped by something outside tcplab and outside the input: a worker process killed
+    (the kernel's out-of-memory killer, an operator), the Dask scheduler lost. Neither a bug nor
+    a mistake; what was stored is kept, and a rerun goes on."""
+
+
+# The exit status of a command stopped from outside (docs/cli.md's table): not 1, which asks
+# for a bug report, nor 2, which says the input is wrong.
+STOPPED_FROM_OUTSIDE_STATUS = 4
 
 
 def printable(text: object) -> str:
@@ -158,6 +170,8 @@ def cli_errors(fn: F) -> F:
             quiet_broken_pipe()
         except (ScenarioError, UserError, OSError) as e:
             _fail(2, describe(e, source))
+        except StoppedFromOutside as e:
+            _fail(STOPPED_FROM_OUTSIDE_STATUS, describe(e, source))
         except (InvariantError, InternalError) as e:
             _fail(
                 1,
