@@ -203,4 +203,4 @@ def test_max_memory_takes_the_documented_form(tmp_path: Path) -> None:
     path.write_text(QUICK)
     assert cli("run", path, "--max-memory", "4GiB").returncode == 0
     assert tcplab.run(QUICK, max_memory="512MiB").events > 0
-    one_line_error(cli("run", path, "--max-memory", "4 parsecs"), "max_memory", "unknown size unit")
+    one_line_error(cli("run", path, "--max-memory", "4 parsecs"), "--max-memory: ", "unknown size unit")
