@@ -51,12 +51,13 @@ def _record(db: Store):  # a stored row under a new key, with a report that grow
 
 
 def test_a_full_disk_while_writing_traces_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    def no_space(self: Path, data: bytes) -> int:
-        raise OSError(errno.ENOSPC, "No space left on device", str(self))
+    def no_space(dir_fd: int, name: str, data: bytes, shown: Path) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device", str(shown))
 
     with Store(tmp_path / "s.sqlite") as db:
         record = _record_with_traces()
-        monkeypatch.setattr(Path, "write_bytes", no_space)
+        # Trace files are written through safe_files.replace_file (a temporary file of its own).
+        monkeypatch.setattr("tcplab.experiment.store.replace_file", no_space)
         with pytest.raises(UserError, match="the disk is full"):
             db.put(record)
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterable, Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -30,6 +31,7 @@ from tcplab.experiment.expand import CheckedSweep, Run, check_sweep, iter_runs
 from tcplab.experiment.progress import SweepProgress
 from tcplab.experiment.spec import SweepSpec, check_size, load_spec, run_count
 from tcplab.experiment.store import RunRecord, Store
+from tcplab.experiment.store_lock import sweep_lock
 from tcplab.experiment.worker import Task
 
 if TYPE_CHECKING:
@@ -205,6 +207,18 @@ def _survey(db: Store, runs: Iterable[Run]) -> tuple[int, list[str]]:
     return todo, sorted(unkept)
 
 
+def _locked_survey(db: Store, path: Path, checked: CheckedSweep, held: ExitStack) -> tuple[int, list[str]]:
+    """``_survey``, holding the store's sweep lock in ``held`` if anything is left to run: a
+    second sweep writing to the store is refused before it runs anything. A sweep with nothing
+    left to run only reads the store, and readers are never held up."""
+    todo_count, unkept = _survey(db, checked.iter_runs())
+    if not todo_count:
+        return todo_count, unkept
+    held.enter_context(sweep_lock(path))
+    # Counted again under the lock: the sweep that held it may have stored some meanwhile.
+    return _survey(db, checked.iter_runs())
+
+
 def _todo(db: Store, batch: list[Run]) -> list[Run]:
     done = db.keys_among([r.key for r in batch], "ok")
     return [r for r in batch if r.key not in done]
@@ -269,10 +283,12 @@ def run_sweep(
     # Before the store exists: a refused sweep leaves nothing.
     checked, limit = _check(spec, max_memory, hold=True)
     total = run_count(spec)
-    with Store(path) as db, Executor(choice) as executor:
+    # The executor first (a --dask address refused leaves no store), then the store, then
+    # the sweep lock (after the store's own checks, so a refused store gets no lock file).
+    with Executor(choice) as executor, Store(path) as db, ExitStack() as held:
         # A first pass counts what is missing (for the progress bar and the summary); both
         # passes make runs from the checked points a batch at a time.
-        todo_count, unkept = _survey(db, checked.iter_runs())
+        todo_count, unkept = _locked_survey(db, path, checked, held)
         if unkept:
             not_kept(unkept)
         with SweepProgress(todo_count, f"sweep {spec.name}", quiet=quiet or not progress) as bar:

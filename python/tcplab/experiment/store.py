@@ -5,6 +5,8 @@ tcplab version, hashed), which is the table's primary key, so a run is stored at
 run is inserted in its own transaction when it finishes; a process killed half way leaves every
 finished run stored and nothing half-written. Trace files are written before their row, so a
 row's traces always exist (a file without a row is overwritten when the run is redone).
+A sweep holds ``store_lock.sweep_lock`` (a flock on ``STORE.lock``) while it writes: one sweep
+per store.
 
 Schema (``runs``): key, sweep, status ('ok' or 'failed'), error, levels (JSON {column: level}, the
 column being the factor's label or path, in the spec's order),
@@ -19,8 +21,9 @@ import json
 import os
 import re
 import sqlite3
+import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -28,10 +31,13 @@ from typing import TYPE_CHECKING, Any
 
 from tcplab.errors import UserError
 from tcplab.experiment.metrics import METRICS, flow_metrics, summary_metrics
+from tcplab.experiment.safe_files import open_dir, open_subdir, replace_file
 from tcplab.experiment.store_checks import (
+    busy,
     check_before_open,
     damaged,
     disk_full,
+    in_use,
     read_only_uri,
     writable,
 )
@@ -42,6 +48,8 @@ if TYPE_CHECKING:
 __all__ = ["RunRecord", "Store", "load_runs"]
 
 SCHEMA_VERSION = 1
+# How long opening or writing a store waits for another process's hold on it to end.
+BUSY_TIMEOUT_S = 60.0
 
 _COLUMNS: dict[str, str] = {
     "key": "TEXT PRIMARY KEY",
@@ -114,18 +122,21 @@ class Store:
         except sqlite3.DatabaseError as e:
             if (full := disk_full(self.path, e)) is not None:
                 raise full from None
+            if busy(e):  # another process holds it: that says nothing about what the file is
+                raise in_use(self.path, e) from None
             raise UserError(f"{self.path}: not a tcplab result store ({e})") from None
 
     def _connect(self) -> sqlite3.Connection:
         """The connection: read-only as ``read_only`` says, else in WAL mode with the table
         made if the store is new (closed again if that fails)."""
         if self.read_only:
-            db = sqlite3.connect(read_only_uri(self.path), uri=True, timeout=60, isolation_level=None)
+            uri = read_only_uri(self.path)
+            db = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None)
             db.execute("SELECT count(*) FROM sqlite_master").fetchone()  # fails here if unreadable
             return db
-        db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+        db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
         try:
-            db.execute("PRAGMA journal_mode=WAL")
+            _when_free(db, "PRAGMA journal_mode=WAL", BUSY_TIMEOUT_S)
             db.execute("PRAGMA synchronous=NORMAL")
             self._db = db
             self._create()
@@ -201,14 +212,28 @@ class Store:
             self._db.execute(sql, list(row.values()))
 
     def _write_traces(self, record: RunRecord) -> list[str]:
+        """Write a run's trace files into ``<store>.traces/<key>/``, never through a link.
+
+        The store's folder is opened as named (links in its path followed); the traces folder,
+        the run's folder and the files are reached through its handle, refusing a link there.
+        Each file is written to a temporary file of its own (a random name, created exclusively)
+        and renamed over its name, so two processes storing the same run never write into one
+        temporary file, and a reader sees the old file or the whole new one."""
         if not record.traces:
             return []
         folder = self.traces_dir / record.key
-        folder.mkdir(parents=True, exist_ok=True)
-        for name, data in record.traces.items():
-            tmp = folder / f".{name}.tmp"
-            tmp.write_bytes(data)
-            tmp.replace(folder / name)
+        for name in record.traces:
+            if name in ("", ".", "..") or "/" in name or "\0" in name:
+                raise UserError(f"{folder}: refusing a trace file named {name!r}"[:300])
+        with ExitStack() as fds:
+            top = open_dir(self.traces_dir.parent, str(self.path), create=False)
+            fds.callback(os.close, top)
+            traces = open_subdir(top, self.traces_dir.name, self.traces_dir)
+            fds.callback(os.close, traces)
+            run = open_subdir(traces, record.key, folder)
+            fds.callback(os.close, run)
+            for name, data in record.traces.items():
+                replace_file(run, name, data, folder / name)
         return sorted(record.traces)
 
     # ------------------------------------------------------------ reading
@@ -262,7 +287,8 @@ class Store:
         """One row per run: key, sweep, status, error, one column per factor (as the sweep that
         ran it named it; ``levels=False`` leaves them out), replication, seed, version, the
         metrics, wall_s, finished_at, and ``traced`` (whether the run stored traces, readable
-        with ``trace``). Missing metrics (a failed run's) are NaN."""
+        with ``trace``). Missing metrics (a failed run's) are NaN, or <NA> in the integer
+        columns (nullable Int64, so that they stay integers)."""
         import pandas as pd
 
         columns = [c for c in _COLUMNS if c not in _BULKY]
@@ -272,6 +298,8 @@ class Store:
         for name, kind in METRICS.items():
             if kind in ("REAL", "INTEGER"):
                 df[name] = pd.to_numeric(df[name], errors="coerce")
+            if kind == "INTEGER":
+                df[name] = _integers(df[name])
         stored = df.pop("levels")
         if not levels:
             return df
@@ -369,6 +397,35 @@ class Store:
         listed = _json_cell(self.path, key, "traces", row[0], list)
         folder = self.traces_dir / key
         return [n for n in listed if isinstance(n, str) and "/" not in n and (folder / n).is_file()]
+
+
+def _integers(values: pd.Series) -> pd.Series:
+    """An INTEGER column as pandas' nullable Int64, so that a failed run's empty cell does not
+    turn the column into floats (``--csv`` would write 241124080.0); left as floats if a cell
+    is not a whole number (a row not written by tcplab)."""
+    whole = values.dropna()
+    if not (whole == whole.round()).all():
+        return values
+    return values.astype("Int64")
+
+
+def _when_free(db: sqlite3.Connection, sql: str, timeout: float) -> Any:
+    """Run ``sql``, retrying while another connection holds the file, for up to ``timeout`` s.
+
+    SQLite answers SQLITE_BUSY at once, without waiting out the connection's busy timeout, where
+    waiting could deadlock; switching a new file to WAL mode while another process is switching
+    or creating it (two sweeps creating one store together) is such a case."""
+    deadline = time.monotonic() + timeout
+    pause = 0.005
+    while True:
+        try:
+            return db.execute(sql).fetchone()
+        except sqlite3.OperationalError as e:
+            left = deadline - time.monotonic()
+            if not busy(e) or left <= 0:
+                raise
+        time.sleep(min(pause, left))
+        pause = min(pause * 2, 0.25)
 
 
 _RUN_KEY = re.compile(r"[0-9a-f]{64}")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from tcplab.errors import UserError
 
-__all__ = ["check_before_open", "damaged", "disk_full", "read_only_uri", "writable"]
+__all__ = ["busy", "check_before_open", "damaged", "disk_full", "in_use", "read_only_uri", "writable"]
 
 _SQLITE_MAGIC = b"SQLite format 3\0"
 
@@ -120,6 +120,22 @@ def disk_full(path: Path, e: BaseException) -> UserError | None:
     )
 
 
+def busy(e: BaseException) -> bool:
+    """Whether ``e`` is SQLite saying another connection holds the file (SQLITE_BUSY or
+    SQLITE_LOCKED, extended codes included): the store is in use, not damaged."""
+    if not isinstance(e, sqlite3.Error):
+        return False
+    code = getattr(e, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+    return "database is locked" in str(e) or "database is busy" in str(e)
+
+
+def in_use(path: Path, e: BaseException) -> UserError:
+    """The one-line error for a store another process held for longer than tcplab waits."""
+    return UserError(f"{path}: in use by another process ({e}); try again once it is done")
+
+
 @contextmanager
 def damaged(path: Path) -> Iterator[None]:
     """SQLite errors while reading or writing an open store become one UserError line: a full
@@ -131,6 +147,8 @@ def damaged(path: Path) -> Iterator[None]:
             raise full from None
         if isinstance(e, OSError):
             raise
+        if busy(e):
+            raise in_use(path, e) from None
         if isinstance(e, sqlite3.ProgrammingError) and "closed" in str(e):
             # The store is fine: the Store object was used after close() (or its with block).
             raise UserError(
