@@ -9,7 +9,7 @@ from typing import Any
 
 from tcplab.errors import UserError
 
-__all__ = ["U64_MAX", "check_seed", "check_source"]
+__all__ = ["U64_MAX", "check_seed", "check_source", "fits_float", "shown_int"]
 
 U64_MAX = 2**64 - 1
 
@@ -40,3 +40,18 @@ def check_seed(seed: Any, name: str = "seed") -> int | None:
 def _short(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def fits_float(n: int) -> bool:
+    """Whether the integer ``n`` converts to a float (below about 1.8e308) without OverflowError."""
+    try:
+        float(n)
+    except OverflowError:
+        return False
+    return True
+
+
+def shown_int(n: int) -> str:
+    """An integer for a message: as typed, or its first digits and its length if it is long."""
+    text = str(n)
+    return text if len(text) <= 24 else f"{text[:12]}... ({len(text)} digits)"

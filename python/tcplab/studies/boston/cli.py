@@ -10,13 +10,19 @@ the tagged connection beside the formula.
 from __future__ import annotations
 
 import json
+import math
 import sys
 from collections.abc import Callable
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
-from tcplab.errors import cli_errors
+from tcplab.errors import UserError, cli_errors
+from tcplab.experiment.arguments import fits_float, shown_int
+
+if TYPE_CHECKING:
+    from tcplab.studies.boston.metrics import ChainWaste
+    from tcplab.studies.boston.scenarios import ChainConfig
 
 __all__ = ["boston_app"]
 
@@ -32,6 +38,39 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 PROTOCOL_ORDER = ("boston", "reno_epd", "reno")
+
+# Upper bounds of the options that only the simulated chain uses (``--simulate``), checked before
+# anything is built. The chain is a generated scenario, so it must stay within what the core
+# takes: the counts of tcplab.experiment.input_limits (at most 250,000 flows, 3,000,000 values,
+# lines plus commas, and 600,000 tables in its text) and the core's memory estimate, which is
+# refused when it exceeds the memory free (naming a field of the generated text); input_limits
+# caps flows at about a gigabyte of that estimate, and so do these. Measured on ``chain()``: a
+# switch costs 10 values, 2 tables (its link) and about 15 kB of the estimate (at 1,000
+# switches; less each beyond); a cross connection 24 values, 4 tables, one flow and 0.33 MB (its
+# 64 kB window is 1,334 cells in flight); the rest about 60 values and 1 MB. The test
+# ``test_boston_chain_at_the_bounds_fits_the_core`` extrapolates these from small chains.
+#
+# --hops: 50,000 switches are 500,000 values, 100,000 tables and at most 0.75 GB of the estimate.
+# The analytic path (no --simulate) takes any H below the largest float; the simulated round
+# trip grows by 20 ms a switch (1,000 s at the bound), so a far longer chain could not deliver a
+# packet within any useful --duration anyway.
+MAX_SIM_SWITCHES = 50_000
+# --cross: 1,000 connections (the paper's chain has 8) are 24,000 values, 4,000 tables, 1,001
+# flows and 0.33 GB of the estimate; with the most switches, about 1.1 GB in all.
+MAX_SIM_CROSS = 1_000
+# --buffer: the core counts a queue's packets (here cells) in 32 bits (``link[].ab.queue``:
+# "must be a positive integer", at most 2^32 - 1). A queue is not allocated to its limit (the
+# core's memory estimate sizes it by what the windows can put in it), so any count the core
+# takes is safe; beyond about (cross + 1) x 1,334 cells (64 kB windows of 48-byte payloads) a
+# larger buffer only means no loss.
+MAX_SIM_BUFFER = 2**32 - 1
+# --duration: the core's limit on any duration, 10^9 s (``tcplab-core`` units::MAX_SECONDS), and
+# at least its clock's 1 ns tick (a shorter one rounds to 0 and is refused as not positive).
+MAX_SIM_SECONDS = 1e9
+MIN_SIM_SECONDS = 1e-9
+# --seed: what ``tcplab run --seed`` takes, 0 to 2^64 - 1 (checked by tcplab.experiment's
+# ``check_seed``). The chain's seed is passed to the run, not written into its text, where a TOML
+# integer stops at 2^63 - 1.
 
 
 @boston_app.command()
@@ -62,7 +101,6 @@ def waste(
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
 ) -> None:
     """Wasted byte-hops of Boston, Reno with EPD and Reno (eqs. 1-7), optionally simulated."""
-    from tcplab.errors import UserError
     from tcplab.studies.boston import analytic as bw
 
     bw.check_p(p)
@@ -76,6 +114,9 @@ def waste(
         raise UserError(f"--duration: must be positive, got {duration}")
     if cross < 1:
         raise UserError(f"--cross: must be at least 1, got {cross}")
+    if simulate:
+        seed = _check_simulation(switches, m, cross, buffer, duration, seed)
+    _check_float_range(m, switches)
 
     eq4 = bw.ratio(p, m)
     eq5 = bw.ratio_small_loss(m)
@@ -108,13 +149,76 @@ def waste(
     _print(out, eq4, eq5, eq6)
 
 
+def _check_float_range(m: int, switches: int) -> None:
+    """Eqs. 1-3 are computed in floating point from M, H and delta x M (an exact integer first):
+    a value past the largest float (about 1.8e308) would end in an OverflowError traceback.
+    Anything below it is computed as before (a huge H or M may print inf)."""
+
+    if not fits_float(m):
+        raise UserError(f"--m: must be below 1.8e308 (the largest floating-point number), got {shown_int(m)}")
+    delta = (switches + 1) // 2
+    if not (fits_float(switches + 1) and fits_float(delta * m)):
+        raise UserError(
+            "--hops: the switches times the cells per packet (--m) must stay below 1.8e308 "
+            f"(the largest floating-point number), got {shown_int(switches)} switches"
+        )
+
+
+def _check_simulation(switches: int, m: int, cross: int, buffer: int, duration: float, seed: int) -> int:
+    """The simulated chain's options against the bounds above, before anything is built; the
+    checked seed."""
+    from tcplab.experiment.arguments import check_seed
+    from tcplab.studies.boston.scenarios import ChainConfig
+
+    if switches > MAX_SIM_SWITCHES:
+        raise UserError(
+            f"--hops: the simulated chain takes at most {MAX_SIM_SWITCHES:,} switches "
+            f"(got {shown_int(switches)}); without --simulate any number is computed"
+        )
+    if cross > MAX_SIM_CROSS:
+        raise UserError(
+            f"--cross: the simulated chain takes at most {MAX_SIM_CROSS:,} cross connections "
+            f"(got {shown_int(cross)})"
+        )
+    if buffer > MAX_SIM_BUFFER:
+        raise UserError(
+            f"--buffer: the simulated switch's buffer holds at most {MAX_SIM_BUFFER:,} cells "
+            f"(2^32 - 1; got {shown_int(buffer)})"
+        )
+    if not math.isfinite(duration):
+        raise UserError(f"--duration: must be a finite number of seconds, got {duration}")
+    if duration > MAX_SIM_SECONDS:
+        raise UserError(f"--duration: must be at most 1e9 s, about 32 years (got {duration:g} s)")
+    if duration < MIN_SIM_SECONDS:
+        raise UserError(
+            f"--duration: must be at least {MIN_SIM_SECONDS:g} s (the simulator's clock ticks in "
+            f"nanoseconds; got {duration:g} s)"
+        )
+    checked = check_seed(seed, "--seed")
+    assert checked is not None
+    # --m's own range for the chain (1 to 240 cells), from the one place that states it.
+    ChainConfig(switches=switches, m=m, cross=cross, buffer=buffer, duration=duration)
+    return checked
+
+
+def _run_chain(cfg: ChainConfig) -> ChainWaste:
+    """``metrics.run_chain`` with the seed passed to the run rather than written into the
+    scenario (a TOML integer stops at 2^63 - 1; ``tcplab run --seed`` takes up to 2^64 - 1)."""
+    from tcplab.experiment.api import run
+    from tcplab.studies.boston.metrics import chain_waste
+    from tcplab.studies.boston.scenarios import chain
+
+    doc = chain(cfg)
+    del doc["seed"]
+    return chain_waste(run(doc, seed=cfg.seed).report, cfg)
+
+
 def _simulate(switches: int, m: int, cross: int, buffer: int, duration: float, seed: int) -> dict[str, Any]:
     from tcplab.studies.boston import analytic as bw
-    from tcplab.studies.boston.metrics import run_chain
     from tcplab.studies.boston.scenarios import ChainConfig
 
     runs = {
-        name: run_chain(
+        name: _run_chain(
             ChainConfig(
                 switches=switches,
                 protocol=name,

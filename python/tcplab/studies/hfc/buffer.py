@@ -34,6 +34,7 @@ from typing import Any
 from tcplab.studies.hfc.scenarios import CH_CM, DOWN_BPS, LAN_BPS, MSS, PRIMARY_STACK, hfc_scenario
 
 __all__ = [
+    "MAX_STEPS",
     "MODES",
     "BufferBound",
     "OverrunRow",
@@ -41,6 +42,7 @@ __all__ = [
     "overrun_scenario",
     "simulate_overruns",
     "socket_buffer_bound",
+    "step_range",
 ]
 
 
@@ -168,12 +170,26 @@ class OverrunRow:
     """Mean retransmission timeouts per run, over the connections."""
 
 
-def default_steps(bound: BufferBound) -> list[int]:
-    """Socket buffers from half the bound to twice it, in 1 KiB steps (at least 8 steps)."""
+# The most socket-buffer steps ``tcplab hfc buffer --simulate`` runs (checked in cli.py before
+# anything is built). Each step is 9 runs (3 modes x 3 seeds): the paper's 10 KiB CM takes 28
+# steps (2 s); a 400 KiB CM takes 1,003 (18 s on one core). 2,000 steps, a CM of up to about
+# 800 KiB at the paper's rates, keep a run under a minute or two; a 1 GiB CM would be 2.6 million
+# steps and never end.
+MAX_STEPS = 2_000
+
+
+def step_range(bound: BufferBound) -> range:
+    """Socket buffers from half the bound to twice it, in 1 KiB steps (at least 8 steps); a
+    range, so that its length is known before anything is built."""
     top = bound.max_bytes if bound.bounded else 64 * bound.mss
     lo = max(bound.mss, int(top / 2) // 1024 * 1024)
     hi = max(lo + 8 * 1024, int(2 * top))
-    return list(range(lo, hi + 1, 1024))
+    return range(lo, hi + 1, 1024)
+
+
+def default_steps(bound: BufferBound) -> list[int]:
+    """Socket buffers from half the bound to twice it, in 1 KiB steps (at least 8 steps)."""
+    return list(step_range(bound))
 
 
 def simulate_overruns(
@@ -211,4 +227,3 @@ def overrun_onsets(rows: Iterable[OverrunRow]) -> dict[str, dict[str, int | None
         if o["multiple_drops"] is None and row.cm_drops >= 2:
             o["multiple_drops"] = row.sock_buf
     return out
-

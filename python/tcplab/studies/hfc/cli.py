@@ -11,12 +11,17 @@ from __future__ import annotations
 import json
 import math
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from tcplab.errors import UserError, cli_errors
+from tcplab.experiment.arguments import fits_float, shown_int
+from tcplab.experiment.input_limits import MAX_FLOWS
 from tcplab.units import rate_bps, size_bytes
+
+if TYPE_CHECKING:
+    from tcplab.studies.hfc.buffer import BufferBound
 
 hfc_app = typer.Typer(
     name="hfc",
@@ -25,6 +30,34 @@ hfc_app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+# --connections with --simulate: each connection is a flow of the generated scenario, so at most
+# the 250,000 flows a scenario may have (tcplab.experiment.input_limits.MAX_FLOWS). A flow adds 6
+# values (lines and commas), one table and about 9 kB of the core's memory estimate (measured with
+# the socket buffers of that many connections), so at the cap the scenario has 1.5 million values
+# and 250,000 tables, within the 3,000,000 and 600,000 a file may have, and an estimate of about
+# 2.3 GB. Without --simulate any count is computed below the largest floating-point number
+# (about 1.8e308: the bound divides by it).
+MAX_SIM_CONNECTIONS = MAX_FLOWS
+
+
+def _check_steps(bound: BufferBound, steps: int, max_steps: int) -> None:
+    """Refuse a simulation of more socket-buffer steps than ``max_steps``, naming what set them."""
+    if steps <= max_steps:
+        return
+    if not bound.bounded:  # lan >= down: the steps span 32 to 128 segments of --mss
+        raise UserError(
+            f"--mss: with no bound (--lan-rate at least --down-rate), --simulate steps the socket "
+            f"buffer from 32 to 128 segments of {bound.mss} B in 1 KiB steps: {steps:,} steps, more "
+            f"than the {max_steps:,} it runs (9 runs each); choose a smaller --mss"
+        )
+    raise UserError(
+        "--cm-buffer: --simulate steps the socket buffer from half the bound "
+        f"({math.floor(bound.max_bytes):,} B) to twice it in 1 KiB steps: {steps:,} steps, more "
+        f"than the {max_steps:,} it runs (9 runs each); choose a smaller --cm-buffer (the bound "
+        "also grows as --lan-rate nears --down-rate)"
+    )
 
 
 def _kb(n: float) -> str:
@@ -67,18 +100,37 @@ def buffer_command(
     C >= (B n - 1) P (down - lan) / down, the paper's 15/25 generalised to any rates: a whole
     window of B segments arriving back to back at the downstream rate leaves at most one drop.
     """
-    from tcplab.studies.hfc.buffer import MODES, overrun_onsets, simulate_overruns, socket_buffer_bound
+    from tcplab.studies.hfc.buffer import (
+        MAX_STEPS,
+        MODES,
+        overrun_onsets,
+        simulate_overruns,
+        socket_buffer_bound,
+        step_range,
+    )
 
     c = size_bytes(cm_buffer, "--cm-buffer")
     if connections < 1:
         raise UserError(f"--connections: must be at least 1 (got {connections})")
+    if simulate and connections > MAX_SIM_CONNECTIONS:
+        raise UserError(
+            f"--connections: the simulation takes at most {MAX_SIM_CONNECTIONS:,} connections, the "
+            f"flows a scenario may have (got {shown_int(connections)})"
+        )
+    if not fits_float(connections):
+        raise UserError(
+            "--connections: must be below 1.8e308 (the largest floating-point number), "
+            f"got {shown_int(connections)}"
+        )
     if not 1 <= mss <= 65495:
         raise UserError(f"--mss: must be from 1 to 65495 bytes (got {mss})")
     down = rate_bps(down_rate, "--down-rate")
     lan = rate_bps(lan_rate, "--lan-rate")
-    if c < 1:
+    if c < 1:  # sizes are whole bytes, rounded by the core's parser as everywhere ('1.1KiB' = 1126 B)
         raise UserError(f"--cm-buffer: must be at least one byte (got '{cm_buffer}')")
     bound = socket_buffer_bound(int(round(c)), connections, mss, down, lan)
+    if simulate:
+        _check_steps(bound, len(step_range(bound)), MAX_STEPS)
     rows = simulate_overruns(bound) if simulate else []
     onsets = overrun_onsets(rows) if simulate else {}
     if json_out:
