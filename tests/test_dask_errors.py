@@ -232,19 +232,24 @@ def _children(pid: int) -> list[int]:
 LINUX = pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs Linux /proc")
 
 
-@LINUX
-@pytest.mark.parametrize("when", ["starting", "running"])
-def test_ctrl_c_on_a_dask_local_sweep_prints_one_line(tmp_path: Path, when: str) -> None:
+def _dask_local_sweep(tmp_path: Path, workers: int) -> subprocess.Popen[str]:
+    """A long `tcplab sweep --dask local` in a session of its own, as from a terminal."""
     spec = _long_spec(tmp_path)
     args = [sys.executable, "-m", "tcplab", "sweep", spec, "--store", tmp_path / "s.sqlite", "--quiet"]
-    proc = subprocess.Popen(
-        [*map(str, args), "--dask", "local", "--workers", "2"],
+    return subprocess.Popen(
+        [*map(str, args), "--dask", "local", "--workers", str(workers)],
         cwd=REPO,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
     )
+
+
+@LINUX
+@pytest.mark.parametrize("when", ["starting", "running"])
+def test_ctrl_c_on_a_dask_local_sweep_prints_one_line(tmp_path: Path, when: str) -> None:
+    proc = _dask_local_sweep(tmp_path, workers=2)
     try:
         deadline = time.monotonic() + 30
         # "starting": as soon as a Dask worker process exists (it is still importing);
@@ -266,16 +271,7 @@ def test_ctrl_c_on_a_dask_local_sweep_prints_one_line(tmp_path: Path, when: str)
 
 @LINUX
 def test_a_killed_dask_local_sweep_leaves_no_stray_warning(tmp_path: Path) -> None:
-    spec = _long_spec(tmp_path)
-    args = [sys.executable, "-m", "tcplab", "sweep", spec, "--store", tmp_path / "s.sqlite", "--quiet"]
-    proc = subprocess.Popen(
-        [*map(str, args), "--dask", "local", "--workers", "1"],
-        cwd=REPO,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
+    proc = _dask_local_sweep(tmp_path, workers=1)
     try:
         deadline = time.monotonic() + 30
         while len(_children(proc.pid)) < 2 and time.monotonic() < deadline:

@@ -19,13 +19,19 @@ def _die_like_an_allocation_failure(task: Task) -> Outcome:
     return Outcome(key=task.key, report={})
 
 
-def test_a_worker_out_of_memory_is_the_users_error_not_a_crash(monkeypatch: pytest.MonkeyPatch) -> None:
+def _run_on_two_workers(monkeypatch: pytest.MonkeyPatch, stand_in: object, first: str) -> None:
+    """Four tasks, ``first`` and three more, on two pool workers running ``stand_in``."""
     if executors._context().get_start_method() != "fork":
         pytest.skip("the stand-in worker function reaches workers only by fork")
-    monkeypatch.setattr(executors, "execute", _die_like_an_allocation_failure)
-    tasks = [Task(key="big", text="", seed=1)] + [Task(key=f"k{i}", text="", seed=1) for i in range(3)]
-    with Executor(ExecutorChoice(workers=2)) as ex, pytest.raises(UserError, match="ran out of memory"):
+    monkeypatch.setattr(executors, "execute", stand_in)
+    tasks = [Task(key=first, text="", seed=1)] + [Task(key=f"k{i}", text="", seed=1) for i in range(3)]
+    with Executor(ExecutorChoice(workers=2)) as ex:
         list(ex.run(tasks))
+
+
+def test_a_worker_out_of_memory_is_the_users_error_not_a_crash(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(UserError, match="ran out of memory"):
+        _run_on_two_workers(monkeypatch, _die_like_an_allocation_failure, "big")
 
 
 def test_the_exit_statuses_name_the_cause() -> None:
@@ -62,9 +68,5 @@ def _killed_by_sigkill(task: Task) -> Outcome:
 
 
 def test_a_worker_killed_mid_sweep_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
-    if executors._context().get_start_method() != "fork":
-        pytest.skip("the stand-in worker function reaches workers only by fork")
-    monkeypatch.setattr(executors, "execute", _killed_by_sigkill)
-    tasks = [Task(key="victim", text="", seed=1)] + [Task(key=f"k{i}", text="", seed=1) for i in range(3)]
-    with Executor(ExecutorChoice(workers=2)) as ex, pytest.raises(StoppedFromOutside, match="SIGKILL"):
-        list(ex.run(tasks))
+    with pytest.raises(StoppedFromOutside, match="SIGKILL"):
+        _run_on_two_workers(monkeypatch, _killed_by_sigkill, "victim")

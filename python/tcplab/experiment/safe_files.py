@@ -29,6 +29,7 @@ from tcplab.errors import UserError
 __all__ = [
     "create_new",
     "fd_path",
+    "link_refused",
     "open_dir",
     "open_subdir",
     "remove_tree",
@@ -80,12 +81,16 @@ def open_subdir(dir_fd: int, name: str, shown: str | os.PathLike[str], create: b
         return os.open(name, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC, dir_fd=dir_fd)
     except OSError as e:
         if e.errno in (errno.ELOOP, errno.ENOTDIR) and _is_link(dir_fd, name):
-            raise UserError(
-                f"{shown} is a symbolic link; tcplab does not write through links (remove it)"
-            ) from None
+            raise link_refused(shown) from None
         if e.errno == errno.ENOTDIR:
             raise UserError(f"{shown} exists and is not a folder") from None
         raise
+
+
+def link_refused(shown: str | os.PathLike[str]) -> UserError:
+    """The error for a symbolic link where tcplab would write (one wording everywhere)."""
+    shown = os.fspath(shown)
+    return UserError(f"{shown} is a symbolic link; tcplab does not write through links (remove it)")
 
 
 def create_new(dir_fd: int, name: str, shown: str | os.PathLike[str], mode: int = 0o644) -> BinaryIO:

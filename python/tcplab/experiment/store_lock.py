@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from tcplab.errors import UserError
+from tcplab.experiment.safe_files import link_refused
 
 __all__ = ["lock_path", "sweep_lock"]
 
@@ -95,9 +96,7 @@ def _open_lock(lock: Path) -> int:
             return os.open(lock, os.O_RDONLY | flags)
     except OSError as e:
         if e.errno == errno.ELOOP:
-            raise UserError(
-                f"{lock} is a symbolic link; tcplab does not write through links (remove it)"
-            ) from None
+            raise link_refused(lock) from None
         raise UserError(
             f"{lock}: cannot open the store's lock file ({(e.strerror or str(e)).lower()})"
         ) from None

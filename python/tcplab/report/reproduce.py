@@ -33,7 +33,7 @@ from typing import Any
 from tcplab.errors import UserError, describe
 from tcplab.experiment.input_files import read_input
 from tcplab.experiment.runner import SweepResult, run_sweep
-from tcplab.experiment.safe_files import fd_path, open_dir, open_subdir, replace_file
+from tcplab.experiment.safe_files import fd_path, link_refused, open_dir, open_subdir, replace_file
 from tcplab.experiment.spec import SweepSpec
 from tcplab.report.claims import Claim, counts, headline, plain
 from tcplab.report.markdown import index_markdown, provenance, report_markdown
@@ -73,15 +73,13 @@ def _precheck_study_folder(folder: Path) -> None:
     if mode is None:
         return
     if stat.S_ISLNK(mode):
-        raise UserError(f"{folder} is a symbolic link; tcplab does not write through links (remove it)")
+        raise link_refused(folder)
     if not stat.S_ISDIR(mode):
         raise UserError(f"{folder} exists and is not a folder")
     for entry in _STORE_ENTRIES:
         entry_mode = _lstat_mode(folder / entry)
         if entry_mode is not None and stat.S_ISLNK(entry_mode):
-            raise UserError(
-                f"{folder / entry} is a symbolic link; tcplab does not write through links (remove it)"
-            )
+            raise link_refused(folder / entry)
     # Figures are PNG files whose names are known only once the study has derived its data.
     pngs = [f for f in folder.glob("*.png") if stat.S_ISDIR(_lstat_mode(f) or 0)]
     _refuse_folders_at([folder / f for f in STUDY_OUTPUTS] + sorted(pngs))
@@ -137,10 +135,7 @@ def _study_folder(out: Path, name: str) -> Iterator[int]:
             except FileNotFoundError:
                 continue
             if stat.S_ISLNK(mode):
-                raise UserError(
-                    f"{out / name / entry} is a symbolic link; tcplab does not write through links "
-                    "(remove it)"
-                )
+                raise link_refused(out / name / entry)
         yield folder_fd
     finally:
         os.close(folder_fd)
