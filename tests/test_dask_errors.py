@@ -203,8 +203,12 @@ def test_a_scheduler_lost_mid_sweep_is_said_in_one_line(
 def _long_spec(tmp_path: Path) -> Path:
     """Runs of the dumbbell that last long enough to be interrupted (without its pcap, which a
     sweep would warn about)."""
+    text = (REPO / "scenarios" / "dumbbell.toml").read_text().replace("pcap = true", "pcap = false")
+    # A 1 Gb/s bottleneck: the bulk flows then run for the whole duration, seconds of CPU a run,
+    # so the sweep is still running when it is interrupted, however loaded the machine.
+    text = text.replace('rate = "10Mbps"', 'rate = "1Gbps"', 1)
     base = tmp_path / "dumbbell.toml"
-    base.write_text((REPO / "scenarios" / "dumbbell.toml").read_text().replace("pcap = true", "pcap = false"))
+    base.write_text(text)
     spec = tmp_path / "spec.toml"
     spec.write_text(
         f'name = "long"\nbase = "{base}"\nreplications = 4\n[factors]\n"tcp.variant" = ["reno", "sack"]\n'
@@ -260,6 +264,7 @@ def test_ctrl_c_on_a_dask_local_sweep_prints_one_line(tmp_path: Path, when: str)
             time.sleep(0.02)
         if when == "running":
             time.sleep(4)
+        assert proc.poll() is None, "the sweep ended before it could be interrupted"
         os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does
         _, err = proc.communicate(timeout=30)
     finally:
