@@ -48,3 +48,73 @@ def test_a_terminated_out_run_leaves_nothing_as_a_ctrl_c_does(tmp_path: Path, si
     _, stderr = child.communicate(timeout=60)
     assert child.returncode == 130 and stderr == "error: interrupted\n", (child.returncode, stderr)
     assert not (tmp_path / "out").exists()
+
+
+def _python(code: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout)
+
+
+def test_a_forked_worker_dies_of_sigterm_not_of_its_parents_handler() -> None:
+    """A sweep's workers are forked from the command, and inherited its SIGTERM handler: the
+    pool's terminate raised KeyboardInterrupt inside a worker, which printed a traceback and,
+    caught holding the pool's result queue's lock, hung the sweep's shutdown forever (a sweep
+    stopped by an error, as by a trace folder that is a file)."""
+    proc = _python(
+        "import multiprocessing, os, signal, time\n"
+        "from tcplab._launch import stop_as_on_ctrl_c\n"
+        "stop_as_on_ctrl_c()\n"
+        "child = multiprocessing.get_context('fork').Process(target=time.sleep, args=(30,))\n"
+        "child.start(); time.sleep(0.5); child.terminate(); child.join(20)\n"
+        "print(child.exitcode)\n"
+    )
+    assert proc.returncode == 0, proc
+    assert proc.stdout.strip() == str(-signal.SIGTERM) and "Traceback" not in proc.stderr, proc
+
+
+def test_the_pool_stopped_early_ends_at_once_without_tracebacks() -> None:
+    """The sweep's pool stopped with workers mid-run (its caller stops early, as an error or a
+    Ctrl-C does), in a process with the command's signal handlers: it ends at once, quietly."""
+    proc = _python(
+        "import time\n"
+        "from tcplab._launch import stop_as_on_ctrl_c\n"
+        "from tcplab.experiment import executors\n"
+        "stop_as_on_ctrl_c()\n"
+        "executors.execute = time.sleep  # a task of t seconds\n"
+        "runs = executors._pool([0, 60, 60], 3)\n"
+        "next(runs)\n"
+        "time.sleep(0.5)  # the other two are mid-run\n"
+        "started = time.monotonic()\n"
+        "runs.close()\n"
+        "print(round(time.monotonic() - started))\n",
+        timeout=50,
+    )
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc
+    assert int(proc.stdout) < 20, proc
+
+
+def test_a_ctrl_c_while_the_command_line_loads_says_interrupted() -> None:
+    """The console script imported tcplab.cli (typer, the core: a few hundred ms) before any
+    handler was in place: a Ctrl-C there printed a KeyboardInterrupt traceback."""
+    proc = _python(
+        "import sys\n"
+        "class Interrupt:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'typer':\n"
+        "            raise KeyboardInterrupt\n"
+        "sys.meta_path.insert(0, Interrupt())\n"
+        "from tcplab._launch import main\n"
+        "main()\n"
+    )
+    assert proc.returncode == 130 and proc.stderr == "error: interrupted\n", proc
+
+
+def test_importing_tcplab_imports_nothing_heavy() -> None:
+    """What the entry point relies on: its handlers are set before the core, typer or pandas load."""
+    proc = _python(
+        "import sys, tcplab._launch\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('tcplab.', 'typer', 'numpy', 'pandas'))))\n"
+        "import tcplab\n"
+        "print(tcplab.run.__module__, tcplab.__version__ == tcplab._core.__version__)\n"
+    )
+    assert proc.returncode == 0, proc
+    assert proc.stdout.splitlines() == ["['tcplab._launch']", "tcplab.experiment.api True"], proc

@@ -8,8 +8,9 @@ spec = tcplab.SweepSpec(base=doc, factors={"tcp.variant": ["reno", "sack"]}, rep
 df = tcplab.sweep(spec, store="out/runs.sqlite").df      # one row per run
 tcplab.summarize(df, ["tcp.variant"], "total_goodput_bps")  # means, 90% CIs, percentiles
 
-The experiment names (sweep, summarize, factorial_anova, ...) are imported on first use, so
-``import tcplab`` stays light for the CLI and for worker processes.
+Every name is imported on first use, so ``import tcplab`` imports nothing heavy: worker
+processes load only what they use, and the command's entry point (``tcplab._launch``) has its
+signal handlers in place before the core and the CLI load.
 """
 
 from __future__ import annotations
@@ -17,12 +18,11 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from tcplab._core import InvariantError, ScenarioError, __version__
-from tcplab.errors import UserError
-from tcplab.experiment.api import RunResult, load_scenario, run, scenario_text, validate
-
 if TYPE_CHECKING:  # what type checkers see for the names imported on first use (re-exports)
     from tcplab import plot as plot
+    from tcplab._core import InvariantError as InvariantError
+    from tcplab._core import ScenarioError as ScenarioError
+    from tcplab._core import __version__ as __version__
     from tcplab.analysis.anova import AnovaResult as AnovaResult
     from tcplab.analysis.anova import factorial_anova as factorial_anova
     from tcplab.analysis.fairness import jain_index as jain_index
@@ -30,6 +30,12 @@ if TYPE_CHECKING:  # what type checkers see for the names imported on first use 
     from tcplab.analysis.pcap import read_pcap as read_pcap
     from tcplab.analysis.stats import mean_ci as mean_ci
     from tcplab.analysis.stats import summarize as summarize
+    from tcplab.errors import UserError as UserError
+    from tcplab.experiment.api import RunResult as RunResult
+    from tcplab.experiment.api import load_scenario as load_scenario
+    from tcplab.experiment.api import run as run
+    from tcplab.experiment.api import scenario_text as scenario_text
+    from tcplab.experiment.api import validate as validate
     from tcplab.experiment.runner import SweepResult as SweepResult
     from tcplab.experiment.runner import load_sweep as load_sweep
     from tcplab.experiment.runner import run_sweep as sweep  # noqa: F401 (tcplab.sweep)
@@ -40,6 +46,15 @@ if TYPE_CHECKING:  # what type checkers see for the names imported on first use 
 
 # name -> (module, attribute); an attribute of None is the module itself.
 _LAZY: dict[str, tuple[str, str | None]] = {
+    "InvariantError": ("tcplab._core", "InvariantError"),
+    "ScenarioError": ("tcplab._core", "ScenarioError"),
+    "__version__": ("tcplab._core", "__version__"),
+    "UserError": ("tcplab.errors", "UserError"),
+    "RunResult": ("tcplab.experiment.api", "RunResult"),
+    "load_scenario": ("tcplab.experiment.api", "load_scenario"),
+    "run": ("tcplab.experiment.api", "run"),
+    "scenario_text": ("tcplab.experiment.api", "scenario_text"),
+    "validate": ("tcplab.experiment.api", "validate"),
     "AnovaResult": ("tcplab.analysis.anova", "AnovaResult"),
     "factorial_anova": ("tcplab.analysis.anova", "factorial_anova"),
     "jain_index": ("tcplab.analysis.fairness", "jain_index"),
@@ -57,18 +72,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "plot": ("tcplab.plot", None),
 }
 
-__all__ = [
-    "InvariantError",
-    "RunResult",
-    "ScenarioError",
-    "UserError",
-    "__version__",
-    "load_scenario",
-    "run",
-    "scenario_text",
-    "validate",
-    *_LAZY,
-]
+__all__ = [*_LAZY]
 
 
 def __getattr__(name: str) -> Any:

@@ -1,5 +1,5 @@
 """``python -m tcplab``: the tcplab command line."""
 
-from tcplab.cli import main
+from tcplab._launch import main
 
 main()

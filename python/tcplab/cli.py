@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from tcplab._launch import stop_as_on_ctrl_c
 from tcplab.cli_studies import LazyStudyGroup, study_names
 from tcplab.errors import UserError, cli_errors, printable
 from tcplab.experiment.bench import SCENARIOS as BENCH_SCENARIOS
@@ -457,26 +458,13 @@ def _one_line_usage_errors() -> None:
     UsageError.show = show  # type: ignore[method-assign]
 
 
-def _stop_as_on_ctrl_c() -> None:
-    """SIGTERM (``timeout``, ``kill``, a batch system's limit) and SIGHUP (a closed terminal)
-    end a command as Ctrl-C does, through the same clean-up: an interrupted ``--out`` run leaves
-    nothing, a benchmark's child is stopped. Their default action would end the process on the
-    spot, leaving a run's staged files behind."""
-    import signal
-
-    def interrupt(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    for name in ("SIGTERM", "SIGHUP"):
-        if hasattr(signal, name):
-            signal.signal(getattr(signal, name), interrupt)
-
-
 def main() -> None:
     # A Ctrl-C before a command's own handler is in place (while typer parses the line or a
     # study's commands are imported) is still an interrupt, not a traceback. (A closed pipe is
     # quiet: commands leave through cli_errors, help text through click, which exits 1.)
-    _stop_as_on_ctrl_c()
+    # Set again for `python -m tcplab` and callers of main() that did not come through the
+    # console script (tcplab._launch).
+    stop_as_on_ctrl_c()
     _one_line_warnings()
     _one_line_usage_errors()
     try:
