@@ -28,6 +28,19 @@ def test_reproduce_all_refuses_a_later_studys_link_before_any_study_runs(tmp_pat
     assert sorted(p.name for p in out.iterdir()) == ["example_loss"]
 
 
+def test_reproduce_all_refuses_a_file_at_a_later_studys_traces_folder_before_any_run(tmp_path: Path) -> None:
+    """A plain file at runs.sqlite.traces was found when the first run with traces was stored,
+    and named by that run's 64-hex folder inside it."""
+    out = tmp_path / "out"
+    (out / "example_loss").mkdir(parents=True)
+    (out / "example_loss" / "runs.sqlite.traces").write_text("x")
+    line = one_line_error(
+        cli("reproduce", "all", "--quick", "--out", out), "runs.sqlite.traces exists and is not a folder"
+    )
+    assert str(out / "example_loss" / "runs.sqlite.traces") in line
+    assert sorted(p.name for p in (out / "example_loss").iterdir()) == ["runs.sqlite.traces"]  # no run stored
+
+
 def test_a_folder_at_a_figures_name_is_refused_before_any_run(tmp_path: Path) -> None:
     """It failed after the sweeps, naming /proc/self/fd/N/... instead of the user's folder."""
     figure = tmp_path / "example_loss" / "timeouts_vs_loss.png"

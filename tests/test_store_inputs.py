@@ -14,6 +14,8 @@ from tcplab.experiment.budget import max_memory_bytes
 from tcplab.units import size_bytes
 from test_hostile_input import QUICK, one_line_error
 
+SPEC = Path(__file__).resolve().parent.parent / "scenarios" / "sweeps" / "loss_variants.toml"
+
 
 @pytest.fixture
 def quick(tmp_path: Path) -> Path:
@@ -162,6 +164,30 @@ def test_reading_a_missing_store_names_it_and_creates_nothing(tmp_path: Path) ->
         Store(tmp_path / "typo.sqlite", create=False)
     assert list(tmp_path.iterdir()) == []
     assert "create=False" in (Store.__doc__ or ""), "the docstring says how to open without creating"
+
+
+@pytest.mark.parametrize("name", [".", "/", ""])
+def test_a_folder_without_a_name_as_the_store_is_refused(tmp_path: Path, name: str) -> None:
+    """'.' and '/' have no file name to make the traces folder's from: a ValueError traceback."""
+    from tcplab.experiment.store import Store, load_runs
+
+    for open_it in (lambda: Store(name), lambda: load_runs(name)):
+        with pytest.raises(UserError, match="the store must be a file, and this is a directory"):
+            open_it()
+    one_line_error(cli("sweep", str(SPEC), "--store", name), "the store must be a file")
+
+
+def test_a_file_or_a_link_at_the_traces_folder_is_refused_as_the_store_opens(tmp_path: Path) -> None:
+    from tcplab.experiment.store import Store
+
+    traces = tmp_path / "s.sqlite.traces"
+    traces.write_text("x")
+    with pytest.raises(UserError, match=r"s\.sqlite\.traces exists and is not a folder"):
+        Store(tmp_path / "s.sqlite")
+    traces.unlink()
+    traces.symlink_to(tmp_path)
+    with pytest.raises(UserError, match=r"s\.sqlite\.traces is a symbolic link"):
+        Store(tmp_path / "s.sqlite")
 
 
 def _folder_not_writable(monkeypatch: pytest.MonkeyPatch, folder: Path) -> None:

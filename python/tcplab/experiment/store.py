@@ -35,6 +35,7 @@ from tcplab.experiment.safe_files import open_dir, open_subdir, replace_file
 from tcplab.experiment.store_checks import (
     busy,
     check_before_open,
+    check_traces_folder,
     damaged,
     disk_full,
     in_use,
@@ -105,13 +106,16 @@ class Store:
 
     def __init__(self, path: str | os.PathLike[str], create: bool = True) -> None:
         self.path = Path(path)
-        self.traces_dir = self.path.with_name(self.path.name + ".traces")
-        if self.path.is_dir():
+        # Before the traces' name is made from the file's: '.' and '/' have no name to add to.
+        if self.path.is_dir() or self.path.name in ("", ".", ".."):
             raise UserError(f"{self.path}: the store must be a file, and this is a directory")
+        self.traces_dir = self.path.with_name(self.path.name + ".traces")
         if not create and not self.path.is_file():
             raise UserError(f"{self.path}: no result store here (looked for {self.path.resolve()})")
         if create:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            # Checked now, not at the first run with traces, minutes of runs later.
+            check_traces_folder(self.traces_dir)
         # Reading needs no write access: only a store opened for reading may be read-only.
         self.read_only = not create and not writable(self.path)
         # Before connecting: an unrelated SQLite file must not be switched to WAL mode, and a

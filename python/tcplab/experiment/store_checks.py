@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from tcplab.errors import UserError
+from tcplab.experiment.safe_files import link_refused
 
 __all__ = ["busy", "check_before_open", "damaged", "disk_full", "in_use", "read_only_uri", "writable"]
 
@@ -74,6 +75,15 @@ def check_before_open(path: Path, columns: Iterable[str], version: int, write: b
     if head != _SQLITE_MAGIC:
         raise UserError(f"{path}: not a tcplab result store (not an SQLite file)")
     _check_schema(path, columns, version)
+
+
+def check_traces_folder(traces: Path) -> None:
+    """Refuse what is at the store's traces folder if it cannot be one: a file, or a link
+    (tcplab does not write through links), as writing a run's traces would, later."""
+    if traces.is_symlink():
+        raise link_refused(traces)
+    if traces.exists() and not traces.is_dir():
+        raise UserError(f"{traces} exists and is not a folder (the store keeps its runs' traces there)")
 
 
 def _check_schema(path: Path, columns: Iterable[str], version: int) -> None:

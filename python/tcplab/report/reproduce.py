@@ -35,6 +35,7 @@ from tcplab.experiment.input_files import read_input
 from tcplab.experiment.runner import SweepResult, run_sweep
 from tcplab.experiment.safe_files import fd_path, link_refused, open_dir, open_subdir, replace_file
 from tcplab.experiment.spec import SweepSpec
+from tcplab.experiment.store_checks import check_traces_folder
 from tcplab.report.claims import Claim, counts, headline, plain
 from tcplab.report.markdown import index_markdown, provenance, report_markdown
 from tcplab.report.study import Study, StudyData, discover
@@ -80,6 +81,7 @@ def _precheck_study_folder(folder: Path) -> None:
         entry_mode = _lstat_mode(folder / entry)
         if entry_mode is not None and stat.S_ISLNK(entry_mode):
             raise link_refused(folder / entry)
+    check_traces_folder(folder / f"{STORE_NAME}.traces")
     # Figures are PNG files whose names are known only once the study has derived its data.
     pngs = [f for f in folder.glob("*.png") if stat.S_ISDIR(_lstat_mode(f) or 0)]
     _refuse_folders_at([folder / f for f in STUDY_OUTPUTS] + sorted(pngs))
