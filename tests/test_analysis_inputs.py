@@ -165,6 +165,38 @@ def test_read_pcap_names_a_file_cut_mid_packet(tmp_path: Path) -> None:
         read_pcap(path)
 
 
+def _tcp_capture(records: int) -> bytes:
+    """A little-endian pcap of ``records`` Ethernet/IPv4/TCP frames, 20 bytes of options each."""
+    import dpkt
+
+    tcp = dpkt.tcp.TCP(sport=1, dport=2, seq=1, flags=dpkt.tcp.TH_ACK, opts=b"\x01" * 20)
+    ip = dpkt.ip.IP(src=bytes(4), dst=bytes(4), p=dpkt.ip.IP_PROTO_TCP, data=tcp)
+    frame = bytes(dpkt.ethernet.Ethernet(data=ip))
+    header = bytes.fromhex("d4c3b2a1020004000000000000000000ffff000001000000")
+    record = (0).to_bytes(8, "little") + len(frame).to_bytes(4, "little") * 2
+    return header + (record + frame) * records
+
+
+@pytest.mark.parametrize("cut", [1, 30, 74], ids=["one-byte", "into-tcp", "all-data"])
+def test_read_pcap_names_a_file_cut_inside_its_last_records_data(tmp_path: Path, cut: int) -> None:
+    """dpkt hands a cut record's data back short: the segment was dropped without a word (its
+    frame no longer parsed as TCP)."""
+    whole = _tcp_capture(2)
+    path = tmp_path / "capture.pcap"
+    path.write_bytes(whole)
+    assert len(read_pcap(path)) == 2
+    path.write_bytes(whole[:-cut])
+    with pytest.raises(UserError, match=r"capture\.pcap.*not a readable pcap.*record is cut short"):
+        read_pcap(path)
+
+
+def test_read_pcap_reads_a_file_cut_between_records(tmp_path: Path) -> None:
+    whole = _tcp_capture(2)
+    path = tmp_path / "capture.pcap"
+    path.write_bytes(whole[: 24 + (len(whole) - 24) // 2])
+    assert len(read_pcap(path)) == 1
+
+
 # ---------------------------------------------------------------- plots
 
 

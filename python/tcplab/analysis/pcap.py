@@ -67,15 +67,40 @@ def _frames(f: BinaryIO, path: str | os.PathLike[str]) -> Iterator[tuple[float, 
         raise _not_a_pcap(path, "empty or shorter than a pcap header") from None
     except (dpkt.Error, ValueError) as e:
         raise _not_a_pcap(path, str(e) or type(e).__name__) from None
+    at, last = _FILE_HEADER, None  # where the next record starts; the last one's (offset, length)
     while True:
         try:
             ts, buf = next(records)
             frame = dpkt.ethernet.Ethernet(buf)
         except StopIteration:
+            if last is not None and _captured_length(f, last[0]) not in (None, last[1]):
+                raise _not_a_pcap(path, "its last packet record is cut short") from None
             return
         except dpkt.Error as e:
             raise _not_a_pcap(path, f"a packet record is cut short or damaged: {e}") from None
+        last, at = (at, len(buf)), at + _RECORD_HEADER + len(buf)
         yield float(ts), frame
+
+
+# The classic pcap format's header sizes, and the magic numbers of the files whose records have
+# that 16-byte header (microsecond and nanosecond times, either byte order).
+_FILE_HEADER, _RECORD_HEADER = 24, 16
+_MAGICS = {0xA1B2C3D4: "<", 0xA1B23C4D: "<", 0xD4C3B2A1: ">", 0x4D3CB2A1: ">"}
+
+
+def _captured_length(f: BinaryIO, record: int) -> int | None:
+    """The captured length that the record at offset ``record`` says it has (None for a
+    format whose record header is another size). dpkt hands back a record's data as read, so
+    a file cut inside the data of its last record gave a shorter record and no error: a
+    segment lost, or a frame too short to parse, skipped as "not TCP"."""
+    import struct
+
+    f.seek(0)
+    order = _MAGICS.get(struct.unpack("<I", f.read(4))[0])
+    if order is None:
+        return None
+    f.seek(record + 8)
+    return struct.unpack(f"{order}I", f.read(4))[0]
 
 
 def iter_segments(path: str | os.PathLike[str]) -> Iterator[Segment]:
