@@ -99,6 +99,28 @@ def test_bench_fails_on_a_missed_target_unless_report_only(
     assert proc.exit_code == 0 and "error" not in proc.output
 
 
+def test_bench_runs_a_scenario_named_twice_once_and_says_when_no_target_applies(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`--only X --only X` ran X twice (one row shown); a scenario without a performance target
+    (satellite_meo) ended the table with a bare `targets:` heading."""
+    from tcplab.cli import app
+    from tcplab.experiment import bench
+    from typer.testing import CliRunner
+
+    asked: list[object] = []
+
+    def run_bench(only: object, *a: object, **k: object) -> dict[str, Any]:
+        asked.append(only)
+        return {**_bench_result(True), "targets": []}
+
+    monkeypatch.setattr(bench, "run_bench", run_bench)
+    proc = CliRunner().invoke(app, ["bench", "--quick", "--only", "dumbbell_10", "--only", "dumbbell_10"])
+    assert proc.exit_code == 0, proc.output
+    assert asked == [["dumbbell_10"]]
+    assert proc.output.rstrip().endswith("targets: none for the scenarios run"), proc.output
+
+
 def test_a_capture_without_handshake_is_flagged(tmp_path: Path) -> None:
     from tcplab.analysis.pcap import read_pcap
 

@@ -228,6 +228,8 @@ def bench(
         if name not in BENCH_SCENARIOS:
             known = ", ".join(BENCH_SCENARIOS)
             raise UserError(f"--only: unknown scenario '{name}' (known: {known})")
+    if only:  # a scenario named twice is run once (it ran twice and showed one row)
+        only = list(dict.fromkeys(only))
     result = benchmod.run_bench(only, quick, progress=lambda n: typer.echo(f"running {n} ...", err=True))
     if json_out:
         sys.stdout.write(json.dumps(result) + "\n")

@@ -165,6 +165,9 @@ def print_bench(result: Mapping[str, Any], console: Console | None = None) -> No
         )
     print_whole(console, table)
     console.print("Mev/s, Mpkt/s: million events, packet transmissions per wall-clock second", soft_wrap=True)
+    if not result["targets"]:  # scenarios with no target (--only satellite_meo)
+        console.print("targets: none for the scenarios run")
+        return
     console.print("targets:")
     for t in result["targets"]:
         mark = "met" if t["met"] else "NOT met"
