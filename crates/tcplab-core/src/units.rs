@@ -151,9 +151,15 @@ pub fn duration_ns(q: &Quantity) -> Result<Dur, String> {
     Ok((s * SEC as f64).round() as Dur)
 }
 
-/// A size in bytes (zero allowed, at most 2^64-1: larger values are refused, not saturated).
+/// A size in bytes, rounded to whole bytes ("1.1KiB" = 1126); zero allowed, less than one byte
+/// refused (0.6 rounded up to a byte, 0.4 down to none, without a word), and at most 2^64-1:
+/// larger values are refused, not saturated.
 pub fn bytes(q: &Quantity) -> Result<u64, String> {
-    let v = scaled(q, SIZE_UNITS, "size")?.round();
+    let exact = scaled(q, SIZE_UNITS, "size")?;
+    if exact > 0.0 && exact < 1.0 {
+        return Err(format!("size must be 0 or at least one byte, got {exact} B"));
+    }
+    let v = exact.round();
     // u64::MAX as f64 rounds up to 2^64, which itself does not fit.
     if v >= u64::MAX as f64 {
         return Err(format!("size must be below 2^64 bytes, got {v:e}"));
@@ -223,6 +229,11 @@ mod tests {
         assert_eq!(rate_bps(&t("1000Gbps")).unwrap(), 1_000_000_000_000);
         assert!(bytes(&Quantity::Num(1e308)).unwrap_err().contains("below 2^64"));
         assert!(bytes(&Quantity::Num(2f64.powi(64))).is_err());
+        for below_a_byte in ["0.6B", "0.4 B", "1e-9B", "0.0001KiB"] {
+            assert!(bytes(&t(below_a_byte)).unwrap_err().contains("at least one byte"), "{below_a_byte}");
+        }
+        assert_eq!(bytes(&t("0B")).unwrap(), 0);
+        assert_eq!(bytes(&t("1.5B")).unwrap(), 2);
         assert!(rate_bps(&t("10 furlongs")).unwrap_err().contains("unknown rate unit"));
         assert!(duration_ns(&t("fast")).unwrap_err().contains("number"));
         assert!(duration_ns(&Quantity::Num(1e300)).unwrap_err().contains("at most"));

@@ -8,13 +8,13 @@ UserError naming the option; the shared ``cli_errors`` handler prints them and e
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from tcplab import strict_json
 from tcplab.errors import UserError, cli_errors
 from tcplab.experiment.arguments import fits_float, shown_int
 from tcplab.experiment.input_limits import MAX_FLOWS
@@ -128,7 +128,7 @@ def buffer_command(
     lan = rate_bps(lan_rate, "--lan-rate")
     if c < 1:  # sizes are whole bytes, rounded by the core's parser as everywhere ('1.1KiB' = 1126 B)
         raise UserError(f"--cm-buffer: must be at least one byte (got '{cm_buffer}')")
-    bound = socket_buffer_bound(int(round(c)), connections, mss, down, lan)
+    bound = socket_buffer_bound(c, connections, mss, down, lan)
     if simulate:
         _check_steps(bound, len(step_range(bound)), MAX_STEPS)
     rows = simulate_overruns(bound) if simulate else []
@@ -138,7 +138,7 @@ def buffer_command(
         if simulate:
             out["simulation"] = [r.__dict__ for r in rows]
             out["onsets"] = onsets
-        sys.stdout.write(json.dumps(out) + "\n")
+        sys.stdout.write(strict_json.dumps(out) + "\n")
         return
     echo = typer.echo
     echo("Socket-buffer bound of Cohen and Ramanathan (1998), Sec. V.B: C >= (B n - 1) P (down - lan) / down")
