@@ -9,7 +9,6 @@ the tagged connection beside the formula.
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 from collections.abc import Callable
@@ -17,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
+from tcplab import strict_json
 from tcplab.errors import UserError, cli_errors
 from tcplab.experiment.arguments import fits_float, shown_int
 
@@ -144,7 +144,7 @@ def waste(
     if sim is not None:
         out["simulation"] = sim
     if json_out:
-        sys.stdout.write(json.dumps(out) + "\n")
+        sys.stdout.write(strict_json.dumps(out) + "\n")
         return
     _print(out, eq4, eq5, eq6)
 
@@ -251,7 +251,7 @@ def _simulate(switches: int, m: int, cross: int, buffer: int, duration: float, s
         "exact": reno.exact,
         "runs": {name: w.to_dict() for name, w in runs.items()},
         "measured_ratio": {
-            name: (w.wasted_per_packet / base if base > 0 else None) for name, w in runs.items()
+            name: (w.wasted_per_packet / base if 0 < base < math.inf else None) for name, w in runs.items()
         },
         "predicted_at_reno_p": predicted,
         "predicted_ratio": {
