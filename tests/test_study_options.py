@@ -84,6 +84,17 @@ def test_boston_simulated_cross_traffic_is_bounded(cross: int) -> None:
 
 
 @pytest.mark.usefixtures("no_simulation")
+@pytest.mark.parametrize(("hops", "cross"), [(50_000, 1_000), (50_000, 100), (5_000, 999)])
+def test_boston_simulated_switches_times_cross_traffic_is_bounded(hops: int, cross: int) -> None:
+    """Every cell link keeps a drop record per connection: 50,000 switches and 1,000 cross
+    connections held 2.4 GB of them, beyond what the command's bounds promised (about 1.1 GB)."""
+    line = refused(
+        *WASTE, "--hops", hops, "--cross", cross, "--simulate", "--duration", 1, option="--hops, --cross"
+    )
+    assert "at most 5,000,000 links x connections" in line
+
+
+@pytest.mark.usefixtures("no_simulation")
 @pytest.mark.parametrize("buffer", [2**32, 99999999999999999999])
 def test_boston_simulated_buffer_is_bounded(buffer: int) -> None:
     line = refused(*WASTE, "--buffer", buffer, "--simulate", option="--buffer")
@@ -112,6 +123,8 @@ def test_boston_simulated_duration_is_in_the_cores_range(duration: str, says: st
     [
         ("--hops", 50_000),
         ("--cross", 1_000),
+        ("--hops", 50_000, "--cross", 98),
+        ("--hops", 4_999, "--cross", 999),
         ("--buffer", 2**32 - 1),
         ("--seed", U64_MAX),
         ("--duration", "1e9"),
@@ -164,7 +177,7 @@ def test_boston_chain_at_the_bounds_fits_the_core() -> None:
     from tcplab import _core
     from tcplab.experiment.api import scenario_text
     from tcplab.experiment.input_limits import MAX_FLOWS, MAX_TABLES, MAX_VALUES
-    from tcplab.studies.boston.cli import MAX_SIM_CROSS, MAX_SIM_SWITCHES
+    from tcplab.studies.boston.cli import MAX_SIM_CROSS, MAX_SIM_LINKS_X_CONNECTIONS, MAX_SIM_SWITCHES
     from tcplab.studies.boston.scenarios import ChainConfig, chain
 
     def measure(h: int, c: int) -> tuple[int, int, int, int]:
@@ -172,14 +185,33 @@ def test_boston_chain_at_the_bounds_fits_the_core() -> None:
         estimate = sum(part[2] for part in _core.memory_estimate(scenario_text(doc), None, False))
         return (*text_counts(doc), estimate)
 
-    base, more_switches, more_cross = measure(3, 1), measure(1003, 1), measure(3, 201)
-    at_bounds = [
-        b + (s - b) * (MAX_SIM_SWITCHES - 3) / 1000 + (c - b) * (MAX_SIM_CROSS - 1) / 200
-        for b, s, c in zip(base, more_switches, more_cross, strict=True)
+    # Each count is linear in switches and in cross connections, with a term in their product
+    # (the cell links' drop records: a link's per connection): extrapolated from four chains.
+    base, more_switches, more_cross, more_both = (
+        measure(3, 1),
+        measure(1003, 1),
+        measure(3, 201),
+        measure(1003, 201),
+    )
+
+    def extrapolated(switches: int, cross: int) -> list[float]:
+        ds, dc = (switches - 3) / 1000, (cross - 1) / 200
+        return [
+            b + (s - b) * ds + (c - b) * dc + (sc - s - c + b) * ds * dc
+            for b, s, c, sc in zip(base, more_switches, more_cross, more_both, strict=True)
+        ]
+
+    corners = [
+        (MAX_SIM_SWITCHES, MAX_SIM_LINKS_X_CONNECTIONS // (MAX_SIM_SWITCHES + 1) - 1),
+        (MAX_SIM_LINKS_X_CONNECTIONS // (MAX_SIM_CROSS + 1) - 1, MAX_SIM_CROSS),
     ]
-    values, tables, flows, estimate = at_bounds
-    assert values < MAX_VALUES and tables < MAX_TABLES and flows < MAX_FLOWS
-    assert estimate < 1.2e9
+    for switches, cross in corners:
+        assert (switches + 1) * (cross + 1) <= MAX_SIM_LINKS_X_CONNECTIONS
+        values, tables, flows, estimate = extrapolated(switches, cross)
+        assert values < MAX_VALUES and tables < MAX_TABLES and flows < MAX_FLOWS
+        assert estimate < 1.2e9, (switches, cross, estimate)
+    # The two single bounds alone would pass it (the cell links' records, their product).
+    assert extrapolated(MAX_SIM_SWITCHES, MAX_SIM_CROSS)[3] > 1.5e9
 
 
 # ---------------------------------------------------------------- tcplab hfc buffer

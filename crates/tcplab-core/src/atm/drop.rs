@@ -61,6 +61,15 @@ pub fn vc_of_flow(flow: u32, dir: Dir) -> usize {
 }
 
 impl CellDropper {
+    /// The bytes of a dropper's state for `vcs` VCs, `shared` when flows share VCs (a WWW
+    /// pair's map): what `new` and `with_shared_vcs` allocate, for the memory estimate. Every
+    /// cell link keeps a record per flow direction of the run, crossing it or not.
+    pub fn state_bytes(vcs: usize, shared: bool) -> u64 {
+        let per_vc = std::mem::size_of::<Option<Discard>>() + std::mem::size_of::<u32>();
+        let map = if shared { std::mem::size_of::<u32>() } else { 0 };
+        (vcs as u64).saturating_mul((per_vc + map) as u64)
+    }
+
     pub fn new(policy: CellPolicy, capacity: usize, vcs: usize) -> Self {
         Self { policy, capacity, discarding: vec![None; vcs], per_vc: vec![0; vcs], active: 0, shared_vc: Vec::new() }
     }

@@ -56,8 +56,15 @@ PROTOCOL_ORDER = ("boston", "reno_epd", "reno")
 # packet within any useful --duration anyway.
 MAX_SIM_SWITCHES = 50_000
 # --cross: 1,000 connections (the paper's chain has 8) are 24,000 values, 4,000 tables, 1,001
-# flows and 0.33 GB of the estimate; with the most switches, about 1.1 GB in all.
+# flows and 0.33 GB of the estimate (with few switches: see the next bound).
 MAX_SIM_CROSS = 1_000
+# --hops and --cross together: every cell link keeps a drop record per connection direction
+# (the core's ``CellDropper``, 12 bytes each, both directions of each link), crossing it or
+# not, so the chain costs about 48 bytes per link and connection: 50,000 switches with 1,000
+# cross connections would hold 2.4 GB of them. At most 5,000,000 links x connections: 0.24 GB,
+# and the whole estimate stays within about 1.1 GB (50,000 switches with 98 cross connections,
+# or 1,000 cross connections with 4,999 switches).
+MAX_SIM_LINKS_X_CONNECTIONS = 5_000_000
 # --buffer: the core counts a queue's packets (here cells) in 32 bits (``link[].ab.queue``:
 # "must be a positive integer", at most 2^32 - 1). A queue is not allocated to its limit (the
 # core's memory estimate sizes it by what the windows can put in it), so any count the core
@@ -179,6 +186,13 @@ def _check_simulation(switches: int, m: int, cross: int, buffer: int, duration: 
         raise UserError(
             f"--cross: the simulated chain takes at most {MAX_SIM_CROSS:,} cross connections "
             f"(got {shown_int(cross)})"
+        )
+    links, connections = switches + 1, cross + 1
+    if links * connections > MAX_SIM_LINKS_X_CONNECTIONS:
+        raise UserError(
+            f"--hops, --cross: the simulated chain takes at most {MAX_SIM_LINKS_X_CONNECTIONS:,} links x "
+            f"connections, as every cell link keeps a drop record per connection (got {links:,} links, "
+            f"H + 1, x {connections:,} connections, cross + 1); lower either"
         )
     if buffer > MAX_SIM_BUFFER:
         raise UserError(
