@@ -30,7 +30,8 @@ from tcplab.experiment.executors import Executor, ExecutorChoice
 from tcplab.experiment.expand import CheckedSweep, Run, check_sweep, iter_runs
 from tcplab.experiment.progress import SweepProgress
 from tcplab.experiment.spec import SweepSpec, check_size, load_spec, run_count
-from tcplab.experiment.store import RunRecord, Store
+from tcplab.experiment.store import RunRecord, Store, make_room
+from tcplab.experiment.store_checks import check_store_path, remove_folders
 from tcplab.experiment.store_lock import sweep_lock
 from tcplab.experiment.worker import Task
 
@@ -207,12 +208,33 @@ def _survey(db: Store, runs: Iterable[Run]) -> tuple[int, list[str]]:
     return todo, sorted(unkept)
 
 
-def _locked_survey(db: Store, path: Path, checked: CheckedSweep, held: ExitStack) -> tuple[int, list[str]]:
-    """``_survey``, holding the store's sweep lock in ``held`` if anything is left to run: a
-    second sweep writing to the store is refused before it runs anything. A sweep with nothing
-    left to run only reads the store, and readers are never held up."""
+def _open_store(path: Path, held: ExitStack) -> tuple[Store, bool]:
+    """The sweep's store, open in ``held``, and whether its sweep lock is held already.
+
+    A store that does not exist yet is locked before it is made (its folders made first, for
+    the lock file), so a sweep refused at the lock leaves nothing: neither a store file nor
+    folders. An existing store is opened unlocked: a sweep with nothing left to run only reads
+    it (``_locked_survey``)."""
+    if os.path.lexists(path):
+        return held.enter_context(Store(path)), False
+    made = make_room(path)
+    try:
+        held.enter_context(sweep_lock(path))
+    except BaseException:
+        remove_folders(made)
+        raise
+    return held.enter_context(Store(path)), True
+
+
+def _locked_survey(
+    db: Store, path: Path, checked: CheckedSweep, held: ExitStack, locked: bool
+) -> tuple[int, list[str]]:
+    """``_survey``, holding the store's sweep lock in ``held`` (unless ``locked`` already) if
+    anything is left to run: a second sweep writing to the store is refused before it runs
+    anything. A sweep with nothing left to run only reads the store, and readers are never held
+    up."""
     todo_count, unkept = _survey(db, checked.iter_runs())
-    if not todo_count:
+    if not todo_count or locked:
         return todo_count, unkept
     held.enter_context(sweep_lock(path))
     # Counted again under the lock: the sweep that held it may have stored some meanwhile.
@@ -278,17 +300,19 @@ def run_sweep(
     started = time.perf_counter()
     spec = _as_spec(spec, max_runs)
     choice = ExecutorChoice(workers=workers, dask=dask)
-    path = Path(store) if store is not None else default_store(spec)
+    # The name as given: Path drops the '/' of a folder's name ('--store trail/').
+    path = check_store_path(store if store is not None else default_store(spec), write=True)
     failed = 0
     # Before the store exists: a refused sweep leaves nothing.
     checked, limit = _check(spec, max_memory, hold=True)
     total = run_count(spec)
-    # The executor first (a --dask address refused leaves no store), then the store, then
-    # the sweep lock (after the store's own checks, so a refused store gets no lock file).
-    with Executor(choice) as executor, Store(path) as db, ExitStack() as held:
+    # The executor first (a --dask address refused leaves no store), then the store and its
+    # sweep lock (after the store's own checks, so a refused store gets no lock file).
+    with Executor(choice) as executor, ExitStack() as held:
+        db, locked = _open_store(path, held)
         # A first pass counts what is missing (for the progress bar and the summary); both
         # passes make runs from the checked points a batch at a time.
-        todo_count, unkept = _locked_survey(db, path, checked, held)
+        todo_count, unkept = _locked_survey(db, path, checked, held, locked)
         if unkept:
             not_kept(unkept)
         with SweepProgress(todo_count, f"sweep {spec.name}", quiet=quiet or not progress) as bar:
@@ -334,4 +358,5 @@ def load_sweep(
     Never creates files: a missing store raises UserError naming where it looked (the spec's
     ``store``, else ``out/sweeps/<name>.sqlite`` under the working directory)."""
     spec = _as_spec(spec)
-    return sweep_frame(spec, Path(store) if store is not None else default_store(spec), iter_runs(spec))
+    path = check_store_path(store, write=False) if store is not None else default_store(spec)
+    return sweep_frame(spec, path, iter_runs(spec))

@@ -1,4 +1,6 @@
-"""The result store: one SQLite file (WAL mode), one row per run, traces as Parquet beside it.
+"""The result store: one SQLite file (WAL mode), one row per run, traces as Parquet beside it
+(beside its real file, links to it resolved, as its sweep lock is: one store, one set of side
+files, whatever name it is opened by).
 
 A row is keyed by the run key (``tcplab.experiment.expand.run_key``: the expanded scenario, the seed and the
 tcplab version, hashed), which is the table's primary key, so a run is stored at most once. Each
@@ -6,7 +8,8 @@ run is inserted in its own transaction when it finishes; a process killed half w
 finished run stored and nothing half-written. Trace files are written before their row, so a
 row's traces always exist (a file without a row is overwritten when the run is redone).
 A sweep holds ``store_lock.sweep_lock`` (a flock on ``STORE.lock``) while it writes: one sweep
-per store.
+per store. A store file with several names (hard links) is not written to: each name would
+have a lock of its own.
 
 Schema (``runs``): key, sweep, status ('ok' or 'failed'), error, levels (JSON {column: level}, the
 column being the factor's label or path, in the spec's order),
@@ -35,18 +38,22 @@ from tcplab.experiment.safe_files import open_dir, open_subdir, replace_file
 from tcplab.experiment.store_checks import (
     busy,
     check_before_open,
+    check_folder_writable,
+    check_store_path,
     check_traces_folder,
     damaged,
     disk_full,
     in_use,
+    make_folders,
     read_only_uri,
+    remove_folders,
     writable,
 )
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["RunRecord", "Store", "load_runs"]
+__all__ = ["RunRecord", "Store", "load_runs", "make_room", "traces_folder"]
 
 SCHEMA_VERSION = 1
 # How long opening or writing a store waits for another process's hold on it to end.
@@ -102,25 +109,23 @@ class Store:
     store, pass ``create=False`` (as ``load_runs``, ``load_sweep`` and ``SweepResult`` do):
     a missing file is then refused naming the path (a typo does not give an empty store), and a
     store in a folder that cannot be written (a read-only mount, an archive) is opened
-    read-only, where ``put`` is refused."""
+    read-only, where ``put`` is refused. A store opened to read is not changed: a file that is
+    not yet a store (an empty file) is refused, not made one."""
 
     def __init__(self, path: str | os.PathLike[str], create: bool = True) -> None:
-        self.path = Path(path)
         # Before the traces' name is made from the file's: '.' and '/' have no name to add to.
-        if self.path.is_dir() or self.path.name in ("", ".", ".."):
-            raise UserError(f"{self.path}: the store must be a file, and this is a directory")
-        self.traces_dir = self.path.with_name(self.path.name + ".traces")
+        self.path = check_store_path(path, write=create)
+        self.traces_dir = traces_folder(self.path)
+        self._for_reading = not create
         if not create and not self.path.is_file():
             raise UserError(f"{self.path}: no result store here (looked for {self.path.resolve()})")
         if create:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            # Checked now, not at the first run with traces, minutes of runs later.
-            check_traces_folder(self.traces_dir)
+            make_room(self.path)
         # Reading needs no write access: only a store opened for reading may be read-only.
         self.read_only = not create and not writable(self.path)
         # Before connecting: an unrelated SQLite file must not be switched to WAL mode, and a
         # read-only folder is not "not a store".
-        check_before_open(self.path, _COLUMNS, SCHEMA_VERSION, write=not self.read_only)
+        check_before_open(self.path, _COLUMNS, SCHEMA_VERSION, write=not self.read_only, create=create)
         try:
             self._db = self._connect()
         except sqlite3.DatabaseError as e:
@@ -131,14 +136,18 @@ class Store:
             raise UserError(f"{self.path}: not a tcplab result store ({e})") from None
 
     def _connect(self) -> sqlite3.Connection:
-        """The connection: read-only as ``read_only`` says, else in WAL mode with the table
-        made if the store is new (closed again if that fails)."""
+        """The connection: read-only as ``read_only`` says; else, for a store opened to read,
+        as the file is (setting its journal mode or schema version would write to it, every
+        time it is read); else in WAL mode with the table made if the store is new (closed
+        again if that fails)."""
         if self.read_only:
             uri = read_only_uri(self.path)
             db = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None)
             db.execute("SELECT count(*) FROM sqlite_master").fetchone()  # fails here if unreadable
             return db
         db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        if self._for_reading:
+            return db
         try:
             _when_free(db, "PRAGMA journal_mode=WAL", BUSY_TIMEOUT_S)
             db.execute("PRAGMA synchronous=NORMAL")
@@ -473,6 +482,30 @@ def _scalars(levels: Mapping[str, Any]) -> dict[str, Any]:
         k: json.dumps(v, sort_keys=True, separators=(",", ":")) if isinstance(v, dict | list) else v
         for k, v in levels.items()
     }
+
+
+def traces_folder(path: str | os.PathLike[str]) -> Path:
+    """The traces folder of the store at ``path``: beside its real file (links to it resolved),
+    as its sweep lock is (``store_lock.lock_path``), so that every name of one store finds the
+    traces stored under any other."""
+    real = Path(os.path.realpath(path))
+    return real.with_name(real.name + ".traces")
+
+
+def make_room(path: str | os.PathLike[str]) -> list[Path]:
+    """Check ``path`` as the place of a store to write (``check_store_path``, its traces folder,
+    its folder's write access) and make its missing folders: the folders made, outermost first,
+    for ``remove_folders`` should the sweep be refused. A refused path is left as it was."""
+    path = check_store_path(path, write=True)
+    made = make_folders(path)
+    try:
+        # Checked now, not at the first run with traces, minutes of runs later.
+        check_traces_folder(traces_folder(path))
+        check_folder_writable(path)
+    except BaseException:
+        remove_folders(made)
+        raise
+    return made
 
 
 def load_runs(path: str | os.PathLike[str], sweep: str | None = None) -> pd.DataFrame:

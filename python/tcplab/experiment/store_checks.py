@@ -1,12 +1,14 @@
-"""Checks around the result store's SQLite file, kept apart from store.py: what a file must be
-before tcplab connects to it (and switches it to WAL mode, a change to the file), and damaged
-files reported as one line instead of a traceback."""
+"""Checks around the result store's SQLite file, kept apart from store.py: what a path must be
+before anything is made for a store there, what a file must be before tcplab connects to it
+(and switches it to WAL mode, a change to the file), and damaged files reported as one line
+instead of a traceback."""
 
 from __future__ import annotations
 
 import errno
 import os
 import sqlite3
+import stat
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -14,9 +16,24 @@ from pathlib import Path
 from tcplab.errors import UserError
 from tcplab.experiment.safe_files import link_refused
 
-__all__ = ["busy", "check_before_open", "damaged", "disk_full", "in_use", "read_only_uri", "writable"]
+__all__ = [
+    "busy",
+    "check_before_open",
+    "check_folder_writable",
+    "check_store_path",
+    "damaged",
+    "disk_full",
+    "in_use",
+    "make_folders",
+    "read_only_uri",
+    "remove_folders",
+    "writable",
+]
 
 _SQLITE_MAGIC = b"SQLite format 3\0"
+# SQLite's unix VFS takes a database's full path (links resolved) of up to 512 bytes, and needs
+# room in it for the "-journal" it appends: a longer path is only "unable to open database file".
+SQLITE_PATH_LIMIT = 512 - len("-journal")
 
 
 def _folder(path: Path) -> Path:
@@ -51,16 +68,126 @@ def read_only_uri(path: Path) -> str:
     return uri + "&immutable=1"
 
 
-def check_before_open(path: Path, columns: Iterable[str], version: int, write: bool = True) -> None:
+def check_store_path(raw: str | os.PathLike[str], write: bool) -> Path:
+    """Refuse, before anything is made, a path that cannot be a store's (a folder, one too long
+    for SQLite) and, for a ``write``, one whose folder cannot be made (a file in its way), a
+    file with other names (hard links: a sweep under another name would not be kept out by
+    this name's lock), or another store's sweep lock file. Returns the path."""
+    text = os.fspath(raw)
+    if "\0" in text:
+        raise UserError(f"{text!r}: the store's name contains a NUL character")
+    path = Path(text)
+    _refuse_folder(text, path)
+    _refuse_too_long(path, write)
+    if write:
+        _refuse_blocked_folder(path)
+        _refuse_other_names(path)
+        _refuse_lock_file(path)
+    return path
+
+
+def _refuse_folder(text: str, path: Path) -> None:
+    # Path drops a trailing '/', so the text is looked at: 'trail/' would otherwise be a file.
+    if path.is_dir():
+        raise UserError(f"{text}: the store must be a file, and this is a directory")
+    if os.path.basename(text) in ("", ".", ".."):
+        raise UserError(
+            f"{text}: the store must be a file, and this names a folder (it ends in /); give a file "
+            f"name, e.g. {os.path.join(text, 'runs.sqlite')}"
+        )
+
+
+def _refuse_too_long(path: Path, write: bool) -> None:
+    size = len(os.fsencode(os.path.realpath(path)))
+    if size > SQLITE_PATH_LIMIT:
+        fix = "give the store a shorter path" if write else "move the store to a shorter path"
+        raise UserError(
+            f"{path}: the path is too long for SQLite ({size} bytes as a full path; SQLite opens at "
+            f"most {SQLITE_PATH_LIMIT}): {fix}"
+        )
+
+
+def _refuse_blocked_folder(path: Path) -> None:
+    """The first existing folder above the store must be a folder: mkdir would only say
+    'file exists', naming neither the store nor the file in the way."""
+    for folder in (path.parent, *path.parent.parents):
+        if not os.path.lexists(folder):
+            continue
+        if not folder.is_dir():
+            what = "a symbolic link to nothing" if folder.is_symlink() else "a file, not a folder"
+            raise UserError(f"{path}: the store's folder cannot be made: {folder} is {what}")
+        return
+
+
+def _refuse_other_names(path: Path) -> None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return
+    if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
+        raise UserError(
+            f"{path}: the store file has {info.st_nlink} names (hard links), and a sweep under one name "
+            "would not keep out a sweep under another; write to a copy, or remove the other names"
+        )
+
+
+def _refuse_lock_file(path: Path) -> None:
+    real = os.path.realpath(path)
+    if not real.endswith(".lock"):
+        return
+    store = real.removesuffix(".lock")
+    # Only a store's own file (no link) keeps its lock beside it (store_lock.lock_path).
+    if os.path.isfile(store) and os.path.realpath(store) == store:
+        raise UserError(
+            f"{path}: this is the sweep lock file of the result store {store}; give this store another name"
+        )
+
+
+def make_folders(path: Path) -> list[Path]:
+    """Make the missing folders above the store at ``path``; the ones made, outermost first
+    (for ``remove_folders`` should the sweep be refused). Nothing is left made if it fails."""
+    missing: list[Path] = []
+    for folder in (path.parent, *path.parent.parents):
+        if os.path.lexists(folder):
+            break
+        missing.append(folder)
+    made: list[Path] = []
+    for folder in reversed(missing):
+        try:
+            folder.mkdir()
+        except FileExistsError:  # made meanwhile by another process: its folder, not ours
+            if folder.is_dir():
+                continue
+            remove_folders(made)
+            _refuse_blocked_folder(path)
+            raise
+        except OSError as e:
+            remove_folders(made)
+            reason = (e.strerror or str(e)).lower()
+            raise UserError(f"{path}: cannot make the store's folder {folder} ({reason})") from None
+        made.append(folder)
+    return made
+
+
+def remove_folders(made: list[Path]) -> None:
+    """Remove again the folders ``make_folders`` made, if still empty (anything put there
+    since is someone else's and stays)."""
+    for folder in reversed(made):
+        try:
+            folder.rmdir()
+        except OSError:
+            pass
+
+
+def check_before_open(
+    path: Path, columns: Iterable[str], version: int, write: bool = True, create: bool = True
+) -> None:
     """Refuse, without changing anything, a file that is not a tcplab store (schema ``version``,
     a ``runs`` table with ``columns``), or, when ``write``, a folder where SQLite cannot write
-    its journal."""
-    folder = _folder(path)
-    if write and not os.access(folder, os.W_OK | os.X_OK):
-        raise UserError(
-            f"{path}: the folder {folder} is not writable (a result store needs to write its "
-            "journal beside it); copy the store to a writable folder"
-        )
+    its journal. Unless ``create`` (a store opened to read), a file that is not yet a store (an
+    empty file, an SQLite file without tables) is refused too: SQLite would make it one."""
+    if write:
+        check_folder_writable(path)
     if not path.exists():
         return
     if not path.is_file():
@@ -70,11 +197,23 @@ def check_before_open(path: Path, columns: Iterable[str], version: int, write: b
         raise UserError(f"{path}: permission denied (a result store must be {needs})")
     with path.open("rb") as f:
         head = f.read(len(_SQLITE_MAGIC))
+    if head == b"" and not create:
+        raise UserError(f"{path}: not a tcplab result store: the file is empty; left unchanged")
     if head == b"":
-        return  # an empty file: SQLite makes it a new store
+        return  # an empty file holds nothing to lose: SQLite makes it a new store
     if head != _SQLITE_MAGIC:
         raise UserError(f"{path}: not a tcplab result store (not an SQLite file)")
-    _check_schema(path, columns, version)
+    _check_schema(path, columns, version, create)
+
+
+def check_folder_writable(path: Path) -> None:
+    """Refuse a store whose folder SQLite cannot write its journal in."""
+    folder = _folder(path)
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise UserError(
+            f"{path}: the folder {folder} is not writable (a result store needs to write its "
+            "journal beside it); copy the store to a writable folder"
+        )
 
 
 def check_traces_folder(traces: Path) -> None:
@@ -86,10 +225,11 @@ def check_traces_folder(traces: Path) -> None:
         raise UserError(f"{traces} exists and is not a folder (the store keeps its runs' traces there)")
 
 
-def _check_schema(path: Path, columns: Iterable[str], version: int) -> None:
-    """An SQLite file is a store if it has no tables yet, or a ``runs`` table with the store's
-    columns and schema ``version`` (or 0, not yet set); read through a read-only connection,
-    so that a foreign file is refused before it is switched to WAL mode or given a table."""
+def _check_schema(path: Path, columns: Iterable[str], version: int, create: bool = True) -> None:
+    """An SQLite file is a store if it has a ``runs`` table with the store's columns and schema
+    ``version`` (or 0, not yet set), or, when ``create``, no tables yet; read through a
+    read-only connection, so that a foreign file is refused before it is switched to WAL mode
+    or given a table."""
     try:
         db = sqlite3.connect(read_only_uri(path), uri=True)
         try:
@@ -100,6 +240,8 @@ def _check_schema(path: Path, columns: Iterable[str], version: int) -> None:
             db.close()
     except sqlite3.DatabaseError as e:
         raise UserError(f"{path}: not a tcplab result store, or a damaged one ({e})") from None
+    if not names and not create:
+        raise UserError(f"{path}: not a tcplab result store (an SQLite file without tables); left unchanged")
     if names and "runs" not in names:
         shown = ", ".join(sorted(names)[:5])
         raise UserError(
