@@ -174,7 +174,8 @@ def test_a_folder_without_a_name_as_the_store_is_refused(tmp_path: Path, name: s
     for open_it in (lambda: Store(name), lambda: load_runs(name)):
         with pytest.raises(UserError, match="the store must be a file, and this is a directory"):
             open_it()
-    one_line_error(cli("sweep", str(SPEC), "--store", name), "the store must be a file")
+    says = "--store: the file name is empty" if name == "" else "the store must be a file"
+    one_line_error(cli("sweep", str(SPEC), "--store", name), says)
 
 
 def test_a_file_or_a_link_at_the_traces_folder_is_refused_as_the_store_opens(tmp_path: Path) -> None:

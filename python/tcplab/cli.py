@@ -267,36 +267,33 @@ DaskOpt = Annotated[
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
 
 
-def _refuse_csv_over(csv: Path, keep: dict[str, Path]) -> None:
-    """Refuse, before the sweep runs, a ``--csv`` that would replace a file the sweep needs
-    (the store itself: its results would be lost) or that cannot be a file."""
-    if csv.is_dir():
-        raise UserError(f"--csv: {csv} is a folder; give a file name")
-    for what, path in keep.items():
-        same = csv.resolve() == path.resolve() or (csv.exists() and path.exists() and csv.samefile(path))
-        if same:
-            raise UserError(f"--csv: {csv} is {what}; writing the CSV there would destroy it")
-
-
 @app.command()
 @cli_errors
 def sweep(
     spec: Annotated[str, typer.Argument(metavar="SPEC.toml", help="Sweep spec (TOML).", show_default=False)],
     workers: WorkersOpt = None,
     dask: DaskOpt = None,
+    # Text, not Path: Path would read "trail/" (a folder's name) as the file "trail".
     store: Annotated[
-        Path | None,
+        str | None,
         typer.Option(
-            "--store", help="Result store (default: the spec's `store`, else out/sweeps/NAME.sqlite)."
+            "--store",
+            metavar="FILE",
+            help="Result store (default: the spec's `store`, else out/sweeps/NAME.sqlite).",
         ),
     ] = None,
     quiet: QuietOpt = False,
+    # Text, not Path: Path would read "./-" (a file named "-") as "-" (standard output), and
+    # click's Path checks that the file can be read, which an output need not be.
     csv: Annotated[
-        Path | None,
+        str | None,
         typer.Option(
             "--csv",
-            help="Also write the sweep's results, one row per run, to this CSV file (text cells "
-            "that start like a spreadsheet formula get a leading ').",
+            metavar="FILE",
+            help="Also write the sweep's results, one row per run, to this CSV file, checked before "
+            "any run ('-': standard output, the summary then going to stderr; a named pipe or "
+            "character device is written into, not replaced). Text cells that start like a "
+            "spreadsheet formula get a leading '.",
         ),
     ] = None,
     max_memory: MaxMemoryOpt = None,
@@ -323,25 +320,29 @@ def sweep(
     from tcplab.experiment.spec import load_spec
 
     max_bytes = _max_memory(max_memory)
+    if store == "":
+        raise UserError("--store: the file name is empty (give a file, e.g. --store runs.sqlite)")
     spec_file = _named_file(spec, "sweep spec")
     if dry_run:
         typer.echo(plan_sweep(spec_file, max_memory=max_bytes, max_runs=max_runs).summary())
         return
     loaded = load_spec(spec_file, max_runs)
     if csv is not None:
-        _refuse_csv_over(
-            csv, {"the sweep's result store": store or default_store(loaded), "the sweep spec": spec_file}
-        )
+        from tcplab.experiment.csv_out import check_csv_target
+
+        # Before any run: told after the sweep, a mistake leaves its hours of runs nowhere to go.
+        check_csv_target(csv, store or default_store(loaded), spec_file)
     result = run_sweep(
         loaded, store=store, workers=workers, dask=dask, quiet=quiet, max_memory=max_bytes, max_runs=max_runs
     )
-    typer.echo(result.summary())
+    csv_on_stdout = csv == "-"  # then stdout holds the CSV alone, for a pipe to read
+    typer.echo(result.summary(), err=csv_on_stdout)
     if csv is not None:
-        from tcplab.experiment.csv_out import write_csv
+        from tcplab.experiment.csv_out import write_sweep_csv
 
-        csv.parent.mkdir(parents=True, exist_ok=True)
-        write_csv(result.df, csv)
-        typer.echo(printable(f"csv: {csv}"))
+        write_sweep_csv(result.df, csv, result.store)
+        if not csv_on_stdout:
+            typer.echo(printable(f"csv: {csv}"))
     if result.failed:
         errors = result.errors()
         first = errors.iloc[0]

@@ -11,6 +11,11 @@ still names the folder that was opened.
 
 The folder named by the user is opened following links in its own path (as any program
 would: ``--out results`` may be a link to a data disk); nothing below it is followed.
+
+An output named on the command line may also be a named pipe or a character device (a FIFO a
+reader waits on, /dev/null, a terminal): ``writing_path`` writes into those, since replacing
+one with a regular file would destroy a node tcplab did not make and send the output nowhere.
+``check_output_file`` refuses, before any work is done, a name that cannot become that file.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from typing import BinaryIO
 from tcplab.errors import UserError
 
 __all__ = [
+    "check_output_file",
     "create_new",
     "fd_path",
     "link_refused",
@@ -37,11 +43,14 @@ __all__ = [
     "replacing",
     "replacing_path",
     "write_file",
+    "writing_path",
 ]
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_NOCTTY = getattr(os, "O_NOCTTY", 0)
+LINK_HINT = "remove it, or give the file it leads to"
 
 
 def open_dir(path: str | os.PathLike[str], what: str, create: bool = True) -> int:
@@ -113,7 +122,7 @@ def replacing(dir_fd: int, name: str, shown: str | os.PathLike[str]) -> Iterator
     """A new file to write that replaces ``name`` in ``dir_fd`` when the block ends well (a link
     there is replaced, not followed; readers see the old file or the whole new one, never a
     part); after an error nothing is changed."""
-    tmp = f".{name}.{secrets.token_hex(4)}.tmp"
+    tmp = _temp_name(dir_fd, name)
     try:
         with create_new(dir_fd, tmp, shown) as f:
             yield f
@@ -126,6 +135,23 @@ def replacing(dir_fd: int, name: str, shown: str | os.PathLike[str]) -> Iterator
         if isinstance(e, OSError) and e.filename in (None, tmp) and not isinstance(e, BrokenPipeError):
             raise _naming(e, shown) from None
         raise
+
+
+def _temp_name(dir_fd: int, name: str) -> str:
+    """A hidden, unique name for the file that will replace ``name``: it fits the folder
+    whenever ``name`` does, since the part taken from ``name`` is cut to leave room for the
+    random tag (a 255-byte name would otherwise fail as "file name too long")."""
+    tag = f".{secrets.token_hex(4)}.tmp"
+    room = _name_max(dir_fd) - 1 - len(tag)
+    # Cut as bytes, the unit of the limit; a character cut in two round-trips through fsdecode.
+    return "." + os.fsdecode(os.fsencode(name)[: max(room, 1)]) + tag
+
+
+def _name_max(dir_fd: int) -> int:
+    try:
+        return os.fpathconf(dir_fd, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        return 255  # every common file system's limit
 
 
 def _naming(e: OSError, shown: str | os.PathLike[str]) -> Exception:
@@ -147,17 +173,149 @@ def replace_file(dir_fd: int, name: str, data: bytes | str, shown: str | os.Path
 @contextmanager
 def replacing_path(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     """``replacing`` for a path (its folder is opened once, following links in its own path)."""
-    out = Path(path)
-    if not os.fspath(path):
-        raise UserError("the file name is empty; give a file name")
-    if out.name in ("", ".."):
-        raise UserError(f"{out} is a folder, not a file; give a file name")
-    fd = os.open(out.parent if str(out.parent) else ".", os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+    fd, out = _open_parent(path)
     try:
         with replacing(fd, out.name, out) as f:
             yield f
     finally:
         os.close(fd)
+
+
+@contextmanager
+def writing_path(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
+    """``replacing_path``, except that a named pipe (FIFO) or character device at ``path`` is
+    written into, as a shell's ``>`` does: a reader waits on the pipe, and a device node swapped
+    for a regular file would be destroyed and the output lost. Opening a pipe waits for its
+    reader."""
+    fd, out = _open_parent(path)
+    try:
+        stream = _open_stream(fd, out.name, out)
+        if stream is None:
+            with replacing(fd, out.name, out) as f:
+                yield f
+        else:
+            with stream:
+                yield stream
+    finally:
+        os.close(fd)
+
+
+def _open_parent(path: str | os.PathLike[str]) -> tuple[int, Path]:
+    out = Path(path)
+    if not os.fspath(path):
+        raise UserError("the file name is empty; give a file name")
+    if out.name in ("", ".."):
+        raise UserError(f"{out} is a folder, not a file; give a file name")
+    return os.open(out.parent if str(out.parent) else ".", os.O_RDONLY | _DIRECTORY | _CLOEXEC), out
+
+
+def _is_stream(mode: int) -> bool:
+    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
+
+
+def _open_stream(dir_fd: int, name: str, shown: Path) -> BinaryIO | None:
+    """``name`` open for writing if it is a FIFO or character device; None if it is anything
+    else (or nothing), to be replaced."""
+    try:
+        if not _is_stream(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode):
+            return None
+        # Neither O_CREAT nor O_TRUNC: a node swapped for a regular file since the stat is left
+        # as it was, and replaced below like any file.
+        fd = os.open(name, os.O_WRONLY | _NOFOLLOW | _NOCTTY | _CLOEXEC, dir_fd=dir_fd)
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        if e.errno == errno.ELOOP:  # a link now: replaced, never followed
+            return None
+        raise _naming(e, shown) from None
+    if not _is_stream(os.fstat(fd).st_mode):
+        os.close(fd)
+        return None
+    return os.fdopen(fd, "wb")
+
+
+def check_output_file(path: str, what: str, link_hint: str = LINK_HINT) -> None:
+    """Refuse, in one line naming ``what`` (the option) and ``path``, an output that
+    ``writing_path`` could not write or should not touch. Called before long work: the mistake
+    is told at once, not after the work, whose result would then have nowhere to go.
+
+    A symbolic link is refused: writing through it breaks tcplab's rule, and replacing it would
+    destroy a link tcplab did not make (``/dev/stdout``, as root). A block device or socket is
+    refused too; a FIFO or character device must be writable; otherwise the folder must exist
+    or be creatable, and be writable, and the name must fit in it."""
+    if not path:
+        raise UserError(f"{what}: the file name is empty; give a file name")
+    if path.endswith(os.sep) or os.path.basename(path) in (".", ".."):
+        raise UserError(f"{what}: {path} names a folder, not a file; give a file name")
+    try:
+        mode: int | None = os.lstat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        mode = None  # the folder check says why
+    except OSError as e:
+        raise UserError(f"{what}: {path}: {_reason(e)}") from None
+    if mode is not None:
+        _check_existing(path, mode, what, link_hint)
+    if mode is None or stat.S_ISREG(mode):
+        _check_folder(path, what)
+
+
+def _check_existing(path: str, mode: int, what: str, link_hint: str) -> None:
+    if stat.S_ISLNK(mode):
+        raise UserError(
+            f"{what}: {path} is a symbolic link; tcplab neither writes through a link "
+            f"nor replaces it ({link_hint})"
+        )
+    if stat.S_ISDIR(mode):
+        raise UserError(f"{what}: {path} is a folder; give a file name")
+    if _is_stream(mode):
+        if not os.access(path, os.W_OK):
+            raise UserError(f"{what}: {path}: permission denied (it cannot be opened for writing)")
+        return
+    if not stat.S_ISREG(mode):
+        kind = "block device" if stat.S_ISBLK(mode) else "socket" if stat.S_ISSOCK(mode) else "special file"
+        raise UserError(
+            f"{what}: {path} is a {kind}; give a regular file, a named pipe (FIFO) or a character device"
+        )
+
+
+def _check_folder(path: str, what: str) -> None:
+    """The folder of ``path`` exists or can be made, is a folder, is writable, and takes the
+    name: the CSV is written as a new file there (see ``replacing``)."""
+    folder = os.path.dirname(path) or "."
+    existing, st = _nearest_existing(folder, path, what)
+    if not stat.S_ISDIR(st.st_mode):
+        raise UserError(f"{what}: {path}: {existing} is not a folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        action = "write in" if existing == folder else "create a folder in"
+        raise UserError(f"{what}: {path}: cannot {action} the folder {existing}: {_unwritable(existing)}")
+    try:
+        name_max = os.pathconf(existing, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        return
+    if len(os.fsencode(os.path.basename(path))) > name_max:
+        raise UserError(f"{what}: {path}: file name too long (at most {name_max} bytes)")
+
+
+def _nearest_existing(folder: str, path: str, what: str) -> tuple[str, os.stat_result]:
+    """``folder`` or its nearest ancestor that exists, with its status (links followed)."""
+    while True:
+        try:
+            return folder, os.stat(folder)
+        except (FileNotFoundError, NotADirectoryError):
+            if os.path.islink(folder):
+                raise UserError(f"{what}: {path}: {folder} is a symbolic link to a missing folder") from None
+            folder = os.path.dirname(folder) or "."
+        except OSError as e:
+            raise UserError(f"{what}: {path}: cannot reach the folder {folder}: {_reason(e)}") from None
+
+
+def _unwritable(folder: str) -> str:
+    try:
+        if os.statvfs(folder).f_flag & os.ST_RDONLY:
+            return "read-only file system"
+    except OSError:
+        pass
+    return "permission denied"
 
 
 def write_file(path: str | os.PathLike[str], data: bytes | str) -> Path:
