@@ -17,7 +17,8 @@ import tcplab as tl
 from conftest import cli
 from tcplab.errors import UserError
 from tcplab.experiment.store import RunRecord, Store, load_runs
-from test_hostile_input import QUICK, one_line_error
+from test_hostile_input import one_line_error
+from test_store_concurrency import _spec as two_variants
 from test_store_concurrency import holding
 
 KEY = "cd" * 32
@@ -26,13 +27,7 @@ SQLITE_PATH_LIMIT = 504
 
 
 def _spec(tmp_path: Path, name: str = "sw", replications: int = 1) -> Path:
-    (tmp_path / "quick.toml").write_text(QUICK)
-    spec = tmp_path / f"{name}.toml"
-    spec.write_text(
-        f'name = "{name}"\nbase = "quick.toml"\nreplications = {replications}\n'
-        '[factors]\n"tcp.variant" = ["reno", "newreno"]\n'
-    )
-    return spec
+    return two_variants(tmp_path, name, replications)
 
 
 def _sweep(tmp_path: Path, store: Path | str, replications: int = 1) -> object:
