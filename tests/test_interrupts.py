@@ -118,3 +118,101 @@ def test_importing_tcplab_imports_nothing_heavy() -> None:
     )
     assert proc.returncode == 0, proc
     assert proc.stdout.splitlines() == ["['tcplab._launch']", "tcplab.experiment.api True"], proc
+
+
+def test_a_ctrl_c_while_typer_parses_the_line_says_interrupted() -> None:
+    """typer imports pydantic while it parses the command line (about 100 ms) and ends a
+    KeyboardInterrupt there with status 130 and no word."""
+    proc = _python(
+        "import sys\n"
+        "class Interrupt:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'pydantic' and 'tcplab.cli' in sys.modules:\n"
+        "            raise KeyboardInterrupt\n"
+        "sys.meta_path.insert(0, Interrupt())\n"
+        "sys.argv = ['tcplab', 'validate', 'no-such-file.toml']\n"
+        "from tcplab._launch import main\n"
+        "main()\n"
+    )
+    assert proc.returncode == 130 and proc.stderr == "error: interrupted\n", proc
+
+
+def test_a_benchmark_child_killed_from_outside_is_not_a_bug() -> None:
+    """A bench child killed by SIGKILL or SIGTERM was reported as 'a bug in tcplab' (exit 1)."""
+    from tcplab.errors import InternalError, StoppedFromOutside
+    from tcplab.experiment.bench import _child_failed
+
+    for killed in (signal.SIGKILL, signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        error = _child_failed(-killed, "")
+        assert isinstance(error, StoppedFromOutside) and killed.name in str(error), error
+    assert isinstance(_child_failed(-signal.SIGSEGV, "crash"), InternalError)
+    assert isinstance(_child_failed(1, "Traceback"), InternalError)
+
+
+def test_a_benchmark_child_ends_by_sigint_without_a_traceback(tmp_path: Path) -> None:
+    """A Ctrl-C reaches the bench's child too: it printed a KeyboardInterrupt traceback, which
+    the parent quoted in a 'bug' message."""
+    text = (SCENARIOS / "dumbbell.toml").read_text().replace('duration = "30s"', 'duration = "3000s"')
+    scenario = tmp_path / "long.toml"
+    scenario.write_text(text)
+    child = subprocess.Popen(
+        [sys.executable, "-m", "tcplab.experiment._benchrun", scenario],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(1.5)
+    child.send_signal(signal.SIGINT)
+    _, stderr = child.communicate(timeout=60)
+    assert child.returncode == -signal.SIGINT and "Traceback" not in stderr, (child.returncode, stderr)
+
+
+def test_a_second_signal_during_the_clean_up_waits_for_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two quick Ctrl-Cs (or SIGTERMs) to `run --out`: the second interrupted the removal of the
+    work folder, which stayed behind with the run's files (up to 25 MB)."""
+    import os
+
+    from tcplab.experiment import out_dir
+
+    real_remove = out_dir.remove_tree
+
+    def interrupted_removal(*args: object) -> None:
+        os.kill(os.getpid(), signal.SIGINT)  # the second Ctrl-C, as the removal starts
+        time.sleep(0.05)
+        real_remove(*args)
+
+    monkeypatch.setattr(out_dir, "remove_tree", interrupted_removal)
+    folder = out_dir.OutFolder(tmp_path / "out", cli=False)
+    with pytest.raises(KeyboardInterrupt):  # delivered once the clean-up is done
+        folder.close(failed=True)
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_signal_while_the_files_are_published_waits_for_all_of_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A signal between two renames left half a run's output in the folder, without its marker."""
+    import os
+
+    from tcplab.experiment import out_dir
+
+    real_replace = os.replace
+    calls = []
+
+    def interrupted_replace(*args: object, **kwargs: object) -> None:
+        calls.append(args)
+        if len(calls) == 1:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)
+        real_replace(*args, **kwargs)  # type: ignore[arg-type]
+
+    with out_dir.OutFolder(tmp_path / "out", cli=False) as folder:
+        for name in ("a.csv", "b.csv", "c.csv"):
+            (Path(folder.work) / name).write_text("x")
+        monkeypatch.setattr(out_dir.os, "replace", interrupted_replace)
+        with pytest.raises(KeyboardInterrupt):
+            folder.publish(marker=True)
+        monkeypatch.setattr(out_dir.os, "replace", real_replace)
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [".tcplab-out", "a.csv", "b.csv", "c.csv"]

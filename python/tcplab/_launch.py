@@ -36,11 +36,28 @@ def stop_as_on_ctrl_c() -> None:
             signal.signal(getattr(signal, name), interrupt)
 
 
+_said = False  # whether this process has said it was interrupted
+
+
+def say_interrupted() -> None:
+    """The one line an interrupted command prints (every place that ends one says it here)."""
+    global _said
+    _said = True
+    print("error: interrupted", file=sys.stderr, flush=True)
+
+
 def main() -> None:
     stop_as_on_ctrl_c()
     try:
         from tcplab.cli import main as command_line
     except KeyboardInterrupt:
-        print("error: interrupted", file=sys.stderr)
+        say_interrupted()
         raise SystemExit(130) from None
-    command_line()
+    try:
+        command_line()
+    except SystemExit as e:
+        # typer ends a command interrupted while it parses the line (it imports pydantic then,
+        # about 100 ms) with status 130 and no word: the line is said here.
+        if e.code == 130 and not _said:
+            say_interrupted()
+        raise

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from tcplab._launch import stop_as_on_ctrl_c
+from tcplab._launch import say_interrupted, stop_as_on_ctrl_c
 from tcplab.cli_studies import LazyStudyGroup, study_names
 from tcplab.errors import UserError, cli_errors, printable
 from tcplab.experiment.bench import SCENARIOS as BENCH_SCENARIOS
@@ -473,7 +473,7 @@ def main() -> None:
     try:
         app()
     except KeyboardInterrupt:
-        print("error: interrupted", file=sys.stderr)
+        say_interrupted()
         raise SystemExit(130) from None
 
 

@@ -9,7 +9,6 @@ pandas, scipy and matplotlib with it, only when one of its commands is looked up
 from __future__ import annotations
 
 import importlib
-import sys
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -48,7 +47,9 @@ class LazyStudyGroup(TyperGroup):
         except KeyboardInterrupt:
             # Here click would end the command with status 130 and no word: a study's import
             # takes seconds, long enough for a Ctrl-C that deserves the usual line.
-            print("error: interrupted", file=sys.stderr)
+            from tcplab._launch import say_interrupted
+
+            say_interrupted()
             raise SystemExit(130) from None
         if command is not None:
             self.commands[cmd_name] = command

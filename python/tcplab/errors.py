@@ -180,6 +180,11 @@ def cli_errors(fn: F) -> F:
                 "file and the seed.",
             )
         except KeyboardInterrupt:
-            _fail(130, "interrupted")
+            import typer
+
+            from tcplab._launch import say_interrupted
+
+            say_interrupted()
+            raise typer.Exit(130) from None
 
     return wrapper  # type: ignore[return-value]
