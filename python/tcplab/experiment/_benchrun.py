@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import resource
+import signal
 import statistics
 import sys
 import time
@@ -82,4 +83,7 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
+    # A Ctrl-C reaches the whole process group: the parent reports it; this child just ends,
+    # by the signal, as its parent reads it (a child killed from outside), with no traceback.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     sys.exit(main(sys.argv[1:]))

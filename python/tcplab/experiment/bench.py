@@ -7,6 +7,7 @@ other, so its peak memory is its own and runs do not compete for the two cores.
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 import tempfile
@@ -15,7 +16,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from tcplab.errors import InternalError
+from tcplab.errors import InternalError, StoppedFromOutside
 from tcplab.experiment.examples import scenario_dir
 from tcplab.experiment.scenario import dumbbell, dumps, loads
 from tcplab.version import build
@@ -112,8 +113,21 @@ def run_child(text: str, repeats: int = 1, timeout_s: float | None = None) -> di
             timeout=timeout_s,
         )
     if proc.returncode != 0:
-        raise InternalError(f"benchmark child failed (status {proc.returncode}):\n{proc.stderr.strip()}")
+        raise _child_failed(proc.returncode, proc.stderr)
     return json.loads(proc.stdout)
+
+
+def _child_failed(status: int, stderr: str) -> Exception:
+    """The error for a benchmark child that failed: killed from outside (an operator, the
+    out-of-memory killer) is not a bug in tcplab, as for a sweep's worker (exit status 4)."""
+    from tcplab.experiment.executors import EXTERNAL_SIGNALS
+
+    if status < 0 and -status in EXTERNAL_SIGNALS:
+        name = signal.Signals(-status).name
+        return StoppedFromOutside(
+            f"the benchmark's child process was killed by {name} from outside; nothing more was measured"
+        )
+    return InternalError(f"benchmark child failed (status {status}):\n{stderr.strip()}")
 
 
 @dataclass(frozen=True)
