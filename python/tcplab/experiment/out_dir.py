@@ -24,7 +24,11 @@ import fcntl
 import os
 import re
 import secrets
+import signal
 import stat
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
 
@@ -155,6 +159,11 @@ class OutFolder:
             if stat.S_ISREG(entry.stat(follow_symlinks=False).st_mode)
         ]
         self._check_nothing_in_the_way(names + [MARKER] if marker else names)
+        # All the files or none: a signal in the middle left half a run's output, unmarked.
+        with signals_held():
+            return self._move(names, marker)
+
+    def _move(self, names: list[str], marker: bool) -> list[str]:
         moved = []
         for name in names:
             try:
@@ -173,7 +182,12 @@ class OutFolder:
 
     def close(self, failed: bool = False) -> None:
         """Remove the work folder, release the lock; after a failure, also the folder and the
-        parent folders this run made, those still empty."""
+        parent folders this run made, those still empty. A second Ctrl-C (or SIGTERM) waits
+        until this is done: it interrupted the removal and left the work folder behind."""
+        with signals_held():
+            self._close(failed)
+
+    def _close(self, failed: bool) -> None:
         if self._stage_fd is not None:
             os.close(self._stage_fd)
             self._stage_fd = None
@@ -223,6 +237,21 @@ def _missing_folders(path: Path) -> list[Path]:
             break
         missing.append(folder)
     return missing
+
+
+@contextmanager
+def signals_held() -> Iterator[None]:
+    """SIGINT, SIGTERM and SIGHUP kept pending for the block (in the main thread, where Python
+    runs its handlers): one arriving then is delivered, as a KeyboardInterrupt, when it ends."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    held = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def _remove_empty(folders: list[Path]) -> None:
