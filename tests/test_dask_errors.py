@@ -291,3 +291,30 @@ def test_a_killed_dask_local_sweep_leaves_no_stray_warning(tmp_path: Path) -> No
             proc.wait()
     assert proc.returncode == -signal.SIGKILL
     assert "leaked" not in err
+
+
+def test_a_local_cluster_left_without_workers_is_stopped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Workers killed while they started were not restarted, and the sweep waited for a worker
+    forever: with none for NO_WORKER_GRACE_S it ends as stopped from outside (exit 4)."""
+    from tcplab.errors import StoppedFromOutside
+    from tcplab.experiment import executors
+
+    class Client:
+        workers: dict[str, object] = {"tcp://w": {}}
+
+        def scheduler_info(self) -> dict[str, object]:
+            return {"workers": self.workers}
+
+    clock = [1000.0]
+    monkeypatch.setattr(executors.time, "monotonic", lambda: clock[0])
+    client = Client()
+    watch = executors._WorkerWatch(client)
+    for now, workers in [(1002.0, {"tcp://w": {}}), (1004.0, {}), (1011.0, {}), (1014.0, {"tcp://w2": {}})]:
+        clock[0], client.workers = now, workers
+        watch.check()  # a worker seen within the grace: waiting goes on
+    client.workers = {}
+    clock[0] = 1014.0 + executors.NO_WORKER_GRACE_S - 0.5
+    watch.check()
+    clock[0] = 1014.0 + executors.NO_WORKER_GRACE_S + 1.0
+    with pytest.raises(StoppedFromOutside, match="no worker for 10 s"):
+        watch.check()

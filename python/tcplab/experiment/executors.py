@@ -24,6 +24,7 @@ import re
 import signal
 import sys
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
@@ -135,7 +136,7 @@ class Executor:
                 if self.choice.dask == "local"
                 else (f"the Dask scheduler at {self.choice.dask}")
             )
-            return _dask(tasks, self._client, where)
+            return _dask(tasks, self._client, where, local=self.choice.dask == "local")
         if self.choice.n_workers == 1 or len(tasks) == 1:
             return (execute(t) for t in tasks)
         return _pool(tasks, min(self.choice.n_workers, len(tasks)))
@@ -488,20 +489,56 @@ async def _open(connector: object, location: str, deadline: float) -> object:
             await asyncio.sleep(0.05)
 
 
-def _dask(tasks: Sequence[Task], client: object, where: str) -> Iterator[Outcome]:
+# How long a local cluster may have no worker before the sweep gives up on it: its nanny
+# restarts a killed worker within a second or two, but workers killed while they start are
+# not restarted, and the tasks then waited for a worker forever.
+NO_WORKER_GRACE_S = 10.0
+
+
+def _dask(tasks: Sequence[Task], client: object, where: str, local: bool = False) -> Iterator[Outcome]:
     from dask.distributed import as_completed as dask_completed
 
     keys = [f"tcplab-run-{t.key}" for t in tasks]
     futures = client.map(execute, list(tasks), key=keys)  # type: ignore[attr-defined]
+    watch = _WorkerWatch(client) if local else None
     try:
-        for future in dask_completed(futures):
-            try:
-                yield future.result()
-            except Exception as e:
-                raise _dask_failure(e, client, where) from None
+        done = dask_completed(futures)
+        while not done.is_empty():
+            if watch is not None and not done.has_ready():
+                watch.check()
+                time.sleep(0.05)
+                continue
+            for future in done.next_batch(block=True):
+                try:
+                    yield future.result()
+                except Exception as e:
+                    raise _dask_failure(e, client, where) from None
     finally:
         for future in futures:
             future.cancel()
+
+
+class _WorkerWatch:
+    """A local cluster's workers, asked about once a second while the sweep waits: none left
+    for ``NO_WORKER_GRACE_S`` means they were killed from outside (exit status 4)."""
+
+    def __init__(self, client: object) -> None:
+        self._client = client
+        self._asked = self._since = time.monotonic()
+
+    def check(self) -> None:
+        now = time.monotonic()
+        if now - self._asked < 1.0:
+            return
+        self._asked = now
+        workers = self._client.scheduler_info().get("workers", {})  # type: ignore[attr-defined]
+        if workers:
+            self._since = now
+        elif now - self._since > NO_WORKER_GRACE_S:
+            raise StoppedFromOutside(
+                f"the Dask LocalCluster has had no worker for {NO_WORKER_GRACE_S:.0f} s (its workers "
+                "were killed from outside, and not restarted); runs stored so far are kept, rerun to go on"
+            )
 
 
 def _dask_failure(e: Exception, client: object, where: str) -> Exception:
