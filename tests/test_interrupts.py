@@ -24,16 +24,22 @@ def test_a_ctrl_c_while_a_study_loads_says_interrupted(monkeypatch: pytest.Monke
     assert proc.returncode == 130 and proc.stderr == "error: interrupted\n", proc
 
 
-@pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP"])
-def test_a_terminated_out_run_leaves_nothing_as_a_ctrl_c_does(tmp_path: Path, signame: str) -> None:
-    """SIGTERM (timeout, kill, a batch limit) and SIGHUP (a closed terminal) ended the process on
-    the spot: the --out folder stayed, holding a hidden stage folder of the run's files."""
+def _long_dumbbell(tmp_path: Path) -> Path:
+    """The dumbbell for an hour at 1 Gb/s: minutes of work, long enough to be interrupted."""
     text = (SCENARIOS / "dumbbell.toml").read_text()
     text = text.replace('rate = "10Mbps"', 'rate = "1Gbps"', 1)
     text = text.replace('duration = "30s"', 'duration = "3000s"')
     assert 'duration = "3000s"' in text
     scenario = tmp_path / "long.toml"
     scenario.write_text(text)
+    return scenario
+
+
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP"])
+def test_a_terminated_out_run_leaves_nothing_as_a_ctrl_c_does(tmp_path: Path, signame: str) -> None:
+    """SIGTERM (timeout, kill, a batch limit) and SIGHUP (a closed terminal) ended the process on
+    the spot: the --out folder stayed, holding a hidden stage folder of the run's files."""
+    scenario = _long_dumbbell(tmp_path)
     child = subprocess.Popen(
         [sys.executable, "-m", "tcplab", "run", scenario, "--out", tmp_path / "out"],
         stderr=subprocess.PIPE,
@@ -95,17 +101,24 @@ def test_the_pool_stopped_early_ends_at_once_without_tracebacks() -> None:
 def test_a_ctrl_c_while_the_command_line_loads_says_interrupted() -> None:
     """The console script imported tcplab.cli (typer, the core: a few hundred ms) before any
     handler was in place: a Ctrl-C there printed a KeyboardInterrupt traceback."""
-    proc = _python(
+    proc = _interrupted_at_import("name == 'typer'", ["tcplab", "--help"])
+    assert proc.returncode == 130 and proc.stderr == "error: interrupted\n", proc
+
+
+def _interrupted_at_import(when: str, argv: list[str]) -> subprocess.CompletedProcess[str]:
+    """The command `argv` through its entry point, with a Ctrl-C at the import of the module
+    whose `name` meets the condition `when` (as if it arrived while that module loads)."""
+    return _python(
         "import sys\n"
         "class Interrupt:\n"
         "    def find_spec(self, name, path=None, target=None):\n"
-        "        if name == 'typer':\n"
+        f"        if {when}:\n"
         "            raise KeyboardInterrupt\n"
         "sys.meta_path.insert(0, Interrupt())\n"
+        f"sys.argv = {argv!r}\n"
         "from tcplab._launch import main\n"
         "main()\n"
     )
-    assert proc.returncode == 130 and proc.stderr == "error: interrupted\n", proc
 
 
 def test_importing_tcplab_imports_nothing_heavy() -> None:
@@ -123,16 +136,8 @@ def test_importing_tcplab_imports_nothing_heavy() -> None:
 def test_a_ctrl_c_while_typer_parses_the_line_says_interrupted() -> None:
     """typer imports pydantic while it parses the command line (about 100 ms) and ends a
     KeyboardInterrupt there with status 130 and no word."""
-    proc = _python(
-        "import sys\n"
-        "class Interrupt:\n"
-        "    def find_spec(self, name, path=None, target=None):\n"
-        "        if name == 'pydantic' and 'tcplab.cli' in sys.modules:\n"
-        "            raise KeyboardInterrupt\n"
-        "sys.meta_path.insert(0, Interrupt())\n"
-        "sys.argv = ['tcplab', 'validate', 'no-such-file.toml']\n"
-        "from tcplab._launch import main\n"
-        "main()\n"
+    proc = _interrupted_at_import(
+        "name == 'pydantic' and 'tcplab.cli' in sys.modules", ["tcplab", "validate", "no-such-file.toml"]
     )
     assert proc.returncode == 130 and proc.stderr == "error: interrupted\n", proc
 
@@ -152,9 +157,7 @@ def test_a_benchmark_child_killed_from_outside_is_not_a_bug() -> None:
 def test_a_benchmark_child_ends_by_sigint_without_a_traceback(tmp_path: Path) -> None:
     """A Ctrl-C reaches the bench's child too: it printed a KeyboardInterrupt traceback, which
     the parent quoted in a 'bug' message."""
-    text = (SCENARIOS / "dumbbell.toml").read_text().replace('duration = "30s"', 'duration = "3000s"')
-    scenario = tmp_path / "long.toml"
-    scenario.write_text(text)
+    scenario = _long_dumbbell(tmp_path)
     child = subprocess.Popen(
         [sys.executable, "-m", "tcplab.experiment._benchrun", scenario],
         stdout=subprocess.DEVNULL,
