@@ -299,20 +299,12 @@ def test_a_local_cluster_left_without_workers_is_stopped(monkeypatch: pytest.Mon
     from tcplab.errors import StoppedFromOutside
     from tcplab.experiment import executors
 
-    class Client:
-        workers: dict[str, object] = {"tcp://w": {}}
-
-        def scheduler_info(self) -> dict[str, object]:
-            return {"workers": self.workers}
-
-    clock = [1000.0]
+    clock, workers = [1000.0], [1]
     monkeypatch.setattr(executors.time, "monotonic", lambda: clock[0])
-    client = Client()
-    watch = executors._WorkerWatch(client)
-    for now, workers in [(1002.0, {"tcp://w": {}}), (1004.0, {}), (1011.0, {}), (1014.0, {"tcp://w2": {}})]:
-        clock[0], client.workers = now, workers
+    watch = executors._WorkerWatch(lambda: workers[0])
+    for clock[0], workers[0] in [(1002.0, 1), (1004.0, 0), (1011.0, 0), (1014.0, 2)]:
         watch.check()  # a worker seen within the grace: waiting goes on
-    client.workers = {}
+    workers[0] = 0
     clock[0] = 1014.0 + executors.NO_WORKER_GRACE_S - 0.5
     watch.check()
     clock[0] = 1014.0 + executors.NO_WORKER_GRACE_S + 1.0

@@ -170,52 +170,64 @@ def test_a_benchmark_child_ends_by_sigint_without_a_traceback(tmp_path: Path) ->
     assert child.returncode == -signal.SIGINT and "Traceback" not in stderr, (child.returncode, stderr)
 
 
-def test_a_second_signal_during_the_clean_up_waits_for_it(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+# Run in a process of their own: signals are held in the main thread only (Python runs its
+# handlers there), and pytest-xdist runs tests in another thread.
+_SIGNAL_MID_WAY = """
+import os, signal, sys, time
+from pathlib import Path
+from tcplab.experiment import out_dir
+
+def interrupting(real):
+    def call(*args, **kwargs):
+        if not getattr(call, "done", False):
+            call.done = True
+            os.kill(os.getpid(), signal.SIGINT)  # a Ctrl-C, mid-way
+            time.sleep(0.05)
+        return real(*args, **kwargs)
+    return call
+
+target = Path(sys.argv[1])
+try:
+    STEP
+except KeyboardInterrupt:
+    print("interrupted after it")
+"""
+
+
+def _signal_mid_way(step: str, target: Path) -> subprocess.CompletedProcess[str]:
+    script = _SIGNAL_MID_WAY.replace("STEP", step.strip().replace("\n", "\n    "))
+    return subprocess.run(
+        [sys.executable, "-c", script, str(target)], capture_output=True, text=True, timeout=60
+    )
+
+
+def test_a_second_signal_during_the_clean_up_waits_for_it(tmp_path: Path) -> None:
     """Two quick Ctrl-Cs (or SIGTERMs) to `run --out`: the second interrupted the removal of the
     work folder, which stayed behind with the run's files (up to 25 MB)."""
-    import os
-
-    from tcplab.experiment import out_dir
-
-    real_remove = out_dir.remove_tree
-
-    def interrupted_removal(*args: object) -> None:
-        os.kill(os.getpid(), signal.SIGINT)  # the second Ctrl-C, as the removal starts
-        time.sleep(0.05)
-        real_remove(*args)
-
-    monkeypatch.setattr(out_dir, "remove_tree", interrupted_removal)
-    folder = out_dir.OutFolder(tmp_path / "out", cli=False)
-    with pytest.raises(KeyboardInterrupt):  # delivered once the clean-up is done
-        folder.close(failed=True)
+    proc = _signal_mid_way(
+        """
+folder = out_dir.OutFolder(target, cli=False)
+(Path(folder.work) / "trace.csv").write_text("x")
+out_dir.remove_tree = interrupting(out_dir.remove_tree)
+folder.close(failed=True)
+""",
+        tmp_path / "out",
+    )
+    assert proc.stdout == "interrupted after it\n", proc  # delivered once the clean-up is done
     assert not (tmp_path / "out").exists()
 
 
-def test_a_signal_while_the_files_are_published_waits_for_all_of_them(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_signal_while_the_files_are_published_waits_for_all_of_them(tmp_path: Path) -> None:
     """A signal between two renames left half a run's output in the folder, without its marker."""
-    import os
-
-    from tcplab.experiment import out_dir
-
-    real_replace = os.replace
-    calls = []
-
-    def interrupted_replace(*args: object, **kwargs: object) -> None:
-        calls.append(args)
-        if len(calls) == 1:
-            os.kill(os.getpid(), signal.SIGINT)
-            time.sleep(0.05)
-        real_replace(*args, **kwargs)  # type: ignore[arg-type]
-
-    with out_dir.OutFolder(tmp_path / "out", cli=False) as folder:
-        for name in ("a.csv", "b.csv", "c.csv"):
-            (Path(folder.work) / name).write_text("x")
-        monkeypatch.setattr(out_dir.os, "replace", interrupted_replace)
-        with pytest.raises(KeyboardInterrupt):
-            folder.publish(marker=True)
-        monkeypatch.setattr(out_dir.os, "replace", real_replace)
+    proc = _signal_mid_way(
+        """
+with out_dir.OutFolder(target, cli=False) as folder:
+    for name in ("a.csv", "b.csv", "c.csv"):
+        (Path(folder.work) / name).write_text("x")
+    os.replace = interrupting(os.replace)
+    folder.publish(marker=True)
+""",
+        tmp_path / "out",
+    )
+    assert proc.stdout == "interrupted after it\n", proc
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [".tcplab-out", "a.csv", "b.csv", "c.csv"]

@@ -25,7 +25,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -136,10 +136,16 @@ class Executor:
                 if self.choice.dask == "local"
                 else (f"the Dask scheduler at {self.choice.dask}")
             )
-            return _dask(tasks, self._client, where, local=self.choice.dask == "local")
+            watch = _WorkerWatch(self._local_workers) if self.choice.dask == "local" else None
+            return _dask(tasks, self._client, where, watch)
         if self.choice.n_workers == 1 or len(tasks) == 1:
             return (execute(t) for t in tasks)
         return _pool(tasks, min(self.choice.n_workers, len(tasks)))
+
+    def _local_workers(self) -> int:
+        """The local cluster's workers, as its scheduler (in this process) knows them: read
+        without a call through Dask's event loop, which a Ctrl-C could leave waiting."""
+        return len(self._cluster.scheduler.workers)  # type: ignore[union-attr]
 
     def _start_local_cluster(self) -> None:
         from dask.distributed import Client, LocalCluster
@@ -495,12 +501,11 @@ async def _open(connector: object, location: str, deadline: float) -> object:
 NO_WORKER_GRACE_S = 10.0
 
 
-def _dask(tasks: Sequence[Task], client: object, where: str, local: bool = False) -> Iterator[Outcome]:
+def _dask(tasks: Sequence[Task], client: object, where: str, watch: _WorkerWatch | None) -> Iterator[Outcome]:
     from dask.distributed import as_completed as dask_completed
 
     keys = [f"tcplab-run-{t.key}" for t in tasks]
     futures = client.map(execute, list(tasks), key=keys)  # type: ignore[attr-defined]
-    watch = _WorkerWatch(client) if local else None
     try:
         done = dask_completed(futures)
         while not done.is_empty():
@@ -519,11 +524,11 @@ def _dask(tasks: Sequence[Task], client: object, where: str, local: bool = False
 
 
 class _WorkerWatch:
-    """A local cluster's workers, asked about once a second while the sweep waits: none left
-    for ``NO_WORKER_GRACE_S`` means they were killed from outside (exit status 4)."""
+    """A local cluster's workers (``count()``), looked at about once a second while the sweep
+    waits: none left for ``NO_WORKER_GRACE_S`` means they were killed from outside (exit 4)."""
 
-    def __init__(self, client: object) -> None:
-        self._client = client
+    def __init__(self, count: Callable[[], int]) -> None:
+        self._count = count
         self._asked = self._since = time.monotonic()
 
     def check(self) -> None:
@@ -531,8 +536,7 @@ class _WorkerWatch:
         if now - self._asked < 1.0:
             return
         self._asked = now
-        workers = self._client.scheduler_info().get("workers", {})  # type: ignore[attr-defined]
-        if workers:
+        if self._count():
             self._since = now
         elif now - self._since > NO_WORKER_GRACE_S:
             raise StoppedFromOutside(
