@@ -130,16 +130,14 @@ def check_csv_target(target: str, store: str | os.PathLike[str], spec: str | os.
 def _kept_files(store: Path, spec: Path) -> Iterator[tuple[str, Path]]:
     """The files a sweep keeps, by what they are: the store, the files beside it (named as
     SQLite, store_lock and store.py name them), the spec. Each under the store's given name and
-    its real one: SQLite and the lock follow links to the store, and the store is named both ways."""
-    from tcplab.experiment.store_lock import lock_path
-
+    its real one: SQLite and the lock follow links to the store (``store_lock.lock_path`` is the
+    real name's ``.lock``), and the store is named both ways."""
     yield "the sweep's result store", store
     for base in _spellings_of_store(store):
         yield "the store's write-ahead log (runs not yet in the store)", _beside(base, "-wal")
         yield "the store's shared-memory index", _beside(base, "-shm")
         yield "the store's rollback journal", _beside(base, "-journal")
         yield "the store's sweep lock", _beside(base, ".lock")
-    yield "the store's sweep lock", lock_path(store)
     yield "the sweep spec", spec
 
 

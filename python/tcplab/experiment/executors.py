@@ -321,8 +321,6 @@ def _child_count() -> int:
 
 def _wait_for_children(count: int, limit_s: float = 10.0) -> None:
     """Until this process has ``count`` children (or ``limit_s`` has passed)."""
-    import time
-
     deadline = time.monotonic() + limit_s
     while _child_count() < count and time.monotonic() < deadline:
         time.sleep(0.005)
