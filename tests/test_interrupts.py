@@ -170,6 +170,52 @@ def test_a_benchmark_child_ends_by_sigint_without_a_traceback(tmp_path: Path) ->
     assert child.returncode == -signal.SIGINT and "Traceback" not in stderr, (child.returncode, stderr)
 
 
+_BENCH_PARENT = """
+import sys
+from pathlib import Path
+from tcplab.experiment.bench import run_child
+run_child(Path(sys.argv[1]).read_text())
+"""
+
+
+def _children_of(pid: int) -> list[int]:
+    found = []
+    for status in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = status.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(status.parent.name))
+    return found
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's")
+def test_a_benchmark_child_ends_when_its_bench_is_killed(tmp_path: Path) -> None:
+    """SIGKILL to `tcplab bench` left its child measuring, into a pipe no one read (a minute for
+    scale_100k)."""
+    parent = subprocess.Popen([sys.executable, "-c", _BENCH_PARENT, _long_dumbbell(tmp_path)])
+    deadline = time.monotonic() + 60
+    while not (children := _children_of(parent.pid)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert children, "the bench started no child"
+    time.sleep(1.0)  # the child is in its run by now
+    parent.kill()
+    parent.wait(timeout=10)
+    child = Path(f"/proc/{children[0]}")
+    deadline = time.monotonic() + 10
+    while child.exists() and "Z" not in _state(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not child.exists() or "Z" in _state(child), "the child outlived its bench"
+
+
+def _state(proc: Path) -> str:
+    try:
+        return (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return "Z"
+
+
 # Run in a process of their own: signals are held in the main thread only (Python runs its
 # handlers there), and pytest-xdist runs tests in another thread.
 _SIGNAL_MID_WAY = """

@@ -3,7 +3,9 @@
 Runs alone in a fresh interpreter so that the peak resident set size is this scenario's only.
 Imports nothing heavy (no pandas, no matplotlib) to keep the baseline small.
 
-    python -m tcplab.experiment._benchrun FILE.toml [REPEATS]
+    python -m tcplab.experiment._benchrun FILE.toml|- [REPEATS]
+
+``-`` reads the scenario from standard input (as ``tcplab bench`` passes it).
 
 With REPEATS > 1 the scenario runs that many times in the same process and the fastest run is
 reported (the usual way to take the noise of a shared machine out of a short timing); the
@@ -12,7 +14,10 @@ median is reported alongside. The simulation is deterministic, so every repeat d
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import json
+import os
 import resource
 import signal
 import statistics
@@ -20,6 +25,28 @@ import sys
 import time
 
 from tcplab._core import run_scenario
+
+# Set by ``tcplab bench`` to its own pid: the parent whose death ends this child.
+PARENT_PID_VARIABLE = "TCPLAB_BENCH_PARENT"
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+
+def end_with_parent() -> None:
+    """Ask Linux to kill this process when the bench that started it dies.
+
+    A bench killed by SIGKILL cannot stop its child, which went on measuring into a closed
+    pipe (a minute for scale_100k). Linux sends the signal when the parent's thread that
+    started the child ends; ``tcplab bench`` starts its children from its main thread. The
+    parent may have died before the request: then its pid is no longer this process's parent.
+    Elsewhere (no prctl) the child runs to its end, as before."""
+    expected = os.environ.get(PARENT_PID_VARIABLE)
+    if not sys.platform.startswith("linux") or not expected:
+        return
+    libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+    if libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) != 0:
+        return
+    if str(os.getppid()) != expected:
+        os._exit(1)
 
 
 def peak_rss_mb() -> float:
@@ -73,10 +100,13 @@ def measure(text: str, repeats: int = 1) -> dict[str, float | int | str]:
 
 def main(argv: list[str]) -> int:
     if len(argv) not in (1, 2):
-        print("usage: python -m tcplab.experiment._benchrun FILE.toml [REPEATS]", file=sys.stderr)
+        print("usage: python -m tcplab.experiment._benchrun FILE.toml|- [REPEATS]", file=sys.stderr)
         return 2
-    with open(argv[0], encoding="utf-8") as f:
-        text = f.read()
+    if argv[0] == "-":
+        text = sys.stdin.read()
+    else:
+        with open(argv[0], encoding="utf-8") as f:
+            text = f.read()
     repeats = int(argv[1]) if len(argv) == 2 else 1
     print(json.dumps(measure(text, repeats)))
     return 0
@@ -86,4 +116,5 @@ if __name__ == "__main__":
     # A Ctrl-C reaches the whole process group: the parent reports it; this child just ends,
     # by the signal, as its parent reads it (a child killed from outside), with no traceback.
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+    end_with_parent()
     sys.exit(main(sys.argv[1:]))

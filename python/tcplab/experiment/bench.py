@@ -7,16 +7,16 @@ other, so its peak memory is its own and runs do not compete for the two cores.
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
-import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any
 
 from tcplab.errors import InternalError, StoppedFromOutside
+from tcplab.experiment._benchrun import PARENT_PID_VARIABLE
 from tcplab.experiment.examples import scenario_dir
 from tcplab.experiment.scenario import dumbbell, dumps, loads
 from tcplab.version import build
@@ -102,16 +102,19 @@ def scenario_text(name: str, quick: bool = False) -> str:
 
 
 def run_child(text: str, repeats: int = 1, timeout_s: float | None = None) -> dict[str, Any]:
-    """Run scenario text in a fresh interpreter and return its measurements."""
-    with tempfile.TemporaryDirectory(prefix="tcplab-bench-") as tmp:
-        path = Path(tmp) / "scenario.toml"
-        path.write_text(text, encoding="utf-8")
-        proc = subprocess.run(
-            [sys.executable, "-m", "tcplab.experiment._benchrun", str(path), str(repeats)],
-            capture_output=True,
-            text=True,
-            timeout=timeout_s,
-        )
+    """Run scenario text in a fresh interpreter and return its measurements.
+
+    The text goes through the child's standard input, not a file: a bench killed by SIGKILL
+    left its temporary folder behind. The child also learns this process's pid, so that it ends
+    when this process does (see ``_benchrun.end_with_parent``)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "tcplab.experiment._benchrun", "-", str(repeats)],
+        input=text,
+        capture_output=True,
+        text=True,
+        timeout=timeout_s,
+        env={**os.environ, PARENT_PID_VARIABLE: str(os.getpid())},
+    )
     if proc.returncode != 0:
         raise _child_failed(proc.returncode, proc.stderr)
     return json.loads(proc.stdout)
