@@ -195,6 +195,49 @@ def test_reproduced_files_replace_links_planted_in_the_study_folder(tmp_path: Pa
     assert not any(p.is_symlink() for p in planted) and all(p.stat().st_size > 0 for p in planted)
 
 
+def test_an_interrupted_reproduce_leaves_the_last_report_with_its_figures(tmp_path: Path) -> None:
+    """A reproduce interrupted after its figures (during the sensitivity sweeps, minutes long)
+    left them beside the previous run's report, or beside no report at all."""
+    import dataclasses
+
+    from tcplab.report.reproduce import reproduce_study
+    from tcplab.report.study import discover
+
+    study = discover()["example_loss"]
+    first = reproduce_study(study, tmp_path, quick=True, workers=1, specs=study.tiny())
+    written = [first.report, first.claims, first.folder / "study.json", *first.figures]
+    before = {p: (p.stat().st_ino, p.stat().st_mtime_ns, p.read_bytes()) for p in written}
+
+    def interrupted(derived: object) -> list[object]:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        reproduce_study(
+            dataclasses.replace(study, claims=interrupted), tmp_path, quick=True, workers=1, specs=study.tiny()
+        )
+    after = {p: (p.stat().st_ino, p.stat().st_mtime_ns, p.read_bytes()) for p in written}
+    assert after == before
+    assert not [name for name in os.listdir(first.folder) if name.startswith(".")]  # no work folder
+
+
+def test_a_study_folder_in_use_is_refused(tmp_path: Path) -> None:
+    import fcntl
+
+    from tcplab.report.reproduce import reproduce_study
+    from tcplab.report.study import discover
+
+    study = discover()["example_loss"]
+    (tmp_path / study.name).mkdir()
+    holder = os.open(tmp_path / study.name, os.O_RDONLY)
+    try:
+        fcntl.flock(holder, fcntl.LOCK_EX)
+        with pytest.raises(UserError, match="--out: the folder .* is in use by another tcplab run"):
+            reproduce_study(study, tmp_path, quick=True, workers=1, specs=study.tiny())
+    finally:
+        os.close(holder)
+    assert os.listdir(tmp_path / study.name) == []
+
+
 def test_examples_copy_refuses_a_dangling_link(tmp_path: Path) -> None:
     dest = tmp_path / "ex"
     dest.mkdir()

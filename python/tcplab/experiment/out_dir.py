@@ -48,8 +48,17 @@ class OutFolder:
     what it wrote into ``path``.
     """
 
-    def __init__(self, out: str | os.PathLike[str], force: bool = False, cli: bool = True) -> None:
-        self.what = "--out" if cli else "out_dir"
+    def __init__(
+        self,
+        out: str | os.PathLike[str],
+        force: bool = False,
+        cli: bool = True,
+        handle: int | None = None,
+        what: str | None = None,
+    ) -> None:
+        """``handle``: the folder ``out`` already open (a duplicate is kept; nothing is made or,
+        after a failure, removed); ``what``: the option that names it in messages."""
+        self.what = what or ("--out" if cli else "out_dir")
         name = os.fspath(out) if isinstance(out, str | os.PathLike) else None
         if name is None:
             raise UserError(f"{self.what}: give a folder name, got {type(out).__name__} {out!r}")
@@ -60,8 +69,8 @@ class OutFolder:
         if "\0" in name:
             raise UserError(f"{self.what}: the folder name {name!r} contains a NUL character")
         self.path = Path(name)
-        self._made = _missing_folders(self.path)
-        self.fd = open_dir(self.path, self.what)
+        self._made = _missing_folders(self.path) if handle is None else []
+        self.fd = open_dir(self.path, self.what) if handle is None else os.dup(handle)
         self._stage: str | None = None
         self._stage_fd: int | None = None
         try:

@@ -32,8 +32,9 @@ from typing import Any
 
 from tcplab.errors import UserError, describe
 from tcplab.experiment.input_files import read_input
+from tcplab.experiment.out_dir import OutFolder
 from tcplab.experiment.runner import SweepResult, run_sweep
-from tcplab.experiment.safe_files import fd_path, link_refused, open_dir, open_subdir, replace_file
+from tcplab.experiment.safe_files import link_refused, open_dir, open_subdir, replace_file
 from tcplab.experiment.spec import SweepSpec
 from tcplab.experiment.store_checks import check_traces_folder
 from tcplab.report.claims import Claim, counts, headline, plain
@@ -115,10 +116,16 @@ def reproduce_study(
     study's own, unless ``specs`` is given)."""
     folder = out / study.name
     _precheck_study_folder(folder)
-    with _study_folder(out, study.name) as folder_fd:
-        return _reproduce_into(
-            study, folder, folder_fd, quick, workers, dask, quiet, specs, sensitivity_specs
-        )
+    with (
+        _study_folder(out, study.name) as folder_fd,
+        # Locked for the study; its figures and files wait in a work folder and move into the
+        # study's folder together at the end: an interrupted reproduce left new figures beside
+        # the last run's report, or beside none.
+        OutFolder(folder, cli=False, handle=folder_fd, what="--out") as stage,
+    ):
+        output = _reproduce_into(study, folder, stage, quick, workers, dask, quiet, specs, sensitivity_specs)
+        stage.publish()
+        return output
 
 
 @contextmanager
@@ -146,7 +153,7 @@ def _study_folder(out: Path, name: str) -> Iterator[int]:
 def _reproduce_into(
     study: Study,
     folder: Path,
-    folder_fd: int,
+    stage: OutFolder,
     quick: bool,
     workers: int | None,
     dask: str | None,
@@ -172,13 +179,12 @@ def _reproduce_into(
         specs={s.name: s for s in specs},
     )
     derived = study.derive(data)
-    handle = fd_path(folder_fd, folder)  # figures go through the handle, not the name
     try:
-        figures = study.figures(derived, handle)
-    except (UserError, OSError) as e:  # named by the folder the user gave, not the handle's path
-        raise UserError(describe(e).replace(os.fspath(handle), os.fspath(folder))) from None
+        figures = study.figures(derived, stage.work)
+    except (UserError, OSError) as e:  # named by the folder the user gave, not the work folder's
+        raise UserError(describe(stage.translate(e))) from None
     for fig in figures:
-        if not (handle / fig.file).is_file():
+        if not (stage.work / fig.file).is_file():
             raise RuntimeError(f"study {study.name}: figure {fig.file} was declared but not written")
     claims = study.claims(derived)
     tables = study.tables(derived) if study.tables else []
@@ -195,7 +201,7 @@ def _reproduce_into(
     prov = provenance(quick)
     report = folder / "report.md"
     text = report_markdown(study, prov, results, figures, claims, tables, wall_s, store, sensitivity)
-    replace_file(folder_fd, report.name, text, report)
+    (stage.work / report.name).write_text(text, encoding="utf-8")
     n = counts(claims)
     claims_path = folder / "claims.json"
     claims_doc: dict[str, Any] = {
@@ -209,7 +215,7 @@ def _reproduce_into(
             st: {"headline": headline(counts(cs)), "counts": counts(cs), "claims": [c.to_dict() for c in cs]}
             for st, cs in sensitivity.items()
         }
-    replace_file(folder_fd, claims_path.name, strict_json(claims_doc), claims_path)
+    (stage.work / claims_path.name).write_text(strict_json(claims_doc), encoding="utf-8")
     meta = {
         "name": study.name,
         "title": study.title,
@@ -230,7 +236,7 @@ def _reproduce_into(
         "wall_s": wall_s,
         "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
     }
-    replace_file(folder_fd, "study.json", strict_json(meta), folder / "study.json")
+    (stage.work / "study.json").write_text(strict_json(meta), encoding="utf-8")
     return StudyOutput(
         study=study.name,
         folder=folder,
