@@ -213,7 +213,11 @@ def test_an_interrupted_reproduce_leaves_the_last_report_with_its_figures(tmp_pa
 
     with pytest.raises(KeyboardInterrupt):
         reproduce_study(
-            dataclasses.replace(study, claims=interrupted), tmp_path, quick=True, workers=1, specs=study.tiny()
+            dataclasses.replace(study, claims=interrupted),
+            tmp_path,
+            quick=True,
+            workers=1,
+            specs=study.tiny(),
         )
     after = {p: (p.stat().st_ino, p.stat().st_mtime_ns, p.read_bytes()) for p in written}
     assert after == before
