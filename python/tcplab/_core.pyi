@@ -1,5 +1,7 @@
 # Types of the Rust extension (crates/tcplab-py/src/lib.rs), for type checkers; keep in step.
 
+from collections.abc import Callable
+
 __version__: str
 __build__: str
 
@@ -10,7 +12,11 @@ class InvariantError(RuntimeError):
     """A simulator invariant broke (a bug)."""
 
 def run_scenario(
-    text: str, seed: int | None = None, out_dir: str | None = None, max_memory: int | None = None
+    text: str,
+    seed: int | None = None,
+    out_dir: str | None = None,
+    max_memory: int | None = None,
+    progress: Callable[[float, float], None] | None = None,
 ) -> str: ...
 def run_scenario_traces(
     text: str, seed: int | None = None, max_memory: int | None = None

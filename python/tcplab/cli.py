@@ -131,17 +131,19 @@ def run(
     from tcplab.experiment.api import load_scenario
     from tcplab.experiment.api import run as run_scenario
     from tcplab.experiment.examples import resolve_scenario
+    from tcplab.experiment.run_progress import RunProgress
 
     max_bytes = _max_memory(max_memory)
     text = load_scenario(resolve_scenario(_named_file(file, "scenario")))
     if out_name is None:
-        result = run_scenario(text, seed=seed, max_memory=max_bytes)
+        with RunProgress() as progress:  # a bar on a terminal, for a run of more than 2 s
+            result = run_scenario(text, seed=seed, max_memory=max_bytes, progress=progress)
         _print_result(result, json_out)
         return
     from tcplab.experiment.out_dir import OutFolder
 
-    with OutFolder(out_name, force) as out:  # locked; written through its handle
-        result = run_scenario(text, seed=seed, out_dir=out, max_memory=max_bytes)  # and its PNGs
+    with OutFolder(out_name, force) as out, RunProgress() as progress:  # locked; written through its handle
+        result = run_scenario(text, seed=seed, out_dir=out, max_memory=max_bytes, progress=progress)
         wrote = out.publish(marker=True)
     _print_result(result, json_out)
     _info(printable(f"wrote to {out.path}/: " + ", ".join(wrote)), to_stderr=json_out)

@@ -10,8 +10,10 @@
 //! a compare the loop did anyway) and asks its caller only when the flag is up. A Ctrl-C is
 //! then seen within `CHECK_PERIOD` plus one event.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
+
+use crate::time::Time;
 
 /// Wall time between two interrupt checks.
 pub const CHECK_PERIOD: Duration = Duration::from_millis(50);
@@ -36,6 +38,42 @@ pub fn with_ticks<R>(period: Duration, f: impl FnOnce(&AtomicBool) -> R) -> R {
         ticker.thread().unpark();
         out
     })
+}
+
+/// A run seen from another thread: how far it has got in simulated time (updated every
+/// `CHECK_PERIOD`, for a progress display) and a flag that stops it (`Stop::Watch`).
+#[derive(Debug, Default)]
+pub struct Watch {
+    stop: AtomicBool,
+    now: AtomicU64,
+    end: AtomicU64,
+}
+
+impl Watch {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Ask the run to stop (`Error::Interrupted`) at its next check.
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// The simulated time reached and the run's end, in nanoseconds; the end is 0 until the
+    /// event loop starts (parse, checks and set-up come first).
+    pub fn progress(&self) -> (Time, Time) {
+        (self.now.load(Ordering::Relaxed), self.end.load(Ordering::Relaxed))
+    }
+
+    pub(crate) fn started(&self, end: Time) {
+        self.end.store(end, Ordering::Relaxed);
+    }
+
+    /// Note the time reached; whether to stop.
+    pub(crate) fn check(&self, now: Time) -> bool {
+        self.now.store(now, Ordering::Relaxed);
+        self.stop.load(Ordering::Relaxed)
+    }
 }
 
 /// Whether the flag rose since the last look (and lower it).

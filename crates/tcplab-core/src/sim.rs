@@ -24,8 +24,9 @@ use crate::udp::UdpFlow;
 pub enum Stop<'a> {
     /// Ask this every `interrupt::CHECK_PERIOD` of wall time (a ticker thread keeps the time).
     Ask(&'a mut dyn FnMut() -> bool),
-    /// Stop as soon as this flag is up (read once per event): another thread raises it.
-    Flag(&'a std::sync::atomic::AtomicBool),
+    /// Stop when another thread says so (`Watch::stop`, seen within `interrupt::CHECK_PERIOD`),
+    /// and keep it told of the simulated time reached.
+    Watch(&'a crate::interrupt::Watch),
 }
 
 /// Where and what to write besides the report.
@@ -175,7 +176,7 @@ impl EventQueued {
 impl Simulation {
     /// Run to the end of the scenario's duration.
     pub fn run(&mut self) -> Result<(RunReport, Vec<FlowTrace>), Error> {
-        self.run_loop_sized(&crate::interrupt::NEVER, &mut || false)
+        self.run_loop_sized(&crate::interrupt::NEVER, &mut |_| false)
     }
 
     /// Run, asking `interrupted` every `interrupt::CHECK_PERIOD` of wall time whether to stop
@@ -191,10 +192,15 @@ impl Simulation {
     /// Run until the end, or until `stop` says to (`Error::Interrupted`).
     pub fn run_until(&mut self, stop: Stop<'_>) -> Result<(RunReport, Vec<FlowTrace>), Error> {
         match stop {
-            Stop::Ask(ask) => {
-                crate::interrupt::with_ticks(crate::interrupt::CHECK_PERIOD, |tick| self.run_loop_sized(tick, ask))
+            Stop::Ask(ask) => crate::interrupt::with_ticks(crate::interrupt::CHECK_PERIOD, |tick| {
+                self.run_loop_sized(tick, &mut |_| ask())
+            }),
+            Stop::Watch(watch) => {
+                watch.started(self.model.duration);
+                crate::interrupt::with_ticks(crate::interrupt::CHECK_PERIOD, |tick| {
+                    self.run_loop_sized(tick, &mut |now| watch.check(now))
+                })
             }
-            Stop::Flag(flag) => self.run_loop_sized(flag, &mut || true),
         }
     }
 
@@ -450,8 +456,8 @@ pub fn run_scenario_limited(
 }
 
 /// `run_scenario_limited`, told to stop by `stop`: a caller that cannot wait for an event to
-/// end (one event can take seconds) runs this on a thread of its own and raises a
-/// `Stop::Flag`, and returns at once.
+/// end (one event can take seconds) runs this on a thread of its own, stops it through a
+/// `Stop::Watch`, and returns at once.
 pub fn run_scenario_until(
     text: &str,
     opts: &RunOptions,

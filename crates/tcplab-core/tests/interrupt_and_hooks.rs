@@ -65,6 +65,34 @@ fn slow_events_are_interrupted_within_a_period() {
 }
 
 #[test]
+fn a_watched_run_shows_its_progress_and_stops_when_told() {
+    use tcplab_core::interrupt::Watch;
+    use tcplab_core::time::SEC;
+    let watch = Watch::new();
+    let opts = RunOptions { seed: Some(1), out_dir: None };
+    let text = endless_run();
+    std::thread::scope(|scope| {
+        let run = scope.spawn(|| tcplab_core::run_scenario_until(&text, &opts, None, tcplab_core::Stop::Watch(&watch)));
+        // Progress seen twice, moving forward within the run's 2000 s, before the stop.
+        let mut seen = Vec::new();
+        let start = std::time::Instant::now();
+        while seen.len() < 2 && start.elapsed() < std::time::Duration::from_secs(60) {
+            let (now, end) = watch.progress();
+            if end > 0 && now > seen.last().copied().unwrap_or(0) {
+                assert_eq!(end, 2000 * SEC);
+                assert!(now < end);
+                seen.push(now);
+            }
+            std::thread::sleep(CHECK_PERIOD / 2);
+        }
+        assert_eq!(seen.len(), 2, "the watch saw no progress: {seen:?}");
+        watch.stop();
+        let r = run.join().unwrap();
+        assert!(matches!(r, Err(Error::Interrupted)), "{:?}", r.as_ref().map(|x| x.0.events));
+    });
+}
+
+#[test]
 fn test_hook_is_refused_unless_enabled_then_trips_conservation() {
     let text = format!("_test_corrupt = \"conservation\"\n{}", two_hosts("", "", 100_000, 5.0));
     // Both cases in one test: the environment is shared by the tests of this binary.

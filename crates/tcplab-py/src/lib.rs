@@ -38,26 +38,27 @@ const SIGNAL_POLL: std::time::Duration = std::time::Duration::from_millis(50);
 const STOP_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// Run on a thread of its own while this one, without the GIL, waits for the result and every
-/// `SIGNAL_POLL` takes the GIL for a moment so that Python's signal handlers run. On Ctrl-C
-/// (KeyboardInterrupt) it raises the run's stop flag and waits for the run to stop (it does at
-/// its next event, dropping its partial files) for at most `STOP_WAIT`: one event can take
-/// seconds (TCP Boston decoding a segment of a thousand cells), and the user does not wait
-/// for it.
-fn run_watched<T, J>(py: Python<'_>, job: J) -> PyResult<T>
+/// `SIGNAL_POLL` takes the GIL for a moment so that Python's signal handlers run, and calls
+/// `progress(simulated_s, end_s)` if given (`end_s` is 0 until the event loop starts). On
+/// Ctrl-C (KeyboardInterrupt), or an exception from `progress`, it stops the run and waits
+/// for it to stop (it does within `interrupt::CHECK_PERIOD` and an event, dropping its partial
+/// files) for at most `STOP_WAIT`: one event can take seconds (TCP Boston decoding a segment
+/// of a thousand cells), and the user does not wait for it.
+fn run_watched<T, J>(py: Python<'_>, progress: Option<PyObject>, job: J) -> PyResult<T>
 where
     T: Send + 'static,
     J: FnOnce(tcplab_core::Stop<'_>) -> Result<T, Error> + Send + 'static,
 {
-    use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
-    let stop = Arc::new(AtomicBool::new(false));
+    use tcplab_core::interrupt::Watch;
+    let watch = Arc::new(Watch::new());
     let (tx, rx) = std::sync::mpsc::channel::<Result<T, Error>>();
-    let flag = Arc::clone(&stop);
+    let seen = Arc::clone(&watch);
     std::thread::Builder::new()
         .name("tcplab-run".into())
         .stack_size(8 << 20) // as a main thread has
         .spawn(move || {
-            let out = job(tcplab_core::Stop::Flag(&flag));
+            let out = job(tcplab_core::Stop::Watch(&seen));
             let _ = tx.send(out);
         })
         .map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("cannot start the run's thread: {e}")))?;
@@ -71,8 +72,15 @@ where
             // interrupted command) reports the interrupt, not the fallout.
             Ok(Err(e)) => return Err(py.check_signals().err().unwrap_or_else(|| to_py(e))),
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-                if let Err(e) = py.check_signals() {
-                    stop.store(true, Ordering::Relaxed);
+                let told = py.check_signals().and_then(|()| match &progress {
+                    Some(call) => {
+                        let (now, end) = watch.progress();
+                        call.call1(py, (tcplab_core::time::secs(now), tcplab_core::time::secs(end))).map(|_| ())
+                    }
+                    None => Ok(()),
+                });
+                if let Err(e) = told {
+                    watch.stop();
                     // Give the run the moment it needs to stop and drop its partial files, so
                     // that the caller's clean-up of the output folder does not race it (both
                     // removed the same files: "trace-flow0.csv.partial: no such file"). A run
@@ -90,18 +98,21 @@ where
 
 /// Run one scenario given as TOML text; returns the run report as a JSON string.
 /// With `out_dir`, also writes summary.json, trace CSVs and pcaps there.
-/// `max_memory` (bytes) replaces the default limit on the run's memory estimate.
+/// `max_memory` (bytes) replaces the default limit on the run's memory estimate. `progress`,
+/// if given, is called as `progress(simulated_s, end_s)` every 50 ms of the run.
 #[pyfunction]
-#[pyo3(signature = (text, seed=None, out_dir=None, max_memory=None))]
+#[pyo3(signature = (text, seed=None, out_dir=None, max_memory=None, progress=None))]
 fn run_scenario(
     py: Python<'_>,
     text: String,
     seed: Option<u64>,
     out_dir: Option<PathBuf>,
     max_memory: Option<u64>,
+    progress: Option<PyObject>,
 ) -> PyResult<String> {
     let opts = RunOptions { seed, out_dir };
-    let (report, _) = run_watched(py, move |stop| tcplab_core::run_scenario_until(&text, &opts, max_memory, stop))?;
+    let (report, _) =
+        run_watched(py, progress, move |stop| tcplab_core::run_scenario_until(&text, &opts, max_memory, stop))?;
     Ok(serde_json::to_string(&report).expect("report serialises"))
 }
 
@@ -117,7 +128,7 @@ fn run_scenario_traces(
     max_memory: Option<u64>,
 ) -> PyResult<(String, std::collections::BTreeMap<String, String>)> {
     let opts = RunOptions { seed, out_dir: None };
-    let (report, files) = run_watched(py, move |stop| {
+    let (report, files) = run_watched(py, None, move |stop| {
         let mut sim = tcplab_core::sim::prepare(&text, &opts, max_memory)?;
         let (report, traces) = sim.run_until(stop)?;
         Ok((report, sim.trace_files_in_memory(&traces)?))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -95,9 +95,7 @@ def scenario_text(source: ScenarioSource) -> str:
     return load_scenario(resolve_scenario(source))
 
 
-def validate(
-    source: ScenarioSource, seed: int | None = None, max_memory: int | str | None = None
-) -> None:
+def validate(source: ScenarioSource, seed: int | None = None, max_memory: int | str | None = None) -> None:
     """Parse and check a scenario without running it, its memory estimate against
     ``max_memory`` (as ``run`` does) included; raises ScenarioError naming the field."""
     from tcplab.experiment.budget import max_memory_bytes
@@ -116,6 +114,7 @@ def run(
     out_dir: str | os.PathLike[str] | OutFolder | None = None,
     max_memory: int | str | None = None,
     plots: bool = True,
+    progress: Callable[[float, float], None] | None = None,
 ) -> RunResult:
     """Run one scenario; with ``out_dir`` also write summary.json, traces, pcaps and (unless
     ``plots=False``) a ``flow<ID>.png`` per traced flow there, as ``tcplab run --out`` does.
@@ -125,7 +124,10 @@ def run(
     ScenarioError for bad input or a run over the limit, UserError for a bad argument or an
     output folder in use by another run, and InvariantError if the simulator breaks one of its
     own invariants (a bug). ``out_dir`` is written as ``tcplab.experiment.out_dir`` says: locked
-    for the run, never through a link, and only once the run ended well.
+    for the run, never through a link, and only once the run ended well. ``progress``, if given,
+    is called as ``progress(simulated_s, end_s)`` every 50 ms of wall time while the run goes on
+    (``end_s`` is 0 during its set-up; ``tcplab.experiment.run_progress.RunProgress`` draws a
+    bar); an exception it raises stops the run and is raised here.
     """
     check_source(source)
     seed = check_seed(seed)
@@ -134,12 +136,12 @@ def run(
 
     limit = max_memory_bytes(max_memory)
     if out_dir is None:
-        report = json.loads(_core.run_scenario(text, seed, None, limit))
+        report = json.loads(_core.run_scenario(text, seed, None, limit, progress))
         return RunResult(report=report, out_dir=None, series_bin_s=_series_bin_s(text))
     if isinstance(out_dir, OutFolder):
-        return _run_into(text, seed, out_dir, limit, plots)
+        return _run_into(text, seed, out_dir, limit, plots, progress)
     with OutFolder(out_dir, cli=False) as folder:
-        result = _run_into(text, seed, folder, limit, plots)
+        result = _run_into(text, seed, folder, limit, plots, progress)
         wrote = folder.publish()
     warn_about_captures(folder.path, wrote, result.report)
     return result
@@ -158,11 +160,18 @@ def warn_about_captures(folder: Path, wrote: list[str], report: dict[str, Any]) 
             warnings.warn(warning, CaptureWithoutHandshake, stacklevel=3)
 
 
-def _run_into(text: str, seed: int | None, folder: OutFolder, limit: int | None, plots: bool) -> RunResult:
+def _run_into(
+    text: str,
+    seed: int | None,
+    folder: OutFolder,
+    limit: int | None,
+    plots: bool,
+    progress: Callable[[float, float], None] | None,
+) -> RunResult:
     """Run into ``folder``'s work folder (with its PNGs unless ``plots`` is false); the caller
     publishes what it wrote."""
     try:
-        report = json.loads(_core.run_scenario(text, seed, os.fspath(folder.work), limit))
+        report = json.loads(_core.run_scenario(text, seed, os.fspath(folder.work), limit, progress))
     except (_core.ScenarioError, OSError) as e:
         raise folder.translate(e) from None
     if plots:

@@ -25,7 +25,7 @@ impl Simulation {
     pub(super) fn run_loop_sized(
         &mut self,
         tick: &std::sync::atomic::AtomicBool,
-        interrupted: &mut dyn FnMut() -> bool,
+        interrupted: &mut dyn FnMut(crate::time::Time) -> bool,
     ) -> Result<(RunReport, Vec<FlowTrace>), Error> {
         let wall_s = match (self.q.uses_radix(), self.pool.prefetches_onward()) {
             (false, _) => self.run_loop::<QuadHeap, false>(tick, interrupted)?,
@@ -44,7 +44,7 @@ impl Simulation {
     fn run_loop<Q: QueueKind, const PREFETCH_ONWARD: bool>(
         &mut self,
         tick: &std::sync::atomic::AtomicBool,
-        interrupted: &mut dyn FnMut() -> bool,
+        interrupted: &mut dyn FnMut(crate::time::Time) -> bool,
     ) -> Result<f64, Error> {
         let wall = Instant::now();
         for (i, f) in self.flows.iter().enumerate() {
@@ -63,7 +63,7 @@ impl Simulation {
         self.q.schedule(end, Event::Stop);
         while let Some((t, ev)) = self.q.kind::<Q>().pop() {
             self.events += 1;
-            if crate::interrupt::take(tick) && interrupted() {
+            if crate::interrupt::take(tick) && interrupted(t) {
                 return Err(Error::Interrupted);
             }
             self.now = t;

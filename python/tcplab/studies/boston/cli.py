@@ -219,12 +219,15 @@ def _run_chain(cfg: ChainConfig) -> ChainWaste:
     """``metrics.run_chain`` with the seed passed to the run rather than written into the
     scenario (a TOML integer stops at 2^63 - 1; ``tcplab run --seed`` takes up to 2^64 - 1)."""
     from tcplab.experiment.api import run
+    from tcplab.experiment.run_progress import RunProgress
     from tcplab.studies.boston.metrics import chain_waste
     from tcplab.studies.boston.scenarios import chain
 
     doc = chain(cfg)
     del doc["seed"]
-    return chain_waste(run(doc, seed=cfg.seed).report, cfg)
+    with RunProgress(label=cfg.protocol) as progress:  # a long --duration says how long it takes
+        report = run(doc, seed=cfg.seed, progress=progress).report
+    return chain_waste(report, cfg)
 
 
 def _simulate(switches: int, m: int, cross: int, buffer: int, duration: float, seed: int) -> dict[str, Any]:
