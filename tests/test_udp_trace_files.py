@@ -81,6 +81,11 @@ def test_text_dicts_and_sweeps_read_it_from_the_current_folder(
         ("0 1400\n1 2 3\n", "line 2: give a time and a size"),
         ("0 1400\n5xs 100\n", "line 2: time"),
         ("# nothing\n\n", "no packets"),
+        # The core's own rules, named by the file's line (they named `packets[2]`, a field the
+        # user never wrote): times in order, and the core's payload bounds.
+        ("# time size\n0 100\n0.1, 200B\n40ms 300\n", "line 4: times must not decrease"),
+        ("0 100\n0.1 0\n", "line 2: a size must be 1 to 65507 bytes"),
+        ("0 100\n0.1 65508\n", "line 2: a size must be 1 to 65507 bytes"),
     ],
 )
 def test_a_bad_trace_file_names_the_field_file_and_line(tmp_path: Path, frames: str, says: str) -> None:
@@ -108,3 +113,17 @@ def test_a_sweep_spec_reads_the_trace_file_beside_its_base(
     spec = tcplab.load_spec(spec_path)
     packets = spec.base["flow"][0]["source"]["packets"]
     assert packets == [[0, 1400], [0.0002, "1400B"], ["40ms", 600], ["80ms", 600]]
+
+
+@pytest.mark.parametrize(("size", "ok"), [(65_507, True), (65_508, False)])
+def test_the_files_payload_bound_is_the_cores(size: int, ok: bool) -> None:
+    """trace_files.MAX_PAYLOAD repeats the core's `udp::MAX_PAYLOAD`: the core decides the same."""
+    from tcplab.experiment.trace_files import MAX_PAYLOAD
+
+    assert MAX_PAYLOAD == 65_507
+    inline = SCENARIO.replace('file = "frames.txt"', f"packets = [[0, {size}]]")
+    if ok:
+        tcplab.validate(inline)
+    else:
+        with pytest.raises(tcplab.ScenarioError, match="65507"):
+            tcplab.validate(inline)

@@ -25,6 +25,10 @@ __all__ = ["has_trace_files", "inline_trace_files"]
 
 _INTEGER = re.compile(r"[+-]?\d+")
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+# The largest UDP payload over IPv4 (65535 less the IP and UDP headers): the core's
+# `udp::MAX_PAYLOAD`, checked here too so that an error names the file's line, not the packet's
+# index in the list the file became (tests/test_udp_trace_files.py holds the two to each other).
+MAX_PAYLOAD = 65_507
 
 
 def _trace_sources(doc: Mapping[str, Any]) -> list[tuple[int, dict[str, Any]]]:
@@ -60,6 +64,7 @@ def _read_packets(path: Path, field: str) -> list[list[str | int | float]]:
     except UserError as e:
         raise _core.ScenarioError(field, str(e)) from None
     packets: list[list[str | int | float]] = []
+    last = 0.0
     for n, line in enumerate(text.splitlines(), start=1):
         fields = line.split("#", 1)[0].replace(",", " ").split()
         if not fields:
@@ -69,10 +74,19 @@ def _read_packets(path: Path, field: str) -> list[list[str | int | float]]:
             raise _core.ScenarioError(field, f"{where}: give a time and a size (got {line.strip()!r})")
         time, size = (_value(t) for t in fields)
         try:
-            duration_s(time, "time")
-            size_bytes(size, "size")
+            at, n_bytes = duration_s(time, "time"), size_bytes(size, "size")
         except UserError as e:
             raise _core.ScenarioError(field, f"{where}: {e}") from None
+        if at < last:
+            raise _core.ScenarioError(
+                field, f"{where}: times must not decrease (got {time} after {last:g} s)"
+            )
+        if not 1 <= n_bytes <= MAX_PAYLOAD:
+            raise _core.ScenarioError(
+                field,
+                f"{where}: a size must be 1 to {MAX_PAYLOAD} bytes, the largest UDP payload (got {size})",
+            )
+        last = at
         packets.append([time, size])
     if not packets:
         raise _core.ScenarioError(field, f"{path}: no packets in it (one 'time size' line each)")
