@@ -91,3 +91,19 @@ def test_the_factorial_has_24_distinct_runs_per_link_type() -> None:
     names = {satellite_scenario(replace(r, pairs=1)).split("\n", 1)[0] for r in runs}
     assert len(names) == 24
     assert {r.buffer_cells() for r in runs} == {10615, 21230, 42460}
+
+
+def test_the_shipped_scenarios_are_what_the_builder_writes(tmp_path) -> None:
+    """The package's copies are the builder's output, and the builder writes only into the folder
+    it is given: it wrote into the package's own scenarios on any call, `--help` included."""
+    from tcplab.experiment.examples import scenario_dir
+    from tcplab.studies.satellite.network import shipped_files
+    from tcplab.studies.satellite.write_scenarios import main
+
+    for name, text in shipped_files().items():
+        assert (scenario_dir() / name).read_text() == text, f"{name}: rerun the builder into the package"
+    with pytest.raises(SystemExit) as help_exit:
+        main(["--help"])
+    assert help_exit.value.code == 0 and list(tmp_path.iterdir()) == []
+    assert main([str(tmp_path)]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(shipped_files())

@@ -227,18 +227,17 @@ def satellite_scenario(cfg: SatelliteConfig) -> str:
     return "\n".join(parts)
 
 
-def main() -> None:
-    """Write the example scenarios under scenarios/ (one per link type, SACK with SD and the
-    1 RTT buffer), and the MEO benchmark."""
-    from pathlib import Path
-
-    out = Path(__file__).resolve().parents[4] / "scenarios"
+def shipped_files() -> dict[str, str]:
+    """The example scenarios (one per link type, SACK with SD and the 1 RTT buffer) and the MEO
+    benchmark, by file name: what the package ships in ``tcplab/scenarios/``."""
+    files = {}
     for case in CASES:
         cfg = SatelliteConfig(case=case)
-        (out / f"satellite_{case}.toml").write_text(_header(cfg) + satellite_scenario(cfg))
+        files[f"satellite_{case}.toml"] = _header(cfg) + satellite_scenario(cfg)
     bench = SatelliteConfig(case="meo", flavour="newreno")
     text = satellite_scenario(bench).replace('name = "satellite-', 'name = "bench-satellite-', 1)
-    (out / "bench_satellite_meo.toml").write_text(_header(bench) + text)
+    files["bench_satellite_meo.toml"] = _header(bench) + text
+    return files
 
 
 def _header(cfg: SatelliteConfig) -> str:
@@ -246,9 +245,6 @@ def _header(cfg: SatelliteConfig) -> str:
         "# Goyal et al. (1998), Sec. 6: 100 WWW server-client pairs over two ATM switches and a\n"
         f"# 45 Mb/s T3; {cfg.case.upper()}, {cfg.flavour}, {cfg.drop.upper()}, "
         f"{cfg.buffer_cells()}-cell buffers.\n"
-        "# Written by `python -m tcplab.studies.satellite.network` (edit that module, not this file).\n"
+        "# Written by `python -m tcplab.studies.satellite.write_scenarios DIR` from network.py\n"
+        "# (edit that module, not this file).\n"
     )
-
-
-if __name__ == "__main__":
-    main()
