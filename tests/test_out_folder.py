@@ -42,6 +42,20 @@ def test_a_second_run_into_a_folder_in_use_is_refused_in_one_line(tmp_path: Path
     assert tcplab("run", quick, "--out", folder).returncode == 0, "free again once the first run ends"
 
 
+def test_a_rerun_replaces_the_last_runs_files_and_keeps_the_users(tmp_path: Path, quick: Path) -> None:
+    """A rerun into a folder tcplab wrote left the last run's traces, pcaps and plots beside the
+    new summary.json, as if one run had written them all."""
+    folder = tmp_path / "out"
+    assert tcplab("run", SCENARIOS / "dumbbell.toml", "--out", folder).returncode == 0
+    first = {p.name for p in folder.iterdir()}
+    assert {"summary.json", "flow0.png"} <= first and any(n.endswith(".pcap") for n in first), first
+    (folder / "notes.txt").write_text("mine")
+    assert tcplab("run", quick, "--out", folder).returncode == 0  # one flow, no capture
+    second = (folder / MARKER).read_text().splitlines()[1:]
+    assert "summary.json" in second and not any(n.endswith(".pcap") or "flow1" in n for n in second)
+    assert {p.name for p in folder.iterdir()} == {MARKER, "notes.txt", *second}
+
+
 def test_two_cli_runs_at_once_do_not_mix(tmp_path: Path) -> None:
     long = tmp_path / "long.toml"
     long.write_text((SCENARIOS / "bench_dumbbell_10.toml").read_text().replace('"60s"', '"3000s"'))

@@ -11,6 +11,9 @@ through a handle, published at the end.
   by rename through the handles: a link planted there (even during the run) is replaced, never
   followed. A failed or interrupted run leaves nothing (its work folder is removed, and the
   output folder too if this run made it).
+- **One run's files.** The CLI marks the folder as tcplab's with ``.tcplab-out``, which lists
+  the files the run wrote; a rerun into the folder removes the last run's listed files that it
+  does not write again (files the user added are not listed, and stay).
 - **The CLI's rules** (``cli=True``): tcplab writes into a folder only if it is new, empty, or
   one tcplab wrote before (it holds the marker file ``.tcplab-out``), unless ``--force``; it
   refuses a folder holding a symbolic link; and it checks that the folder is writable before
@@ -38,6 +41,8 @@ from tcplab.experiment.safe_files import fd_path, open_dir, remove_tree, replace
 __all__ = ["MARKER", "STAGE_PREFIX", "OutFolder"]
 
 MARKER = ".tcplab-out"
+# The marker's first line; the names of the files the run wrote follow, one a line.
+MARKER_HEADER = "written by tcplab run; tcplab may overwrite files here; the last run wrote:\n"
 STAGE_PREFIX = ".tcplab-stage-"
 
 
@@ -184,10 +189,28 @@ class OutFolder:
                 ) from None
             moved.append(name)
         if marker:
-            replace_file(
-                self.fd, MARKER, "written by tcplab run; tcplab may overwrite files here\n", self.path
-            )
+            self._remove_files_of_the_last_run(set(moved))
+            listed = "".join(f"{name}\n" for name in moved)
+            replace_file(self.fd, MARKER, MARKER_HEADER + listed, self.path)
         return moved
+
+    def _remove_files_of_the_last_run(self, kept: set[str]) -> None:
+        """The files the marker lists (the last run's) that this run did not write: a rerun
+        into the folder left the last run's traces, pcaps and plots beside this run's summary.
+        Only listed names of regular files go; what the user put there is not listed."""
+        try:
+            with os.fdopen(os.open(MARKER, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=self.fd)) as f:
+                lines = f.read().splitlines()[1:]
+        except (OSError, UnicodeDecodeError):
+            return  # no marker (a new folder, --force) or an unreadable one: nothing is known
+        for name in set(lines) - kept:
+            if not name or "/" in name or name in (".", "..", MARKER) or name.startswith(STAGE_PREFIX):
+                continue
+            try:
+                if stat.S_ISREG(os.stat(name, dir_fd=self.fd, follow_symlinks=False).st_mode):
+                    os.unlink(name, dir_fd=self.fd)
+            except OSError:
+                continue  # gone already, or not ours to remove: the new files are in place
 
     def close(self, failed: bool = False) -> None:
         """Remove the work folder, release the lock; after a failure, also the folder and the
