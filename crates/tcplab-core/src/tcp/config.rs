@@ -159,7 +159,9 @@ macro_rules! config_from_knobs {
             /// The configuration these values make under `stack`.
             pub fn config(self, stack: Stack) -> TcpConfig {
                 let KnobValues { $($all,)* } = self;
-                TcpConfig { $($field: $knob,)* $($dfield: $dexpr,)* first_write: None, stack }
+                let mut cfg = TcpConfig { $($field: $knob,)* $($dfield: $dexpr,)* first_write: None, stack };
+                cfg.fit_segment_and_buffers();
+                cfg
             }
         }
     };
@@ -191,7 +193,29 @@ impl Default for TcpConfig {
     }
 }
 
+/// 4.4BSD's largest socket buffer (`SB_MAX`, socketvar.h): tcp_mss rounds a buffer up to whole
+/// segments no further than this.
+pub const BSD_SB_MAX: u32 = 256 * 1024;
+
 impl TcpConfig {
+    /// 4.4BSD-Lite's tcp_mss (tcp_input.c), once the knobs are known: a send buffer smaller
+    /// than one segment cuts the segment to the buffer (every stack: a sender whose buffer
+    /// cannot hold one segment would otherwise never send one whole, and silly-window
+    /// avoidance held it back for the whole run), and under `bsd44` both socket buffers are
+    /// rounded up to whole segments (`roundup(bufsize, mss)`, at most `SB_MAX`; a buffer set
+    /// above `SB_MAX` is left as it is). tcp_mss runs on every connection, since each SYN
+    /// carries an MSS option.
+    fn fit_segment_and_buffers(&mut self) {
+        if self.snd_buf < self.mss {
+            self.mss = self.snd_buf;
+        } else if self.stack == Stack::Bsd44 {
+            self.snd_buf = bsd_roundup(self.snd_buf, self.mss);
+        }
+        if self.stack == Stack::Bsd44 && self.rcv_buf > self.mss {
+            self.rcv_buf = bsd_roundup(self.rcv_buf, self.mss);
+        }
+    }
+
     /// The window the receiver can advertise: its buffer, capped at 64 KiB without scaling.
     pub fn advertised_window(&self) -> u32 {
         if self.window_scaling {
@@ -200,4 +224,12 @@ impl TcpConfig {
             self.rcv_buf.min(65535)
         }
     }
+}
+
+/// `buf` rounded up to a multiple of `mss`, at most `BSD_SB_MAX` (unless `buf` was above it).
+fn bsd_roundup(buf: u32, mss: u32) -> u32 {
+    if buf > BSD_SB_MAX {
+        return buf;
+    }
+    (buf.div_ceil(mss) * mss).min(BSD_SB_MAX)
 }

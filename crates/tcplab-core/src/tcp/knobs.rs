@@ -81,9 +81,9 @@ macro_rules! tcp_knobs {
 `header_bytes`; ns2, ns1 and ns235: 40 (the sink's `packetSize_ 40`)";
             rcv_buf => rcv_buf: u32, RcvBuf, "bytes", [65535, 8192, NS_WINDOW * mss],
                 "receiver's buffer: the window it advertises (the application reads at once, so it stays this \
-size); larger than 65535 needs window scaling. ns2, ns1 and ns235: 20 packets of `mss` (`window_ 20`)";
+size); larger than 65535 needs window scaling. ns2, ns1 and ns235: 20 packets of `mss` (`window_ 20`). bsd44 rounds a buffer above one segment up to whole segments, at most 256 KiB (tcp_mss: 8192 is 8760 with the 1460-byte `mss`)";
             snd_buf => snd_buf: u32, Bytes<1, 4294967295>, "bytes", [u32::MAX, 8192, u32::MAX],
-                "sender's socket buffer: a cap on unacknowledged data";
+                "sender's socket buffer: a cap on unacknowledged data. Below one `mss` it cuts the segments to its size (4.4BSD's tcp_mss), under every stack; bsd44 rounds a larger one up to whole segments, as `rcv_buf`";
             initial_cwnd => initial_cwnd: u32, Positive, "segments", [1],
                 "initial congestion window";
             initial_ssthresh => _: Ssthresh, SsthreshRead, "bytes",

@@ -164,6 +164,7 @@ fn ns235_changes() -> TcpKnobs {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tcp::config::BSD_SB_MAX;
 
     #[test]
     fn every_name_parses_and_the_default_is_today() {
@@ -195,6 +196,24 @@ mod tests {
         let c = Stack::Ns2.config(&TcpKnobs { mss: Some(512), rcv_buf: Some(4096), ..TcpKnobs::default() });
         assert_eq!((c.rcv_buf, c.initial_ssthresh), (4096, 4096), "ssthresh_ starts at window_");
         assert_eq!(Stack::Bsd44.config(&TcpKnobs { mss: Some(512), ..TcpKnobs::default() }).rcv_buf, 8192);
+    }
+
+    #[test]
+    fn tcp_mss_cuts_the_segment_to_a_small_send_buffer_and_bsd44_rounds_buffers_to_segments() {
+        let with = |stack: Stack, mss: Option<u32>, snd_buf: Option<u32>, rcv_buf: Option<u32>| {
+            let c = stack.config(&TcpKnobs { mss, snd_buf, rcv_buf, ..TcpKnobs::default() });
+            (c.mss, c.snd_buf, c.rcv_buf)
+        };
+        // 8192 is 5.6 segments of 1460: 4.4BSD reserves 6 (tcp_input.c, tcp_mss).
+        assert_eq!(with(Stack::Bsd44, None, None, None), (1460, 8760, 8760));
+        assert_eq!(with(Stack::Bsd44, Some(512), None, None), (512, 8192, 8192), "already whole segments");
+        assert_eq!(with(Stack::Bsd44, None, Some(1000), None), (1000, 1000, 9000), "the cut mss rounds rcv_buf");
+        assert_eq!(with(Stack::Bsd44, None, None, Some(1000)), (1460, 8760, 1000), "below one segment: kept");
+        assert_eq!(with(Stack::Bsd44, None, Some(262_000), Some(300_000)), (1460, BSD_SB_MAX, 300_000));
+        // The other stacks keep their buffers; a send buffer below one segment cuts it everywhere.
+        assert_eq!(with(Stack::Tcplab, None, Some(2000), Some(5000)), (1460, 2000, 5000));
+        assert_eq!(with(Stack::Tcplab, None, Some(1000), None), (1000, 1000, 65535));
+        assert_eq!(with(Stack::Ns2, None, Some(1), None).0, 1);
     }
 
     #[test]

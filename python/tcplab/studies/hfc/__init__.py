@@ -179,10 +179,9 @@ STUDY = Study(
         "Fig. 16: a congestion window of eight segments (initial ssthresh 8 segments, 48 KB socket buffer so "
         "the receiver window does not limit fast recovery), packets 20 and 23 lost (the paper's 11 and 14 "
         "fall in slow start here); the claim also checks every pair (n, n + 3), n = 13..40.",
-        "Consequence, not a tuned value: on BSD an 8192-byte socket buffer holds 5 full segments (BSD's "
-        "silly-window avoidance holds back the 892-byte rest) and the delayed-ACK PC keeps the odd one "
-        "waiting, so 4 segments cross per round trip in steady state (2.15 Mb/s lossless); on ns the "
-        "8 KB window is 6 packets.",
+        "Consequence, not a tuned value: on BSD tcp_mss rounds both socket buffers up to whole segments "
+        "(4.4BSD-Lite's tcp_input.c: 8192, 16384, 24576 and 49152 bytes become 8760, 17520, 24820 and "
+        "49640): 6, 12, 17 and 34 segments, against 6, 11, 17 and 34 packets on ns.",
     ),
     quick_note=_quick_note(),
 )

@@ -78,8 +78,9 @@ def tables(r: Results) -> list[Table]:
                 "and 5 packets (truncated)",
                 r.readings,
                 "The paper rounds bytes to packets once ('10 kb (seven packets)', Sec. V.B), which gives "
-                "6 packets of 1460 bytes for 8192 bytes; truncation gives 5 (what fits whole, and what a "
-                "4.4BSD sender keeps in flight). Same seeds for both readings. '5 vs 6': relative change.",
+                "6 packets of 1460 bytes for 8192 bytes; truncation gives 5 (what fits whole; 4.4BSD's "
+                "tcp_mss rounds the buffer up, to 6). Same seeds for both readings. '5 vs 6': relative "
+                "change.",
             )
         )
     out += sec6_tables(r)
