@@ -26,7 +26,10 @@ pub fn first(cfg: &BostonConfig, g: Geometry) -> u16 {
 /// twice: when fewer remain than the receiver asks for, the packet carries just those. Only
 /// once all N have gone do shards go again (counted in `seg.repeated`): the coded ones in the
 /// order they were first sent, the longest ago first, or, when more are asked for than there
-/// are coded shards, the data shards from the first.
+/// are coded shards, all m data shards, the whole segment as plain TCP resends it. The sender
+/// knows how many shards the receiver holds, not which: m - r shards picked again could be
+/// ones it holds, every time (with N = m, `boston_dispersal = 1`, a flow that lost one cell
+/// resent shard 0 for the rest of the run).
 pub fn retransmission(seg: &mut TxSeg, g: Geometry) -> Shards {
     let (m, n) = (g.m as u32, g.n as u32);
     let need = m.saturating_sub(seg.held as u32).max(1);
@@ -43,8 +46,8 @@ pub fn retransmission(seg: &mut TxSeg, g: Geometry) -> Shards {
         seg.repeated += count as u64;
         (start, count)
     } else {
-        seg.repeated += need as u64;
-        (0, need)
+        seg.repeated += m as u64;
+        (0, m)
     };
     Shards { m: m as u16, start: start as u16, count: count as u16, ..Shards::default() }
 }
@@ -95,6 +98,22 @@ mod tests {
             seg.held = seg.held.min(g.m as u16 - 1);
         }
         assert_eq!(seg.repeated, 0);
+    }
+
+    #[test]
+    fn without_coded_shards_to_spare_the_whole_segment_goes_again() {
+        // N = m: one shard lost of ten, and nothing was ever coded to replace it. Resending one
+        // shard picked again could be one the receiver holds, at every retransmission.
+        let g = Geometry::for_segment(470, 1, 0); // m = N = 10
+        let mut seg = TxSeg { held: 9, next_fresh: 10, ..TxSeg::default() };
+        for round in 1..=3u64 {
+            let r = retransmission(&mut seg, g);
+            assert_eq!((r.start, r.count, seg.repeated), (0, 10, 10 * round), "round {round}");
+        }
+        // Two coded shards, three lacking: the receiver may hold every shard a cycle would send.
+        let g = Geometry::for_segment(470, 1, 2); // m = 10, N = 12
+        let mut seg = TxSeg { held: 7, next_fresh: 12, ..TxSeg::default() };
+        assert_eq!(retransmission(&mut seg, g).count, 10);
     }
 
     #[test]
