@@ -50,3 +50,22 @@ fn a_bad_jitter_names_its_field() {
         other => panic!("expected a scenario error, got {other:?}"),
     }
 }
+
+#[test]
+fn a_flow_that_starts_as_the_run_ends_sends_nothing() {
+    // The run covers [0, duration): a TCP or UDP flow starting at the end itself injected a
+    // packet into a run that was over (its start was queued before the end).
+    let text = |start: &str| {
+        format!(
+            "duration = \"1s\"\nnodes = [\"a\", \"b\"]\n\
+             [[link]]\na = \"a\"\nb = \"b\"\nrate = \"10Mbps\"\ndelay = \"7ms\"\n\
+             [[flow]]\nsrc = \"a\"\ndst = \"b\"\nbytes = 1000\nstart = \"{start}\"\n\
+             [[flow]]\nsrc = \"a\"\ndst = \"b\"\nprotocol = \"udp\"\nstart = \"{start}\"\n\
+             source = {{ kind = \"cbr\", rate = \"1Mbps\", size = 1000 }}\n"
+        )
+    };
+    let at_end = run_scenario(&text("1s"), &RunOptions::default()).unwrap().0;
+    assert_eq!(at_end.conservation.injected, 0, "{:?}", at_end.conservation);
+    let just_before = run_scenario(&text("999ms"), &RunOptions::default()).unwrap().0;
+    assert!(just_before.conservation.injected >= 2, "{:?}", just_before.conservation);
+}

@@ -47,8 +47,14 @@ impl Simulation {
         interrupted: &mut dyn FnMut(crate::time::Time) -> bool,
     ) -> Result<f64, Error> {
         let wall = Instant::now();
+        let end = self.model.duration;
+        // The run covers [0, duration): an event due at the end itself never happens, since
+        // `Stop` is queued before it. A start was queued before `Stop`, so one at the end
+        // would happen, and inject a packet into a run that is over: it is not queued.
         for (i, f) in self.flows.iter().enumerate() {
-            self.q.schedule(f.start, Event::FlowStart(i as u32));
+            if f.start < end {
+                self.q.schedule(f.start, Event::FlowStart(i as u32));
+            }
         }
         for (i, f) in self.model.flows.iter().enumerate() {
             if let (Some(stop), None) = (f.stop, &f.udp) {
@@ -59,7 +65,6 @@ impl Simulation {
             self.apps.start(a, 0);
             self.app_io(a);
         }
-        let end = self.model.duration;
         self.q.schedule(end, Event::Stop);
         while let Some((t, ev)) = self.q.kind::<Q>().pop() {
             self.events += 1;
