@@ -79,3 +79,14 @@ def test_the_index_explains_the_legacy_rule_only_when_a_study_uses_it() -> None:
 
     assert "legacy rule" not in index_markdown([entry(0)])
     assert "Claims of the legacy rule" in index_markdown([entry(1)])
+
+
+def test_a_bad_dask_address_or_out_file_is_refused_before_any_study_begins(tmp_path: Path) -> None:
+    """Both were found inside the first study, after "reproducing ..." and an empty study folder."""
+    out = tmp_path / "out"
+    proc = cli("reproduce", "example_loss", "--quick", "--out", out, "--dask", "foo")
+    assert proc.returncode == 2 and "--dask foo: not a scheduler address" in proc.stderr, proc.stderr
+    assert "reproducing" not in proc.stderr and not out.exists()
+    out.write_text("a file")
+    proc = cli("reproduce", "example_loss", "--quick", "--out", out)
+    assert proc.returncode == 2 and proc.stderr == f"error: --out: {out} exists and is not a folder\n"

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from tcplab.errors import UserError, describe
+from tcplab.experiment.executors import Executor, ExecutorChoice
 from tcplab.experiment.input_files import read_input
 from tcplab.experiment.out_dir import OutFolder
 from tcplab.experiment.runner import SweepResult, run_sweep
@@ -335,6 +336,12 @@ def reproduce(
         known = ", ".join(["all", *studies])
         raise UserError(f"study: unknown study '{study}' (known: {known})")
     chosen = list(studies.values()) if study == "all" else [studies[study]]
+    # Before any study's folder is made or named as begun: a file where the folder goes, and a
+    # --dask address no scheduler answers at (or a bad --workers), left an empty study folder.
+    if os.path.lexists(out) and not os.path.isdir(out):
+        raise UserError(f"--out: {out} exists and is not a folder")
+    with Executor(ExecutorChoice(workers=workers, dask=dask)):
+        pass  # contacts a remote scheduler at once; a local pool or cluster starts only when used
     _refuse_folders_at([out / "index.md"])
     for s in chosen:
         _precheck_study_folder(out / s.name)
