@@ -131,7 +131,7 @@ def test_a_dry_run_with_common_seeds_does_not_grow_with_the_levels(tmp_path: Pat
         f'"tcp.mss" = [{mss}]\n'
     )
     status, lines, peak, _, out = cli_peak("sweep", spec, "--dry-run")
-    assert status == 0 and "400 runs (400 points x 1 replications)" in out, lines
+    assert status == 0 and "400 runs (400 points x 1 replication)" in out, lines
     assert peak < 120 * 1024, f"peak {peak / 1024:.0f} MB"
 
 

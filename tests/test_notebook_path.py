@@ -88,7 +88,7 @@ def test_results_show_as_html(tmp_path: Path) -> None:
     spec = tcplab.SweepSpec(base=dumbbell(2, duration="1s"), factors={"tcp.variant": ["reno", "sack"]})
     sweep = tcplab.sweep(spec, store=tmp_path / "s.sqlite", workers=1)
     html = sweep._repr_html_()
-    assert "2 runs (2 points x 1 replications): 2 ran" in html and html.count("<tr") == 3  # head + 2 runs
+    assert "2 runs (2 points x 1 replication): 2 ran" in html and html.count("<tr") == 3  # head + 2 runs
 
 
 def test_progress_draws_only_where_it_can_be_seen(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

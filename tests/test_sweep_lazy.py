@@ -98,7 +98,7 @@ def test_dry_run_of_a_million_runs_is_quick_and_small(
     assert time.perf_counter() - started < 20
     assert code == status, lines
     if status == 0:
-        assert f"{replications:,} runs (1 points x {replications:,} replications)" in out
+        assert f"{replications:,} runs (1 point x {replications:,} replications)" in out
     else:
         assert len(lines) == 1 and f"replications: the sweep has {replications:,} runs" in lines[0], lines
     assert peak < LIMIT_KIB, f"peak {peak / 1024:.0f} MB"

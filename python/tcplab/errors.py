@@ -26,6 +26,7 @@ __all__ = [
     "StoppedFromOutside",
     "UserError",
     "cli_errors",
+    "counted",
     "deprecated",
     "describe",
     "printable",
@@ -89,6 +90,12 @@ class StoppedFromOutside(RuntimeError):
 # The exit status of a command stopped from outside (docs/cli.md's table): not 1, which asks
 # for a bug report, nor 2, which says the input is wrong.
 STOPPED_FROM_OUTSIDE_STATUS = 4
+
+
+def counted(n: int, noun: str) -> str:
+    """A count and its noun, singular for one: "1 point", "2 points", "1,000,000 replications"
+    (messages said "1 points x 1 replications"). Only for nouns whose plural adds an s."""
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
 
 
 def printable(text: object) -> str:

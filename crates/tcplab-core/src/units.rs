@@ -90,7 +90,7 @@ fn scaled(q: &Quantity, units: &[(&str, f64)], what: &str) -> Result<f64, String
         return Err(format!("{what} must be a finite number"));
     }
     if v < 0.0 {
-        return Err(format!("{what} must not be negative (got {v})"));
+        return Err(format!("{what} must not be negative (got {})", short(v)));
     }
     Ok(v)
 }
@@ -134,7 +134,7 @@ pub fn rate_bps(q: &Quantity) -> Result<u64, String> {
         return Err("rate must be positive".into());
     }
     if v > MAX_RATE_BPS {
-        return Err(format!("rate must be at most {MAX_RATE_BPS:e} b/s (1 Pb/s), got {v:e} b/s"));
+        return Err(format!("rate must be at most {MAX_RATE_BPS:e} b/s (1 Pb/s), got {} b/s", short(v)));
     }
     Ok(v as u64)
 }
@@ -146,7 +146,7 @@ pub const MAX_SECONDS: f64 = 1e9;
 pub fn duration_ns(q: &Quantity) -> Result<Dur, String> {
     let s = scaled(q, TIME_UNITS, "duration")?;
     if s > MAX_SECONDS {
-        return Err(format!("duration must be at most {MAX_SECONDS:e} s (got {s:e} s)"));
+        return Err(format!("duration must be at most {MAX_SECONDS:e} s (got {} s)", short(s)));
     }
     Ok((s * SEC as f64).round() as Dur)
 }
@@ -162,9 +162,21 @@ pub fn bytes(q: &Quantity) -> Result<u64, String> {
     let v = exact.round();
     // u64::MAX as f64 rounds up to 2^64, which itself does not fit.
     if v >= u64::MAX as f64 {
-        return Err(format!("size must be below 2^64 bytes, got {v:e}"));
+        return Err(format!("size must be below 2^64 bytes, got {} bytes", short(v)));
     }
     Ok(v as u64)
+}
+
+/// `v` to four significant digits for an error: unit arithmetic leaves noise such as
+/// 1.0000000000000001e39 that a user should not have to read. Plain below a million ("1.5"),
+/// exponent form above ("1e39", "1.235e26"), as the limits in the messages are written.
+fn short(v: f64) -> String {
+    let rounded: f64 = format!("{v:.3e}").parse().unwrap_or(v);
+    if rounded.abs() < 1e6 {
+        format!("{rounded}")
+    } else {
+        format!("{rounded:e}")
+    }
 }
 
 /// "4.9 GB", "120 MB", "3 kB": a size for people to read, in decimal units.
@@ -237,6 +249,18 @@ mod tests {
         assert!(rate_bps(&t("10 furlongs")).unwrap_err().contains("unknown rate unit"));
         assert!(duration_ns(&t("fast")).unwrap_err().contains("number"));
         assert!(duration_ns(&Quantity::Num(1e300)).unwrap_err().contains("at most"));
+    }
+
+    /// A probe: "1e30Gbps" was refused as "got 1.0000000000000001e39 b/s".
+    #[test]
+    fn huge_values_show_a_few_digits() {
+        let e = rate_bps(&t("1e30Gbps")).unwrap_err();
+        assert_eq!(e, "rate must be at most 1e15 b/s (1 Pb/s), got 1e39 b/s");
+        assert!(rate_bps(&t("1.23456e20Mbps")).unwrap_err().ends_with("got 1.235e26 b/s"));
+        assert_eq!(duration_ns(&t("3e12ms")).unwrap_err(), "duration must be at most 1e9 s (got 3e9 s)");
+        assert_eq!(bytes(&t("1e30TiB")).unwrap_err(), "size must be below 2^64 bytes, got 1.1e42 bytes");
+        assert_eq!(rate_bps(&t("-5Mbps")).unwrap_err(), "rate must not be negative (got -5e6)");
+        assert_eq!(bytes(&t("-1.5B")).unwrap_err(), "size must not be negative (got -1.5)");
     }
 
     /// Issue 25: `delay = "10"` was 10 s in a 1 s run without a word. A string needs its unit;

@@ -8,6 +8,7 @@ them out for editing.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 from dataclasses import dataclass
@@ -26,6 +27,11 @@ __all__ = [
     "scenario_dir",
     "title",
 ]
+
+
+# The reason given for a name that is neither a file nor a packaged example (the CLI shows it as
+# "NAME: no such file or directory, ...").
+_NOT_FOUND = "No such file or directory, and no shipped example has that name (`tcplab examples` lists them)"
 
 
 def scenario_dir() -> Traversable:
@@ -88,12 +94,22 @@ def example_path(name: str) -> Traversable | None:
 def resolve_scenario(file: str | os.PathLike[str]) -> str | os.PathLike[str] | Traversable:
     """``file`` itself when it exists (a file always wins), else the packaged example of that name.
 
-    A name that is neither is returned unchanged, so the caller reports the missing file.
+    A name that is neither raises FileNotFoundError whose message points to ``tcplab examples``
+    (a user who typed an example's name wrongly is told where the names are); a path that is
+    there but cannot be looked at is returned unchanged, so the caller reports why.
     """
     if Path(file).exists():
         return file
     packaged = example_path(str(file))
-    return packaged if packaged is not None else file
+    if packaged is not None:
+        return packaged
+    try:
+        os.lstat(file)
+    except FileNotFoundError:
+        raise FileNotFoundError(errno.ENOENT, _NOT_FOUND, os.fspath(file)) from None
+    except OSError:
+        pass
+    return file
 
 
 def copy_examples(dest: Path) -> list[Path]:

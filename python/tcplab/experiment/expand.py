@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from tcplab import _core
-from tcplab.errors import ScenarioError, UserError
+from tcplab.errors import ScenarioError, UserError, counted
 from tcplab.experiment.scenario import dumps, from_numpy
 from tcplab.experiment.spec import SweepSpec, check_size
 from tcplab.experiment.sweep_errors import point_error
@@ -127,7 +127,9 @@ def _set(node: Any, parts: list[str], value: Any, done: list[str]) -> None:
             indices = range(len(node))
         elif head.isdigit():
             if int(head) >= len(node):
-                raise PathError(f"'{here}': index {head} is out of range ({len(node)} elements)")
+                raise PathError(
+                    f"'{here}': index {head} is out of range (the list has {counted(len(node), 'element')})"
+                )
             indices = range(int(head), int(head) + 1)
         else:
             raise PathError(f"'{'.'.join(done)}' is a list: '{head}' must be an index or '*'")

@@ -172,11 +172,12 @@ def check_scenario_text(text: str) -> None:
     shape = _Shape(text)
     flows = shape.flows()
     if flows > MAX_FLOWS:
-        gb, cap_gb = flows * FLOW_BYTES / 1e9, MAX_FLOWS * FLOW_BYTES / 1e9
+        # In bytes, not GB: just over the cap, the estimate and the cap round to the same GB.
         raise _core.ScenarioError(
             "flow",
-            f"{flows:,} flows, more than the {MAX_FLOWS:,} a scenario may have (about {gb:.1f} GB "
-            f"before the run starts; the cap is {cap_gb:.1f} GB)",
+            f"{flows:,} flows, more than the {MAX_FLOWS:,} a scenario may have: at about "
+            f"{FLOW_BYTES:,} bytes a flow before the run starts, they would take about "
+            f"{flows * FLOW_BYTES:,} bytes (the cap allows {MAX_FLOWS * FLOW_BYTES:,})",
         )
     _check_values(text)
     _check_tables(shape)

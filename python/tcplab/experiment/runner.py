@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tcplab import _core
-from tcplab.errors import not_kept, printable
+from tcplab.errors import counted, not_kept, printable
 from tcplab.experiment.budget import MemoryCheck
 from tcplab.experiment.executors import Executor, ExecutorChoice
 from tcplab.experiment.expand import CheckedSweep, Run, check_sweep, iter_runs
@@ -102,9 +102,9 @@ class SweepResult:
     def summary(self) -> str:
         points = self.total // self.spec.replications
         text = (
-            f"sweep '{printable(self.spec.name)}': {self.total} runs ({points} points x "
-            f"{self.spec.replications} replications): {self.ran} ran, {self.skipped} already stored, "
-            f"{self.failed} failed, in {self.wall_s:.1f} s"
+            f"sweep '{printable(self.spec.name)}': {self.total} runs ({counted(points, 'point')} x "
+            f"{counted(self.spec.replications, 'replication')}): {self.ran} ran, "
+            f"{self.skipped} already stored, {self.failed} failed, in {self.wall_s:.1f} s"
         )
         # Each line escaped on its own: a name's control or bidi characters shown, not obeyed.
         return text + f"\nstore: {printable(self.store)}"
@@ -257,8 +257,8 @@ class SweepPlan:
 
     def summary(self) -> str:
         return (
-            f"sweep '{printable(self.spec.name)}': {self.total:,} runs ({self.points:,} points x "
-            f"{self.spec.replications:,} replications); every point is a valid scenario within the "
+            f"sweep '{printable(self.spec.name)}': {self.total:,} runs ({counted(self.points, 'point')} x "
+            f"{counted(self.spec.replications, 'replication')}); every point is a valid scenario within the "
             "memory limit; nothing was run (--dry-run)"
         )
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tcplab.errors import UserError
+from tcplab.errors import UserError, counted
 
 __all__ = ["MAX_RUNS", "SEED_MODES", "SweepSpec", "check_size", "load_spec", "parse_spec", "run_count"]
 
@@ -259,8 +259,8 @@ def check_size(spec: SweepSpec, max_runs: int | None = None) -> None:
     if n > cap:
         raise _fail(
             spec,
-            f"replications: the sweep has {n:,} runs ({spec.replications:,} replications of "
-            f"{n // spec.replications:,} points), more than the {cap:,} one sweep may hold; "
+            f"replications: the sweep has {n:,} runs ({counted(spec.replications, 'replication')} of "
+            f"{counted(n // spec.replications, 'point')}), more than the {cap:,} one sweep may hold; "
             "split it into smaller sweeps, or raise the cap with --max-runs",
         )
 

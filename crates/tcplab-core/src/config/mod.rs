@@ -16,6 +16,7 @@ pub mod loss;
 pub mod model;
 pub mod paths;
 pub mod queue;
+pub mod serde_msg;
 pub mod sim;
 pub mod tcp;
 pub mod tcp_read;
@@ -93,7 +94,7 @@ pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
             field = key_on_line(text, start).unwrap_or(field);
         }
         let at = start.map(|s| format!(" (line {})", text[..s].matches('\n').count() + 1)).unwrap_or_default();
-        ScenarioError::new(field, format!("{msg}{at}"))
+        ScenarioError::new(field, format!("{}{at}", serde_msg::for_user(&path, &msg)))
     })
 }
 

@@ -189,7 +189,20 @@ mod tests {
         assert_eq!(e("min_rto = \"100s\""), "flow[0].tcp.max_rto: must not be below min_rto");
         assert!(e("timer = \"coarse\"").ends_with("(use \"fine\" or a tick such as \"500ms\")"));
         assert_eq!(e("timer = \"ns1:0ms\""), "flow[0].tcp.timer: an ns1 timer tick must be positive");
-        assert_eq!(e("max_cwnd = -1"), "flow[0].tcp.max_cwnd: must be 0 (no cap) or a positive integer (got -1)");
+        assert_eq!(
+            e("max_cwnd = -1"),
+            "flow[0].tcp.max_cwnd: must be 0 (no cap) or a positive integer up to 4294967295 (got -1)"
+        );
+        // Past 2^32 the message names the bound broken, not "positive".
+        assert_eq!(
+            e("mss = 4294967296"),
+            "flow[0].tcp.mss: must fit an IPv4 packet: at most 65495 bytes (got 4294967296)"
+        );
+        assert_eq!(e("mss = -2"), "flow[0].tcp.mss: must be a positive integer (got -2)");
+        assert_eq!(
+            e("initial_cwnd = 99999999999"),
+            "flow[0].tcp.initial_cwnd: must be at most 4294967295 (got 99999999999)"
+        );
         assert!(e("rcv_buf = \"2GiB\"").starts_with("flow[0].tcp.rcv_buf: "));
         assert_eq!(e("boston_dispersal = 0"), "flow[0].tcp.boston_dispersal: must be between 1 and 256 (got 0)");
         assert_eq!(

@@ -9,7 +9,7 @@ use crate::tcp::rtt::TimerClock;
 use crate::time::{Dur, MS, SEC};
 use crate::units::{bytes, duration_ns, Quantity};
 
-use super::value::or_list;
+use super::value::{or_list, positive_u32};
 
 /// How one kind of knob is read.
 pub trait Reader {
@@ -68,7 +68,7 @@ impl Reader for Positive {
     type Raw = i64;
     type Value = u32;
     fn read(raw: &i64) -> Result<u32, String> {
-        u32::try_from(*raw).ok().filter(|v| *v > 0).ok_or_else(|| format!("must be a positive integer (got {raw})"))
+        positive_u32(*raw)
     }
     fn doc() -> String {
         "integer, 1 or more".into()
@@ -85,9 +85,10 @@ impl Reader for Mss {
     type Raw = i64;
     type Value = u32;
     fn read(raw: &i64) -> Result<u32, String> {
-        match Positive::read(raw)? {
+        // Checked on the i64, so a value past 2^32 names this bound, not the u32's.
+        match *raw {
             v if v > 65_495 => Err(format!("must fit an IPv4 packet: at most 65495 bytes (got {v})")),
-            v => Ok(v),
+            v => positive_u32(v),
         }
     }
     fn doc() -> String {
@@ -105,7 +106,8 @@ impl Reader for Cap {
     type Raw = i64;
     type Value = Option<u32>;
     fn read(raw: &i64) -> Result<Option<u32>, String> {
-        let v = u32::try_from(*raw).map_err(|_| format!("must be 0 (no cap) or a positive integer (got {raw})"))?;
+        let v = u32::try_from(*raw)
+            .map_err(|_| format!("must be 0 (no cap) or a positive integer up to {} (got {raw})", u32::MAX))?;
         Ok((v > 0).then_some(v))
     }
     fn doc() -> String {

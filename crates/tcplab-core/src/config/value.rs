@@ -27,10 +27,17 @@ pub fn opt_bytes(field: impl Into<String>, v: &Option<Quantity>) -> Result<Optio
 
 /// A count from 1 to 2^32 - 1.
 pub fn positive(field: impl Into<String>, v: i64) -> Result<u32, ScenarioError> {
-    if v <= 0 || v > u32::MAX as i64 {
-        return err(field, format!("must be a positive integer (got {v})"));
+    in_field(field, positive_u32(v))
+}
+
+/// A count from 1 to 2^32 - 1, or why not: the message names the upper bound when that is the
+/// one broken, since "must be a positive integer (got 4294967296)" reads as a contradiction.
+pub fn positive_u32(v: i64) -> Result<u32, String> {
+    match u32::try_from(v) {
+        Ok(n) if n > 0 => Ok(n),
+        _ if v > 0 => Err(format!("must be at most {} (got {v})", u32::MAX)),
+        _ => Err(format!("must be a positive integer (got {v})")),
     }
-    Ok(v as u32)
 }
 
 /// A probability in [0, 1].
