@@ -85,6 +85,33 @@ def test_degenerate_points_are_left_out_and_a_claim_of_only_them_is_degenerate()
     assert only.verdict == DEGENERATE and only.holds is None
 
 
+def test_a_statistic_undefined_on_most_resamples_cannot_decide() -> None:
+    """Timeouts per run 0,0,0,0,1 against 0,0,0,0,3: every resample without the fifth run is
+    0/0. Dropping those resamples left an interval of zero width at 1/3 resting on one run, and
+    a decisive 'holds'."""
+    m = ratio([0, 0, 0, 0, 1], [0, 0, 0, 0, 3])
+    assert m.value == pytest.approx(1 / 3) and not m.is_bounded
+    assert below("a/b", m, 1).verdict == NOT_SEPARATED
+    assert paper_value("v", "t", [cell("v", printed("0.33"), m)]).verdict == NOT_SEPARATED
+    # A few undefined resamples (fewer than one tail, 5%) leave the interval as it was.
+    many = ratio([0] + [1] * 59, [0] + [2] * 59)
+    assert many.is_bounded and below("a/b", many, 1).verdict == HOLDS
+
+
+def test_a_run_whose_value_is_undefined_does_not_drop_a_refuting_check() -> None:
+    """One NaN run made the whole check degenerate, and combine() left it out: the claim held
+    on its other check."""
+    holding, missing = above("a", exact(2), 1), above("b", mean([0.5, 0.6, 0.4, 0.5, 0.55]), 1)
+    assert paper_ordering("o", "t", "p", [holding, missing]).verdict == MISSES
+    with_nan = above("b", mean([0.5, 0.6, math.nan, 0.5, 0.55]), 1)
+    assert with_nan.measured.value == pytest.approx(0.5375) and with_nan.verdict == NOT_SEPARATED
+    assert paper_ordering("o", "t", "p", [holding, with_nan]).verdict == NOT_SEPARATED
+    # Paired arrays lose the same replication; every run undefined is degenerate.
+    paired = measure(lambda x, y: x.mean(-1) - y.mean(-1), [1, math.nan, 3], [0, 5, 2])
+    assert paired.value == pytest.approx(1.0) and not paired.is_bounded
+    assert mean([math.nan, math.nan]).is_degenerate
+
+
 def test_intervals_are_deterministic_and_pair_replications() -> None:
     rng = np.random.default_rng(3)
     common = rng.normal(0, 1, 30)  # a shared random stream: replication i of both points

@@ -194,6 +194,8 @@ class Cell:
     def verdict(self) -> str:
         if self.measured.is_degenerate:
             return DEGENERATE
+        if not self.measured.is_bounded:
+            return NOT_SEPARATED  # the band would be unbounded too: it could not miss
         v = self.measured.value
         eps = 1e-9 * max(1.0, abs(v))  # arithmetic noise, not a tolerance
         return HOLDS if self.band[0] - eps <= v <= self.band[1] + eps else MISSES
@@ -204,7 +206,7 @@ class Cell:
         return self.measured.value - self.paper.value
 
     def to_dict(self) -> dict[str, Any]:
-        inside = None if self.measured.is_degenerate else self.verdict == HOLDS
+        inside = None if self.verdict in (DEGENERATE, NOT_SEPARATED) else self.verdict == HOLDS
         return {
             "label": self.label,
             "paper": self.paper.to_dict(),

@@ -16,6 +16,13 @@ length are resampled each on its own. With one replication the interval is the v
 A statistic that is undefined on the runs (0/0: every run delivered nothing, no run timed out)
 gives a *degenerate* measure: it carries the reason and no value, and a claim judged on it is
 reported as degenerate, neither holding nor missing.
+
+Where it is defined on the runs but not on all of them, the interval is *unbounded*, and a
+check or a value judged on it is not separated: the data cannot decide. That is when a run's own
+value is undefined (NaN: the statistic is shown on the other runs), and when more resamples than
+one tail of the interval (5%) are undefined: a ratio of timeouts whose denominator is 0 on four
+runs of five had every resample without the fifth run dropped, and rested on that run alone,
+with an interval of zero width.
 """
 
 from __future__ import annotations
@@ -75,9 +82,16 @@ class Measure:
             "n": self.n,
         }
 
+    @property
+    def is_bounded(self) -> bool:
+        """Whether the interval is finite (an unbounded one decides nothing)."""
+        return math.isfinite(self.low) and math.isfinite(self.high)
+
     def __str__(self) -> str:
         if self.degenerate:
             return f"degenerate ({self.degenerate})"
+        if not self.is_bounded:
+            return f"{self.value:.4g} [unbounded: undefined on some runs or resamples]"
         if self.low == self.high:
             return f"{self.value:.4g}"
         return f"{self.value:.4g} [{self.low:.4g}, {self.high:.4g}]"
@@ -103,15 +117,21 @@ def exact(value: float) -> Measure:
 
 
 def measure(stat: Callable[..., Any], *samples: Samples, level: float = LEVEL) -> Measure:
-    """``stat`` of the per-replication ``samples``, with its percentile-bootstrap interval."""
+    """``stat`` of the per-replication ``samples``, with its percentile-bootstrap interval
+    (unbounded where the data cannot bound it: see the module's text)."""
     arrays = [np.asarray(s, dtype=float).ravel() for s in samples]
     if not arrays or any(a.size == 0 for a in arrays):
         return degenerate("no replications")
     n = min(a.size for a in arrays)
+    defined = _defined_runs(arrays)
+    if any(a.size == 0 for a in defined):
+        return degenerate("undefined on every run (no value to measure)", n)
     with np.errstate(all="ignore"):
-        value = float(stat(*arrays))
+        value = float(stat(*defined))
     if not math.isfinite(value):
         return degenerate("undefined on these runs (a division by zero, or no runs to count)", n)
+    if any(d.size < a.size for d, a in zip(defined, arrays, strict=True)):
+        return Measure(value, -math.inf, math.inf, n)  # a run's value is undefined
     rng = np.random.default_rng(SEED)
     if len({a.size for a in arrays}) == 1:
         idx = rng.integers(0, n, size=(RESAMPLES, n))
@@ -120,13 +140,23 @@ def measure(stat: Callable[..., Any], *samples: Samples, level: float = LEVEL) -
         resampled = [a[rng.integers(0, a.size, size=(RESAMPLES, a.size))] for a in arrays]
     with np.errstate(all="ignore"):
         stats = np.asarray(stat(*resampled), dtype=float).ravel()
-    stats = stats[np.isfinite(stats)]
-    if stats.size == 0:
-        return Measure(value, value, value, n)
+    finite = stats[np.isfinite(stats)]
+    if stats.size - finite.size > (1 - level) / 2 * stats.size:
+        return Measure(value, -math.inf, math.inf, n)  # more undefined resamples than one tail
+    stats = finite
     tail = (1 - level) / 2 * 100
     low, high = (float(x) for x in np.percentile(stats, [tail, 100 - tail]))
     # a percentile interval of a skewed statistic may exclude the value itself: widen to it
     return Measure(value, min(low, value), max(high, value), n)
+
+
+def _defined_runs(arrays: list[np.ndarray]) -> list[np.ndarray]:
+    """The runs whose values are defined (not NaN): arrays of equal length lose a replication
+    wherever any of them is undefined, so that their pairing holds; others each their own."""
+    if len({a.size for a in arrays}) == 1:
+        keep = np.logical_and.reduce([~np.isnan(a) for a in arrays])
+        return [a[keep] for a in arrays]
+    return [a[~np.isnan(a)] for a in arrays]
 
 
 # ---------------------------------------------------------------- the usual statistics
