@@ -106,6 +106,19 @@ def test_replicated_design_and_no_interactions() -> None:
     assert b.ss_e == pytest.approx(single.ss_e + sum(c.ss for c in single.components[3:]))
 
 
+def test_the_allocation_does_not_move_with_the_responses_offset() -> None:
+    """SST was SSY - SS0: at a mean of 1e9 (goodput in b/s) and a spread of tenths, the two
+    cancelled to 0 and every share was NaN (at 1e7 the shares summed to 101%)."""
+    df = pd.read_csv(DATA / FILES["wan"])
+    plain = factorial_anova(df, "efficiency", FACTORS)
+    for offset in (1e7, 1e9):
+        shifted = factorial_anova(df.assign(efficiency=df["efficiency"] + offset), "efficiency", FACTORS)
+        assert shifted.ss_t == pytest.approx(plain.ss_t, rel=1e-6), offset
+        for c in plain.components:
+            moved = shifted.component(*c.factors).percent
+            assert moved == pytest.approx(c.percent, abs=1e-3), (offset, c.name)
+
+
 def test_cli_anova_prints_tables_and_json() -> None:
     path = DATA / FILES["wan"]
     proc = cli("anova", path, "--response", "efficiency", "--factors", "tcp,buffer,drop_policy")

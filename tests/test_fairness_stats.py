@@ -68,3 +68,13 @@ def test_summarize_groups_replications_with_percentiles() -> None:
     assert s["p90"].iloc[0] == pytest.approx(11.8)
     with pytest.raises(KeyError):
         summarize(df, ["nope"], "goodput")
+
+
+def test_jains_index_is_one_for_equal_shares_of_any_magnitude() -> None:
+    """The squares of 1e-200 underflowed ("every throughput is zero") and those of 1e200 raised
+    OverflowError, not the documented ValueError."""
+    from tcplab.analysis.fairness import jain_index
+
+    for size in (1e-200, 1.0, 1e200):
+        assert jain_index([size, size]) == pytest.approx(1.0)
+        assert jain_index([size, 0.0]) == pytest.approx(0.5)

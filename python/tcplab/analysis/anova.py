@@ -281,7 +281,9 @@ def factorial_anova(
 
     main: dict[str, np.ndarray] = {}
     components: list[Component] = []
-    ss_t = float(np.sum(y * y) - n * mean * mean)
+    # SST as squared deviations, which is SSY - SS0 without its cancellation: goodput of about
+    # 1e9 b/s spread by tenths lost every digit to SSY - SS0, and the shares went to NaN.
+    ss_t = float(np.sum((y - mean) ** 2))
     fitted = np.full(n, mean)
     for f in factors:
         k = len(levels[f])

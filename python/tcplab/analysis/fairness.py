@@ -58,10 +58,15 @@ def jain_index(throughputs: Sequence[float], expected: Sequence[float] | None = 
         if any(not v > 0 for v in e):
             raise ValueError("jain_index: expected shares must be positive")
         x = [a / b for a, b in zip(x, e, strict=True)]
-    denominator = len(x) * math.fsum(v * v for v in x)
-    if denominator == 0:
+    top = max(x)
+    if not top > 0:
         raise ValueError("jain_index: every throughput is zero")
-    return math.fsum(x) ** 2 / denominator
+    if not math.isfinite(top):
+        raise ValueError("jain_index: a normalised throughput is too large to be a number")
+    # Scaled by the largest (the index does not change): the squares of 1e-200 underflowed to
+    # "every throughput is zero", and those of 1e200 overflowed.
+    x = [v / top for v in x]
+    return math.fsum(x) ** 2 / (len(x) * math.fsum(v * v for v in x))
 
 
 def max_min_shares(offered: Sequence[float], capacity: float) -> list[float]:
