@@ -226,3 +226,22 @@ fn tshark_reads_the_capture_when_installed() {
     assert!(rows.iter().filter(|r| r[2] == "0").all(|r| r[1] == "1"), "header-only segments verify");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn without_window_scaling_the_syns_offer_none_and_the_window_is_unscaled() {
+    // It announced a shift for the 1 MiB buffer anyway and divided the 65535-byte window by
+    // it: Wireshark read a window of 2047.
+    let has_wscale = |o: &[u8]| o.windows(2).any(|w| w == [3, 3]);
+    let dir = std::env::temp_dir().join(format!("tcplab-pcap-nows-{}", std::process::id()));
+    let (_, segs) = capture(&dir, "handshake = \"sender\"\nwindow_scaling = false", "");
+    let syns: Vec<&Seg> = segs.iter().filter(|s| s.flags & 0x02 != 0).collect();
+    assert_eq!(syns.len(), 2, "SYN and SYN-ACK");
+    assert!(syns.iter().all(|s| !has_wscale(&s.opts)), "no window scale option");
+    let first = segs[0].src;
+    let acks: Vec<u16> = segs.iter().filter(|s| s.src != first && s.flags & 0x02 == 0).map(|s| s.wnd).collect();
+    assert!(!acks.is_empty() && acks.iter().all(|&w| w == 65535), "{acks:?}");
+    // With scaling (the default here) the SYNs offer it and the field is the shifted window.
+    let (_, segs) = capture(&dir, "handshake = \"sender\"", "");
+    assert!(segs.iter().filter(|s| s.flags & 0x02 != 0).all(|s| has_wscale(&s.opts)));
+    let _ = std::fs::remove_dir_all(&dir);
+}

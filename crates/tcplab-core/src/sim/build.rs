@@ -228,16 +228,19 @@ fn udp_endpoints(seed: u64, i: usize, f: &FlowModel, cfg: &UdpConfig) -> FlowRt 
     FlowRt { ends, fwd_route: 0, rev_route: 0, start: f.start, timer_pending: None, app: (NO_APP, 0) }
 }
 
-/// How flow `i` looks in a pcap: its hosts' addresses, ports and SYN options.
+/// How flow `i` looks in a pcap: its hosts' addresses, ports and SYN options. Without window
+/// scaling the SYNs offer none and the window field is the window itself (it announced a
+/// shift and divided a 65535-byte window by it: Wireshark showed 2047).
 fn pcap_flow(i: usize, f: &FlowModel) -> PcapFlow {
+    let wscale = if f.tcp.window_scaling { wscale_for(f.tcp.rcv_buf) } else { 0 };
     PcapFlow {
         sender_ip: node_ip(f.src),
         receiver_ip: node_ip(f.dst),
         sender_port: 10_000 + (i % 50_000) as u16,
         receiver_port: 5001,
         mss: f.tcp.mss.min(65535) as u16,
-        sender_wscale: wscale_for(f.tcp.rcv_buf),
-        receiver_wscale: wscale_for(f.tcp.rcv_buf),
+        sender_wscale: wscale,
+        receiver_wscale: wscale,
         sack: f.tcp.recovery.uses_sack(),
         udp: f.udp.is_some(),
     }
