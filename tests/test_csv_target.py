@@ -80,6 +80,18 @@ def test_csv_onto_a_file_beside_the_store_is_refused_before_any_run(
     assert not (tmp_path / STORE).exists(), "no run was made"
 
 
+@pytest.mark.parametrize("name", ["quick.toml", "sub/../quick.toml", "spec.toml"])
+def test_csv_onto_the_sweeps_own_inputs_is_refused_before_any_run(
+    tmp_path: Path, spec: Path, name: str
+) -> None:
+    """`--csv base.toml` replaced the sweep's base scenario with CSV text: the next sweep of
+    the spec failed on it, and the scenario was gone."""
+    (tmp_path / "sub").mkdir()
+    base = (tmp_path / "quick.toml").read_bytes()
+    refused_before_any_run(sweep_csv(tmp_path, name), name)
+    assert (tmp_path / "quick.toml").read_bytes() == base and not (tmp_path / STORE).exists()
+
+
 def test_a_hard_link_to_a_side_file_or_a_trace_is_refused(tmp_path: Path, spec: Path) -> None:
     """Another name of the same file (same device and inode) is the same file."""
     (tmp_path / (STORE + "-wal")).write_bytes(b"runs")

@@ -333,7 +333,7 @@ def sweep(
         from tcplab.experiment.csv_out import check_csv_target
 
         # Before any run: told after the sweep, a mistake leaves its hours of runs nowhere to go.
-        check_csv_target(csv, store or default_store(loaded), spec_file)
+        check_csv_target(csv, store or default_store(loaded), spec_file, loaded.base_file)
     result = run_sweep(
         loaded, store=store, workers=workers, dask=dask, quiet=quiet, max_memory=max_bytes, max_runs=max_runs
     )

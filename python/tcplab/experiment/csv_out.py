@@ -116,22 +116,28 @@ def _naming_target(message: str, target: str) -> str:
 # ---------------------------------------------------------------- the target, before any run
 
 
-def check_csv_target(target: str, store: str | os.PathLike[str], spec: str | os.PathLike[str]) -> None:
+def check_csv_target(
+    target: str,
+    store: str | os.PathLike[str],
+    spec: str | os.PathLike[str],
+    base: str | os.PathLike[str] | None = None,
+) -> None:
     """Refuse, before the sweep runs, a ``--csv`` that cannot be written (see
-    ``safe_files.check_output_file``) or that is a file the sweep keeps."""
+    ``safe_files.check_output_file``) or that is a file the sweep keeps or reads (the spec, its
+    ``base`` scenario file)."""
     from tcplab.experiment.safe_files import check_output_file
 
     if target == STDOUT:
         return
     check_output_file(target, OPTION, LINK_HINT)
-    _refuse_kept_files(target, Path(store), Path(spec))
+    _refuse_kept_files(target, Path(store), Path(spec), Path(base) if base is not None else None)
 
 
-def _kept_files(store: Path, spec: Path) -> Iterator[tuple[str, Path]]:
+def _kept_files(store: Path, spec: Path, base_scenario: Path | None) -> Iterator[tuple[str, Path]]:
     """The files a sweep keeps, by what they are: the store, the files beside it (named as
-    SQLite, store_lock and store.py name them), the spec. Each under the store's given name and
-    its real one: SQLite and the lock follow links to the store (``store_lock.lock_path`` is the
-    real name's ``.lock``), and the store is named both ways."""
+    SQLite, store_lock and store.py name them), the spec and its base scenario. Each under the
+    store's given name and its real one: SQLite and the lock follow links to the store
+    (``store_lock.lock_path`` is the real name's ``.lock``), and the store is named both ways."""
     yield "the sweep's result store", store
     for base in _spellings_of_store(store):
         yield "the store's write-ahead log (runs not yet in the store)", _beside(base, "-wal")
@@ -139,6 +145,8 @@ def _kept_files(store: Path, spec: Path) -> Iterator[tuple[str, Path]]:
         yield "the store's rollback journal", _beside(base, "-journal")
         yield "the store's sweep lock", _beside(base, ".lock")
     yield "the sweep spec", spec
+    if base_scenario is not None:
+        yield "the sweep's base scenario", base_scenario
 
 
 def _spellings_of_store(store: Path) -> tuple[Path, Path]:
@@ -149,10 +157,10 @@ def _beside(base: Path, suffix: str) -> Path:
     return base.with_name(base.name + suffix)
 
 
-def _refuse_kept_files(target: str, store: Path, spec: Path) -> None:
+def _refuse_kept_files(target: str, store: Path, spec: Path, base_scenario: Path | None) -> None:
     spots = _where(target)
     ident = _identity(target)
-    for what, path in _kept_files(store, spec):
+    for what, path in _kept_files(store, spec, base_scenario):
         if spots & _where(path) or (ident is not None and ident == _identity(path)):
             raise UserError(f"{OPTION}: {target} is {what}; writing the CSV there would destroy it")
     for base in _spellings_of_store(store):

@@ -68,6 +68,7 @@ class SweepSpec:
     level_labels: Mapping[str, Sequence[str]] = field(default_factory=dict)
     store: Path | None = None
     source: str | None = None  # the spec file, for messages
+    base_file: str | None = None  # the base scenario's file, when the spec names one
 
     def __post_init__(self) -> None:
         # The spec keeps copies: a caller's level list changed after the checks would
@@ -369,7 +370,7 @@ def parse_spec(doc: Mapping[str, Any], root: Path = Path("."), source: str = "sp
         raise UserError(f"{source}: {unknown[0]}: unknown key (known: {', '.join(_KEYS)})")
     if "base" not in doc:
         raise UserError(f"{source}: base: missing (a scenario file name, or a [base] table)")
-    base, _ = _base(doc, root, source)
+    base, base_file = _base(doc, root, source)
     factors = doc.get("factors", {})
     if not isinstance(factors, Mapping):
         raise UserError(f"{source}: factors: must be a table of path = [levels]")
@@ -395,6 +396,7 @@ def parse_spec(doc: Mapping[str, Any], root: Path = Path("."), source: str = "sp
         level_labels=_flatten(level_labels),
         store=(root / store) if store else None,
         source=source,
+        base_file=base_file,
     )
 
 
