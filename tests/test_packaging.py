@@ -52,7 +52,8 @@ def test_run_resolves_a_packaged_name_but_a_file_wins(
     monkeypatch.chdir(tmp_path)
     assert Path(str(resolve_scenario("lossy_link"))).name == "lossy_link.toml"
     assert example_path("lossy_link.toml") == example_path("lossy_link")
-    assert resolve_scenario("no_such_example") == "no_such_example"
+    with pytest.raises(FileNotFoundError, match="no shipped example has that name"):
+        resolve_scenario("no_such_example")  # the error points at `tcplab examples`
     (tmp_path / "lossy_link").write_text("# mine\n")
     assert resolve_scenario("lossy_link") == "lossy_link"
     proc = cli("run", "lossy_link", "--json", cwd=tmp_path)
