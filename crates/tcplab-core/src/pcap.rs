@@ -170,15 +170,15 @@ impl PcapWriter {
     pub fn record(&mut self, now: Time, pkt: &Packet, f: &PcapFlow) {
         let Some(out) = self.out.as_mut() else { return };
         self.rec.clear();
-        write_record(&mut self.rec, self.packets, now, pkt, f);
+        write_record(&mut self.rec, now, pkt, f);
         out.write_bytes(&self.rec);
         self.packets += 1;
     }
 }
 
 /// One packet's pcap record (header, Ethernet, IPv4, then UDP, or TCP and its options)
-/// appended to `buf`; `number` (the capture's count so far) is the IP identification.
-fn write_record(buf: &mut Vec<u8>, number: u64, now: Time, pkt: &Packet, f: &PcapFlow) {
+/// appended to `buf`.
+fn write_record(buf: &mut Vec<u8>, now: Time, pkt: &Packet, f: &PcapFlow) {
     let forward = pkt.dir == crate::packet::Dir::Forward;
     let ends = if forward {
         Ends { src_ip: f.sender_ip, dst_ip: f.receiver_ip, sport: f.sender_port, dport: f.receiver_port }
@@ -186,9 +186,9 @@ fn write_record(buf: &mut Vec<u8>, number: u64, now: Time, pkt: &Packet, f: &Pca
         Ends { src_ip: f.receiver_ip, dst_ip: f.sender_ip, sport: f.receiver_port, dport: f.sender_port }
     };
     if f.udp {
-        write_udp(buf, number, now, pkt, &ends);
+        write_udp(buf, now, pkt, &ends);
     } else {
-        write_tcp(buf, number, now, pkt, f, forward, &ends);
+        write_tcp(buf, now, pkt, f, forward, &ends);
     }
 }
 
@@ -200,10 +200,10 @@ struct Ends {
     dport: u16,
 }
 
-fn write_udp(buf: &mut Vec<u8>, number: u64, now: Time, pkt: &Packet, e: &Ends) {
+fn write_udp(buf: &mut Vec<u8>, now: Time, pkt: &Packet, e: &Ends) {
     // Real headers and the payload, as for TCP below.
     let ip_len = 20 + 8 + pkt.payload as usize;
-    let ip_total = frame_head(buf, number, now, pkt, e, 17, ip_len, 8);
+    let ip_total = frame_head(buf, now, pkt, e, 17, ip_len, 8);
     let udp_len = ip_total.saturating_sub(20);
     let mut udp = [0u8; 8];
     udp[0..2].copy_from_slice(&e.sport.to_be_bytes());
@@ -220,7 +220,7 @@ fn write_udp(buf: &mut Vec<u8>, number: u64, now: Time, pkt: &Packet, e: &Ends) 
     buf.extend_from_slice(&udp);
 }
 
-fn write_tcp(buf: &mut Vec<u8>, number: u64, now: Time, pkt: &Packet, f: &PcapFlow, forward: bool, e: &Ends) {
+fn write_tcp(buf: &mut Vec<u8>, now: Time, pkt: &Packet, f: &PcapFlow, forward: bool, e: &Ends) {
     let opts = tcp_options(pkt, f, forward);
     let tcp_len = 20 + opts.len();
     // The capture shows real headers (20 bytes of IPv4, 20 of TCP and the options written)
@@ -228,7 +228,7 @@ fn write_tcp(buf: &mut Vec<u8>, number: u64, now: Time, pkt: &Packet, f: &PcapFl
     // size: an IP length from that allowance would make a reader see payload that is not
     // there (an ACK of "Len=12" with `header_bytes = 52`) or lose some, and misorder segments.
     let ip_len = 20 + tcp_len + pkt.payload as usize;
-    let ip_total = frame_head(buf, number, now, pkt, e, 6, ip_len, tcp_len);
+    let ip_total = frame_head(buf, now, pkt, e, 6, ip_len, tcp_len);
     // TCP header. The window is scaled except in SYNs (RFC 7323).
     let shift = if pkt.is_syn() {
         0
@@ -259,9 +259,25 @@ fn write_tcp(buf: &mut Vec<u8>, number: u64, now: Time, pkt: &Packet, f: &PcapFl
 /// carrying `protocol`, captured up to `transport` bytes of transport header. Returns the IP
 /// total length written.
 #[allow(clippy::too_many_arguments)]
+/// The IPv4 ID of `pkt`: a mix of what its sender set (flow, direction, sequence and ACK
+/// numbers, send time, length, flags), so that one packet has one ID in every capture that
+/// holds it, as a real sender's ID lets two capture points be matched. It was the record's
+/// number in its file, which differed between the send and receive captures. Different
+/// packets may share an ID (16 bits); nothing reads it as unique.
+fn ip_id(pkt: &Packet) -> u16 {
+    let mut x = (pkt.flow as u64) << 33 ^ (pkt.dir as u64) << 32 ^ pkt.seq as u64;
+    for part in [pkt.ack as u64, pkt.ts, (pkt.payload as u64) << 8 | pkt.flags as u64] {
+        // splitmix64's finaliser over each part in turn: every input bit reaches the low 16.
+        x = (x ^ part).wrapping_add(0x9E37_79B9_7F4A_7C15);
+        x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        x ^= x >> 31;
+    }
+    x as u16
+}
+
 fn frame_head(
     buf: &mut Vec<u8>,
-    number: u64,
     now: Time,
     pkt: &Packet,
     e: &Ends,
@@ -286,7 +302,7 @@ fn frame_head(
     ip[1] = pkt.ds_byte();
     let ip_total = ip_len.min(65535) as u16;
     ip[2..4].copy_from_slice(&ip_total.to_be_bytes());
-    ip[4..6].copy_from_slice(&(number as u16).to_be_bytes());
+    ip[4..6].copy_from_slice(&ip_id(pkt).to_be_bytes());
     ip[6] = 0x40; // don't fragment
     ip[8] = 64;
     ip[9] = protocol;

@@ -127,11 +127,16 @@ fn receive_capture_holds_what_arrived_one_delay_later() {
     let seg20 = base.wrapping_add(19_000);
     assert_eq!(sent.iter().filter(|s| s.seq == seg20 && s.src == sent[0].src).count(), 2);
     assert_eq!(recv.iter().filter(|s| s.seq == seg20 && s.src == sent[0].src).count(), 1);
-    // Each arrival is a sent record 10 ms (the link's delay) later.
+    // Each arrival is a sent record 10 ms (the link's delay) later, with the same IPv4 ID (the
+    // ID was the record's number in its file, so the two captures could not be matched by it).
+    let ip_id = |s: &Seg| u16::from_be_bytes([s.raw[18], s.raw[19]]);
     for s in &recv {
-        let found = sent.iter().any(|t| key(t) == key(s) && ((s.ts - t.ts) - 0.010).abs() < 2e-6);
+        let found =
+            sent.iter().any(|t| key(t) == key(s) && ip_id(t) == ip_id(s) && ((s.ts - t.ts) - 0.010).abs() < 2e-6);
         assert!(found, "arrival of seq {} at {} matches no send", s.seq, s.ts);
     }
+    let ids: std::collections::HashSet<u16> = sent.iter().map(ip_id).collect();
+    assert!(ids.len() * 10 > sent.len() * 9, "{} IDs for {} packets", ids.len(), sent.len());
     recv.iter().for_each(assert_checksums);
     // Receive only: no send-side file.
     let dir2 = dir.join("rx-only");
