@@ -267,15 +267,10 @@ fn write_tcp(buf: &mut Vec<u8>, now: Time, pkt: &Packet, f: &PcapFlow, forward: 
 /// number in its file, which differed between the send and receive captures. Different
 /// packets may share an ID (16 bits); nothing reads it as unique.
 fn ip_id(pkt: &Packet) -> u16 {
-    let mut x = (pkt.flow as u64) << 33 ^ (pkt.dir as u64) << 32 ^ pkt.seq as u64;
-    for part in [pkt.ack as u64, pkt.ts, (pkt.payload as u64) << 8 | pkt.flags as u64] {
-        // splitmix64's finaliser over each part in turn: every input bit reaches the low 16.
-        x = (x ^ part).wrapping_add(0x9E37_79B9_7F4A_7C15);
-        x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        x ^= x >> 31;
-    }
-    x as u16
+    let first = (pkt.flow as u64) << 33 ^ (pkt.dir as u64) << 32 ^ pkt.seq as u64;
+    let parts = [pkt.ack as u64, pkt.ts, (pkt.payload as u64) << 8 | pkt.flags as u64];
+    // splitmix64's finaliser over each part in turn: every input bit reaches the low 16.
+    parts.into_iter().fold(first, |x, part| crate::rng::mix(x ^ part)) as u16
 }
 
 fn frame_head(

@@ -8,8 +8,9 @@ use rand_chacha::ChaCha8Rng;
 
 pub type Rng = ChaCha8Rng;
 
-/// SplitMix64 finaliser: a cheap, well-mixed 64-bit hash step.
-fn mix(mut z: u64) -> u64 {
+/// SplitMix64 finaliser: a cheap, well-mixed 64-bit hash step (also the pcap's IPv4 IDs and
+/// FQ-CoDel's flow buckets).
+pub(crate) fn mix(mut z: u64) -> u64 {
     z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);

@@ -71,11 +71,7 @@ struct FlowQueue {
 /// The flow queue of flow id `flow` among `flows`: a fixed mix of the id (splitmix64's
 /// finaliser), then the remainder.
 pub fn bucket(flow: u32, flows: u32) -> u32 {
-    let mut z = u64::from(flow).wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^= z >> 31;
-    (z % u64::from(flows)) as u32
+    (crate::rng::mix(u64::from(flow)) % u64::from(flows)) as u32
 }
 
 /// What one FQ-CoDel queue's flow queues cost before any packet waits (the memory estimate).
