@@ -158,3 +158,22 @@ def test_plot_run_series_windows_and_queue(tmp_path: Path) -> None:
     )
     with pytest.raises(FileNotFoundError, match="trace_queue"):
         tcplab.plot.read_queue_trace(result, channel=4)
+
+
+def test_bounds_are_known_by_exact_name_not_guessed_from_parts() -> None:
+    from tcplab.experiment.metrics import FLOW_FIELDS, METRICS, UDP_FIELDS
+
+    numeric_flow_fields = [f for f in (*FLOW_FIELDS, *UDP_FIELDS) if f not in ("id", "name", "source")]
+    assert all(bounds_of(c) is not None for c in [*METRICS, *numeric_flow_fields])
+    assert bounds_of("utilization") == (0.0, 1.0)
+    # columns a user derives: a difference of rates or times can be negative, a word inside a
+    # name says nothing about its range
+    for derived in ("gain_bps", "delta_s", "goodput_change_bps", "unfairness_index", "fraction_gain"):
+        assert bounds_of(derived) is None
+
+
+def test_a_bound_the_values_pass_well_beyond_is_not_applied() -> None:
+    diffs = [-3.0, -2.0, -2.5, 0.5]  # a derived difference, wrongly given bounds (0, inf)
+    ci = mean_ci(diffs, bounds=(0.0, math.inf))
+    free = mean_ci(diffs)
+    assert (ci.low, ci.high) == (free.low, free.high)

@@ -10,7 +10,6 @@ the t interval is symmetric, and with few replications near a bound it would rea
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -22,21 +21,37 @@ __all__ = ["Bounds", "MeanCI", "bounds_of", "column_names", "mean_ci", "ok_runs"
 
 Bounds = tuple[float, float]
 
-# Bounds of the run metrics and per-flow fields, by column name (tcplab.experiment.metrics).
-_UNIT_INTERVAL = re.compile(r"(jain|fairness|fraction|utili[sz]ation)")
-_NON_NEGATIVE = re.compile(
-    r"(_bps|_s|_bytes|^bytes_delivered|^retransmits|^timeouts|^fast_retransmits|^flows|^completed"
-    r"|^events|^packets_forwarded|^drops_.*|^arrivals|^delivered)$"
-)
+# Bounds of tcplab's own columns, by exact name: the run metrics (tcplab.experiment.metrics),
+# the per-flow, per-link and UDP fields of a report. A name is not guessed from its parts: a
+# column a user derives (``gain_bps = a_bps - b_bps``, ``delta_s``) can be negative.
+_UNIT_INTERVAL = frozenset({"jain_fairness", "utilization"})
+_NON_NEGATIVE = frozenset(
+    {
+        # run metrics
+        "total_goodput_bps", "mean_goodput_bps", "min_goodput_bps", "bytes_delivered", "retransmits",
+        "timeouts", "fast_retransmits", "flows", "completed", "mean_completion_time_s",
+        "max_completion_time_s", "events", "packets_forwarded", "sim_time_s", "wall_s",
+        # a flow's fields
+        "goodput_bps", "completion_time_s", "start_s", "data_segments", "acks_sent", "syn_retransmits",
+        "out_of_order_segments", "duplicate_segments", "final_cwnd", "final_ssthresh", "final_rto_s",
+        "partial_segments", "frames_lost_reassembly",
+        # a UDP flow's fields
+        "packets_sent", "packets_delivered", "packets_lost", "delay_p50_s", "delay_p95_s",
+        "delay_p99_s", "delay_mean_s",
+        # a link direction's fields
+        "rate_bps", "delay_s", "arrivals", "tx_packets", "tx_bytes", "delivered", "drops_queue",
+        "drops_loss", "peak_queue_packets",
+    }
+)  # fmt: skip
 
 
 def bounds_of(column: str) -> Bounds | None:
-    """The bounds of a metric known by its column name: [0, 1] for Jain's index, fairness,
-    fractions and utilisation; [0, inf) for rates (``*_bps``), times (``*_s``), byte and event
-    counts; None for anything else."""
-    if _UNIT_INTERVAL.search(column):
+    """The bounds of one of tcplab's own columns, by its exact name: [0, 1] for Jain's index
+    and a link's utilization; [0, inf) for its rates, times and counts; None for any other
+    name (nothing is clipped)."""
+    if column in _UNIT_INTERVAL:
         return (0.0, 1.0)
-    if _NON_NEGATIVE.search(column):
+    if column in _NON_NEGATIVE:
         return (0.0, math.inf)
     return None
 
@@ -84,10 +99,22 @@ def mean_ci(
     half = float(stats.t.ppf((1 + confidence) / 2, n - 1)) * std / math.sqrt(n)
     low, high = mean - half, mean + half
     if bounds is not None:
-        # Never past the mean: values a hair outside the bounds (a Jain index rounded to
-        # 1.0000000000000002) must not leave the mean outside its own interval.
-        low, high = min(max(low, bounds[0]), mean), max(min(high, bounds[1]), mean)
+        low, high = _clipped(low, high, mean, x, bounds)
     return MeanCI(n, mean, std, low, high, confidence)
+
+
+def _clipped(low: float, high: float, mean: float, x: np.ndarray, bounds: Bounds) -> tuple[float, float]:
+    """The interval clipped to ``bounds``, on each side only if the values respect it: values
+    well past a bound show it is not this quantity's, and clipping there would cut the interval
+    off at a number that means nothing. Never past the mean: values a hair outside the bounds
+    (a Jain index rounded to 1.0000000000000002) must not leave the mean outside its own
+    interval."""
+    rounding = 1e-9 * max(1.0, float(np.abs(x).max()))
+    if x.min() >= bounds[0] - rounding:
+        low = min(max(low, bounds[0]), mean)
+    if x.max() <= bounds[1] + rounding:
+        high = max(min(high, bounds[1]), mean)
+    return low, high
 
 
 def _check_confidence(confidence: float) -> None:

@@ -39,7 +39,10 @@ def _case(r: Results, case: str, outdir: Path) -> Figure:
     paper = results_table(case)
     xs = list(range(len(BUFFER_NAMES)))
     for row, resp in enumerate(RESPONSES):
-        s = summarize(r.runs[case], ["drop_policy", "tcp", "buffer"], resp, confidence=0.90)
+        # efficiency and fairness (Jain's index) both lie in [0, 1]
+        s = summarize(
+            r.runs[case], ["drop_policy", "tcp", "buffer"], resp, confidence=0.90, bounds=(0.0, 1.0)
+        )
         for col, drop in enumerate(DROP_NAMES.values()):
             ax = axes[row][col]
             for tcp in FLAVOUR_NAMES.values():
