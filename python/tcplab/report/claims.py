@@ -107,8 +107,9 @@ VERDICTS = (HOLDS, MISSES, NOT_SEPARATED, DEGENERATE)
 
 RULE = (
     "Paper claims make the headline; fitted, analytic and diagnostic checks are our own and are listed "
-    "apart. A value holds when the 90% interval of our measurement (bootstrap over replications) "
-    "overlaps the range of values that print as the paper's number ('2.8': 2.75-2.85); an ordering or "
+    "apart. A value holds when the 90% interval of our measurement (over replications; one "
+    "replication measures no spread and decides nothing) overlaps the range of values that print "
+    "as the paper's number ('2.8': 2.75-2.85); an ordering or "
     "trend holds when the 90% interval of the compared quantity lies wholly beyond its bound (the "
     "paper's effect size where it gives one), misses when it lies wholly on the other side, and is "
     "'not separated' otherwise; a point where nothing can be measured is 'degenerate'."

@@ -1,8 +1,6 @@
 """The numbers a claim is judged on: a statistic of the replications, with its 90% interval.
 
-One rule gives every interval a claim uses: a percentile bootstrap over the replications
-(``RESAMPLES`` resamples from a fixed seed, so the same runs always give the same interval). A
-statistic is a function of one or more arrays of per-replication values (one value per run,
+A statistic is a function of one or more arrays of per-replication values (one value per run,
 in replication order) that works along the last axis, so it is evaluated once on the data and
 once on all the resamples together:
 
@@ -11,18 +9,37 @@ once on all the resamples together:
 The studies' points share seeds (common random numbers: replication i of every point sees the
 same random streams), so arrays of equal length are resampled together, replication by
 replication, and a difference or a ratio of two points keeps their pairing; arrays of unequal
-length are resampled each on its own. With one replication the interval is the value itself.
+length are resampled each on its own.
+
+**The interval** is the union of two 90% intervals, each computed from the same runs every time
+(fixed seed), and always contains the value itself:
+
+- Hesterberg's *expanded percentile* bootstrap ("What teachers should know about the bootstrap",
+  The American Statistician, 2015): ``RESAMPLES`` resamples, cut at the tail probability
+  Phi(-sqrt(n/(n-1)) t[0.95, n-1]) instead of 5%, which corrects the plain percentile
+  interval's narrowness with few runs;
+- a *jackknife t* interval, value +- t[0.95, n-1] times the delete-one jackknife standard error
+  (per array, summed, for unpaired arrays), which the bootstrap's discreteness needs with 2 or
+  3 runs: two runs can be resampled only four ways, so no percentile of them reaches past the
+  two values.
+
+``n`` is the number of replications (the smallest array's for unpaired arrays). Measured on
+two samples of one distribution (normal and lognormal, paired and unpaired), the plain
+percentile interval put a ratio of means wholly above 1 in 16-26% of cases at 2 runs, 13-21% at
+3 and 9-10% at 5, against the 5% a 90% interval allows; the union does so in 1-4% at 2 to 10
+runs (tests/test_small_n_intervals.py measures it again). With one replication nothing measures
+the spread: the interval is *unbounded*.
 
 A statistic that is undefined on the runs (0/0: every run delivered nothing, no run timed out)
 gives a *degenerate* measure: it carries the reason and no value, and a claim judged on it is
 reported as degenerate, neither holding nor missing.
 
-Where it is defined on the runs but not on all of them, the interval is *unbounded*, and a
+Where it is defined on the runs but not on all of them, the interval is *unbounded* too, and a
 check or a value judged on it is not separated: the data cannot decide. That is when a run's own
-value is undefined (NaN: the statistic is shown on the other runs), and when more resamples than
-one tail of the interval (5%) are undefined: a ratio of timeouts whose denominator is 0 on four
-runs of five had every resample without the fifth run dropped, and rested on that run alone,
-with an interval of zero width.
+value is undefined (NaN: the statistic is shown on the other runs), when more resamples than
+one tail of the interval (5%) are undefined, and when leaving one run out makes it undefined: a
+ratio of timeouts whose denominator is 0 on four runs of five would otherwise rest on the fifth
+run alone.
 """
 
 from __future__ import annotations
@@ -91,7 +108,9 @@ class Measure:
         if self.degenerate:
             return f"degenerate ({self.degenerate})"
         if not self.is_bounded:
-            return f"{self.value:.4g} [unbounded: undefined on some runs or resamples]"
+            one_run = self.n == 1
+            why = "one replication measures no spread" if one_run else "undefined on some runs or resamples"
+            return f"{self.value:.4g} [unbounded: {why}]"
         if self.low == self.high:
             return f"{self.value:.4g}"
         return f"{self.value:.4g} [{self.low:.4g}, {self.high:.4g}]"
@@ -117,8 +136,9 @@ def exact(value: float) -> Measure:
 
 
 def measure(stat: Callable[..., Any], *samples: Samples, level: float = LEVEL) -> Measure:
-    """``stat`` of the per-replication ``samples``, with its percentile-bootstrap interval
-    (unbounded where the data cannot bound it: see the module's text)."""
+    """``stat`` of the per-replication ``samples``, with its 90% interval (the union of the
+    expanded percentile bootstrap and the jackknife t interval; unbounded where the data cannot
+    bound it: see the module's text)."""
     arrays = [np.asarray(s, dtype=float).ravel() for s in samples]
     if not arrays or any(a.size == 0 for a in arrays):
         return degenerate("no replications")
@@ -130,10 +150,36 @@ def measure(stat: Callable[..., Any], *samples: Samples, level: float = LEVEL) -
         value = float(stat(*defined))
     if not math.isfinite(value):
         return degenerate("undefined on these runs (a division by zero, or no runs to count)", n)
-    if any(d.size < a.size for d, a in zip(defined, arrays, strict=True)):
-        return Measure(value, -math.inf, math.inf, n)  # a run's value is undefined
+    unbounded = Measure(value, -math.inf, math.inf, n)
+    if n < 2 or any(d.size < a.size for d, a in zip(defined, arrays, strict=True)):
+        return unbounded  # one run measures no spread; or a run's value is undefined
+    boot = _expanded_percentile(stat, arrays, level)
+    jack = _jackknife_t(stat, arrays, value, level)
+    if boot is None or jack is None:
+        return unbounded
+    return Measure(value, min(boot[0], jack[0], value), max(boot[1], jack[1], value), n)
+
+
+def _paired(arrays: list[np.ndarray]) -> bool:
+    return len({a.size for a in arrays}) == 1
+
+
+def _t_quantile(n: int, level: float) -> float:
+    from scipy.stats import t  # here: scipy takes a while to import
+
+    return float(t.ppf((1 + level) / 2, n - 1))
+
+
+def _expanded_percentile(
+    stat: Callable[..., Any], arrays: list[np.ndarray], level: float
+) -> tuple[float, float] | None:
+    """The bootstrap's interval cut at Hesterberg's expanded tail probability, or None when more
+    resamples than one tail are undefined."""
+    from scipy.stats import norm
+
+    n = min(a.size for a in arrays)
     rng = np.random.default_rng(SEED)
-    if len({a.size for a in arrays}) == 1:
+    if _paired(arrays):
         idx = rng.integers(0, n, size=(RESAMPLES, n))
         resampled = [a[idx] for a in arrays]
     else:
@@ -142,18 +188,49 @@ def measure(stat: Callable[..., Any], *samples: Samples, level: float = LEVEL) -
         stats = np.asarray(stat(*resampled), dtype=float).ravel()
     finite = stats[np.isfinite(stats)]
     if stats.size - finite.size > (1 - level) / 2 * stats.size:
-        return Measure(value, -math.inf, math.inf, n)  # more undefined resamples than one tail
-    stats = finite
-    tail = (1 - level) / 2 * 100
-    low, high = (float(x) for x in np.percentile(stats, [tail, 100 - tail]))
-    # a percentile interval of a skewed statistic may exclude the value itself: widen to it
-    return Measure(value, min(low, value), max(high, value), n)
+        return None
+    tail = float(norm.cdf(-math.sqrt(n / (n - 1)) * _t_quantile(n, level)))
+    low, high = np.quantile(finite, [tail, 1 - tail])
+    return float(low), float(high)
+
+
+def _jackknife_t(
+    stat: Callable[..., Any], arrays: list[np.ndarray], value: float, level: float
+) -> tuple[float, float] | None:
+    """value +- t[n-1] x the delete-one jackknife standard error, or None when leaving a run
+    out makes the statistic undefined (then it rests on that run)."""
+    n = min(a.size for a in arrays)
+    if _paired(arrays):
+        variance = _jackknife_variance(stat, arrays, range(len(arrays)))
+    else:
+        parts = [_jackknife_variance(stat, arrays, [k]) for k in range(len(arrays))]
+        variance = None if any(v is None for v in parts) else sum(parts)  # type: ignore[arg-type]
+    if variance is None:
+        return None
+    half = _t_quantile(n, level) * math.sqrt(variance)
+    return value - half, value + half
+
+
+def _jackknife_variance(
+    stat: Callable[..., Any], arrays: list[np.ndarray], left: Sequence[int]
+) -> float | None:
+    """The jackknife variance from leaving one replication out of the arrays in ``left`` (all
+    of equal length) at a time, the others whole."""
+    m = arrays[left[0]].size
+    keep = ~np.eye(m, dtype=bool)
+    out = np.nonzero(keep)[1].reshape(m, m - 1)  # row i: every replication but i
+    args = [a[out] if k in left else np.broadcast_to(a, (m, a.size)) for k, a in enumerate(arrays)]
+    with np.errstate(all="ignore"):
+        thetas = np.asarray(stat(*args), dtype=float).ravel()
+    if thetas.size != m or not np.all(np.isfinite(thetas)):
+        return None
+    return float((m - 1) / m * ((thetas - thetas.mean()) ** 2).sum())
 
 
 def _defined_runs(arrays: list[np.ndarray]) -> list[np.ndarray]:
     """The runs whose values are defined (not NaN): arrays of equal length lose a replication
     wherever any of them is undefined, so that their pairing holds; others each their own."""
-    if len({a.size for a in arrays}) == 1:
+    if _paired(arrays):
         keep = np.logical_and.reduce([~np.isnan(a) for a in arrays])
         return [a[keep] for a in arrays]
     return [a[~np.isnan(a)] for a in arrays]

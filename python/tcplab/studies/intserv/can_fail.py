@@ -32,7 +32,7 @@ def _fig10(best: bool) -> dict[str, dict[str, list[float]]]:
         "normal": {"C1": runs(1.2), "C2": runs(1.7), "C4": runs(3.3), "BE": runs(0.95)},
         "window": {"C1": runs(1.3), "C2": runs(2.0), "C4": runs(3.9), "BE": runs(0.7)},
         "window_timed": near if best else {**near, "C4": runs(3.6)},
-        "timed": {"C1": runs(1.35), "C2": runs(2.2), "C4": runs(4.0), "BE": runs(0.62)},
+        "timed": {"C1": runs(1.3), "C2": runs(2.2), "C4": runs(4.0), "BE": runs(0.62)},
     }
 
 
@@ -223,7 +223,6 @@ def _sec6() -> list[CanFail]:
             # C1 at three times its share, C4 collapsed: the bias is not "slight" and C4 did not
             # overcome its round trip
             refuting={"c1": runs(4.3), "c4": runs(0.25), "best_effort": runs(0.4)},
-
         ),
         CanFail(
             "sec6_stall_token_loss_rate",

@@ -37,6 +37,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from tcplab.report.claims import (
     Cell,
     Check,
@@ -51,7 +53,8 @@ from tcplab.report.claims import (
     printed,
     within,
 )
-from tcplab.report.measure import mean as measured_mean
+from tcplab.report.measure import Measure
+from tcplab.report.measure import mean as replication_mean
 from tcplab.report.study import Claim
 from tcplab.studies.satellite.estimates import Estimate, level_mean, mean_of, share_gap
 from tcplab.studies.satellite.paper import ALLOCATION, EFFECTS, TABLE_NUMBERS, results_table
@@ -89,6 +92,17 @@ def claims(r: Results) -> list[Claim]:
 
 def _r4(x: float) -> float:
     return round(float(x), 4)
+
+
+def measured_mean(values: object) -> Measure:
+    """The mean of a cell's runs. The cell's band already carries both error terms of the
+    factorial analysis (the module's text), so with one replication, the paper's own design,
+    the run's value is judged against it as it stands, where ``tcplab.report.measure`` would
+    call a single run's spread unmeasured."""
+    x = np.asarray(values, dtype=float).ravel()
+    if x.size == 1 and math.isfinite(x[0]):
+        return Measure(float(x[0]), float(x[0]), float(x[0]), 1)
+    return replication_mean(x)
 
 
 def overall_means(r: Results) -> list[Claim]:
