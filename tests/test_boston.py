@@ -222,7 +222,7 @@ def test_study_sweeps_quick_and_full() -> None:
     star_q = next(s for s in quick if s.name == "star9180_reno")
     star_f = next(s for s in full if s.name == "star9180_reno")
     assert star_q.base["duration"] < star_f.base["duration"] == 700.0
-    assert star_q.replications < star_f.replications
+    assert star_q.replications == star_f.replications == 3  # the fewest whose spread an interval uses
     # A window below one packet is one packet (the core would never send otherwise).
     assert star_f.factors["tcp.rcv_buf"] == [9140, 16000, 32000, 64000]
 

@@ -131,7 +131,7 @@ STUDY = Study(
         "50 ms): on ns-1's exact timer there are no tick phases, so the start times are what makes "
         "replications differ.",
     ),
-    quick_note=f"{QUICK.duration:g} s runs and {QUICK.reps} replication per point (full mode: "
+    quick_note=f"{QUICK.duration:g} s runs and {QUICK.reps} replications per point (full mode: "
     f"{FULL.duration:g} s and {FULL.reps}); 'per 700 s' values are scaled from the shorter runs. The "
     f"4.4BSD-Lite sensitivity run uses the same grid in {SENSITIVITY_QUICK.duration:g} s runs in quick "
     "mode (full mode: as the primary).",
