@@ -82,5 +82,5 @@ STUDY = Study(
         "Every connection starts at 0 s; a run's throughput is the mean of its 20 s windows after the first.",
         "The paper's Table 1 (AIX timer costs) is a kernel measurement, outside a simulator: not reproduced.",
     ),
-    quick_note="100 s runs, 3 replications, 2 per sensitivity point (full: 200 s, 10 and 5).",
+    quick_note="100 s runs, 5 replications, 3 per sensitivity point (full: 200 s, 10 and 5).",
 )
