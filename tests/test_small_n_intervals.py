@@ -39,7 +39,7 @@ def false_holds(n: int, paired: bool, seed: int = 11) -> float:
 
 
 @pytest.mark.parametrize("paired", [True, False], ids=["paired", "unpaired"])
-@pytest.mark.parametrize("n", [2, 3, 5])
+@pytest.mark.parametrize("n", [2, 3, 5, 10, 20])
 def test_no_effect_holds_at_most_as_often_as_the_level_allows(n: int, paired: bool) -> None:
     assert false_holds(n, paired) <= MOST
 
@@ -78,3 +78,15 @@ def test_many_runs_keep_the_bootstrap_width() -> None:
     se = x.std(ddof=1) / math.sqrt(x.size)
     # a 90% interval of a mean of 200 runs: about 1.65 standard errors either side
     assert 1.5 * se < (m.high - m.low) / 2 < 1.9 * se
+
+
+def test_many_noisy_runs_against_three_steady_ones_count_as_many() -> None:
+    # The HFC study's shape: a median of 40 lossy runs over the median of 3 lossless runs,
+    # whose spread is a thousandth. Welch's degrees of freedom follow the noisy array, so the
+    # interval is about what the 40 runs alone give, not a 3-run interval.
+    rng = np.random.default_rng(2)
+    lossy = np.r_[rng.uniform(0.1, 0.3, 10), rng.uniform(1.4, 2.0, 30)]
+    lossless = np.array([2.0, 2.001, 2.002])
+    both = measure(lambda a, b: np.median(a, axis=-1) / np.median(b, axis=-1), lossy, lossless)
+    alone = measure(lambda a: np.median(a, axis=-1) / 2.001, lossy)
+    assert both.high - both.low < 1.3 * (alone.high - alone.low)
