@@ -146,9 +146,9 @@ def exact(value: float) -> Measure:
 
 
 def measure(stat: Callable[..., Any], *samples: Samples, level: float = LEVEL) -> Measure:
-    """``stat`` of the per-replication ``samples``, with its 90% interval (the union of the
-    expanded percentile bootstrap and the jackknife t interval; unbounded where the data cannot
-    bound it: see the module's text)."""
+    """``stat`` of the per-replication ``samples``, with its 90% interval (the expanded
+    percentile bootstrap, joined below 10 runs by the jackknife t interval; unbounded where the
+    data cannot bound it: see the module's text)."""
     arrays = [np.asarray(s, dtype=float).ravel() for s in samples]
     if not arrays or any(a.size == 0 for a in arrays):
         return degenerate("no replications")
@@ -230,14 +230,15 @@ def _jackknife(stat: Callable[..., Any], arrays: list[np.ndarray]) -> _Spread | 
     if _paired(arrays):
         variance = _jackknife_variance(stat, arrays, range(len(arrays)))
         return None if variance is None else _Spread(variance, arrays[0].size - 1)
-    parts = [_jackknife_variance(stat, arrays, [k]) for k in range(len(arrays))]
-    if any(v is None for v in parts):
+    maybe = [_jackknife_variance(stat, arrays, [k]) for k in range(len(arrays))]
+    parts = [v for v in maybe if v is not None]
+    if len(parts) < len(maybe):
         return None
-    variance = float(sum(parts))  # type: ignore[arg-type]
+    variance = sum(parts)
     least, most = min(a.size for a in arrays) - 1, sum(a.size - 1 for a in arrays)
     if variance == 0:
         return _Spread(0.0, least)
-    welch = variance**2 / sum(v * v / (a.size - 1) for v, a in zip(parts, arrays, strict=True))  # type: ignore[operator]
+    welch = variance**2 / sum(v * v / (a.size - 1) for v, a in zip(parts, arrays, strict=True))
     return _Spread(variance, min(max(welch, least), most))
 
 
