@@ -80,6 +80,14 @@ pub fn node_ip(i: u32) -> [u8; 4] {
     [10, (n >> 16) as u8, (n >> 8) as u8, n as u8]
 }
 
+/// Flow `i`'s (sender, receiver) ports: the sender's count up from 10000 in blocks of 50,000
+/// flows, and the receiver's from 5001 by block, so every flow a scenario can hold (250,000)
+/// has its own 4-tuple between one pair of hosts, and the first 50,000 flows keep 5001.
+pub fn flow_ports(i: usize) -> (u16, u16) {
+    const BLOCK: usize = 50_000;
+    (10_000 + (i % BLOCK) as u16, 5001 + (i / BLOCK).min(60_000) as u16)
+}
+
 /// The window scale shift needed to advertise `buf` bytes in a 16-bit field (RFC 7323).
 pub fn wscale_for(buf: u32) -> u8 {
     let mut s = 0;
@@ -359,6 +367,17 @@ fn checksum(b: &[u8]) -> u16 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_flow_a_scenario_can_hold_has_its_own_ports() {
+        let mut seen = std::collections::HashSet::new();
+        for i in 0..250_000 {
+            assert!(seen.insert(flow_ports(i)), "flow {i} shares {:?}", flow_ports(i));
+        }
+        assert_eq!(flow_ports(0), (10_000, 5001));
+        assert_eq!(flow_ports(49_999), (59_999, 5001));
+        assert_eq!(flow_ports(50_000), (10_000, 5002));
+    }
 
     #[test]
     fn wscale_is_the_smallest_shift_that_fits() {

@@ -233,11 +233,12 @@ fn udp_endpoints(seed: u64, i: usize, f: &FlowModel, cfg: &UdpConfig) -> FlowRt 
 /// shift and divided a 65535-byte window by it: Wireshark showed 2047).
 fn pcap_flow(i: usize, f: &FlowModel) -> PcapFlow {
     let wscale = if f.tcp.window_scaling { wscale_for(f.tcp.rcv_buf) } else { 0 };
+    let (sender_port, receiver_port) = crate::pcap::flow_ports(i);
     PcapFlow {
         sender_ip: node_ip(f.src),
         receiver_ip: node_ip(f.dst),
-        sender_port: 10_000 + (i % 50_000) as u16,
-        receiver_port: 5001,
+        sender_port,
+        receiver_port,
         mss: f.tcp.mss.min(65535) as u16,
         sender_wscale: wscale,
         receiver_wscale: wscale,
