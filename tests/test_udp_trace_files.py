@@ -117,10 +117,11 @@ def test_a_sweep_spec_reads_the_trace_file_beside_its_base(
 
 @pytest.mark.parametrize(("size", "ok"), [(65_507, True), (65_508, False)])
 def test_the_files_payload_bound_is_the_cores(size: int, ok: bool) -> None:
-    """trace_files.MAX_PAYLOAD repeats the core's `udp::MAX_PAYLOAD`: the core decides the same."""
+    """trace_files.MAX_PAYLOAD is the core's `udp::MAX_PAYLOAD`: the core decides the same."""
+    from tcplab import _core
     from tcplab.experiment.trace_files import MAX_PAYLOAD
 
-    assert MAX_PAYLOAD == 65_507
+    assert MAX_PAYLOAD == _core.UDP_MAX_PAYLOAD == 65_507
     inline = SCENARIO.replace('file = "frames.txt"', f"packets = [[0, {size}]]")
     if ok:
         tcplab.validate(inline)

@@ -3,6 +3,7 @@
 from collections.abc import Callable
 
 __version__: str
+UDP_MAX_PAYLOAD: int
 __build__: str
 
 class ScenarioError(ValueError):

@@ -199,6 +199,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("InvariantError", m.py().get_type::<InvariantError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // The trace-file reader checks sizes by file and line before the core sees them.
+    m.add("UDP_MAX_PAYLOAD", tcplab_core::udp::MAX_PAYLOAD)?;
     // How this extension was compiled, for `tcplab --version` and benchmark records: the
     // Makefile sets TCPLAB_BUILD when it builds with a trained profile (tools/pgo_profile.sh).
     m.add("__build__", option_env!("TCPLAB_BUILD").unwrap_or("ordinary"))?;

@@ -25,10 +25,10 @@ __all__ = ["has_trace_files", "inline_trace_files"]
 
 _INTEGER = re.compile(r"[+-]?\d+")
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
-# The largest UDP payload over IPv4 (65535 less the IP and UDP headers): the core's
-# `udp::MAX_PAYLOAD`, checked here too so that an error names the file's line, not the packet's
-# index in the list the file became (tests/test_udp_trace_files.py holds the two to each other).
-MAX_PAYLOAD = 65_507
+# The largest UDP payload over IPv4 (65535 less the IP and UDP headers), the core's own bound,
+# checked here too so that an error names the file's line, not the packet's index in the list
+# the file became.
+MAX_PAYLOAD: int = _core.UDP_MAX_PAYLOAD
 
 
 def _trace_sources(doc: Mapping[str, Any]) -> list[tuple[int, dict[str, Any]]]:
