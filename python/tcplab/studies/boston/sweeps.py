@@ -122,7 +122,7 @@ QUICK = Grid(
 # The fewest, shortest runs that still exercise every figure, claim and table (the claims need
 # the two largest packet sizes, 64/512/1000/2000/4000 cells and the 8 and 64 kB windows).
 # Quick mode's sensitivity stack: the same grid in runs half as long, so that quick mode stays
-# within about 10 minutes with both stacks ("per 700 s" values are scaled from 100 s).
+# within about half an hour with both stacks ("per 700 s" values are scaled from 100 s).
 SENSITIVITY_QUICK = replace(QUICK, duration=100.0)
 TINY = Grid(
     (4352, 9180),
