@@ -31,9 +31,9 @@ array's n - 1 and the sum of all), so that a ratio of 40 noisy runs to 3 near-id
 counts as 40 runs, not 3; from 10 runs in every array, the smallest array's. Measured on
 two samples of one distribution (normal and lognormal, paired and unpaired), the plain
 percentile interval put a ratio of means wholly above 1 in 16-26% of cases at 2 runs, 13-21% at
-3 and 9-10% at 5, against the 5% a 90% interval allows; the union does so in 1-4.5% at 2 to 5
-runs, and the expanded percentile alone in 4.5-6.5% at 10 to 40 (1,000 trials each; sd 0.7%;
-tests/test_small_n_intervals.py measures it again). With one replication nothing measures
+3 and 9-10% at 5, against the 5% a 90% interval allows; the union does so in 2-5.5% at 2 to 9
+runs, and the expanded percentile alone in 4-7% at 10 to 40 (two sets of 1,000 trials per count
+of runs, sd 0.7%; tests/test_small_n_intervals.py measures it again). With one replication nothing measures
 the spread: the interval is *unbounded*.
 
 A statistic that is undefined on the runs (0/0: every run delivered nothing, no run timed out)
