@@ -16,33 +16,30 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
+from tcplab.experiment.metrics import FLOW_FIELDS, METRICS, UDP_FIELDS
 
 __all__ = ["Bounds", "MeanCI", "bounds_of", "column_names", "mean_ci", "ok_runs", "summarize"]
 
 Bounds = tuple[float, float]
 
-# Bounds of tcplab's own columns, by exact name: the run metrics (tcplab.experiment.metrics),
-# the per-flow, per-link and UDP fields of a report. A name is not guessed from its parts: a
-# column a user derives (``gain_bps = a_bps - b_bps``, ``delta_s``) can be negative.
+# Bounds of tcplab's own columns, by exact name: the run metrics and the per-flow and UDP
+# fields of the result store (tcplab.experiment.metrics), and the rest of a report's flow and link
+# fields. A name is not guessed from its parts: a column a user derives (``gain_bps = a_bps -
+# b_bps``, ``delta_s``) can be negative.
 _UNIT_INTERVAL = frozenset({"jain_fairness", "utilization"})
-_NON_NEGATIVE = frozenset(
-    {
-        # run metrics
-        "total_goodput_bps", "mean_goodput_bps", "min_goodput_bps", "bytes_delivered", "retransmits",
-        "timeouts", "fast_retransmits", "flows", "completed", "mean_completion_time_s",
-        "max_completion_time_s", "events", "packets_forwarded", "sim_time_s", "wall_s",
-        # a flow's fields
-        "goodput_bps", "completion_time_s", "start_s", "data_segments", "acks_sent", "syn_retransmits",
-        "out_of_order_segments", "duplicate_segments", "final_cwnd", "final_ssthresh", "final_rto_s",
-        "partial_segments", "frames_lost_reassembly",
-        # a UDP flow's fields
-        "packets_sent", "packets_delivered", "packets_lost", "delay_p50_s", "delay_p95_s",
-        "delay_p99_s", "delay_mean_s",
+_NOT_QUANTITIES = frozenset({"id", "name", "source"})
+_NON_NEGATIVE = (
+    frozenset(METRICS) | frozenset(FLOW_FIELDS) | frozenset(UDP_FIELDS) | frozenset({
+        "wall_s",
+        # a flow's other report fields
+        "start_s", "data_segments", "acks_sent", "syn_retransmits", "out_of_order_segments",
+        "duplicate_segments", "final_cwnd", "final_ssthresh", "final_rto_s", "partial_segments",
+        "frames_lost_reassembly",
         # a link direction's fields
         "rate_bps", "delay_s", "arrivals", "tx_packets", "tx_bytes", "delivered", "drops_queue",
         "drops_loss", "peak_queue_packets",
-    }
-)  # fmt: skip
+    })
+) - _UNIT_INTERVAL - _NOT_QUANTITIES  # fmt: skip
 
 
 def bounds_of(column: str) -> Bounds | None:
