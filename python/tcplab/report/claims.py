@@ -16,10 +16,17 @@ delivered, no packet can fit). ``Claim.holds`` is True, False, or None for the l
 
 **Values** (``Cell``): the paper's number as printed (``printed``) stands for every value that
 prints the same ("2.8" is 2.75..2.85, "11" is 10.5..11.5, "300%" is 250..350%, "fivefold"
-4.5..5.5, "a third" 1/3.5..1/2.5). A measured value holds when its 90% interval overlaps that
-range: its band is the printed range widened by our interval on each side (by sqrt(1 + n/N)
-more when the paper's number is itself from N runs, e.g. one trace). The band and how it was
-derived are in claims.json.
+4.5..5.5, "a third" 1/3.5..1/2.5). Two ranges judge a measured value, as an ordering is judged
+on both sides of its bound:
+- its *band*, the printed range widened by our 90% interval on each side (by sqrt(1 + n/N) more
+  when the paper's number is itself from N runs, e.g. one trace): a value outside it misses (the
+  two cannot be the same number);
+- its *agreement range*, the printed range widened only by the paper's own sampling spread (a
+  mean of N runs, at the least spread our n runs allow: ``least_spread``; nothing when the
+  paper does not say N): the value holds when our whole 90% interval lies inside it (our
+  number is the paper's, as far as the paper's own precision can tell).
+In between, the data cannot tell: not separated. So a wide interval that merely overlaps the
+paper's number no longer holds. Both ranges and how they were derived are in claims.json.
 
 **Orderings and trends** (``Check``): a comparison of a measured quantity (a difference, a
 ratio, a cost) with a bound: the paper's own effect size where it gives one ("over 50%",
@@ -83,6 +90,7 @@ __all__ = [
     "diagnostic",
     "fitted",
     "headline",
+    "least_spread",
     "ordering",
     "own_checks_line",
     "paper_ordering",
@@ -108,8 +116,10 @@ VERDICTS = (HOLDS, MISSES, NOT_SEPARATED, DEGENERATE)
 RULE = (
     "Paper claims make the headline; fitted, analytic and diagnostic checks are our own and are listed "
     "apart. A value holds when the 90% interval of our measurement (over replications; one "
-    "replication measures no spread and decides nothing) overlaps the range of values that print "
-    "as the paper's number ('2.8': 2.75-2.85); an ordering or "
+    "replication measures no spread and decides nothing) lies within the range of values that print "
+    "as the paper's number ('2.8': 2.75-2.85), widened only by the paper's own sampling spread when "
+    "it is from a few runs, and misses when our value is outside that range widened by our interval "
+    "too; an ordering or "
     "trend holds when the 90% interval of the compared quantity lies wholly beyond its bound (the "
     "paper's effect size where it gives one), misses when it lies wholly on the other side, and is "
     "'not separated' otherwise; a point where nothing can be measured is 'degenerate'."
@@ -182,24 +192,31 @@ def printed_fraction(text: str, k: int, runs: int | None = None) -> Printed:
 
 @dataclass(frozen=True)
 class Cell:
-    """One value of a value claim: the paper's printed number, our measure, and the band our
-    measured value must lie in (the printed range widened by our interval)."""
+    """One value of a value claim: the paper's printed number, our measure, the band our value
+    must lie in not to miss (the printed range widened by our interval), and the agreement range
+    our whole interval must lie in to hold (the printed range widened by the paper's own sampling
+    spread only)."""
 
     label: str
     paper: Printed
     measured: Measure
     band: tuple[float, float]
+    agree: tuple[float, float]
     derivation: str
 
     @property
     def verdict(self) -> str:
-        if self.measured.is_degenerate:
+        m = self.measured
+        if m.is_degenerate:
             return DEGENERATE
-        if not self.measured.is_bounded:
+        if not m.is_bounded:
             return NOT_SEPARATED  # the band would be unbounded too: it could not miss
-        v = self.measured.value
-        eps = 1e-9 * max(1.0, abs(v))  # arithmetic noise, not a tolerance
-        return HOLDS if self.band[0] - eps <= v <= self.band[1] + eps else MISSES
+        eps = 1e-9 * max(1.0, abs(m.value))  # arithmetic noise, not a tolerance
+        if not self.band[0] - eps <= m.value <= self.band[1] + eps:
+            return MISSES
+        if self.agree[0] - eps <= m.low and m.high <= self.agree[1] + eps:
+            return HOLDS
+        return NOT_SEPARATED  # our interval reaches past what the paper's number allows
 
     @property
     def difference(self) -> float:
@@ -213,25 +230,54 @@ class Cell:
             "paper": self.paper.to_dict(),
             "measured": self.measured.to_dict(),
             "band": [_sig(self.band[0]), _sig(self.band[1])],
+            "agree": [_sig(self.agree[0]), _sig(self.agree[1])],
             "difference": _sig(self.difference),
             "inside": inside,
             "derivation": self.derivation,
         }
 
 
+def least_spread(n: int, level: float = LEVEL) -> float:
+    """The factor that takes the half-width of a ``level`` interval over ``n`` runs to the least
+    spread those runs allow: the half-width read as t[n-1] s / sqrt(n), and s replaced by the
+    lower one-sided confidence bound of the standard deviation (chi-square, n - 1 degrees of
+    freedom) with z in place of t. It is what "holds" may credit to the paper's own noise:
+    0.13 at 2 runs, 0.33 at 3, 0.50 at 5, 0.65 at 10, 0.76 at 20, 0.83 at 40, 1 in the limit."""
+    from scipy.stats import chi2, norm, t  # here: scipy takes a while to import
+
+    if n < 2:
+        return 0.0
+    q = (1 + level) / 2
+    return float(norm.ppf(q) / t.ppf(q, n - 1) * math.sqrt((n - 1) / chi2.ppf(q, n - 1)))
+
+
 def cell(label: str, paper: Printed, measured: Measure) -> Cell:
-    """The band of one value: ``paper``'s printed range widened by ``measured``'s 90% interval."""
+    """One value judged against ``paper``'s printed range: its band (widened by ``measured``'s
+    90% interval) and its agreement range (widened by the paper's own sampling spread)."""
     if measured.is_degenerate:
-        return Cell(label, paper, measured, (paper.low, paper.high), f"{paper.text!r}; nothing measured")
+        printed_range = (paper.low, paper.high)
+        return Cell(label, paper, measured, printed_range, printed_range, f"{paper.text!r}; nothing measured")
+    above_, below = measured.high - measured.value, measured.value - measured.low
     widen = math.sqrt(1 + measured.n / paper.runs) if paper.runs else 1.0
-    below = (measured.value - measured.low) * widen
-    above_ = (measured.high - measured.value) * widen
-    band = (paper.low - above_, paper.high + below)
+    band = (paper.low - above_ * widen, paper.high + below * widen)
+    # The paper's number is one draw of a mean of N runs: its spread is ours scaled to N runs,
+    # at the least our runs allow, so that few runs of ours cannot make it look wide.
+    theirs = math.sqrt(measured.n / paper.runs) * least_spread(measured.n) if paper.runs else 0.0
+    agree = (paper.low - above_ * theirs, paper.high + below * theirs)
     how = f"{paper.text!r} prints as {paper.low:.4g}..{paper.high:.4g}"
     if measured.n:
-        how += f"; widened by our 90% interval (-{below:.3g}/+{above_:.3g}, {measured.n} replications"
+        how += f"; band widened by our 90% interval (-{below * widen:.3g}/+{above_ * widen:.3g}"
+        how += f", {measured.n} replications"
         how += f", x{widen:.2f} since the paper's value is from {paper.runs} run(s))" if paper.runs else ")"
-    return Cell(label, paper, measured, band, how)
+    if paper.runs and measured.n:
+        how += (
+            f"; agreement range widened by the paper's own spread over {paper.runs} run(s), "
+            f"-{above_ * theirs:.3g}/+{below * theirs:.3g} (our interval x sqrt(n/N) x "
+            f"{least_spread(measured.n):.2f}, the least spread our runs allow)"
+        )
+    elif measured.n:
+        how += "; agreement range the printed range (the paper's number is read as exact to its digits)"
+    return Cell(label, paper, measured, band, agree, how)
 
 
 # ---------------------------------------------------------------- orderings and trends: checks
@@ -442,8 +488,10 @@ def paper_value(cid: str, text: str, cells: Sequence[Cell], measured: Any = None
         raise ValueError(f"claim {cid}: a value claim needs at least one cell")
     paper = cells[0].paper.text if len(cells) == 1 else {c.label: c.paper.text for c in cells}
     tolerance = {
-        "rule": "printed range widened by our 90% interval",
+        "rule": "misses outside the printed range widened by our 90% interval (band); holds when our "
+        "whole interval lies within the printed range widened by the paper's own spread (agree)",
         "bands": {c.label: [_sig(c.band[0]), _sig(c.band[1])] for c in cells},
+        "agree": {c.label: [_sig(c.agree[0]), _sig(c.agree[1])] for c in cells},
         "derivation": {c.label: c.derivation for c in cells},
     }
     return Claim(
@@ -501,7 +549,7 @@ def paper_proportion(
         m = Measure(successes / trials, float(ci.low), float(ci.high), trials)
     c = cell(label, paper, m)
     how = c.derivation.replace("our 90% interval", "the exact binomial 90% interval")
-    c = Cell(c.label, c.paper, c.measured, c.band, how)
+    c = Cell(c.label, c.paper, c.measured, c.band, c.agree, how)
     claim = paper_value(cid, text, [c], {"share": _sig(m.value), "successes": successes, "trials": trials})
     return Claim(**{**claim.__dict__, "subkind": "proportion"})
 

@@ -120,14 +120,16 @@ def _interval(c: Cell) -> str:
     return shown if m.low == m.high else f"{shown} [{m.low:.4g}, {m.high:.4g}]"
 
 
-def _cells(c: Claim) -> list[tuple[str, str, str, str, str, str]]:
-    """(value, paper, band, measured, difference, flag) per value of a value claim; a legacy
-    value claim with one number on each side gets one row from its relative tolerance."""
+def _cells(c: Claim) -> list[tuple[str, str, str, str, str, str, str]]:
+    """(value, paper, agreement range, band, measured, difference, flag) per value of a value
+    claim; a legacy value claim with one number on each side gets one row from its relative
+    tolerance."""
     if c.cells:
         return [
             (
                 x.label,
                 x.paper.text,
+                _range(x.agree),
                 f"{x.band[0]:.4g} - {x.band[1]:.4g}",
                 _interval(x),
                 "" if x.verdict == DEGENERATE else f"{x.difference:+.4g}",
@@ -139,17 +141,23 @@ def _cells(c: Claim) -> list[tuple[str, str, str, str, str, str]]:
     if isinstance(c.paper, int | float) and isinstance(c.measured, int | float) and tol is not None:
         band = f"{c.paper * (1 - tol):.4g} - {c.paper * (1 + tol):.4g} (legacy)"
         flag = "" if c.holds else "**outside**"
-        return [("", f"{c.paper:g}", band, f"{c.measured:.4g}", f"{c.measured - c.paper:+.4g}", flag)]
+        return [("", f"{c.paper:g}", band, band, f"{c.measured:.4g}", f"{c.measured - c.paper:+.4g}", flag)]
     return [
         (
             "",
             _cell(c.paper),
+            "(legacy: see the claim)",
             "(legacy: see the claim)",
             _cell(c.measured),
             "-",
             "" if c.holds else "**outside**",
         )
     ]
+
+
+def _range(r: tuple[float, float]) -> str:
+    """An agreement range, or "none" when it is empty (the paper's spread is below ours)."""
+    return f"{r[0]:.4g} - {r[1]:.4g}" if r[0] <= r[1] else "none"
 
 
 def _values(
@@ -163,6 +171,7 @@ def _values(
         "claim",
         "value",
         "paper",
+        f"agrees within{on}",
         f"band{on}",
         f"measured [90% interval]{on}",
         f"difference{on}",
@@ -174,16 +183,19 @@ def _values(
     for c in values:
         mine = _cells(c)
         theirs = {st: (_cells(by_id[c.id]) if c.id in by_id else []) for st, by_id in other.items()}
-        for i, (label, paper, band, measured, diff, flag) in enumerate(mine):
-            row: list[Any] = [c.id, label, paper, band, measured, diff, flag]
+        for i, (label, paper, agree, band, measured, diff, flag) in enumerate(mine):
+            row: list[Any] = [c.id, label, paper, agree, band, measured, diff, flag]
             for cs in theirs.values():
-                row += list(cs[i][3:]) if i < len(cs) else ["-", "-", "-"]
+                row += list(cs[i][4:]) if i < len(cs) else ["-", "-", "-"]
             rows.append(row)
     note = (
-        "Each value against its band: the range of values that print as the paper's number, widened by "
-        "our 90% interval (claims.json gives each band's derivation; each stack's value is judged against "
-        "a band widened by its own interval). Difference: measured minus the paper's value. A value outside "
-        "its band is flagged **outside**."
+        "Each value against two ranges. Its band: the range of values that print as the paper's number, "
+        "widened by our 90% interval; a value outside it misses, flagged **outside**. Its agreement range: "
+        "the printed range widened only by the paper's own sampling spread (when its number is from a few "
+        "runs); the value holds when our whole interval lies within it, and is flagged not separated when "
+        "it lies within the band but its interval reaches past the agreement range. claims.json gives each "
+        "range's derivation; each stack's value is judged on its own interval. Difference: measured minus "
+        "the paper's value."
     )
     return ["### Values: the paper's numbers against ours", "", note, "", *markdown_table(headers, rows), ""]
 

@@ -191,7 +191,7 @@ def _values() -> list[CanFail]:
         CanFail(
             cid,
             cr.value_claim,
-            paper={"cid": cid, "runs": runs(printed(number).value)},
+            paper={"cid": cid, "runs": runs(printed(number).value, n=20)},
             refuting={"cid": cid, "runs": runs(2 * printed(number).value)},
             source="Figs. 15, 17 (printed values)",
         )

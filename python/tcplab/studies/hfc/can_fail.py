@@ -192,8 +192,10 @@ def _sec4() -> list[CanFail]:
         CanFail(
             "fig7_300k_quarter_third",
             s4.fig7_300k_quarter_third,
-            # eight runs whose 25th percentile is a third of the lossless 2.8 Mb/s
-            paper={"lossless": same(2.8, 8), "lossy": [0.5, 0.9, 0.975, 2.0, 2.2, 2.4, 2.6, 2.8]},
+            # forty runs (as quick mode has) whose 25th percentile is a third of the lossless 2.8 Mb/s:
+            # a tenth far below, four in ten at a third, half unaffected. Eight runs, as this had,
+            # cannot place a percentile within what "a third" prints as (the rule's agreement range)
+            paper={"lossless": same(2.8, 40), "lossy": [0.5] * 4 + [0.93] * 16 + [2.8] * 20},
             refuting={"lossless": same(2.8, 8), "lossy": runs(2.5, 8)},
             source="Sec. IV.D: 'one-fourth of the transfers achieve only a third of the normal throughput'",
         ),
