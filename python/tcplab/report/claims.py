@@ -483,7 +483,8 @@ def _measured(parts: Sequence[Cell] | Sequence[Check]) -> dict[str, Any]:
 
 
 def paper_value(cid: str, text: str, cells: Sequence[Cell], measured: Any = None) -> Claim:
-    """Numbers the paper prints, each judged against its band; holds when every cell does."""
+    """Numbers the paper prints, each judged against its band and agreement range (``Cell``);
+    holds when every cell does, misses when any does."""
     if not cells:
         raise ValueError(f"claim {cid}: a value claim needs at least one cell")
     paper = cells[0].paper.text if len(cells) == 1 else {c.label: c.paper.text for c in cells}
