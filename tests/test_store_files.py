@@ -214,3 +214,26 @@ def test_a_sweep_refused_at_the_lock_leaves_no_store_behind(tmp_path: Path) -> N
     with holding(tmp_path / "s.sqlite.lock") as other:
         one_line_error(_sweep(tmp_path, tmp_path / "s.sqlite"), "another sweep", str(other.pid))
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["quick.toml", spec.name, "s.sqlite.lock"])
+
+
+# ---------------------------------------------------------------- what a killed sweep leaves
+
+
+def test_a_run_redone_after_a_killed_sweep_removes_the_temporary_file_it_left(tmp_path: Path) -> None:
+    # A sweep SIGKILLed while writing a run's traces leaves the file's hidden temporary copy (no
+    # clean-up runs) and no row, so resuming redoes the run, which clears it; files that only look
+    # alike stay.
+    store = tmp_path / "s.sqlite"
+    folder = tmp_path / "s.sqlite.traces" / KEY
+    folder.mkdir(parents=True)
+    left = folder / ".queue-0.parquet.0a1b2c3d.tmp"
+    left.write_bytes(b"half a parquet file")
+    kept = [folder / n for n in ("notes.tmp", ".queue-0.parquet.tmp", ".queue-0.parquet.0A1B2C3D.tmp")]
+    for f in kept:
+        f.write_bytes(b"not ours")
+    with Store(store) as db:
+        db.put(_traced())  # not the sole writer: another process may be storing this run
+        assert left.exists()
+        db.put(_traced(), sole_writer=True)  # a sweep, holding the store's lock
+    assert not left.exists() and all(f.exists() for f in kept)
+    assert (folder / "queue-0.parquet").is_file()

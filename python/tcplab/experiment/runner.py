@@ -334,7 +334,8 @@ def run_sweep(
                             report=outcome.report,
                             error=outcome.error,
                             traces=outcome.traces,
-                        )
+                        ),
+                        sole_writer=True,  # the sweep lock is held: anything to run takes it
                     )
                     failed += outcome.error is not None
                     bar.advance()

@@ -38,6 +38,7 @@ __all__ = [
     "link_refused",
     "open_dir",
     "open_subdir",
+    "remove_abandoned_temps",
     "remove_tree",
     "replace_file",
     "replacing",
@@ -137,14 +138,47 @@ def replacing(dir_fd: int, name: str, shown: str | os.PathLike[str]) -> Iterator
         raise
 
 
+_TAG_HEX = 4  # random bytes in a temporary file's tag, hex-encoded
+
+
 def _temp_name(dir_fd: int, name: str) -> str:
     """A hidden, unique name for the file that will replace ``name``: it fits the folder
     whenever ``name`` does, since the part taken from ``name`` is cut to leave room for the
     random tag (a 255-byte name would otherwise fail as "file name too long")."""
-    tag = f".{secrets.token_hex(4)}.tmp"
+    tag = f".{secrets.token_hex(_TAG_HEX)}.tmp"
     room = _name_max(dir_fd) - 1 - len(tag)
     # Cut as bytes, the unit of the limit; a character cut in two round-trips through fsdecode.
     return "." + os.fsdecode(os.fsencode(name)[: max(room, 1)]) + tag
+
+
+def remove_abandoned_temps(dir_fd: int) -> int:
+    """Remove from folder ``dir_fd`` the temporary files ``replacing`` left when its process was
+    killed while writing (SIGKILL runs no clean-up); returns how many. Only for the folder's one
+    writer (a sweep holds its store's lock): another writer's file in progress would go too."""
+    removed = 0
+    with os.scandir(dir_fd) as entries:
+        for entry in entries:
+            if _is_temp_name(entry.name) and not entry.is_dir(follow_symlinks=False):
+                try:
+                    os.unlink(entry.name, dir_fd=dir_fd)
+                    removed += 1
+                except FileNotFoundError:
+                    pass
+    return removed
+
+
+def _is_temp_name(name: str) -> bool:
+    """Whether ``name`` is one ``_temp_name`` makes: hidden, ending in a dot, the hex tag and
+    ".tmp"."""
+    stem, dot, tag = name.removesuffix(".tmp").rpartition(".")
+    hexdigits = set("0123456789abcdef")
+    return (
+        name.startswith(".")
+        and name.endswith(".tmp")
+        and bool(stem and dot)
+        and len(tag) == 2 * _TAG_HEX
+        and set(tag) <= hexdigits
+    )
 
 
 def _name_max(dir_fd: int) -> int:

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from tcplab.errors import UserError
 from tcplab.experiment.metrics import METRICS, flow_metrics, summary_metrics
-from tcplab.experiment.safe_files import open_dir, open_subdir, replace_file
+from tcplab.experiment.safe_files import open_dir, open_subdir, remove_abandoned_temps, replace_file
 from tcplab.experiment.store_checks import (
     busy,
     check_before_open,
@@ -192,15 +192,17 @@ class Store:
 
     # ------------------------------------------------------------ writing
 
-    def put(self, record: RunRecord) -> None:
-        """Store one run in its own transaction, replacing an earlier row with the same key."""
+    def put(self, record: RunRecord, sole_writer: bool = False) -> None:
+        """Store one run in its own transaction, replacing an earlier row with the same key.
+        ``sole_writer``: the caller holds the store's sweep lock, so a temporary trace file in
+        the run's folder was left by a killed process and is removed (``_write_traces``)."""
         if self.read_only:
             raise UserError(
                 f"{self.path}: opened read-only (its folder is not writable); runs cannot be stored "
                 "in it: copy the store to a writable folder"
             )
         with damaged(self.path):  # a full disk while writing traces is named as such
-            names = self._write_traces(record)
+            names = self._write_traces(record, sole_writer)
         report = record.report
         metrics = summary_metrics(report) if report is not None else dict.fromkeys(METRICS)
         row = {
@@ -224,14 +226,16 @@ class Store:
         with damaged(self.path), self._transaction():
             self._db.execute(sql, list(row.values()))
 
-    def _write_traces(self, record: RunRecord) -> list[str]:
+    def _write_traces(self, record: RunRecord, sole_writer: bool) -> list[str]:
         """Write a run's trace files into ``<store>.traces/<key>/``, never through a link.
 
         The store's folder is opened as named (links in its path followed); the traces folder,
         the run's folder and the files are reached through its handle, refusing a link there.
         Each file is written to a temporary file of its own (a random name, created exclusively)
         and renamed over its name, so two processes storing the same run never write into one
-        temporary file, and a reader sees the old file or the whole new one."""
+        temporary file, and a reader sees the old file or the whole new one. For the store's
+        sole writer (a sweep, holding its lock) a temporary file in the run's folder was left by
+        a killed sweep (which wrote no row, so the run is redone here), and is removed first."""
         if not record.traces:
             return []
         folder = self.traces_dir / record.key
@@ -245,6 +249,8 @@ class Store:
             fds.callback(os.close, traces)
             run = open_subdir(traces, record.key, folder)
             fds.callback(os.close, run)
+            if sole_writer:
+                remove_abandoned_temps(run)
             for name, data in record.traces.items():
                 replace_file(run, name, data, folder / name)
         return sorted(record.traces)
