@@ -271,8 +271,8 @@ def cell(label: str, paper: Printed, measured: Measure) -> Cell:
         how += f", x{widen:.2f} since the paper's value is from {paper.runs} run(s))" if paper.runs else ")"
     if paper.runs and measured.n:
         how += (
-            f"; agreement range widened by the paper's own spread over {paper.runs} run(s), "
-            f"-{above_ * theirs:.3g}/+{below * theirs:.3g} (our interval x sqrt(n/N) x "
+            f"; agreement range {agree[0]:.4g}..{agree[1]:.4g}, the printed range widened by the paper's "
+            f"own spread over {paper.runs} run(s) (our interval's half-widths x sqrt(n/N) x "
             f"{least_spread(measured.n):.2f}, the least spread our runs allow)"
         )
     elif measured.n:
