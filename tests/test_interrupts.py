@@ -28,6 +28,10 @@ def _long_dumbbell(tmp_path: Path) -> Path:
     """The dumbbell for an hour at 1 Gb/s: minutes of work, long enough to be interrupted."""
     text = (SCENARIOS / "dumbbell.toml").read_text()
     text = text.replace('rate = "10Mbps"', 'rate = "1Gbps"', 1)
+    # No capture: an hour's capture at 1 Gb/s is estimated at about 50 GB, and the run was
+    # refused (status 2) on a disk with less free, before any signal could reach it.
+    text = text.replace("pcap = true ", "pcap = false", 1)
+    assert "pcap = false" in text
     text = text.replace('duration = "30s"', 'duration = "3000s"')
     assert 'duration = "3000s"' in text
     scenario = tmp_path / "long.toml"
