@@ -262,7 +262,8 @@ def cell(label: str, paper: Printed, measured: Measure) -> Cell:
     band = (paper.low - above_ * widen, paper.high + below * widen)
     # The paper's number is one draw of a mean of N runs: its spread is ours scaled to N runs,
     # at the least our runs allow, so that few runs of ours cannot make it look wide.
-    theirs = math.sqrt(measured.n / paper.runs) * least_spread(measured.n) if paper.runs else 0.0
+    least = least_spread(measured.n)
+    theirs = math.sqrt(measured.n / paper.runs) * least if paper.runs else 0.0
     agree = (paper.low - above_ * theirs, paper.high + below * theirs)
     how = f"{paper.text!r} prints as {paper.low:.4g}..{paper.high:.4g}"
     if measured.n:
@@ -273,7 +274,7 @@ def cell(label: str, paper: Printed, measured: Measure) -> Cell:
         how += (
             f"; agreement range {agree[0]:.4g}..{agree[1]:.4g}, the printed range widened by the paper's "
             f"own spread over {paper.runs} run(s) (our interval's half-widths x sqrt(n/N) x "
-            f"{least_spread(measured.n):.2f}, the least spread our runs allow)"
+            f"{least:.2f}, the least spread our runs allow)"
         )
     elif measured.n:
         how += "; agreement range the printed range (the paper's number is read as exact to its digits)"

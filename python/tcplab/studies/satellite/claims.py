@@ -143,14 +143,17 @@ def overall_means(r: Results) -> list[Claim]:
     return out
 
 
+def cell_errors(r: Results, case: str, resp: str) -> tuple[float, float]:
+    """The standard errors of a Table 4/7 cell: the paper's (its single runs' error term) and
+    ours (our error term over our replications)."""
+    theirs = ALLOCATION[case]["se"][RESPONSES.index(resp)]
+    ours = (r.anova[case][resp].se or 0.0) / math.sqrt(max(r.replications, 1))
+    return theirs, ours
+
+
 def cell_tolerance(r: Results, case: str) -> dict[str, float]:
     """Half-width of a Table 4/7 cell's band, per response (module docstring)."""
-    i = {resp: k for k, resp in enumerate(RESPONSES)}
-    out = {}
-    for resp in RESPONSES:
-        ours = r.anova[case][resp].se or 0.0
-        out[resp] = Z90 * math.sqrt(ALLOCATION[case]["se"][i[resp]] ** 2 + ours**2 / max(r.replications, 1))
-    return out
+    return {resp: Z90 * math.hypot(*cell_errors(r, case, resp)) for resp in RESPONSES}
 
 
 def _agree(lo: float, hi: float, theirs: float, ours: float) -> tuple[float, float]:
@@ -173,8 +176,7 @@ def _cells(r: Results, case: str, resp: str, buffers: tuple[str, ...] = BUFFER_N
     paper = results_table(case)
     assert paper is not None
     tol = cell_tolerance(r, case)[resp]
-    se_paper = ALLOCATION[case]["se"][RESPONSES.index(resp)]
-    se_ours = (r.anova[case][resp].se or 0.0) / math.sqrt(max(r.replications, 1))
+    se_paper, se_ours = cell_errors(r, case, resp)
     df = r.runs[case]
     out = []
     for _, p in paper[paper["buffer"].isin(buffers)].iterrows():
