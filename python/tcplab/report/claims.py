@@ -30,11 +30,15 @@ paper's number no longer holds. Both ranges and how they were derived are in cla
 
 **Orderings and trends** (``Check``): a comparison of a measured quantity (a difference, a
 ratio, a cost) with a bound: the paper's own effect size where it gives one ("over 50%",
-"less than 10%"), else zero or the study's stated reading of a word ("much larger": at least
-twice), never a tuned number. It holds when the 90% interval of the quantity lies wholly on
-the claimed side, misses when it lies wholly on the other, and is not separated otherwise. A
-claim of several checks misses if any misses, is not separated if any is, and holds if all
-hold; degenerate checks are left out (the claim says how many), and a claim with only
+"less than 10%"), else zero or the study's stated reading of a word, never a tuned number.
+Every study reads a comparison the paper sizes only by "much", "far" or "remarkably" the same
+way (``MUCH``): the larger quantity at least twice the smaller ("much larger", "much more",
+"remarkably outperforms"), its mirror at most half ("much smaller", "far less"), so that a small
+effect measured over many runs cannot hold as "much". "Significantly" carries no size: it reads
+as a difference our interval separates from none. A check holds when the 90% interval of the
+quantity lies wholly on the claimed side, misses when it lies wholly on the other, and is not
+separated otherwise. A claim of several checks misses if any misses, is not separated if any
+is, and holds if all hold; degenerate checks are left out (the claim says how many), and a claim with only
 degenerate checks is degenerate.
 
 **Proportions**: the share's exact (Clopper-Pearson) 90% interval against the printed share.
@@ -67,6 +71,7 @@ __all__ = [
     "HOLDS",
     "KINDS",
     "MISSES",
+    "MUCH",
     "NOT_SEPARATED",
     "OWN_KINDS",
     "POLICY",
@@ -111,6 +116,9 @@ KINDS = ("paper", "fitted", "analytic", "diagnostic")
 OWN_KINDS = KINDS[1:]
 SUBKINDS = ("value", "ordering", "trend", "proportion")
 HOLDS, MISSES, NOT_SEPARATED, DEGENERATE = "holds", "misses", "not separated", "degenerate"
+MUCH = 2.0
+"""The project's reading of "much", "far" and "remarkably" in a comparison the paper gives no
+number for: at least twice ("much larger"), or at most half ("much smaller"): the module's doc."""
 VERDICTS = (HOLDS, MISSES, NOT_SEPARATED, DEGENERATE)
 
 RULE = (
@@ -121,7 +129,8 @@ RULE = (
     "it is from a few runs, and misses when our value is outside that range widened by our interval "
     "too; an ordering or "
     "trend holds when the 90% interval of the compared quantity lies wholly beyond its bound (the "
-    "paper's effect size where it gives one), misses when it lies wholly on the other side, and is "
+    "paper's effect size where it gives one; 'much' or 'remarkably' without a number: at least twice, or "
+    "at most half), misses when it lies wholly on the other side, and is "
     "'not separated' otherwise; a point where nothing can be measured is 'degenerate'."
 )
 ABOUT_TOL = 0.25

@@ -76,8 +76,9 @@ def _reno_loss(pk: int, b: int) -> float:
 
 
 def _ratio(pk: int, b: int) -> float:
-    """Reno's loss over Boston's: about 2, larger toward 64 cells and for larger packets."""
-    return 1.8 + 0.4 * math.exp(-b / 200) * pk / 9180
+    """Reno's loss over Boston's: about 2 at large buffers, larger for larger packets and toward
+    64 cells, where it is over twice what it is at 1000 (Boston's loss grows "much slower")."""
+    return 1.8 + 4.0 * math.exp(-b / 200) * (1 + pk / 9180)
 
 
 def paper_like(kind: str, proto: str, metric: str, pk: int, w: int, b: int) -> float:
@@ -116,8 +117,8 @@ def _grid_claims() -> list[CanFail]:
     def flat_reno(k, p, m, pk, w, b, v):  # Reno's loss no longer falls with the buffer
         return 0.3 if (p == "reno" and m == "packet_loss_rate") else v
 
-    def boston_loss_up(k, p, m, pk, w, b, v):  # Boston's cell loss rises toward 64 cells like Reno's
-        return _reno_loss(pk, b) * (1.0 if b == 64 else 1.0 / _ratio(pk, b)) if m == "cell_loss_rate" else v
+    def boston_not_much_slower(k, p, m, pk, w, b, v):  # Boston's loss grows slower than Reno's, by 1.3x only
+        return _reno_loss(pk, b) / (1.8 * (1.3 if b < 1000 else 1.0)) if m == "cell_loss_rate" else v
 
     def constant_ratio(k, p, m, pk, w, b, v):
         return _reno_loss(pk, b) / 2 if m == "cell_loss_rate" else v
@@ -167,7 +168,7 @@ def _grid_claims() -> list[CanFail]:
         ("sec42_overall_gain", s42.overall_gain, boston_poor),
         ("boston_above_reno_epd", f.boston_above_epd, epd_above),
         ("fig7_loss_falls_with_buffer", f.loss_falls, flat_reno),
-        ("fig7_reno_grows_faster", f.reno_grows_faster, boston_loss_up),
+        ("fig7_reno_grows_faster", f.reno_grows_faster, boston_not_much_slower),
         ("fig7_ratio_toward_small_buffers", f.ratio_toward_small_buffers, constant_ratio),
         ("retransmission_tracks_loss", f.retransmission_tracks_loss, rtx_unrelated),
         ("fig7_reno_exponential_below_50kB", f.reno_exponential, loss_flat_below),

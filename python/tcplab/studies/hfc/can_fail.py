@@ -82,7 +82,8 @@ def _sec4() -> list[CanFail]:
             "data_loss_worse_than_ack_loss",
             s4.data_loss_worse_than_ack_loss,
             satisfying={"data": {0.05: runs(0.2)}, "ack": {0.05: runs(2.7)}},
-            refuting={"data": {0.05: runs(2.7)}, "ack": {0.05: runs(2.0)}},
+            # worse under data loss, but not "much" (the ratio 0.74, not at most 1/2)
+            refuting={"data": {0.05: runs(2.0)}, "ack": {0.05: runs(2.7)}},
         ),
         CanFail(
             "fig4_1pct_over_50pct",
@@ -171,9 +172,10 @@ def _sec4() -> list[CanFail]:
                 "lossless": {30_000: same(1.5), 300_000: same(2.8)},
                 "lossy": {30_000: same(0.9), 300_000: same(0.2)},
             },
+            # 300 KB keeps less (50% against 60%), but not "much" less (not at most half)
             refuting={
                 "lossless": {30_000: runs(1.5), 300_000: runs(2.8)},
-                "lossy": {30_000: runs(0.5), 300_000: runs(2.0)},
+                "lossy": {30_000: runs(0.9), 300_000: runs(1.4)},
             },
             source="Sec. IV.D: 300 KB from 2.8 to 0.2 Mb/s, 30 KB from 1.5 to 0.9 at 5% loss",
         ),
@@ -229,7 +231,11 @@ def _sec4() -> list[CanFail]:
                 "small": _by(high, lambda p: bimodal_small),
                 "large": _by(high, lambda p: tight_large),
             },
-            refuting={"small": _by(high, lambda p: tight_large), "large": _by(high, lambda p: bimodal_small)},
+            # 30 KB spread a third wider than 300 KB's: wider, not "much" wider
+            refuting={
+                "small": _by(high, lambda p: runs(1.0, 40, 0.065)),
+                "large": _by(high, lambda p: runs(1.0, 40, 0.05)),
+            },
         ),
         CanFail(
             "fig7_median_p75_higher_30k",
@@ -238,7 +244,8 @@ def _sec4() -> list[CanFail]:
                 "small": _by(high, lambda p: [0.1, *runs(1.5, 5)]),
                 "large": _by(high, lambda p: tight_large),
             },
-            refuting={"small": _by(high, lambda p: tight_large), "large": _by(high, lambda p: runs(1.5, 6))},
+            # 30 KB higher by about a third: higher, not "much" higher
+            refuting={"small": _by(high, lambda p: runs(0.45, 6)), "large": _by(high, lambda p: tight_large)},
         ),
         CanFail(
             "fig6_ack_similar_pattern",
@@ -398,7 +405,7 @@ def _sec6() -> list[CanFail]:
             "fig13_no_delack_outperforms",
             s6.fig13_no_delack_outperforms,
             satisfying={"nodelack": {0.2: runs(2.7)}, "tcp": {0.2: runs(0.5)}},
-            refuting={"nodelack": {0.2: runs(0.5)}, "tcp": {0.2: runs(0.6)}},
+            refuting={"nodelack": {0.2: runs(0.65)}, "tcp": {0.2: runs(0.5)}},  # 1.3x: not "remarkably"
         ),
         CanFail(
             "tahoe_rx_gains_more",
@@ -609,6 +616,6 @@ def _sec6cd() -> list[CanFail]:
             "sec7_separate_channels",
             s6cd.sec7_separate_channels,
             satisfying={"separate": {0.05: runs(2.7)}, "reflected": {0.05: runs(0.2)}},
-            refuting={"separate": {0.05: runs(0.2)}, "reflected": {0.05: runs(0.25)}},
+            refuting={"separate": {0.05: runs(0.26)}, "reflected": {0.05: runs(0.2)}},  # 1.3x: not "much"
         ),
     ]

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from tcplab.report.claims import (
+    MUCH,
     Claim,
     above,
     at_least,
@@ -297,14 +298,14 @@ def sec7_1pct_up_to_50pct(lossless: Points, lossy: Points) -> Claim:
 
 def sec7_separate_channels(separate: Points, reflected: Points) -> Claim:
     checks = [
-        above(f"{loss(p)}: separate / reflected", ratio(separate[p], reflected[p]), 1)
+        above(f"{loss(p)}: separate / reflected", ratio(separate[p], reflected[p]), MUCH)
         for p in sorted(separate)
     ]
     return paper_ordering(
         "sec7_separate_channels",
         "Sec. VII: architectures that keep upstream noise off the downstream channel perform much better: "
-        "ACK loss alone gives more throughput than the same loss reflected onto the data (5% and 10%; no "
-        "size given for 'much')",
+        "ACK loss alone gives at least twice the throughput of the same loss reflected onto the data (5% "
+        "and 10%; no size given for 'much': the project's reading)",
         "much higher performance",
         checks,
         {

@@ -2,10 +2,11 @@
 
 Every claim of the study is a function of per-run samples (one value per replication, in
 replication order: the study's points share seeds, so arrays of two points pair up), judged by
-the rule of ``tcplab.report.claims``: a value against the paper's printed number widened by our
-90% interval, an ordering or trend by whether the 90% interval of the compared quantity lies
+the rule of ``tcplab.report.claims``: a value by whether our 90% interval agrees with the paper's
+printed number, an ordering or trend by whether the 90% interval of the compared quantity lies
 beyond its bound. Where the paper gives a size ("over 50%", "less than 10%", "about 200 ms")
-that is the bound; where it only says "much", "significantly" or "remarkably", the bound is no
+that is the bound; where it only says "much" or "remarkably", the bound is the project's reading
+of the word (``MUCH``: a ratio at least 2, or at most 1/2); where it says "significantly", no
 difference, and our replication spread decides; a few equivalence words ("comparable", "does
 not improve", "avoids") have a stated reading, given in the claim's text.
 """

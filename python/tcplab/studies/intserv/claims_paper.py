@@ -21,6 +21,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from tcplab.report.claims import (
+    MUCH,
     Claim,
     Printed,
     above,
@@ -46,7 +47,7 @@ FENG = "Feng et al. 1997"
 IDEAL = {**PAYLOAD_IDEAL_BPS, "BE": PAYLOAD_IDEAL_BPS["BE1"]}
 RESERVATION = PAYLOAD_RESERVATION_BPS
 COLLAPSE_BPS = 0.5e6  # Sec. 6: "achieving a throughput less than 0.5Mb/s"
-HALF = 0.5  # "far less", "much smaller"
+HALF = 1 / MUCH  # "far less", "much smaller"
 SLIGHTLY = 1.25  # "slightly more": by at most a quarter
 ALMOST_NONE = 0.1  # "almost no lost tokens": under a tenth of plain TCP's
 CLOSE_TO_ZERO = 0.001  # a marked packet's drop probability "close to zero": under 1 in 1000

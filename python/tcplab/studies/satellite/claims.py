@@ -23,8 +23,8 @@ fixed here for the whole study:
   at least the smallest difference the paper's own 90% intervals of the two effects allow (Table
   6): NewReno - SACK fairness 0.0248 - (-0.0265) = 0.0513; 1 RTT - 0.5 RTT fairness 0.0117 -
   (-0.0769) = 0.0886;
-- "much more significant" (buffer, Sec. 9): at least twice, the project's reading of "much
-  larger"; "not much increase" beside a "substantial" one (Sec. 8.2.1 items 2-3, Sec. 8.3.1 item
+- "much more significant" (buffer, Sec. 9): at least twice (``MUCH``, the reading every study
+  gives "much"); "not much increase" beside a "substantial" one (Sec. 8.2.1 items 2-3, Sec. 8.3.1 item
   2): at most half of it (its mirror);
 - "around 2% or less" (MEO, Sec. 8.3.1): at most what prints as 2% (0.025);
 - "not much difference"/"not much effect" (fairness of SACK and NewReno, drop policies, on long
@@ -43,6 +43,7 @@ import math
 import numpy as np
 
 from tcplab.report.claims import (
+    MUCH,
     Cell,
     Check,
     Printed,
@@ -69,7 +70,6 @@ Z90 = 1.645
 # The smallest differences the paper's own 90% intervals allow (Table 6), for its marked orderings.
 WAN_NEWRENO_OVER_SACK_FAIRNESS = 0.0248 - (-0.0265)
 WAN_FAIRNESS_HALF_TO_ONE_RTT = 0.0117 - (-0.0769)
-MUCH = 2.0  # "much larger": at least twice; "not much" beside "substantial": at most half
 AROUND_2_PERCENT = printed("2%").high
 SIMILAR = 0.02
 GOOD_FAIRNESS = 0.9
