@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tcplab import _core
+from tcplab.errors import UserError
 from tcplab.experiment.arguments import check_seed, check_source
 from tcplab.experiment.input_limits import check_scenario_text
 from tcplab.experiment.out_dir import OutFolder
@@ -69,6 +70,25 @@ def _looks_like_text(s: str) -> bool:
     return "\n" in s or "=" in s or not s.strip() or s.lstrip().startswith("#")
 
 
+def _dict_as_toml(doc: Mapping[str, Any]) -> str:
+    """``dumps(doc)``, with what a scenario dict cannot hold raised as a ScenarioError naming
+    the value's path, as the same mistake in a file would be."""
+    try:
+        text = dumps(doc)
+    except (TypeError, ValueError) as e:
+        field, _, message = str(e).partition(": ")
+        raise _core.ScenarioError(field if message else "scenario", message or field) from None
+    except RecursionError:
+        raise _core.ScenarioError("scenario", "the dict contains itself, or is nested too deeply") from None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise _core.ScenarioError(
+            "scenario", f"a string holds a character UTF-8 cannot encode ({e.reason})"
+        ) from None
+    return text
+
+
 def scenario_text(source: ScenarioSource) -> str:
     """TOML text for a path, a TOML string or a scenario dict.
 
@@ -79,7 +99,7 @@ def scenario_text(source: ScenarioSource) -> str:
     if isinstance(source, Mapping):
         if has_trace_files(source):  # read into a copy: the caller's dict keeps its file name
             source = inline_trace_files(copy.deepcopy(dict(source)), Path.cwd())
-        text = dumps(source)
+        text = _dict_as_toml(source)
         check_scenario_text(text)
         return text
     if isinstance(source, TomlText):
@@ -131,6 +151,8 @@ def run(
     """
     check_source(source)
     seed = check_seed(seed)
+    if not isinstance(plots, bool):  # a truthy string such as "no" must not read as yes
+        raise UserError(f"plots: must be True or False, got {type(plots).__name__} {plots!r}")
     text = scenario_text(source)
     from tcplab.experiment.budget import max_memory_bytes
 

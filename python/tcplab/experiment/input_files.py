@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
+import sys
 import tomllib
 from typing import Any
 
@@ -63,3 +65,20 @@ def parse_toml(text: str, source: str) -> dict[str, Any]:
         raise UserError(f"{source}: not valid TOML: {e}") from None
     except RecursionError:
         raise UserError(f"{source}: not valid TOML: tables or arrays nested too deeply") from None
+    except ValueError:  # tomllib's int() past Python's digit limit (not a TOMLDecodeError)
+        raise UserError(f"{source}: {too_long_number(text)}") from None
+
+
+def too_long_number(text: str) -> str:
+    """What to say of an integer literal longer than Python converts (``sys.get_int_max_str_digits``):
+    tomllib raises a bare ValueError for it, with no line. No field holds such a number, so the
+    message names the line and the key written on it, if any."""
+    limit = sys.get_int_max_str_digits()
+    found = re.search(rf"\d{{{limit + 1},}}", text)
+    if found is None:
+        return f"not valid TOML: an integer of more than {limit} digits"
+    line_no = text.count("\n", 0, found.start()) + 1
+    line = text.splitlines()[line_no - 1]
+    key = re.match(r"\s*([^=\s][^=]*?)\s*=", line)
+    where = f"{key.group(1)}: " if key else ""
+    return f"{where}number too large: an integer of more than {limit} digits (line {line_no})"

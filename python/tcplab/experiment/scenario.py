@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from tcplab._core import ScenarioError
+from tcplab.experiment.input_files import too_long_number
 
 __all__ = ["dumbbell", "dumps", "flow", "link", "loads", "read"]
 
@@ -36,6 +37,8 @@ def loads(text: str) -> dict[str, Any]:
         raise ScenarioError("scenario", f"not valid TOML: {e}") from None
     except RecursionError:
         raise ScenarioError("scenario", "not valid TOML: tables or arrays nested too deeply") from None
+    except ValueError:  # an integer past Python's digit limit: tomllib's int() raises this
+        raise ScenarioError("scenario", too_long_number(text)) from None
 
 
 def read(path: str | Path) -> dict[str, Any]:
@@ -51,7 +54,8 @@ def dumps(doc: Mapping[str, Any]) -> str:
 
     Supports strings, integers, floats, booleans, lists of those, tables (dicts) and arrays of
     tables (lists of dicts); numpy bool, integer and float scalars are written as the Python
-    values they stand for, numpy arrays as lists. Raises TypeError for anything else.
+    values they stand for, numpy arrays as lists. Raises TypeError for anything else, ValueError
+    for an integer too long to write (each message starts with the value's dotted path).
     """
     lines: list[str] = []
     _table(doc, [], lines)
@@ -126,7 +130,10 @@ def _value(value: Any, path: list[str]) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
-        return str(value)
+        try:
+            return str(value)
+        except ValueError:  # past Python's digit limit (sys.get_int_max_str_digits)
+            raise ValueError(f"{_dotted(path)}: number too large for any field") from None
     if isinstance(value, float):
         if math.isnan(value):
             return "nan"

@@ -50,7 +50,10 @@ def has_trace_files(doc: Mapping[str, Any]) -> bool:
 def _value(token: str) -> str | int | float:
     """A token as the scenario would spell it: a bare number stays a number (base unit)."""
     if _INTEGER.fullmatch(token):
-        return int(token)
+        try:
+            return int(token)
+        except ValueError:  # past Python's digit limit: as a float it is inf, which the checks refuse
+            return float(token)
     return float(token) if _NUMBER.fullmatch(token) else token
 
 

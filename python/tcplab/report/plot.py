@@ -107,9 +107,11 @@ def plot_flow_trace(trace: pd.DataFrame, path: str | Path, title: str = "") -> P
 
     if title:
         fig.suptitle(title)
-    out = Path(path)
-    fig.savefig(out, dpi=100)
-    return out
+    # rendered in memory, then written by a rename: a link planted at ``path`` is replaced, never
+    # written through (savefig would open the path and follow it)
+    from tcplab.report.figures import save
+
+    return save(fig, path, dpi=100)
 
 
 def _flow_title(flow: Mapping[str, Any] | None, flow_id: int) -> str:
