@@ -358,6 +358,19 @@ def sweep(
         )
 
 
+# The levels `anova --confidence` takes: below 0.5 an interval says little, and from 0.9995 up
+# its t quantile grows without bound as the error's degrees of freedom shrink.
+CONFIDENCE_MIN, CONFIDENCE_MAX = 0.5, 0.999
+
+
+def _confidence(value: float) -> float:
+    """``--confidence`` checked here, not by click's min and max: NaN fails both of their
+    tests, and was told it "should be less than or equal to 0.999"."""
+    if not CONFIDENCE_MIN <= value <= CONFIDENCE_MAX:  # false for NaN too
+        raise typer.BadParameter(f"must be a number from {CONFIDENCE_MIN} to {CONFIDENCE_MAX}, got {value:g}")
+    return value
+
+
 @app.command()
 @cli_errors
 def anova(
@@ -371,7 +384,8 @@ def anova(
     ],
     json_out: JsonOpt = False,
     confidence: Annotated[
-        float, typer.Option("--confidence", min=0.5, max=0.999, help="Level of the intervals.")
+        float,
+        typer.Option("--confidence", callback=_confidence, help="Level of the intervals, from 0.5 to 0.999."),
     ] = 0.90,
     no_interactions: Annotated[
         bool, typer.Option("--no-interactions", help="Leave first-order interactions in the error.")

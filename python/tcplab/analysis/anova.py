@@ -188,13 +188,39 @@ def read_observations(path: str | os.PathLike[str]) -> pd.DataFrame:
 
     text = read_input(path, "CSV", MAX_CSV_BYTES)
     try:
-        return pd.read_csv(io.StringIO(text))
+        df = pd.read_csv(io.StringIO(text))
     except pd.errors.EmptyDataError:
         raise UserError("the file is empty (expected a CSV header row naming the columns)") from None
     except pd.errors.ParserError as e:
         raise UserError(f"not a CSV file: {str(e).strip()}") from None
     except UnicodeDecodeError:
         raise UserError("not a text file (it is not valid UTF-8)") from None
+    _refuse_repeated_names(text)
+    return df
+
+
+def _refuse_repeated_names(text: str) -> None:
+    """Refuse a header that names a column twice. pandas renames the second 'x' to 'x.1', so
+    ``--response x`` would analyse whichever came first, without a word (a seed column
+    renamed by hand, say). Unnamed columns (empty names) are told apart by place, not name."""
+    import io
+
+    header = pd.read_csv(io.StringIO(text), header=None, nrows=1, dtype=str, keep_default_na=False)
+    names = [str(n) for n in header.iloc[0]] if len(header) else []
+    if names:
+        names[0] = names[0].removeprefix("\ufeff")  # a byte-order mark, as pandas drops it
+    places: dict[str, list[int]] = {}
+    for place, name in enumerate(names, start=1):
+        if name:
+            places.setdefault(name, []).append(place)
+    for name, found in places.items():
+        if len(found) > 1:
+            times = "twice" if len(found) == 2 else f"{len(found)} times"
+            where = ", ".join(map(str, found[:-1])) + f" and {found[-1]}"
+            raise UserError(
+                f"column {name!r} appears {times} (columns {where}); rename all but one, so "
+                "that it is clear which is meant"
+            )
 
 
 def _plain(v: Any) -> Any:

@@ -16,6 +16,7 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
+from tcplab.errors import UserError
 from tcplab.experiment.metrics import FLOW_FIELDS, METRICS, UDP_FIELDS
 
 __all__ = ["Bounds", "MeanCI", "bounds_of", "column_names", "mean_ci", "ok_runs", "summarize"]
@@ -183,6 +184,7 @@ def summarize(
     missing = [c for c in [*by, value] if c not in df.columns]
     if missing:
         raise KeyError(f"no column {missing[0]!r} (columns: {', '.join(map(str, df.columns))})")
+    _check_numeric(df[value], value)
     rows = []
     for keys, group in _groups_in_level_order(df, by):
         x = group[value].to_numpy(dtype=float)
@@ -194,6 +196,24 @@ def summarize(
             row[f"p{p:g}"] = float(np.percentile(x, p)) if x.size else math.nan
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _check_numeric(column: pd.Series, name: str) -> None:
+    """Refuse a ``value`` column that holds text (``'status'``): numpy said only "could not
+    convert string to float: 'ok'", naming neither the column nor the row."""
+    try:
+        column.to_numpy(dtype=float)
+        return
+    except (TypeError, ValueError):
+        pass
+    numbers = pd.to_numeric(column, errors="coerce")
+    bad = numbers.isna() & column.notna()
+    first = column[bad].iloc[0] if bad.any() else column.iloc[0]
+    where = f"row {column.index[bad.to_numpy()][0]!r}" if bad.any() else "its cells"
+    raise UserError(
+        f"value: column {name!r} is not numeric ({where} holds {str(first)[:60]!r}); summarize a "
+        "column of numbers, such as a metric"
+    )
 
 
 def _level_rank(column: pd.Series) -> dict[object, float]:

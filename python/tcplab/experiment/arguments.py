@@ -9,7 +9,7 @@ from typing import Any
 
 from tcplab.errors import UserError
 
-__all__ = ["U64_MAX", "check_seed", "check_source", "fits_float", "shown_int"]
+__all__ = ["U64_MAX", "check_max_runs", "check_seed", "check_source", "fits_float", "shown_int"]
 
 U64_MAX = 2**64 - 1
 
@@ -34,6 +34,22 @@ def check_seed(seed: Any, name: str = "seed") -> int | None:
     value = seed.__index__()
     if not 0 <= value <= U64_MAX:
         raise UserError(f"{name}: must be an integer from 0 to 2^64-1, got {value}")
+    return value
+
+
+def check_max_runs(max_runs: Any, name: str = "max_runs") -> int | None:
+    """``max_runs`` as an int of at least 1, or None (the default cap). Below 1 it was taken
+    as a cap, and every sweep was "more than the 0 one sweep may hold"."""
+    if max_runs is None:
+        return None
+    if isinstance(max_runs, bool) or not hasattr(max_runs, "__index__"):
+        raise UserError(
+            f"{name}: must be a whole number of runs, at least 1, got {type(max_runs).__name__} "
+            f"{_short(max_runs)}"
+        )
+    value = max_runs.__index__()
+    if value < 1:
+        raise UserError(f"{name}: must be at least 1, got {value}")
     return value
 
 

@@ -66,8 +66,15 @@ class ExecutorChoice:
     dask: str | None = None
 
     def __post_init__(self) -> None:
-        if self.workers is not None and self.workers < 1:
-            raise UserError(f"--workers: must be at least 1, got {self.workers}")
+        # Checked here, before a sweep makes its store: 1.5 or '2' failed inside the pool,
+        # after the store was made, and True was taken for 1. The CLI's --workers is an int.
+        if self.workers is not None:
+            object.__setattr__(self, "workers", _worker_count(self.workers))
+        if self.dask is not None and not isinstance(self.dask, str):
+            raise UserError(
+                f"dask: expected a scheduler address (tcp://host:8786) or 'local', got "
+                f"{type(self.dask).__name__} {self.dask!r}"[:300]
+            )
         if self.dask is not None and not self.dask.strip():
             raise UserError("--dask: give a scheduler address (tcp://host:8786) or 'local'")
         if self.dask is not None:
@@ -86,6 +93,20 @@ class ExecutorChoice:
             return f"the Dask scheduler at {self.dask}"
         n = self.n_workers
         return "this process" if n == 1 else f"{n} local worker processes"
+
+
+def _worker_count(workers: object) -> int:
+    """``workers`` as an int of at least 1 (a numpy integer is one; a bool, a float or a string
+    is not)."""
+    if isinstance(workers, bool) or not hasattr(workers, "__index__"):
+        raise UserError(
+            f"workers: must be a whole number of worker processes, at least 1, got "
+            f"{type(workers).__name__} {workers!r}"[:300]
+        )
+    count = workers.__index__()
+    if count < 1:
+        raise UserError(f"workers: must be at least 1, got {count}")
+    return count
 
 
 class Executor:
@@ -246,9 +267,10 @@ def _pool(tasks: Sequence[Task], workers: int) -> Iterator[Outcome]:
 
 
 # Signals that come from outside a worker: SIGKILL from the kernel's out-of-memory killer or
-# `kill -9`, SIGTERM and SIGHUP from an operator or a service manager, SIGINT sent to the worker
-# alone (the terminal's Ctrl-C reaches no worker: they ignore it). A worker that crashes on its
-# own (SIGSEGV, SIGBUS, SIGILL, SIGABRT, ...) or exits by itself is a bug in tcplab.
+# `kill -9`, SIGTERM and SIGHUP from an operator or a service manager, and SIGINT for `bench`'s
+# child (a sweep's workers ignore SIGINT, even sent to one alone: the terminal's Ctrl-C goes to
+# the whole group, and the parent stops them). A worker that crashes on its own (SIGSEGV,
+# SIGBUS, SIGILL, SIGABRT, ...) or exits by itself is a bug in tcplab.
 EXTERNAL_SIGNALS = frozenset({signal.SIGKILL, signal.SIGTERM, signal.SIGHUP, signal.SIGINT})
 
 

@@ -25,13 +25,21 @@ from typing import TYPE_CHECKING, Any
 
 from tcplab import _core
 from tcplab.errors import counted, not_kept, printable
+from tcplab.experiment.arguments import check_max_runs
 from tcplab.experiment.budget import MemoryCheck
 from tcplab.experiment.executors import Executor, ExecutorChoice
 from tcplab.experiment.expand import CheckedSweep, Run, check_sweep, iter_runs
 from tcplab.experiment.progress import SweepProgress
 from tcplab.experiment.spec import SweepSpec, check_size, load_spec, run_count
 from tcplab.experiment.store import RunRecord, Store, make_room
-from tcplab.experiment.store_checks import check_store_path, remove_folders
+from tcplab.experiment.store_checks import (
+    check_store_argument,
+    check_store_path,
+    check_writable,
+    refuse_link_to_nothing,
+    remove_folders,
+    writable,
+)
 from tcplab.experiment.store_lock import sweep_lock
 from tcplab.experiment.worker import Task
 
@@ -166,6 +174,7 @@ def _cell(level: Any) -> Any:
 
 
 def _as_spec(spec: SweepSpec | str | os.PathLike[str], max_runs: int | None = None) -> SweepSpec:
+    max_runs = check_max_runs(max_runs)  # before the spec is read: the cap is checked as it is
     spec = spec if isinstance(spec, SweepSpec) else load_spec(spec, max_runs)
     check_size(spec, max_runs)
     return spec
@@ -214,8 +223,12 @@ def _open_store(path: Path, held: ExitStack) -> tuple[Store, bool]:
     A store that does not exist yet is locked before it is made (its folders made first, for
     the lock file), so a sweep refused at the lock leaves nothing: neither a store file nor
     folders. An existing store is opened unlocked: a sweep with nothing left to run only reads
-    it (``_locked_survey``)."""
+    it (``_locked_survey``). One that cannot be written (an archive on a read-only disk, in an
+    immutable folder) is opened to read only, which writes nothing there (no journal, no
+    lock); it is refused only if a run is left (``_locked_survey``)."""
     if os.path.lexists(path):
+        if not writable(path):
+            return held.enter_context(Store(path, create=False)), False
         return held.enter_context(Store(path)), False
     made = make_room(path)
     try:
@@ -236,6 +249,8 @@ def _locked_survey(
     todo_count, unkept = _survey(db, checked.iter_runs())
     if not todo_count or locked:
         return todo_count, unkept
+    if db.read_only:  # opened to read (``_open_store``), and now there is something to store
+        check_writable(path)
     held.enter_context(sweep_lock(path))
     # Counted again under the lock: the sweep that held it may have stored some meanwhile.
     return _survey(db, checked.iter_runs())
@@ -298,10 +313,13 @@ def run_sweep(
     every point is checked against it before any run starts (ScenarioError naming the field).
     """
     started = time.perf_counter()
+    if store is not None:
+        check_store_argument(store)
     spec = _as_spec(spec, max_runs)
     choice = ExecutorChoice(workers=workers, dask=dask)
     # The name as given: Path drops the '/' of a folder's name ('--store trail/').
     path = check_store_path(store if store is not None else default_store(spec), write=True)
+    refuse_link_to_nothing(path)  # a sweep never creates its store through a link
     failed = 0
     # Before the store exists: a refused sweep leaves nothing.
     checked, limit = _check(spec, max_memory, hold=True)
@@ -358,6 +376,8 @@ def load_sweep(
 
     Never creates files: a missing store raises UserError naming where it looked (the spec's
     ``store``, else ``out/sweeps/<name>.sqlite`` under the working directory)."""
+    if store is not None:
+        check_store_argument(store)
     spec = _as_spec(spec)
     path = check_store_path(store, write=False) if store is not None else default_store(spec)
     return sweep_frame(spec, path, iter_runs(spec))

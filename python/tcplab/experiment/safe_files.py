@@ -314,30 +314,91 @@ def _check_existing(path: str, mode: int, what: str, link_hint: str) -> None:
 
 def _check_folder(path: str, what: str) -> None:
     """The folder of ``path`` exists or can be made, is a folder, is writable, and takes the
-    name: the CSV is written as a new file there (see ``replacing``)."""
+    name: the CSV is written as a new file there (see ``replacing``).
+
+    What the kernel alone knows is asked of it: root passes every permission check, even where
+    nothing can be made (/proc, an immutable folder), so the first missing folder is made and
+    removed again, or, when the folder exists, a temporary file is made there and removed."""
     folder = os.path.dirname(path) or "."
-    existing, st = _nearest_existing(folder, path, what)
+    existing, st, missing = _nearest_existing(folder, path, what)
     if not stat.S_ISDIR(st.st_mode):
         raise UserError(f"{what}: {path}: {existing} is not a folder")
     if not os.access(existing, os.W_OK | os.X_OK):
         action = "write in" if existing == folder else "create a folder in"
         raise UserError(f"{what}: {path}: cannot {action} the folder {existing}: {_unwritable(existing)}")
+    _check_name_lengths(path, existing, missing, what)
+    if missing:
+        _try_folder(missing[0], path, what)
+    else:
+        _try_file(existing, path, what)
+
+
+def _check_name_lengths(path: str, existing: str, missing: list[str], what: str) -> None:
+    """Each folder still to be made, and the file's name, fit the file system's NAME_MAX (as
+    far as the nearest existing folder tells: the new ones will be on its file system)."""
     try:
         name_max = os.pathconf(existing, "PC_NAME_MAX")
     except (OSError, ValueError):
         return
+    for folder in missing:
+        if len(os.fsencode(os.path.basename(folder))) > name_max:
+            raise UserError(
+                f"{what}: {path}: the folder name {os.path.basename(folder)[:40]}... is too long "
+                f"(at most {name_max} bytes)"
+            )
     if len(os.fsencode(os.path.basename(path))) > name_max:
         raise UserError(f"{what}: {path}: file name too long (at most {name_max} bytes)")
 
 
-def _nearest_existing(folder: str, path: str, what: str) -> tuple[str, os.stat_result]:
-    """``folder`` or its nearest ancestor that exists, with its status (links followed)."""
+def _try_folder(folder: str, path: str, what: str) -> None:
+    """Make ``folder`` (the outermost one missing) and remove it again: a refused command
+    leaves no folder behind, and the one that writes makes it for good."""
+    try:
+        os.mkdir(folder)
+    except FileExistsError:
+        return  # made meanwhile (another process): there it is
+    except OSError as e:
+        raise UserError(f"{what}: {path}: cannot create the folder {folder}: {_reason(e)}") from None
+    try:
+        os.rmdir(folder)
+    except OSError:
+        pass  # something was put in it meanwhile: not ours to remove any more
+
+
+def _try_file(folder: str, path: str, what: str) -> None:
+    """Make a temporary file in ``folder`` under the name ``replacing`` would use, and remove
+    it: whether the CSV can be written there, not only whether permissions say so."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+    except OSError as e:
+        raise UserError(f"{what}: {path}: cannot open the folder {folder}: {_reason(e)}") from None
+    try:
+        tmp = _temp_name(fd, os.path.basename(path))
+        try:
+            os.close(
+                os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, 0o600, dir_fd=fd)
+            )
+        except OSError as e:
+            raise UserError(f"{what}: {path}: cannot write in the folder {folder}: {_reason(e)}") from None
+        try:
+            os.unlink(tmp, dir_fd=fd)
+        except FileNotFoundError:
+            pass
+    finally:
+        os.close(fd)
+
+
+def _nearest_existing(folder: str, path: str, what: str) -> tuple[str, os.stat_result, list[str]]:
+    """``folder`` or its nearest ancestor that exists, with its status (links followed), and
+    the folders below it that are missing, outermost first."""
+    missing: list[str] = []
     while True:
         try:
-            return folder, os.stat(folder)
+            return folder, os.stat(folder), missing
         except (FileNotFoundError, NotADirectoryError):
             if os.path.islink(folder):
                 raise UserError(f"{what}: {path}: {folder} is a symbolic link to a missing folder") from None
+            missing.insert(0, folder)
             folder = os.path.dirname(folder) or "."
         except OSError as e:
             raise UserError(f"{what}: {path}: cannot reach the folder {folder}: {_reason(e)}") from None

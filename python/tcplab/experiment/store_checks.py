@@ -20,12 +20,15 @@ __all__ = [
     "busy",
     "check_before_open",
     "check_folder_writable",
+    "check_store_argument",
     "check_store_path",
+    "check_writable",
     "damaged",
     "disk_full",
     "in_use",
     "make_folders",
     "read_only_uri",
+    "refuse_link_to_nothing",
     "remove_folders",
     "writable",
 ]
@@ -72,18 +75,68 @@ def check_store_path(raw: str | os.PathLike[str], write: bool) -> Path:
     """Refuse, before anything is made, a path that cannot be a store's (a folder, one too long
     for SQLite) and, for a ``write``, one whose folder cannot be made (a file in its way), a
     file with other names (hard links: a sweep under another name would not be kept out by
-    this name's lock), or another store's sweep lock file. Returns the path."""
-    text = os.fspath(raw)
+    this name's lock), or another store's sweep lock file. Returns the path.
+
+    A symbolic link to a store is followed (its lock, journal and traces are kept beside the
+    file it leads to); one that leads nowhere is refused for reading, and a sweep refuses it
+    too (``refuse_link_to_nothing``)."""
+    text = _store_name(raw)
     if "\0" in text:
         raise UserError(f"{text!r}: the store's name contains a NUL character")
     path = Path(text)
     _refuse_folder(text, path)
+    if not write:
+        refuse_link_to_nothing(path, write)
+    _refuse_special_file(path)
     _refuse_too_long(path, write)
     if write:
         _refuse_blocked_folder(path)
         _refuse_other_names(path)
         _refuse_lock_file(path)
     return path
+
+
+def check_store_argument(store: object) -> None:
+    """The ``store`` argument of ``tcplab.sweep`` and ``load_sweep``: a file name, not empty
+    (``Path('')`` is the working folder, which ``check_store_path`` calls a directory)."""
+    if _store_name(store) == "":
+        raise UserError("store: the file name is empty (give a file, e.g. store='runs.sqlite')")
+
+
+def _store_name(raw: object) -> str:
+    """The store's name as text: a str or a path (os.PathLike)."""
+    if not isinstance(raw, str | os.PathLike):
+        raise UserError(
+            f"store: expected a file name (a str or a pathlib.Path), got {type(raw).__name__} {raw!r}"[:300]
+        )
+    text = os.fspath(raw)
+    if not isinstance(text, str):  # a bytes path
+        raise UserError(f"store: expected a file name as text (a str or a pathlib.Path), got {text!r}"[:300])
+    return text
+
+
+def refuse_link_to_nothing(path: Path, write: bool = True) -> None:
+    """Refuse a store named by a symbolic link that leads nowhere: reading finds nothing there,
+    and a sweep would create the store at wherever the link points, a place the user never
+    named (the pattern of a planted link)."""
+    if not path.is_symlink() or path.exists():
+        return
+    if not write:
+        raise UserError(f"{path} is a symbolic link to nothing ({os.readlink(path)}): no result store there")
+    raise UserError(
+        f"{path} is a symbolic link to nothing ({os.readlink(path)}); tcplab does not create a "
+        "result store through a link: give the store's own path, or remove the link"
+    )
+
+
+def _refuse_special_file(path: Path) -> None:
+    """A FIFO, device or socket is not a store, whether it is to be read or written."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return
+    if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        raise UserError(f"{path}: not a regular file, so not a tcplab result store")
 
 
 def _refuse_folder(text: str, path: Path) -> None:
@@ -216,6 +269,14 @@ def check_folder_writable(path: Path) -> None:
         )
 
 
+def check_writable(path: Path) -> None:
+    """Refuse an existing store that cannot be written: its folder (``check_folder_writable``)
+    or the file itself."""
+    check_folder_writable(path)
+    if not os.access(path, os.W_OK):
+        raise UserError(f"{path}: permission denied (a result store must be readable and writable)")
+
+
 def check_traces_folder(traces: Path) -> None:
     """Refuse what is at the store's traces folder if it cannot be one: a file, or a link
     (tcplab does not write through links), as writing a run's traces would, later."""
@@ -231,7 +292,7 @@ def _check_schema(path: Path, columns: Iterable[str], version: int, create: bool
     read-only connection, so that a foreign file is refused before it is switched to WAL mode
     or given a table."""
     try:
-        db = sqlite3.connect(read_only_uri(path), uri=True)
+        db = sqlite3.connect(_inspection_uri(path), uri=True)
         try:
             names = {n for (n,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             (found,) = db.execute("PRAGMA user_version").fetchone()
@@ -255,6 +316,20 @@ def _check_schema(path: Path, columns: Iterable[str], version: int, create: bool
             f"{path}: not a tcplab result store (its runs table has no column {', '.join(missing[:3])}); "
             "left unchanged"
         )
+
+
+def _inspection_uri(path: Path) -> str:
+    """The URI ``_check_schema`` reads ``path`` through, for a moment, changing nothing.
+
+    Even read-only, SQLite makes the shared-memory and journal files (``-shm``, ``-wal``) of a
+    WAL-mode file beside it, and leaves them: a damaged or foreign file that is refused would
+    not be left unchanged. With no journal beside it, all the file holds is in the file itself
+    and nobody is writing it (a writer keeps one there), so it is read as immutable, which
+    makes nothing; with one, as ``read_only_uri`` says."""
+    beside = [path.with_name(path.name + suffix) for suffix in ("-wal", "-journal")]
+    if any(os.path.lexists(f) for f in beside):
+        return read_only_uri(path)
+    return f"{path.resolve().as_uri()}?mode=ro&immutable=1"
 
 
 def disk_full(path: Path, e: BaseException) -> UserError | None:

@@ -339,6 +339,11 @@ def reproduce(
     # Before any study's folder is made or named as begun: a file where the folder goes, and a
     # --dask address no scheduler answers at (or a bad --workers), left an empty study folder.
     if os.path.lexists(out) and not os.path.isdir(out):
+        if os.path.islink(out):  # followed to a folder, as a shell would; here it leads nowhere
+            raise UserError(
+                f"--out: {out} is a symbolic link to nothing ({os.readlink(out)}); remove it, or make "
+                "the folder it leads to"
+            )
         raise UserError(f"--out: {out} exists and is not a folder")
     with Executor(ExecutorChoice(workers=workers, dask=dask)):
         pass  # contacts a remote scheduler at once; a local pool or cluster starts only when used
