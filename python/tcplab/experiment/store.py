@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tcplab.errors import UserError
-from tcplab.experiment.metrics import METRICS, flow_metrics, summary_metrics
+from tcplab.experiment.metrics import FLOW_FIELDS, METRICS, UDP_FIELDS, flow_metrics, summary_metrics
 from tcplab.experiment.safe_files import open_dir, open_subdir, remove_abandoned_temps, replace_file
 from tcplab.experiment.store_checks import (
     busy,
@@ -53,7 +53,7 @@ from tcplab.experiment.store_checks import (
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["RunRecord", "Store", "load_runs", "make_room", "traces_folder"]
+__all__ = ["NoTrace", "RunRecord", "Store", "load_runs", "make_room", "traces_folder"]
 
 SCHEMA_VERSION = 1
 # How long opening or writing a store waits for another process's hold on it to end.
@@ -78,8 +78,16 @@ _COLUMNS: dict[str, str] = {
 }
 # Names a sweep's factor column may not take: they would collide with these in result tables.
 RESERVED_COLUMNS = frozenset([*_COLUMNS, "traced"])
+# The per-flow fields of flows_df() beside a run's key, levels, replication and seed: what
+# flow_metrics puts in a flow's row. A factor column of one of these names would be lost.
+FLOW_COLUMNS = frozenset([*FLOW_FIELDS, *UDP_FIELDS])
 # Columns of runs_df(): everything but the bulky JSON and text columns.
 _BULKY = ("flow_metrics", "report", "scenario", "traces")
+
+
+class NoTrace(UserError, FileNotFoundError):
+    """A stored run has no such trace (its flow was not traced). A UserError, as any mistake in
+    what is asked; also a FileNotFoundError, which is what code written before it catches."""
 
 
 @dataclass
@@ -160,7 +168,11 @@ class Store:
 
     def _create(self) -> None:
         (version,) = self._db.execute("PRAGMA user_version").fetchone()
-        if version not in (0, SCHEMA_VERSION):
+        if version == SCHEMA_VERSION:
+            # Made already (the version is set with the table): no write transaction, which
+            # every opening would otherwise take, contending with the store's other readers.
+            return
+        if version != 0:
             raise UserError(f"{self.path}: store schema {version}, this tcplab reads {SCHEMA_VERSION}")
         columns = ",\n  ".join(f"{name} {kind}" for name, kind in _COLUMNS.items())
         with self._transaction():
@@ -364,7 +376,8 @@ class Store:
 
     def trace(self, key: str, flow_id: int = 0, kind: str = "trace") -> pd.DataFrame:
         """A traced flow's time series (Parquet), by run key (a ``key`` of ``runs_df``); only a
-        file the store lists for that run is read."""
+        file the store lists for that run is read. A flow without that trace raises ``NoTrace``
+        (a UserError naming the run and the flow, and a FileNotFoundError)."""
         import pandas as pd
 
         path = self.trace_path(key, flow_id, kind)
@@ -373,8 +386,15 @@ class Store:
         if row is None:
             raise UserError(f"trace: no run with key {key[:12]}... in {self.path}")
         listed = _json_cell(self.path, key, "traces", row[0], list)
-        if path.name not in listed or not path.is_file():
-            raise FileNotFoundError(f"{path}: no {kind} for flow {flow_id} of run {key[:12]}")
+        if path.name not in listed:
+            raise NoTrace(
+                f"trace: run {key[:12]}... in {self.path} has no {kind} of flow {flow_id}{_traced(listed)}"
+            )
+        if not path.is_file():
+            raise NoTrace(
+                f"trace: run {key[:12]}... in {self.path}: the file of its {kind} of flow {flow_id} "
+                f"is missing ({path})"
+            )
         from tcplab.experiment.frames import tidy_trace
 
         return tidy_trace(pd.read_parquet(path))
@@ -416,6 +436,17 @@ class Store:
         listed = _json_cell(self.path, key, "traces", row[0], list)
         folder = self.traces_dir / key
         return [n for n in listed if isinstance(n, str) and "/" not in n and (folder / n).is_file()]
+
+
+def _traced(listed: list[Any]) -> str:
+    """Which flows of a run have traces, for the message about one that has none."""
+    flows = sorted({int(m[1]) for n in listed if isinstance(n, str) and (m := _FLOW_TRACE.fullmatch(n))})
+    if not flows:
+        return " (none of its flows was traced: set trace = true on a flow)"
+    return f" (traced: {'flow' if len(flows) == 1 else 'flows'} {', '.join(map(str, flows))})"
+
+
+_FLOW_TRACE = re.compile(r"(?:trace|segments)-flow(\d+)\.parquet")
 
 
 def _integers(values: pd.Series) -> pd.Series:

@@ -110,7 +110,7 @@ class StudyData:
         """A traced flow's time series from the store (Parquet)."""
         from tcplab.experiment.store import Store
 
-        with Store(self.store) as store:
+        with Store(self.store, create=False) as store:  # to read: no lock, no write
             return store.trace(key, flow_id, kind)
 
 

@@ -137,7 +137,7 @@ def derive(data: StudyData) -> Results:
     lines: dict[SeriesKey, dict[str, list[int]]] = {}
     sig_parts: list[pd.DataFrame] = []
     partial_parts: list[pd.DataFrame] = []
-    with Store(data.store) as store:
+    with Store(data.store, create=False) as store:  # reads only
         for sweep, frame in data.runs.items():
             kind, proto = _split(sweep)
             df = ok_runs(frame).reset_index(drop=True)

@@ -286,7 +286,7 @@ def _mean_with(df: pd.DataFrame, by: list[str]) -> pd.DataFrame:
 
 
 def _reports(data: StudyData, keys: list[str]) -> dict[str, dict[str, Any]]:
-    with Store(data.store) as store:
+    with Store(data.store, create=False) as store:  # reads only
         return {k: store.report(k) or {} for k in keys}
 
 

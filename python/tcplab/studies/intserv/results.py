@@ -119,7 +119,7 @@ def derive(data: StudyData) -> Results:
     rows: list[dict[str, Any]] = []
     routers: list[dict[str, Any]] = []
     window_s = float(data.specs["fig1"].base["series_bin"])
-    with Store(data.store) as store:
+    with Store(data.store, create=False) as store:  # reads only
         for sweep in (s for s in WINDOW_SWEEPS if s in data.runs):
             runs = ok_runs(data[sweep])
             duration = float(data.specs[sweep].base["duration"])

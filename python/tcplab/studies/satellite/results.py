@@ -87,7 +87,7 @@ def _replication(df: pd.DataFrame) -> pd.Series:
 def derive(data: StudyData) -> Results:
     runs: dict[str, pd.DataFrame] = {}
     backlog: list[pd.DataFrame] = []
-    with Store(data.store) as store:
+    with Store(data.store, create=False) as store:  # reads only
         for case in CASES:
             if case not in data.runs:
                 continue
