@@ -105,3 +105,23 @@ def test_a_flow_plot_replaces_a_link_at_its_name_and_leaves_the_target_alone(tmp
     plot_flow_trace(trace, png, "flow 0")
     assert victim.read_text() == "orig"
     assert not png.is_symlink() and png.read_bytes().startswith(b"\x89PNG")
+
+
+def test_a_scenario_file_starting_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    scenario = tmp_path / "bom.toml"
+    scenario.write_bytes(
+        b"\xef\xbb\xbf" + b'duration = "1s"\nnodes = ["a", "b"]\n[[link]]\na = "a"\nb = "b"\n'
+        b'rate = "10Mbps"\ndelay = "1ms"\n[[flow]]\nsrc = "a"\ndst = "b"\n'
+    )
+    assert tcplab.run(str(scenario)).report["flows"][0]["id"] == 0
+
+
+def test_an_empty_trace_file_name_is_called_empty(tmp_path: Path) -> None:
+    from tcplab.experiment.trace_files import inline_trace_files
+
+    doc = {
+        **BASE,
+        "flow": [{"src": "a", "dst": "b", "protocol": "udp", "source": {"kind": "trace", "file": ""}}],
+    }
+    with pytest.raises(ScenarioError, match="the file name is empty"):
+        inline_trace_files(doc, tmp_path)

@@ -52,7 +52,7 @@ def read_input(path: str | os.PathLike[str], what: str = "scenario", limit: int 
     if len(data) > limit:
         raise UserError(f"{name}: too large for a {what} (at most {limit} bytes)")
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8-sig")  # a byte-order mark (Windows editors write one) is dropped
     except UnicodeDecodeError:
         raise UserError(f"{name}: not a text file (it is not valid UTF-8)") from None
 

@@ -104,8 +104,10 @@ def inline_trace_files(doc: dict[str, Any], folder: Path) -> dict[str, Any]:
     for i, source in sources:
         field = f"flow[{i}].source.file"
         name = source["file"]
-        if not isinstance(name, str) or not name:
+        if not isinstance(name, str):
             raise _core.ScenarioError(field, "give the trace file's name as a string")
+        if not name:
+            raise _core.ScenarioError(field, "the file name is empty")
         if source.get("kind") != "trace":
             raise _core.ScenarioError(field, "only a source of kind 'trace' reads a file")
         if "packets" in source:
