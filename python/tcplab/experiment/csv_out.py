@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from tcplab.errors import UserError, describe
+from tcplab.experiment.safe_files import make_missing_folders, remove_made_folders
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -100,48 +101,15 @@ def write_sweep_csv(df: pd.DataFrame, target: str, store: Path) -> None:
         return
     made: list[Path] = []
     try:
-        made = _make_folders(Path(target).parent)
+        made = make_missing_folders(Path(target).parent)
         write_csv(df, target)
     except BaseException as e:
-        _remove_folders(made)  # a CSV refused (or interrupted) leaves no empty folder behind
+        remove_made_folders(made)  # a CSV refused (or interrupted) leaves no empty folder behind
         if isinstance(e, BrokenPipeError) or not isinstance(e, UserError | OSError):
             raise  # a closed pipe is a quiet exit, as for standard output
         raise UserError(
             f"{OPTION}: {_naming_target(describe(e), target)} (the runs are kept in {store})"
         ) from None
-
-
-def _make_folders(folder: Path) -> list[Path]:
-    """Make ``folder`` and its missing parents; the ones made, outermost first (removed again
-    by ``_remove_folders`` if it fails half way)."""
-    missing = []
-    for up in (folder, *folder.parents):
-        if os.path.lexists(up):
-            break
-        missing.append(up)
-    made: list[Path] = []
-    try:
-        for up in reversed(missing):
-            try:
-                up.mkdir()
-            except FileExistsError:  # made meanwhile by another process: its folder, not ours
-                if not up.is_dir():
-                    raise
-                continue
-            made.append(up)
-    except BaseException:
-        _remove_folders(made)
-        raise
-    return made
-
-
-def _remove_folders(made: list[Path]) -> None:
-    """Remove the folders ``_make_folders`` made, innermost first, if still empty."""
-    for folder in reversed(made):
-        try:
-            folder.rmdir()
-        except OSError:
-            pass
 
 
 def _naming_target(message: str, target: str) -> str:

@@ -469,3 +469,38 @@ def fd_path(fd: int, fallback: str | os.PathLike[str]) -> Path:
 
 def _reason(e: OSError) -> str:
     return (e.strerror or str(e)).lower()
+
+
+def make_missing_folders(folder: Path) -> list[Path]:
+    """Make ``folder`` and its missing parents; the ones made, outermost first (for
+    ``remove_made_folders`` should what needed them be refused). A folder another process makes
+    meanwhile is its, not ours; if a mkdir fails, those made are removed and the error goes up."""
+    missing = []
+    for up in (folder, *folder.parents):
+        if os.path.lexists(up):
+            break
+        missing.append(up)
+    made: list[Path] = []
+    try:
+        for up in reversed(missing):
+            try:
+                up.mkdir()
+            except FileExistsError:
+                if not up.is_dir():
+                    raise
+                continue
+            made.append(up)
+    except BaseException:
+        remove_made_folders(made)
+        raise
+    return made
+
+
+def remove_made_folders(made: list[Path]) -> None:
+    """Remove again the folders ``make_missing_folders`` made, innermost first, if still empty
+    (anything put there since is someone else's and stays)."""
+    for folder in reversed(made):
+        try:
+            folder.rmdir()
+        except OSError:
+            pass

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from tcplab.errors import UserError
-from tcplab.experiment.safe_files import link_refused
+from tcplab.experiment.safe_files import link_refused, make_missing_folders, remove_made_folders
 
 __all__ = [
     "busy",
@@ -199,37 +199,17 @@ def _refuse_lock_file(path: Path) -> None:
 def make_folders(path: Path) -> list[Path]:
     """Make the missing folders above the store at ``path``; the ones made, outermost first
     (for ``remove_folders`` should the sweep be refused). Nothing is left made if it fails."""
-    missing: list[Path] = []
-    for folder in (path.parent, *path.parent.parents):
-        if os.path.lexists(folder):
-            break
-        missing.append(folder)
-    made: list[Path] = []
-    for folder in reversed(missing):
-        try:
-            folder.mkdir()
-        except FileExistsError:  # made meanwhile by another process: its folder, not ours
-            if folder.is_dir():
-                continue
-            remove_folders(made)
-            _refuse_blocked_folder(path)
-            raise
-        except OSError as e:
-            remove_folders(made)
-            reason = (e.strerror or str(e)).lower()
-            raise UserError(f"{path}: cannot make the store's folder {folder} ({reason})") from None
-        made.append(folder)
-    return made
+    try:
+        return make_missing_folders(path.parent)
+    except FileExistsError:  # a file where a folder goes
+        _refuse_blocked_folder(path)
+        raise
+    except OSError as e:
+        reason = (e.strerror or str(e)).lower()
+        raise UserError(f"{path}: cannot make the store's folder {e.filename} ({reason})") from None
 
 
-def remove_folders(made: list[Path]) -> None:
-    """Remove again the folders ``make_folders`` made, if still empty (anything put there
-    since is someone else's and stays)."""
-    for folder in reversed(made):
-        try:
-            folder.rmdir()
-        except OSError:
-            pass
+remove_folders = remove_made_folders
 
 
 def check_before_open(
